@@ -1,0 +1,131 @@
+// Endpoint switches, authentication modes and the admin role (spec section 5, R-A1..R-A8).
+// Every API route declares an EndpointPolicy; `guard` turns it into a preHandler that runs the checks
+// in the order of R-A7: switches (403) -> authentication (401) -> admin role (403).
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { User } from '../../domain/users.js';
+import type { Services } from '../../services.js';
+import { adminRequired, apiDisabled, invalidToken } from './envelope.js';
+
+export const GLOBAL_SWITCH = 'enable_api_access';
+export const AUTH_MODES = ['none', 'simple', 'basic'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+export interface EndpointPolicy {
+  /** The endpoint's own switch (`svc_api_…`); null when only the global switch covers it (R-A2). */
+  switchKey: string | null;
+  /** Other switches that must all be on, such as the model switch `enable_api_website`. */
+  alsoRequires?: readonly string[];
+  /** A legacy switch that turns the endpoint on by itself (`enable_api_tag_store`). */
+  legacySwitch?: string;
+  /** A switch that turns the endpoint off only when explicitly set to a false value. */
+  vetoSwitch?: string;
+  /** Prefix of the `<key>_should_auth` mode setting; defaults to `switchKey`. Null: no auth at all. */
+  authKey?: string | null;
+  /** The endpoint always needs a user, whatever the mode (R-A4). */
+  userRequired?: boolean;
+  /** Only admins may call it (spec 5.5); implies `userRequired`. */
+  adminOnly?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated API user, or null when the endpoint's auth mode is `none`. */
+    apiUser: User | null;
+  }
+}
+
+/** Every switch an API endpoint may have, so that a first start can turn them all on. */
+export const ENDPOINT_SWITCHES = [
+  'svc_api_posts_index',
+  'svc_api_posts_store',
+  'svc_api_posts_update',
+  'svc_api_posts_delete',
+  'svc_api_posts_show',
+  'svc_api_tag_index',
+  'svc_api_tag_exist',
+  'svc_api_tag_store',
+  'enable_api_website',
+  'svc_api_website_index',
+  'svc_api_website_store',
+  'svc_api_website_show',
+  'svc_api_website_update',
+  'svc_api_website_delete',
+  'svc_api_website_add_domain',
+  'svc_api_website_remove_domain',
+  'enable_api_website_add_domain',
+] as const;
+
+/** The token of the request (R-A5): `api_token` in the body, then the query, then a Bearer header. */
+export function requestToken(request: FastifyRequest): string | null {
+  const fromBody = fieldOf(request.body, 'api_token');
+  if (fromBody !== null) return fromBody;
+  const fromQuery = fieldOf(request.query, 'api_token');
+  if (fromQuery !== null) return fromQuery;
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
+
+function fieldOf(source: unknown, key: string): string | null {
+  if (typeof source !== 'object' || source === null) return null;
+  const value = (source as Record<string, unknown>)[key];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** `Authorization: Basic base64(email:password)`, or null. */
+export function basicCredentials(request: FastifyRequest): { email: string; password: string } | null {
+  const header = request.headers.authorization;
+  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+async function isEnabled(services: Services, policy: EndpointPolicy): Promise<boolean> {
+  const { settings } = services;
+  if (!(await settings.flag(GLOBAL_SWITCH, true))) return false;
+  for (const key of policy.alsoRequires ?? []) {
+    if (!(await settings.flag(key, false))) return false;
+  }
+  if (policy.vetoSwitch && !(await settings.flag(policy.vetoSwitch, true))) return false;
+  if (policy.switchKey === null) return true;
+  if (await settings.flag(policy.switchKey, false)) return true;
+  return policy.legacySwitch !== undefined && (await settings.flag(policy.legacySwitch, false));
+}
+
+async function authMode(services: Services, policy: EndpointPolicy): Promise<AuthMode | null> {
+  const key = policy.authKey === undefined ? policy.switchKey : policy.authKey;
+  const needsUser = policy.userRequired === true || policy.adminOnly === true;
+  if (key === null) return needsUser ? 'simple' : null;
+  const value = (await services.settings.get(`${key}_should_auth`))?.trim().toLowerCase();
+  // Absent or unrecognized means `simple`: secure by default (R-A3).
+  const mode: AuthMode = AUTH_MODES.includes(value as AuthMode) ? (value as AuthMode) : 'simple';
+  return mode === 'none' && needsUser ? 'simple' : mode;
+}
+
+async function authenticate(request: FastifyRequest, services: Services, mode: AuthMode): Promise<User | null> {
+  if (mode === 'basic') {
+    const credentials = basicCredentials(request);
+    return credentials ? services.users.authenticatePassword(credentials.email, credentials.password) : null;
+  }
+  const token = requestToken(request);
+  return token ? services.users.authenticateToken(token) : null;
+}
+
+export function guard(services: Services, policy: EndpointPolicy): preHandlerAsyncHookHandler {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    if (!(await isEnabled(services, policy))) throw apiDisabled();
+    const mode = await authMode(services, policy);
+    if (mode === null || mode === 'none') {
+      // A public endpoint still knows a caller who sends a valid token.
+      const token = requestToken(request);
+      request.apiUser = token ? await services.users.authenticateToken(token) : null;
+    } else {
+      request.apiUser = await authenticate(request, services, mode);
+      if (!request.apiUser) throw invalidToken();
+    }
+    if (policy.adminOnly && !request.apiUser?.isAdmin) throw adminRequired();
+  };
+}

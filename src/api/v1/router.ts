@@ -1,0 +1,75 @@
+// Registers API routes with their policy, and answers every other method on a known path with 405
+// in the envelope (R-G4). Fastify itself would answer 404 for a method it does not know.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Services } from '../../services.js';
+import type { Json } from './envelope.js';
+import { ApiError } from './envelope.js';
+import { guard } from './guard.js';
+import type { EndpointPolicy } from './guard.js';
+
+export type ApiHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<Json>;
+
+export interface ApiRouteOptions {
+  /** Body for a 500 on this route, when it deviates from the envelope (tag store). */
+  serverErrorBody?: (message: string) => Json;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    serverErrorBody?: (message: string) => Json;
+  }
+}
+
+const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+export class ApiRouter {
+  private readonly methodsByPath = new Map<string, Set<HTTPMethods>>();
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly services: Services,
+  ) {}
+
+  /** A route whose handler returns the response body; the status comes from its `code`, or 200. */
+  route(
+    methods: HTTPMethods[],
+    url: string,
+    policy: EndpointPolicy,
+    handler: ApiHandler,
+    options: ApiRouteOptions = {},
+  ): void {
+    const known = this.methodsByPath.get(url) ?? new Set<HTTPMethods>();
+    for (const method of methods) known.add(method);
+    if (methods.includes('GET')) known.add('HEAD'); // Fastify adds HEAD to GET routes itself
+    this.methodsByPath.set(url, known);
+
+    this.app.route({
+      method: methods,
+      url,
+      config: { serverErrorBody: options.serverErrorBody },
+      preHandler: guard(this.services, policy),
+      handler: async (request, reply) => {
+        const body = await handler(request, reply);
+        const code = typeof body === 'object' && body !== null && 'code' in body ? Number(body.code) : 200;
+        return reply.code(Number.isInteger(code) && code >= 200 && code < 600 ? code : 200).send(body);
+      },
+    });
+  }
+
+  /** Adds the 405 answers; call after every route is declared. */
+  finish(): void {
+    for (const [url, known] of this.methodsByPath) {
+      const others = ALL_METHODS.filter((method) => !known.has(method));
+      if (others.length === 0) continue;
+      const allow = [...known].join(', ');
+      this.app.route({
+        method: others,
+        url,
+        handler: async (_request, reply) => {
+          reply.header('allow', allow);
+          throw ApiError.fail(405, 'Method not allowed');
+        },
+      });
+    }
+  }
+}

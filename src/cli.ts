@@ -1,0 +1,194 @@
+// The `folio` command line. Every command reads the configuration from the environment, and exits
+// non-zero with one clear line on stderr when something is wrong.
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, redact } from './config.js';
+import type { Config } from './config.js';
+import { migrate } from './db/database.js';
+import { InputError } from './domain/errors.js';
+import { installIfNeeded } from './domain/install.js';
+import { createServices } from './services.js';
+import type { Services } from './services.js';
+
+const USAGE = `Usage: folio <command> [options]
+
+Commands:
+  start                          migrate, install on first start (prints the admin token), serve
+  serve                          migrate and serve
+  migrate                        bring the database schema up to date
+  user:create --email E --name N --password P [--admin]
+                                 create a user; prints {"id":…,"api_token":"…"}
+  user:token --email E           issue a new API token (replaces the old one); printed once
+  user:disable --email E         disable a user (their token stops working)
+  user:enable --email E          enable a user again
+  setting:set KEY VALUE          set a system setting
+  setting:get KEY                print a system setting
+  help                           this text
+
+Configuration comes from the environment; see the README.`;
+
+class UsageError extends Error {}
+
+type Output = { out: (line: string) => void; err: (line: string) => void };
+const consoleOutput: Output = { out: (line) => console.log(line), err: (line) => console.error(line) };
+
+function option(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function withServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
+  const services = createServices(config);
+  try {
+    await migrate(services.database);
+    return await run(services);
+  } finally {
+    await services.close();
+  }
+}
+
+async function requireUser(services: Services, email: string) {
+  const user = await services.users.findByEmail(email);
+  if (!user) throw new UsageError(`no user with email ${email}`);
+  return user;
+}
+
+async function serve(config: Config, install: boolean, output: Output): Promise<number> {
+  const services = createServices(config);
+  try {
+    await migrate(services.database);
+    if (install) {
+      const installation = await installIfNeeded(services);
+      if (installation) {
+        output.out('Folio is installed. Keep these credentials: they are shown only once.');
+        output.out(`  website:   http://localhost:${config.port}/ (domain localhost)`);
+        output.out(`  admin:     ${installation.email}`);
+        output.out(`  password:  ${installation.password}`);
+        output.out(`  api_token: ${installation.apiToken}`);
+      }
+    }
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+
+  const app = await buildApp(services);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info(`${signal} received: finishing requests in flight, then stopping`);
+    setTimeout(() => {
+      app.log.error('shutdown took longer than 10s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
+    app
+      .close()
+      .then(() => services.close())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  return 0;
+}
+
+export async function main(argv: string[], output: Output = consoleOutput): Promise<number> {
+  const [command = 'help', ...rest] = argv;
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        email: { type: 'string' },
+        name: { type: 'string' },
+        password: { type: 'string' },
+        admin: { type: 'boolean', default: false },
+      },
+    });
+    if (command === 'help' || command === '--help' || command === '-h') {
+      output.out(USAGE);
+      return 0;
+    }
+    const config = loadConfig();
+
+    switch (command) {
+      case 'start':
+        return await serve(config, true, output);
+      case 'serve':
+        return await serve(config, false, output);
+      case 'migrate':
+        return await withServices(config, async () => {
+          output.out(`Database is up to date (${redact(config.database.url)}).`);
+          return 0;
+        });
+      case 'user:create':
+        return await withServices(config, async (services) => {
+          const user = await services.users.create({
+            email: option(values, 'email'),
+            name: option(values, 'name'),
+            password: option(values, 'password'),
+            isAdmin: values.admin === true,
+          });
+          const apiToken = await services.users.issueToken(user.id);
+          output.out(JSON.stringify({ id: user.id, api_token: apiToken }));
+          return 0;
+        });
+      case 'user:token':
+        return await withServices(config, async (services) => {
+          const user = await requireUser(services, option(values, 'email'));
+          output.out(JSON.stringify({ id: user.id, api_token: await services.users.issueToken(user.id) }));
+          return 0;
+        });
+      case 'user:disable':
+      case 'user:enable':
+        return await withServices(config, async (services) => {
+          const user = await requireUser(services, option(values, 'email'));
+          await services.users.setActive(user.id, command === 'user:enable');
+          output.out(`User ${user.email} is ${command === 'user:enable' ? 'enabled' : 'disabled'}.`);
+          return 0;
+        });
+      case 'setting:set': {
+        const [key, value] = positionals;
+        if (!key || value === undefined || positionals.length !== 2) throw new UsageError('usage: setting:set KEY VALUE');
+        return await withServices(config, async (services) => {
+          await services.settings.set(key, value);
+          output.out(`${key}=${value}`);
+          return 0;
+        });
+      }
+      case 'setting:get': {
+        const [key] = positionals;
+        if (!key || positionals.length !== 1) throw new UsageError('usage: setting:get KEY');
+        return await withServices(config, async (services) => {
+          const value = await services.settings.get(key);
+          if (value === undefined) {
+            output.err(`folio: setting ${key} is not set`);
+            return 1;
+          }
+          output.out(value);
+          return 0;
+        });
+      }
+      default:
+        throw new UsageError(`unknown command "${command}" (try: folio help)`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof InputError) {
+      output.err(`folio: ${error.message}`);
+      return error instanceof UsageError ? 2 : 1;
+    }
+    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+      output.err(`folio: ${error.message}`);
+      return 2;
+    }
+    output.err(`folio: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,130 @@
+// Reads the environment once into a typed, validated Config. A bad value throws a ConfigError whose
+// message is one line naming the variable; the CLI prints it and exits.
+import path from 'node:path';
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; url: string; file: string } // file is ':memory:' for an in-memory database
+  | { dialect: 'postgres'; url: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  database: DatabaseConfig;
+  redisUrl: string | null;
+  host: string;
+  port: number;
+  /** Public base URL, without a trailing slash. */
+  appUrl: string;
+  mediaDir: string;
+  logLevel: LogLevel;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid ${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export const CONFIG_DEFAULTS = {
+  DATABASE_URL: 'sqlite:./data/folio.sqlite',
+  HOST: '127.0.0.1',
+  PORT: '3000',
+  MEDIA_DIR: './data/media',
+  LOG_LEVEL: 'info',
+  BODY_LIMIT: '10485760',
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: keyof typeof CONFIG_DEFAULTS): string {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? CONFIG_DEFAULTS[name] : value;
+}
+
+export function parseDatabaseUrl(url: string, variable = 'DATABASE_URL'): DatabaseConfig {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (file === '') throw new ConfigError(variable, `"${url}" names no file (use sqlite:./data/folio.sqlite)`);
+    return { dialect: 'sqlite', url, file: file === ':memory:' ? file : path.resolve(file) };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError(variable, `"${redact(url)}" is not a valid URL`);
+    }
+    return { dialect: 'postgres', url };
+  }
+  throw new ConfigError(variable, `"${redact(url)}" must start with sqlite: or postgres://`);
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 65535) {
+    throw new ConfigError('PORT', `"${value}" is not a port number (1-65535)`);
+  }
+  return Number(value);
+}
+
+function parseHttpUrl(variable: string, value: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(variable, `"${value}" is not a valid URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(variable, `"${value}" must be an http:// or https:// URL`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/** Hides the password of a connection URL so it can be printed. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const database = parseDatabaseUrl(read(env, 'DATABASE_URL'));
+
+  const redisRaw = env.REDIS_URL?.trim();
+  let redisUrl: string | null = null;
+  if (redisRaw) {
+    if (!/^rediss?:\/\/[^/]/.test(redisRaw)) {
+      throw new ConfigError('REDIS_URL', `"${redact(redisRaw)}" must be a redis:// or rediss:// URL`);
+    }
+    redisUrl = redisRaw;
+  }
+
+  const host = read(env, 'HOST');
+  const port = parsePort(read(env, 'PORT'));
+
+  const appUrlRaw = env.APP_URL?.trim();
+  const displayHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const appUrl = appUrlRaw ? parseHttpUrl('APP_URL', appUrlRaw) : `http://${displayHost}:${port}`;
+
+  const logLevel = read(env, 'LOG_LEVEL') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `"${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const bodyLimitRaw = read(env, 'BODY_LIMIT');
+  if (!/^\d+$/.test(bodyLimitRaw) || Number(bodyLimitRaw) < 1024) {
+    throw new ConfigError('BODY_LIMIT', `"${bodyLimitRaw}" is not a number of bytes (at least 1024)`);
+  }
+
+  return {
+    database,
+    redisUrl,
+    host,
+    port,
+    appUrl,
+    mediaDir: path.resolve(read(env, 'MEDIA_DIR')),
+    logLevel,
+    bodyLimit: Number(bodyLimitRaw),
+  };
+}

@@ -1,0 +1,228 @@
+// Table types for Kysely. Timestamps are written as ISO 8601 UTC strings and read back as a string
+// (SQLite, TEXT) or a Date (PostgreSQL, timestamptz); flags are read back as 0/1 (SQLite) or booleans
+// (PostgreSQL). Row mappers in the domain normalize both with toIso() and Boolean().
+import type { ColumnType, Generated } from 'kysely';
+
+/** Written as an ISO string; read as a string or Date depending on the dialect. */
+export type Timestamp = ColumnType<Date | string, string, string>;
+/** Written as a boolean; read as a boolean or 0/1 depending on the dialect. */
+export type Flag = ColumnType<boolean | number, boolean | undefined, boolean>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  username: string | null;
+  password_hash: string;
+  is_admin: Flag;
+  is_active: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  /** SHA-256 of the token, hex; the token itself is never stored. */
+  token_hash: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: Timestamp;
+}
+
+export interface WebsitesTable {
+  id: Generated<number>;
+  user_id: number | null;
+  site_name: string;
+  site_slogan: string | null;
+  site_seo_keywords: string | null;
+  site_seo_description: string | null;
+  site_logo: string | null;
+  site_favicon: string | null;
+  theme: Generated<string>;
+  homepage: string | null;
+  remark: string | null;
+  meta_verification: string | null;
+  head_code: string | null;
+  body_code: string | null;
+  analytics: string | null;
+  license: string | null;
+  enabled_page_cache: Flag;
+  enabled_data_cache: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Every domain of every website: one primary per website, the rest are aliases. */
+export interface DomainsTable {
+  id: Generated<number>;
+  website_id: number;
+  domain: string;
+  is_primary: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Binds any model (post, tag, page, menu, user) to a website: one mechanism for all of them. */
+export interface WebsiteBindingsTable {
+  website_id: number;
+  model_type: string;
+  model_id: number;
+}
+
+export interface PostsTable {
+  id: Generated<number>;
+  /** `post`, or another post-like kind such as `link`. */
+  type: Generated<string>;
+  author_id: number | null;
+  title: string;
+  slug: string;
+  excerpt: string | null;
+  content: string;
+  keywords: string | null;
+  thumbnail: string | null;
+  status: Generated<string>;
+  published_at: Timestamp | null;
+  meta_title: string | null;
+  meta_description: string | null;
+  meta_keywords: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+  slug: string;
+  type: Generated<string>;
+  parent_id: number | null;
+  description: string | null;
+  icon: string | null;
+  sort: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TaggablesTable {
+  tag_id: number;
+  taggable_type: string;
+  taggable_id: number;
+}
+
+export interface TranslationsTable {
+  id: Generated<number>;
+  model_type: string;
+  model_id: number;
+  field: string;
+  locale: string;
+  value: string;
+}
+
+export interface PagesTable {
+  id: Generated<number>;
+  author_id: number | null;
+  title: string;
+  slug: string;
+  content: string | null;
+  /** `plain` renders the content, `template` renders a theme template. */
+  type: Generated<string>;
+  template: string | null;
+  status: Generated<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface MenuItemsTable {
+  id: Generated<number>;
+  website_id: number;
+  parent_id: number | null;
+  /** The spec's `order`; named `position` to stay clear of the SQL keyword. */
+  position: Generated<number>;
+  name: string;
+  type: string;
+  page_id: number | null;
+  url: string | null;
+  target: Generated<string>;
+  icon: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MediaTable {
+  id: Generated<number>;
+  user_id: number | null;
+  disk: Generated<string>;
+  path: string;
+  url: string;
+  mime_type: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  source_url: string | null;
+  sha256: string;
+  created_at: Timestamp;
+}
+
+export interface CommentsTable {
+  id: Generated<number>;
+  post_id: number;
+  user_id: number | null;
+  parent_id: number | null;
+  author_name: string | null;
+  author_email: string | null;
+  content: string;
+  /** `pending`, `approved` or `spam`. */
+  status: Generated<string>;
+  likes: Generated<number>;
+  reports: Generated<number>;
+  ip_hash: string | null;
+  user_agent: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ClicksTable {
+  id: Generated<number>;
+  model_type: string;
+  model_id: number;
+  /** `view`, `like`, `fav` or `click`. */
+  kind: Generated<string>;
+  user_id: number | null;
+  visitor_hash: string | null;
+  created_at: Timestamp;
+}
+
+/** Update lock and progress per item: `core` or a package name. */
+export interface UpdateStateTable {
+  item: string;
+  updating: Flag;
+  locked_at: Timestamp | null;
+  version: string | null;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  settings: SettingsTable;
+  websites: WebsitesTable;
+  domains: DomainsTable;
+  website_bindings: WebsiteBindingsTable;
+  posts: PostsTable;
+  tags: TagsTable;
+  taggables: TaggablesTable;
+  translations: TranslationsTable;
+  pages: PagesTable;
+  menu_items: MenuItemsTable;
+  media: MediaTable;
+  comments: CommentsTable;
+  clicks: ClicksTable;
+  update_state: UpdateStateTable;
+}

@@ -1,0 +1,39 @@
+// The first start on an empty database: a website for `localhost`, an admin user with a token, and
+// the API with every endpoint switched on under token authentication, so the printed token works.
+import { randomBytes } from 'node:crypto';
+import type { Services } from '../services.js';
+import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../api/v1/guard.js';
+
+export const INSTALLED_SETTING = 'installed_at';
+
+export interface Installation {
+  email: string;
+  password: string;
+  apiToken: string;
+  websiteId: number;
+}
+
+/** Installs Folio if it is not installed yet; returns the admin's credentials, shown once. */
+export async function installIfNeeded(services: Services): Promise<Installation | null> {
+  if ((await services.settings.get(INSTALLED_SETTING)) !== undefined) return null;
+  if ((await services.users.count()) > 0) {
+    // Users exist (created with the CLI before the first start): mark installed, change nothing.
+    await services.settings.set(INSTALLED_SETTING, services.clock.now().toISOString());
+    return null;
+  }
+
+  const email = 'admin@localhost';
+  const password = randomBytes(12).toString('base64url');
+  const admin = await services.users.create({ name: 'Admin', email, password, isAdmin: true });
+  const apiToken = await services.users.issueToken(admin.id);
+  const websiteId = await services.websites.create({ siteName: 'Folio', domain: 'localhost', userId: admin.id });
+
+  const switches: Record<string, string> = { [GLOBAL_SWITCH]: '1' };
+  for (const key of ENDPOINT_SWITCHES) {
+    switches[key] = '1';
+    if (key.startsWith('svc_api_')) switches[`${key}_should_auth`] = 'simple';
+  }
+  switches[INSTALLED_SETTING] = services.clock.now().toISOString();
+  await services.settings.setMany(switches);
+  return { email, password, apiToken, websiteId };
+}

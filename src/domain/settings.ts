@@ -1,0 +1,85 @@
+// System settings: a key/value table read through an in-process snapshot. The snapshot is reloaded
+// when this process writes a setting or when the change feed says another process (another app node,
+// or the CLI) may have, so a change takes effect on the next request everywhere.
+import type { ChangeFeed } from '../db/change-feed.js';
+import type { Db } from '../db/database.js';
+import { nowIso } from './clock.js';
+import type { Clock } from './clock.js';
+import { parseBoolean } from './values.js';
+
+const CHANNEL = 'settings';
+
+export class SettingsService {
+  private snapshot: ReadonlyMap<string, string> | null = null;
+  private snapshotRevision = Number.NaN;
+  private loading: Promise<ReadonlyMap<string, string>> | null = null;
+  /** Bumped by this process's own writes, so a load that raced with a write is not kept. */
+  private generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly feed: ChangeFeed,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Every setting, from the snapshot when it is still current. */
+  async all(): Promise<ReadonlyMap<string, string>> {
+    const revision = this.feed.revision(CHANNEL);
+    if (this.snapshot && revision === this.snapshotRevision) return this.snapshot;
+    this.loading ??= this.load(revision).finally(() => (this.loading = null));
+    return this.loading;
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.all()).get(key);
+  }
+
+  /** A boolean setting (R-G5 forms); `fallback` when it was never set or holds something else. */
+  async flag(key: string, fallback: boolean): Promise<boolean> {
+    return parseBoolean(await this.get(key)) ?? fallback;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.setMany({ [key]: value });
+  }
+
+  async setMany(entries: Record<string, string>): Promise<void> {
+    const updatedAt = nowIso(this.clock);
+    const rows = Object.entries(entries).map(([key, value]) => ({ key, value, updated_at: updatedAt }));
+    if (rows.length === 0) return;
+    await this.db
+      .insertInto('settings')
+      .values(rows)
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet((eb) => ({
+          value: eb.ref('excluded.value'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+    await this.changed();
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.db.deleteFrom('settings').where('key', '=', key).execute();
+    await this.changed();
+  }
+
+  private async changed(): Promise<void> {
+    this.generation++;
+    this.snapshot = null;
+    this.loading = null;
+    await this.feed.publish(CHANNEL);
+  }
+
+  private async load(revision: number): Promise<ReadonlyMap<string, string>> {
+    const generation = this.generation;
+    const rows = await this.db.selectFrom('settings').select(['key', 'value']).execute();
+    const snapshot = new Map(rows.map((row) => [row.key, row.value]));
+    if (generation === this.generation) {
+      this.snapshot = snapshot;
+      this.snapshotRevision = revision;
+    }
+    return snapshot;
+  }
+}

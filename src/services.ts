@@ -1,0 +1,52 @@
+// Wires the domain services over one database connection. Both the HTTP app and the CLI use it.
+import type { Config } from './config.js';
+import { createChangeFeed } from './db/change-feed.js';
+import type { ChangeFeed } from './db/change-feed.js';
+import { openDatabase } from './db/database.js';
+import type { DatabaseHandle, OpenOptions } from './db/database.js';
+import { systemClock } from './domain/clock.js';
+import type { Clock } from './domain/clock.js';
+import { PostsService } from './domain/posts.js';
+import { SettingsService } from './domain/settings.js';
+import { UsersService } from './domain/users.js';
+import { WebsitesService } from './domain/websites.js';
+
+export interface Services {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+  feed: ChangeFeed;
+  settings: SettingsService;
+  users: UsersService;
+  posts: PostsService;
+  websites: WebsitesService;
+  /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions extends OpenOptions {
+  clock?: Clock;
+  /** Where the services report trouble that is not tied to a request (the change feed). */
+  warn?: (message: string) => void;
+}
+
+export function createServices(config: Config, options: ServiceOptions = {}): Services {
+  const database = openDatabase(config.database, options);
+  const clock = options.clock ?? systemClock;
+  const feed = createChangeFeed(database, options.warn ?? ((message) => console.warn(message)));
+  const { db } = database;
+  return {
+    config,
+    database,
+    clock,
+    feed,
+    settings: new SettingsService(db, feed, clock),
+    users: new UsersService(db, clock),
+    posts: new PostsService(db, clock),
+    websites: new WebsitesService(db, clock),
+    async close() {
+      await feed.close();
+      await database.close();
+    },
+  };
+}
