@@ -3,6 +3,7 @@
 //
 // - SQLite: `PRAGMA data_version` changes whenever another connection commits; reading it costs no I/O.
 // - PostgreSQL: LISTEN/NOTIFY on one channel, the payload naming what changed.
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle } from './database.js';
@@ -16,6 +17,7 @@ export interface ChangeFeed {
 }
 
 const PG_CHANNEL = 'folio_changes';
+
 
 export function createChangeFeed(handle: DatabaseHandle, log: (message: string) => void): ChangeFeed {
   if (handle.sqlite) {
@@ -38,6 +40,8 @@ class PostgresChangeFeed implements ChangeFeed {
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private started = false;
+  /** Payloads are `<channel> <sender>`: a feed ignores its own notifications (it bumped already). */
+  private readonly sender = randomUUID();
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -57,7 +61,7 @@ class PostgresChangeFeed implements ChangeFeed {
 
   async publish(channel: string): Promise<void> {
     this.bump(channel); // this process sees its own change at once
-    await sql`select pg_notify(${PG_CHANNEL}, ${channel})`.execute(this.handle.db);
+    await sql`select pg_notify(${PG_CHANNEL}, ${`${channel} ${this.sender}`})`.execute(this.handle.db);
   }
 
   async close(): Promise<void> {
@@ -90,7 +94,8 @@ class PostgresChangeFeed implements ChangeFeed {
     client.on('error', (error) => retry(error.message));
     client.on('end', () => retry('connection ended'));
     client.on('notification', (message) => {
-      if (message.channel === PG_CHANNEL && message.payload) this.bump(message.payload);
+      const [channel, sender] = (message.payload ?? '').split(' ');
+      if (message.channel === PG_CHANNEL && channel && sender !== this.sender) this.bump(channel);
     });
     client
       .connect()

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Migration, MigrationProvider, MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
@@ -76,7 +76,17 @@ class CoreMigrations implements MigrationProvider {
 
 /** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
 export async function migrate(handle: DatabaseHandle): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db: handle.db, provider: new CoreMigrations(handle.dialect) });
+  // Kysely looks for its own tables in every schema it can see; pin them to ours, so that two
+  // installations (or two test files) in one PostgreSQL database never mistake each other's.
+  const migrationTableSchema =
+    handle.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: new CoreMigrations(handle.dialect),
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
   return result;

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Runs the whole test suite on SQLite, then on PostgreSQL, with Node's test runner (tsx loads the
+// TypeScript). Usage: node scripts/test.mjs [sqlite|postgres] [test files…]
+// PostgreSQL comes from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); each test
+// file works in a schema of its own and drops it at the end.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+const args = process.argv.slice(2);
+const targets = ['sqlite', 'postgres'].filter((name) => args.includes(name));
+const files = args.filter((arg) => arg !== 'sqlite' && arg !== 'postgres');
+
+function findTests(dir) {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return findTests(full);
+      return entry.name.endsWith('.test.ts') ? [full] : [];
+    })
+    .sort();
+}
+
+async function postgresReachable(url) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch (error) {
+    console.error(`PostgreSQL at ${url} is not reachable: ${error.message}`);
+    return false;
+  }
+}
+
+function run(name, env) {
+  const tapFile = path.join(os.tmpdir(), `folio-tests-${name}-${process.pid}.tap`);
+  console.log(`\n=== Folio tests on ${name} ===`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tapFile}`,
+      ...(files.length ? files : findTests('test')),
+    ],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  const tap = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
+  fs.rmSync(tapFile, { force: true });
+  const count = (label) => Number(new RegExp(`^# ${label} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+  return { name, pass: count('pass'), fail: count('fail'), skipped: count('skipped'), status: result.status };
+}
+
+const results = [];
+for (const target of targets.length ? targets : ['sqlite', 'postgres']) {
+  if (target === 'sqlite') {
+    results.push(run('sqlite', { TEST_DATABASE_URL: '' }));
+  } else {
+    const url = process.env.TEST_DATABASE_URL || DEFAULT_POSTGRES;
+    if (!(await postgresReachable(url))) {
+      results.push({ name: 'postgres', pass: 0, fail: 1, skipped: 0, status: 1 });
+      continue;
+    }
+    results.push(run('postgres', { TEST_DATABASE_URL: url }));
+  }
+}
+
+console.log('');
+for (const r of results) console.log(`${r.name}: ${r.pass} passed, ${r.fail} failed, ${r.skipped} skipped`);
+const passed = results.reduce((sum, r) => sum + r.pass, 0);
+const failed = results.reduce((sum, r) => sum + r.fail, 0);
+const skipped = results.reduce((sum, r) => sum + r.skipped, 0);
+const ok = results.every((r) => r.status === 0 && r.fail === 0) && passed > 0;
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(ok ? 0 : 1);
