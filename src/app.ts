@@ -30,7 +30,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const { config } = services;
   const logger = options.logger ?? { level: config.logLevel };
   const app = Fastify({
-    logger: logger === false ? false : { ...(logger === true ? {} : logger), serializers: { req: requestSerializer } },
+    logger:
+      logger === false
+        ? false
+        : { ...(logger === true ? {} : logger), serializers: { req: requestSerializer } },
     bodyLimit: config.bodyLimit,
     genReqId: () => randomUUID(),
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },

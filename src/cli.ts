@@ -123,11 +123,17 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         return await serve(config, true, output);
       case 'serve':
         return await serve(config, false, output);
-      case 'migrate':
-        return await withServices(config, async () => {
+      case 'migrate': {
+        const services = createServices(config);
+        try {
+          const applied = await migrate(services.database);
+          if (applied.length) output.out(`Applied: ${applied.join(', ')}`);
           output.out(`Database is up to date (${redact(config.database.url)}).`);
           return 0;
-        });
+        } finally {
+          await services.close();
+        }
+      }
       case 'user:create':
         return await withServices(config, async (services) => {
           const user = await services.users.create({
@@ -156,7 +162,8 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         });
       case 'setting:set': {
         const [key, value] = positionals;
-        if (!key || value === undefined || positionals.length !== 2) throw new UsageError('usage: setting:set KEY VALUE');
+        if (!key || value === undefined || positionals.length !== 2)
+          throw new UsageError('usage: setting:set KEY VALUE');
         return await withServices(config, async (services) => {
           await services.settings.set(key, value);
           output.out(`${key}=${value}`);

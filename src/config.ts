@@ -49,7 +49,8 @@ function read(env: Env, name: keyof typeof CONFIG_DEFAULTS): string {
 export function parseDatabaseUrl(url: string, variable = 'DATABASE_URL'): DatabaseConfig {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (file === '') throw new ConfigError(variable, `"${url}" names no file (use sqlite:./data/folio.sqlite)`);
+    if (file === '')
+      throw new ConfigError(variable, `"${url}" names no file (use sqlite:./data/folio.sqlite)`);
     return { dialect: 'sqlite', url, file: file === ':memory:' ? file : path.resolve(file) };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {

@@ -18,7 +18,6 @@ export interface ChangeFeed {
 
 const PG_CHANNEL = 'folio_changes';
 
-
 export function createChangeFeed(handle: DatabaseHandle, log: (message: string) => void): ChangeFeed {
   if (handle.sqlite) {
     const sqlite = handle.sqlite;

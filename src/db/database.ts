@@ -2,8 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type { Migration, MigrationProvider, MigrationResultSet } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
@@ -34,7 +33,9 @@ export interface OpenOptions {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): DatabaseHandle {
-  const log = options.onQuery ? (event: { query: { sql: string } }) => options.onQuery?.(event.query.sql) : undefined;
+  const log = options.onQuery
+    ? (event: { query: { sql: string } }) => options.onQuery?.(event.query.sql)
+    : undefined;
 
   if (config.dialect === 'sqlite') {
     if (config.file !== ':memory:') fs.mkdirSync(path.dirname(config.file), { recursive: true });
@@ -55,39 +56,82 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     connectionString: config.url,
     ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
   };
-  const pool = new pg.Pool({ ...pgOptions, max: 10, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    ...pgOptions,
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
   // An idle client that loses its server emits 'error' on the pool; without a listener that would
   // crash the process. The next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: log && ((event) => log(event)) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: log && ((event) => log(event)),
+  });
   return { db, dialect: 'postgres', sqlite: null, pgOptions, close: () => db.destroy() };
 }
 
-class CoreMigrations implements MigrationProvider {
-  constructor(private readonly dialect: Dialect) {}
+/** Migrations in the order they apply. A released migration is never edited; add a new one. */
+const MIGRATIONS: ReadonlyArray<{
+  name: string;
+  up: (db: Kysely<unknown>, dialect: Dialect) => Promise<void>;
+}> = [{ name: '0001_core', up: core.up }];
 
-  getMigrations(): Promise<Record<string, Migration>> {
-    const { dialect } = this;
-    return Promise.resolve({
-      '0001_core': { up: (db) => core.up(db, dialect), down: (db) => core.down(db) },
+/** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */
+const MIGRATION_LOCK = 740_213_001;
+
+/**
+ * Brings the schema up to date and returns the names of the migrations it applied. Safe to run from
+ * several processes at once: one transaction under a lock (an advisory lock on PostgreSQL, the write
+ * lock on SQLite) applies what is missing, and the others then find nothing to do.
+ */
+export async function migrate(handle: DatabaseHandle): Promise<string[]> {
+  const db = handle.db as unknown as Kysely<{ folio_migrations: { name: string; applied_at: string } }>;
+  await db.schema
+    .createTable('folio_migrations')
+    .ifNotExists()
+    .addColumn('name', 'varchar(191)', (col) => col.primaryKey())
+    .addColumn('applied_at', 'varchar(40)', (col) => col.notNull())
+    .execute()
+    .catch(async (error: unknown) => {
+      // Two processes creating the table at once on PostgreSQL: the loser may see a duplicate.
+      const exists = await db
+        .selectFrom('folio_migrations')
+        .select('name')
+        .limit(1)
+        .execute()
+        .then(
+          () => true,
+          () => false,
+        );
+      if (!exists) throw error;
     });
-  }
-}
 
-/** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
-export async function migrate(handle: DatabaseHandle): Promise<MigrationResultSet> {
-  // Kysely looks for its own tables in every schema it can see; pin them to ours, so that two
-  // installations (or two test files) in one PostgreSQL database never mistake each other's.
-  const migrationTableSchema =
-    handle.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema
-      : undefined;
-  const migrator = new Migrator({
-    db: handle.db,
-    provider: new CoreMigrations(handle.dialect),
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  return db.transaction().execute(async (trx) => {
+    if (handle.dialect === 'postgres') {
+      await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    } else {
+      // A write as the first statement takes SQLite's write lock now (waiting up to busy_timeout).
+      await trx
+        .updateTable('folio_migrations')
+        .set({ name: sql`name` })
+        .where(sql.lit(false))
+        .execute();
+    }
+    const done = new Set(
+      (await trx.selectFrom('folio_migrations').select('name').execute()).map((row) => row.name),
+    );
+    const applied: string[] = [];
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.name)) continue;
+      await migration.up(trx as unknown as Kysely<unknown>, handle.dialect);
+      await trx
+        .insertInto('folio_migrations')
+        .values({ name: migration.name, applied_at: new Date().toISOString() })
+        .execute();
+      applied.push(migration.name);
+    }
+    return applied;
   });
-  const result = await migrator.migrateToLatest();
-  if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
-  return result;
 }

@@ -26,7 +26,11 @@ export async function installIfNeeded(services: Services): Promise<Installation 
   const password = randomBytes(12).toString('base64url');
   const admin = await services.users.create({ name: 'Admin', email, password, isAdmin: true });
   const apiToken = await services.users.issueToken(admin.id);
-  const websiteId = await services.websites.create({ siteName: 'Folio', domain: 'localhost', userId: admin.id });
+  const websiteId = await services.websites.create({
+    siteName: 'Folio',
+    domain: 'localhost',
+    userId: admin.id,
+  });
 
   const switches: Record<string, string> = { [GLOBAL_SWITCH]: '1' };
   for (const key of ENDPOINT_SWITCHES) {

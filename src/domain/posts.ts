@@ -7,7 +7,14 @@ export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 
 /** Fields a list may be sorted by (R-P2); anything else is refused before it reaches SQL. */
-export const SORTABLE_POST_FIELDS = ['id', 'title', 'slug', 'created_at', 'updated_at', 'published_at'] as const;
+export const SORTABLE_POST_FIELDS = [
+  'id',
+  'title',
+  'slug',
+  'created_at',
+  'updated_at',
+  'published_at',
+] as const;
 export type PostSortField = (typeof SORTABLE_POST_FIELDS)[number];
 
 export const DEFAULT_POST_PAGE_SIZE = 15;
@@ -151,5 +158,4 @@ export class PostsService {
     }
     return byPost;
   }
-
 }

@@ -67,7 +67,8 @@ export class UsersService {
     const email = normalizeEmail(input.email);
     const name = input.name.trim();
     if (name === '') throw new InputError('name', 'The name field is required.');
-    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new InputError('email', 'The email must be a valid email address.');
+    if (!/^[^\s@]+@[^\s@]+$/.test(email))
+      throw new InputError('email', 'The email must be a valid email address.');
     if (input.password.length < MIN_PASSWORD_LENGTH) {
       throw new InputError('password', `The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
     }
@@ -106,7 +107,10 @@ export class UsersService {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -126,7 +130,9 @@ export class UsersService {
       .insertInto('api_tokens')
       .values({ user_id: userId, token_hash: hashToken(token), created_at: now, last_used_at: null })
       .onConflict((oc) =>
-        oc.column('user_id').doUpdateSet({ token_hash: hashToken(token), created_at: now, last_used_at: null }),
+        oc
+          .column('user_id')
+          .doUpdateSet({ token_hash: hashToken(token), created_at: now, last_used_at: null }),
       )
       .execute();
     return token;
@@ -157,7 +163,9 @@ export class UsersService {
       .selectAll()
       .where('email', '=', normalizeEmail(email))
       .executeTakeFirst();
-    const valid = await argon2Verify(row?.password_hash ?? (await getDummyHash()), password).catch(() => false);
+    const valid = await argon2Verify(row?.password_hash ?? (await getDummyHash()), password).catch(
+      () => false,
+    );
     if (!row || !valid) return null;
     const user = toUser(row);
     return user.isActive ? user : null;

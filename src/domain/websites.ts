@@ -36,14 +36,23 @@ export class WebsitesService {
         .executeTakeFirstOrThrow();
       await trx
         .insertInto('domains')
-        .values({ website_id: website.id, domain: input.domain, is_primary: true, created_at: now, updated_at: now })
+        .values({
+          website_id: website.id,
+          domain: input.domain,
+          is_primary: true,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       return website.id;
     });
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('websites').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('websites')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 }

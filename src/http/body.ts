@@ -17,7 +17,7 @@ export async function installBodyParsers(app: FastifyInstance): Promise<void> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, {});
-    parseJson(request, text, (error, value: unknown) => {
+    void parseJson(request, text, (error, value: unknown) => {
       if (error) return done(error, undefined);
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         return done(new ApiError(400, failure(400, 'The request body must be a JSON object')), undefined);

@@ -108,7 +108,12 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
     async createUser({ admin = false, email, password = 'correct horse battery' } = {}) {
       userCounter += 1;
       const address = email ?? `user${userCounter}-${randomBytes(3).toString('hex')}@example.test`;
-      const user = await services.users.create({ name: `User ${userCounter}`, email: address, password, isAdmin: admin });
+      const user = await services.users.create({
+        name: `User ${userCounter}`,
+        email: address,
+        password,
+        isAdmin: admin,
+      });
       return { id: user.id, email: address, password, token: await services.users.issueToken(user.id) };
     },
     async enableApi() {
@@ -125,7 +130,9 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
 }
 
 /** A clock that tests move by hand. */
-export function manualClock(start = new Date('2026-01-01T00:00:00.000Z')): Clock & { advance(ms: number): void } {
+export function manualClock(
+  start = new Date('2026-01-01T00:00:00.000Z'),
+): Clock & { advance(ms: number): void } {
   let now = start.getTime();
   return { now: () => new Date(now), advance: (ms) => (now += ms) };
 }

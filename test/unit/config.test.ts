@@ -31,7 +31,10 @@ describe('config', () => {
       LOG_LEVEL: 'warn',
       BODY_LIMIT: '2048',
     });
-    assert.deepEqual(config.database, { dialect: 'postgres', url: 'postgres://folio:secret@db.example:5432/folio' });
+    assert.deepEqual(config.database, {
+      dialect: 'postgres',
+      url: 'postgres://folio:secret@db.example:5432/folio',
+    });
     assert.equal(config.redisUrl, 'redis://127.0.0.1:6379/2');
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.port, 8080);
@@ -52,7 +55,11 @@ describe('config', () => {
   const bad: Array<[string, string, RegExp]> = [
     ['PORT', 'abc', /^Invalid PORT: "abc" is not a port number/],
     ['PORT', '70000', /^Invalid PORT: /],
-    ['DATABASE_URL', 'mysql://root@localhost/x', /^Invalid DATABASE_URL: .*must start with sqlite: or postgres:\/\//],
+    [
+      'DATABASE_URL',
+      'mysql://root@localhost/x',
+      /^Invalid DATABASE_URL: .*must start with sqlite: or postgres:\/\//,
+    ],
     ['DATABASE_URL', 'sqlite:', /^Invalid DATABASE_URL: /],
     ['REDIS_URL', 'localhost:6379', /^Invalid REDIS_URL: /],
     ['APP_URL', 'ftp://example.com', /^Invalid APP_URL: /],
@@ -76,9 +83,12 @@ describe('config', () => {
 
   it('never prints a database password', () => {
     assert.equal(redact('postgres://folio:s3cret@db/folio'), 'postgres://folio:***@db/folio');
-    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://u:s3cret@ bad host' }), (error: Error) => {
-      assert.ok(!error.message.includes('s3cret'));
-      return true;
-    });
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres://u:s3cret@ bad host' }),
+      (error: Error) => {
+        assert.ok(!error.message.includes('s3cret'));
+        return true;
+      },
+    );
   });
 });

@@ -7,7 +7,11 @@ import { createTestContext, testConfig } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 /** Reads a setting until it has the expected value, for at most two seconds. */
-async function eventually(services: Services, key: string, expected: string | undefined): Promise<string | undefined> {
+async function eventually(
+  services: Services,
+  key: string,
+  expected: string | undefined,
+): Promise<string | undefined> {
   const deadline = Date.now() + 2000;
   let value = await services.settings.get(key);
   while (value !== expected && Date.now() < deadline) {
@@ -24,7 +28,10 @@ describe('settings', () => {
   before(async () => {
     ctx = await createTestContext();
     // A second process's view of the same database: another app node, or the CLI.
-    otherNode = createServices(testConfig(ctx.database.url), { pgSchema: ctx.database.pgSchema, warn: () => undefined });
+    otherNode = createServices(testConfig(ctx.database.url), {
+      pgSchema: ctx.database.pgSchema,
+      warn: () => undefined,
+    });
   });
   after(async () => {
     await otherNode.close();
@@ -46,7 +53,12 @@ describe('settings', () => {
     const { settings } = ctx.services;
     assert.equal(await settings.flag('svc_api_posts_index', false), false);
     assert.equal(await settings.flag('enable_api_access', true), true);
-    for (const [value, expected] of [['on', true], ['no', false], ['1', true], ['FALSE', false]] as const) {
+    for (const [value, expected] of [
+      ['on', true],
+      ['no', false],
+      ['1', true],
+      ['FALSE', false],
+    ] as const) {
       await settings.set('svc_api_posts_index', value);
       assert.equal(await settings.flag('svc_api_posts_index', !expected), expected);
     }
@@ -66,7 +78,11 @@ describe('settings', () => {
     await ctx.services.settings.set('cached', 'yes');
     await ctx.services.settings.get('cached');
     // Change the table behind the service's back, without telling anyone: the snapshot still answers.
-    await ctx.services.database.db.updateTable('settings').set({ value: 'changed' }).where('key', '=', 'cached').execute();
+    await ctx.services.database.db
+      .updateTable('settings')
+      .set({ value: 'changed' })
+      .where('key', '=', 'cached')
+      .execute();
     assert.equal(await ctx.services.settings.get('cached'), 'yes');
   });
 });

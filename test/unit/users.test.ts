@@ -11,12 +11,20 @@ describe('users and API tokens', () => {
   after(() => ctx.close());
 
   it('hashes passwords with argon2id and normalizes the email', async () => {
-    const user = await ctx.services.users.create({ name: 'Ada', email: '  Ada@Example.TEST ', password: 'analytical engine' });
+    const user = await ctx.services.users.create({
+      name: 'Ada',
+      email: '  Ada@Example.TEST ',
+      password: 'analytical engine',
+    });
     assert.equal(user.email, 'ada@example.test');
     assert.equal(user.isAdmin, false);
     assert.equal(user.isActive, true);
     assert.match(user.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    const row = await ctx.services.database.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+    const row = await ctx.services.database.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
     assert.match(row.password_hash, /^\$argon2id\$/);
     assert.ok(!row.password_hash.includes('analytical engine'));
   });
@@ -24,7 +32,8 @@ describe('users and API tokens', () => {
   it('refuses a duplicate email, a short password and a bad email', async () => {
     await assert.rejects(
       ctx.services.users.create({ name: 'Ada 2', email: 'ADA@example.test', password: 'another one' }),
-      (error: unknown) => error instanceof InputError && error.message === 'The email has already been taken.',
+      (error: unknown) =>
+        error instanceof InputError && error.message === 'The email has already been taken.',
     );
     await assert.rejects(
       ctx.services.users.create({ name: 'Short', email: 'short@example.test', password: 'short' }),
@@ -38,7 +47,11 @@ describe('users and API tokens', () => {
 
   it('stores only the SHA-256 of a token and finds the user by it', async () => {
     const user = await ctx.createUser();
-    const rows = await ctx.services.database.db.selectFrom('api_tokens').selectAll().where('user_id', '=', user.id).execute();
+    const rows = await ctx.services.database.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('user_id', '=', user.id)
+      .execute();
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.token_hash, hashToken(user.token));
     assert.notEqual(rows[0]?.token_hash, user.token);
@@ -78,9 +91,15 @@ describe('users and API tokens', () => {
 
   it('checks email and password for HTTP Basic', async () => {
     const user = await ctx.createUser({ password: 'open sesame 42' });
-    assert.equal((await ctx.services.users.authenticatePassword(user.email.toUpperCase(), 'open sesame 42'))?.id, user.id);
+    assert.equal(
+      (await ctx.services.users.authenticatePassword(user.email.toUpperCase(), 'open sesame 42'))?.id,
+      user.id,
+    );
     assert.equal(await ctx.services.users.authenticatePassword(user.email, 'open sesame 43'), null);
-    assert.equal(await ctx.services.users.authenticatePassword('nobody@example.test', 'open sesame 42'), null);
+    assert.equal(
+      await ctx.services.users.authenticatePassword('nobody@example.test', 'open sesame 42'),
+      null,
+    );
     await ctx.services.users.setActive(user.id, false);
     assert.equal(await ctx.services.users.authenticatePassword(user.email, 'open sesame 42'), null);
   });

@@ -73,13 +73,17 @@ describe('validation messages (spec section 7, R-V1, R-V2)', () => {
   });
 
   it('must be a string', () => {
-    assert.deepEqual(errorsOf(z.object({ title: z.string() }), { title: 5 }), { title: ['The title must be a string.'] });
+    assert.deepEqual(errorsOf(z.object({ title: z.string() }), { title: 5 }), {
+      title: ['The title must be a string.'],
+    });
   });
 
   it('R-G5: booleans in every accepted form; anything else must be true or false', () => {
     const schema = z.object({ flag: boolean() });
     for (const value of [true, 'yes', 'off', 1, '0']) validate(schema, { flag: value });
-    assert.deepEqual(errorsOf(schema, { flag: 'maybe' }), { flag: ['The flag field must be true or false.'] });
+    assert.deepEqual(errorsOf(schema, { flag: 'maybe' }), {
+      flag: ['The flag field must be true or false.'],
+    });
   });
 
   it('dates must be ISO 8601', () => {
@@ -101,7 +105,11 @@ describe('validation messages (spec section 7, R-V1, R-V2)', () => {
   });
 
   it('custom messages name the attribute', () => {
-    const schema = z.object({ website_id: z.number().refine(() => false, { message: 'The selected :attribute is invalid.' }) });
-    assert.deepEqual(errorsOf(schema, { website_id: 9 }), { website_id: ['The selected website id is invalid.'] });
+    const schema = z.object({
+      website_id: z.number().refine(() => false, { message: 'The selected :attribute is invalid.' }),
+    });
+    assert.deepEqual(errorsOf(schema, { website_id: 9 }), {
+      website_id: ['The selected website id is invalid.'],
+    });
   });
 });

@@ -4,12 +4,14 @@ import { flag, parseBoolean, toIso } from '../../src/domain/values.js';
 
 describe('values', () => {
   it('R-G5: reads every boolean form, case-insensitively', () => {
-    for (const value of [true, 1, '1', 'true', 'TRUE', 'on', 'yes', ' Yes ']) assert.equal(parseBoolean(value), true);
+    for (const value of [true, 1, '1', 'true', 'TRUE', 'on', 'yes', ' Yes '])
+      assert.equal(parseBoolean(value), true);
     for (const value of [false, 0, '0', 'false', 'off', 'no', 'NO']) assert.equal(parseBoolean(value), false);
   });
 
   it('R-G5: anything else is not a boolean', () => {
-    for (const value of [2, -1, '', 'maybe', null, undefined, [], {}, '01']) assert.equal(parseBoolean(value), undefined);
+    for (const value of [2, -1, '', 'maybe', null, undefined, [], {}, '01'])
+      assert.equal(parseBoolean(value), undefined);
   });
 
   it('timestamps come out as ISO 8601 UTC with Z, from either dialect', () => {

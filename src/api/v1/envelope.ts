@@ -29,7 +29,8 @@ export class ApiError extends Error {
     readonly statusCode: number,
     readonly body: Json,
   ) {
-    super(typeof body === 'object' && body && 'message' in body ? String(body.message) : `HTTP ${statusCode}`);
+    const message = typeof body === 'object' && body !== null && 'message' in body ? body.message : undefined;
+    super(typeof message === 'string' ? message : `HTTP ${statusCode}`);
     this.name = 'ApiError';
   }
 

@@ -105,7 +105,11 @@ async function authMode(services: Services, policy: EndpointPolicy): Promise<Aut
   return mode === 'none' && needsUser ? 'simple' : mode;
 }
 
-async function authenticate(request: FastifyRequest, services: Services, mode: AuthMode): Promise<User | null> {
+async function authenticate(
+  request: FastifyRequest,
+  services: Services,
+  mode: AuthMode,
+): Promise<User | null> {
   if (mode === 'basic') {
     const credentials = basicCredentials(request);
     return credentials ? services.users.authenticatePassword(credentials.email, credentials.password) : null;

@@ -18,7 +18,13 @@ export interface Pagination {
  * `next`/`previous` are the request's path with its query, `page` replaced (or appended), and
  * `api_token` never repeated (R-P1).
  */
-export function paginate(request: FastifyRequest, page: number, pageSize: number, count: number, total: number): Pagination {
+export function paginate(
+  request: FastifyRequest,
+  page: number,
+  pageSize: number,
+  count: number,
+  total: number,
+): Pagination {
   const lastPage = Math.max(1, Math.ceil(total / pageSize));
   const path = request.url.split('?')[0] ?? '/';
   const query = { ...((request.query ?? {}) as Record<string, unknown>) };

@@ -13,7 +13,10 @@ import { integer, optional, validate } from './validation.js';
 const listSchema = z.object({
   sort: optional(z.enum(SORTABLE_POST_FIELDS)).default('created_at'),
   direction: optional(
-    z.preprocess((value) => (typeof value === 'string' ? value.toLowerCase() : value), z.enum(['asc', 'desc'])),
+    z.preprocess(
+      (value) => (typeof value === 'string' ? value.toLowerCase() : value),
+      z.enum(['asc', 'desc']),
+    ),
   ).default('desc'),
   page_size: optional(integer()).default(DEFAULT_POST_PAGE_SIZE),
   page: optional(integer()).default(1),

@@ -38,7 +38,8 @@ function messageFor(issue: z.core.$ZodIssue, attr: string): string {
           return `The selected ${attr} is invalid.`;
       }
     case 'too_big':
-      if (issue.origin === 'string') return `The ${attr} may not be greater than ${issue.maximum} characters.`;
+      if (issue.origin === 'string')
+        return `The ${attr} may not be greater than ${issue.maximum} characters.`;
       if (issue.origin === 'array') return `The ${attr} may not have more than ${issue.maximum} items.`;
       return `The ${attr} may not be greater than ${issue.maximum}.`;
     case 'too_small':
@@ -56,7 +57,9 @@ function messageFor(issue: z.core.$ZodIssue, attr: string): string {
     case 'invalid_value':
       return `The selected ${attr} is invalid.`;
     case 'invalid_format':
-      return issue.format === 'datetime' ? `The ${attr} is not a valid date.` : `The ${attr} format is invalid.`;
+      return issue.format === 'datetime'
+        ? `The ${attr} is not a valid date.`
+        : `The ${attr} format is invalid.`;
     case 'custom':
       return issue.message.includes(ATTRIBUTE) ? issue.message.split(ATTRIBUTE).join(attr) : issue.message;
     default:
@@ -89,7 +92,10 @@ const INTEGER_TEXT = /^\s*-?\d{1,15}\s*$/;
 
 /** An integer, also given as a numeric string (forms and query strings send strings). */
 export const integer = () =>
-  z.preprocess((value) => (typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value), z.int());
+  z.preprocess(
+    (value) => (typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value),
+    z.int(),
+  );
 
 /** A boolean in any R-G5 form; anything else is `must be true or false`. */
 export const boolean = () => z.preprocess((value) => parseBoolean(value) ?? value, z.boolean());
@@ -108,7 +114,8 @@ export const isoDateTime = () =>
   z
     .string()
     .refine(
-      (value) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim()) &&
+      (value) =>
+        /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim()) &&
         !Number.isNaN(Date.parse(value.trim())),
       { message: `The ${ATTRIBUTE} is not a valid date.` },
     );

@@ -32,7 +32,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   ).execute();
 
   await withId(db.schema.createTable('api_tokens'))
-    .addColumn('user_id', 'integer', (col) => col.notNull().unique().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'integer', (col) =>
+      col.notNull().unique().references('users.id').onDelete('cascade'),
+    )
     .addColumn('token_hash', 'char(64)', (col) => col.notNull().unique())
     .addColumn('created_at', timestamp, (col) => col.notNull())
     .addColumn('last_used_at', timestamp)
@@ -70,7 +72,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   // concurrent writes, and the partial index allows one primary per website.
   await withTimestamps(
     withId(db.schema.createTable('domains'))
-      .addColumn('website_id', 'integer', (col) => col.notNull().references('websites.id').onDelete('cascade'))
+      .addColumn('website_id', 'integer', (col) =>
+        col.notNull().references('websites.id').onDelete('cascade'),
+      )
       .addColumn('domain', 'varchar(255)', (col) => col.notNull().unique())
       .addColumn('is_primary', flag, (col) => col.notNull().defaultTo(no)),
   ).execute();
@@ -121,7 +125,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .unique()
     .where(sql.ref('deleted_at'), 'is', null)
     .execute();
-  await db.schema.createIndex('posts_listing').on('posts').columns(['type', 'status', 'created_at']).execute();
+  await db.schema
+    .createIndex('posts_listing')
+    .on('posts')
+    .columns(['type', 'status', 'created_at'])
+    .execute();
   await db.schema.createIndex('posts_published').on('posts').columns(['status', 'published_at']).execute();
   await db.schema.createIndex('posts_author').on('posts').column('author_id').execute();
 
@@ -184,7 +192,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 
   await withTimestamps(
     withId(db.schema.createTable('menu_items'))
-      .addColumn('website_id', 'integer', (col) => col.notNull().references('websites.id').onDelete('cascade'))
+      .addColumn('website_id', 'integer', (col) =>
+        col.notNull().references('websites.id').onDelete('cascade'),
+      )
       .addColumn('parent_id', 'integer', (col) => col.references('menu_items.id').onDelete('cascade'))
       .addColumn('position', 'integer', (col) => col.notNull().defaultTo(0))
       .addColumn('name', 'varchar(255)', (col) => col.notNull())
@@ -194,7 +204,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       .addColumn('target', 'varchar(20)', (col) => col.notNull().defaultTo('_self'))
       .addColumn('icon', 'varchar(255)'),
   ).execute();
-  await db.schema.createIndex('menu_items_by_website').on('menu_items').columns(['website_id', 'position']).execute();
+  await db.schema
+    .createIndex('menu_items_by_website')
+    .on('menu_items')
+    .columns(['website_id', 'position'])
+    .execute();
 
   await withId(db.schema.createTable('media'))
     .addColumn('user_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
@@ -225,7 +239,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       .addColumn('ip_hash', 'char(64)')
       .addColumn('user_agent', 'text'),
   ).execute();
-  await db.schema.createIndex('comments_by_post').on('comments').columns(['post_id', 'status', 'created_at']).execute();
+  await db.schema
+    .createIndex('comments_by_post')
+    .on('comments')
+    .columns(['post_id', 'status', 'created_at'])
+    .execute();
 
   await withId(db.schema.createTable('clicks'))
     .addColumn('model_type', 'varchar(50)', (col) => col.notNull())
@@ -250,27 +268,4 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('version', 'varchar(100)')
     .addColumn('updated_at', timestamp, (col) => col.notNull())
     .execute();
-}
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of [
-    'update_state',
-    'clicks',
-    'comments',
-    'media',
-    'menu_items',
-    'pages',
-    'translations',
-    'taggables',
-    'tags',
-    'posts',
-    'website_bindings',
-    'domains',
-    'websites',
-    'settings',
-    'api_tokens',
-    'users',
-  ]) {
-    await db.schema.dropTable(table).ifExists().execute();
-  }
 }

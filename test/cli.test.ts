@@ -1,0 +1,177 @@
+// The `folio` command line, run in-process (main) and, for `start`, as a real process.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { main } from '../src/cli.js';
+import { createTestDatabase } from './support/harness.js';
+import type { TestDatabase } from './support/harness.js';
+
+async function folio(args: string[], env: Record<string, string>) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  const out: string[] = [];
+  const err: string[] = [];
+  try {
+    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    process.env = saved;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+describe('folio CLI', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+
+  before(async () => {
+    database = await createTestDatabase();
+    env = { DATABASE_URL: database.url, LOG_LEVEL: 'silent' };
+  });
+  after(() => database.drop());
+
+  it('migrate brings the schema up to date and can run again', async () => {
+    assert.equal((await folio(['migrate'], env)).code, 0);
+    const again = await folio(['migrate'], env);
+    assert.equal(again.code, 0);
+    assert.match(again.out, /^Database is up to date/);
+    assert.ok(!again.out.includes('Applied'));
+  });
+
+  it('user:create prints the id and the token as JSON', async () => {
+    const result = await folio(
+      ['user:create', '--email', 'cli@example.test', '--name', 'Cli', '--password', 'long enough', '--admin'],
+      env,
+    );
+    assert.equal(result.code, 0, result.err);
+    const printed = JSON.parse(result.out) as { id: number; api_token: string };
+    assert.deepEqual(Object.keys(printed), ['id', 'api_token']);
+    assert.equal(typeof printed.id, 'number');
+    assert.match(printed.api_token, /^folio_/);
+  });
+
+  it('user:create refuses missing options, a taken email and a short password', async () => {
+    const missing = await folio(['user:create', '--email', 'x@example.test'], env);
+    assert.equal(missing.code, 2);
+    assert.equal(missing.err, 'folio: --name is required');
+    const taken = await folio(
+      ['user:create', '--email', 'CLI@example.test', '--name', 'Again', '--password', 'long enough'],
+      env,
+    );
+    assert.equal(taken.code, 1);
+    assert.equal(taken.err, 'folio: The email has already been taken.');
+    const short = await folio(
+      ['user:create', '--email', 'new@example.test', '--name', 'New', '--password', 'short'],
+      env,
+    );
+    assert.equal(short.code, 1);
+    assert.match(short.err, /password must be at least 8 characters/);
+  });
+
+  it('user:token issues a new token; user:disable and user:enable switch the user', async () => {
+    const first = await folio(['user:token', '--email', 'cli@example.test'], env);
+    const second = await folio(['user:token', '--email', 'cli@example.test'], env);
+    assert.equal(first.code, 0, first.err);
+    assert.notEqual(JSON.parse(first.out).api_token, JSON.parse(second.out).api_token);
+    assert.equal(
+      (await folio(['user:disable', '--email', 'cli@example.test'], env)).out,
+      'User cli@example.test is disabled.',
+    );
+    assert.equal(
+      (await folio(['user:enable', '--email', 'cli@example.test'], env)).out,
+      'User cli@example.test is enabled.',
+    );
+    const unknown = await folio(['user:token', '--email', 'nobody@example.test'], env);
+    assert.equal(unknown.code, 2);
+    assert.equal(unknown.err, 'folio: no user with email nobody@example.test');
+  });
+
+  it('setting:set and setting:get', async () => {
+    const set = await folio(['setting:set', 'svc_api_posts_index', 'on'], env);
+    assert.equal(set.code, 0, set.err);
+    const got = await folio(['setting:get', 'svc_api_posts_index'], env);
+    assert.deepEqual([got.code, got.out], [0, 'on']);
+    const unset = await folio(['setting:get', 'never_set'], env);
+    assert.deepEqual([unset.code, unset.err], [1, 'folio: setting never_set is not set']);
+    assert.equal((await folio(['setting:set', 'only_key'], env)).code, 2);
+  });
+
+  it('a bad environment or an unknown command stops with one clear line', async () => {
+    const badPort = await folio(['migrate'], { ...env, PORT: 'eighty' });
+    assert.deepEqual(
+      [badPort.code, badPort.err],
+      [1, 'folio: Invalid PORT: "eighty" is not a port number (1-65535)'],
+    );
+    const unknown = await folio(['frobnicate'], env);
+    assert.deepEqual(
+      [unknown.code, unknown.err],
+      [2, 'folio: unknown command "frobnicate" (try: folio help)'],
+    );
+    const help = await folio(['help'], env);
+    assert.match(help.out, /user:create --email E --name N --password P \[--admin\]/);
+  });
+});
+
+describe('folio start (a real process)', () => {
+  let database: TestDatabase;
+  before(async () => (database = await createTestDatabase()));
+  after(() => database.drop());
+
+  it('installs on first start, prints a working admin token, serves, and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev.ts', 'start'], {
+      env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+    try {
+      // Wait for the token line and a listening server (at most 30 s).
+      const deadline = Date.now() + 30_000;
+      let token: string | undefined;
+      let health: Response | undefined;
+      while (Date.now() < deadline && !health?.ok) {
+        token ??= /api_token: (\S+)/.exec(output)?.[1];
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        if (!health?.ok) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      token ??= /api_token: (\S+)/.exec(output)?.[1];
+      assert.ok(token, `no token printed:\n${output}`);
+      assert.match(output, /admin:\s+admin@localhost/);
+
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/posts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_token: token }),
+      });
+      assert.equal(response.status, 200);
+      const body = (await response.json()) as { message: string; data: { data: unknown[] } };
+      assert.equal(body.message, 'Successfully fetched posts');
+      assert.deepEqual(body.data.data, []);
+
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, output);
+    } finally {
+      child.kill('SIGKILL');
+    }
+
+    const installed = await folio(['setting:get', 'installed_at'], { DATABASE_URL: database.url });
+    assert.equal(installed.code, 0);
+    assert.match(installed.out, /^\d{4}-\d{2}-\d{2}T/);
+  });
+});
