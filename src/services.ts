@@ -1,4 +1,6 @@
 // Wires the domain services over one database connection. Both the HTTP app and the CLI use it.
+import { MemoryCache } from './cache/cache.js';
+import type { Cache } from './cache/cache.js';
 import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
@@ -6,8 +8,10 @@ import { openDatabase } from './db/database.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
+import { WebsiteBindings } from './domain/bindings.js';
 import { PostsService } from './domain/posts.js';
 import { SettingsService } from './domain/settings.js';
+import { TranslationsService } from './domain/translations.js';
 import { UsersService } from './domain/users.js';
 import { WebsitesService } from './domain/websites.js';
 
@@ -16,7 +20,11 @@ export interface Services {
   database: DatabaseHandle;
   clock: Clock;
   feed: ChangeFeed;
+  /** Shared cache (in-process today; Redis when REDIS_URL is set, issue 5). */
+  cache: Cache;
   settings: SettingsService;
+  translations: TranslationsService;
+  bindings: WebsiteBindings;
   users: UsersService;
   posts: PostsService;
   websites: WebsitesService;
@@ -35,16 +43,21 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const clock = options.clock ?? systemClock;
   const feed = createChangeFeed(database, options.warn ?? ((message) => console.warn(message)));
   const { db } = database;
+  const cache = new MemoryCache();
   return {
     config,
     database,
     clock,
     feed,
+    cache,
     settings: new SettingsService(db, feed, clock),
+    translations: new TranslationsService(db),
+    bindings: new WebsiteBindings(db),
     users: new UsersService(db, clock),
     posts: new PostsService(db, clock),
     websites: new WebsitesService(db, clock),
     async close() {
+      await cache.close();
       await feed.close();
       await database.close();
     },

@@ -1,6 +1,7 @@
 // Posts: the domain service shared by the API and the public website. It knows nothing of HTTP.
 import type { Db } from '../db/database.js';
 import type { Clock } from './clock.js';
+import { visibleOnWebsite } from './bindings.js';
 import { toIso } from './values.js';
 
 export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
@@ -72,27 +73,7 @@ export class PostsService {
       .where('posts.status', '=', 'published');
     if (query.websiteId !== null) {
       const websiteId = query.websiteId;
-      base = base.where((eb) =>
-        eb.or([
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('website_bindings')
-                .select('website_bindings.model_id')
-                .where('website_bindings.model_type', '=', POST_MODEL)
-                .whereRef('website_bindings.model_id', '=', 'posts.id'),
-            ),
-          ),
-          eb.exists(
-            eb
-              .selectFrom('website_bindings')
-              .select('website_bindings.model_id')
-              .where('website_bindings.model_type', '=', POST_MODEL)
-              .whereRef('website_bindings.model_id', '=', 'posts.id')
-              .where('website_bindings.website_id', '=', websiteId),
-          ),
-        ]),
-      );
+      base = base.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
     }
 
     const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();

@@ -1,0 +1,76 @@
+// Binds models (posts, tags, pages, menus, users) to websites: one table and one mechanism for all.
+// A model bound to no website is global: it shows on every website.
+import type { ExpressionBuilder, Expression, SqlBool } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+
+export class WebsiteBindings {
+  constructor(private readonly db: Db) {}
+
+  /** Replaces the websites a model is bound to (R-P8: replaced, not merged). */
+  async sync(db: Db, modelType: string, modelId: number, websiteIds: readonly number[]): Promise<void> {
+    await db
+      .deleteFrom('website_bindings')
+      .where('model_type', '=', modelType)
+      .where('model_id', '=', modelId)
+      .execute();
+    const unique = [...new Set(websiteIds)];
+    if (unique.length === 0) return;
+    await db
+      .insertInto('website_bindings')
+      .values(
+        unique.map((websiteId) => ({ website_id: websiteId, model_type: modelType, model_id: modelId })),
+      )
+      .execute();
+  }
+
+  /** The website ids of many models in one query. */
+  async websitesOf(modelType: string, ids: readonly number[]): Promise<Map<number, number[]>> {
+    const byModel = new Map<number, number[]>();
+    if (ids.length === 0) return byModel;
+    const rows = await this.db
+      .selectFrom('website_bindings')
+      .select(['model_id', 'website_id'])
+      .where('model_type', '=', modelType)
+      .where('model_id', 'in', [...ids])
+      .orderBy('website_id')
+      .execute();
+    for (const row of rows) byModel.set(row.model_id, [...(byModel.get(row.model_id) ?? []), row.website_id]);
+    return byModel;
+  }
+
+  /** Which of these website ids exist, in the order given, without duplicates. */
+  async existing(ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('websites')
+      .select('id')
+      .where('id', 'in', [...ids])
+      .execute();
+    const found = new Set(rows.map((row) => row.id));
+    return [...new Set(ids)].filter((id) => found.has(id));
+  }
+}
+
+/**
+ * A WHERE condition: the model whose id is in `idColumn` shows on `websiteId`: bound to it, or bound
+ * to no website at all.
+ */
+export function visibleOnWebsite<DB extends Database, TB extends keyof DB & string>(
+  eb: ExpressionBuilder<DB, TB>,
+  modelType: string,
+  idColumn: Expression<number>,
+  websiteId: number,
+): Expression<SqlBool> {
+  const e = eb as unknown as ExpressionBuilder<Database, never>;
+  const bindings = () =>
+    e
+      .selectFrom('website_bindings')
+      .select('website_bindings.model_id')
+      .where('website_bindings.model_type', '=', modelType)
+      .where('website_bindings.model_id', '=', idColumn);
+  return e.or([
+    e.not(e.exists(bindings())),
+    e.exists(bindings().where('website_bindings.website_id', '=', websiteId)),
+  ]);
+}
