@@ -2,7 +2,8 @@
 // Runs the whole test suite on SQLite, then on PostgreSQL, with Node's test runner (tsx loads the
 // TypeScript). Usage: node scripts/test.mjs [sqlite|postgres] [test files…]
 // PostgreSQL comes from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); each test
-// file works in a schema of its own and drops it at the end.
+// file works in a schema of its own and drops it at the end. The PostgreSQL run also uses the Redis
+// cache at TEST_REDIS_URL (default redis://127.0.0.1:6379), as production would.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 
 const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 const args = process.argv.slice(2);
 const targets = ['sqlite', 'postgres'].filter((name) => args.includes(name));
 const files = args.filter((arg) => arg !== 'sqlite' && arg !== 'postgres');
@@ -64,14 +66,16 @@ function run(name, env) {
 const results = [];
 for (const target of targets.length ? targets : ['sqlite', 'postgres']) {
   if (target === 'sqlite') {
-    results.push(run('sqlite', { TEST_DATABASE_URL: '' }));
+    results.push(run('sqlite', { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' }));
   } else {
     const url = process.env.TEST_DATABASE_URL || DEFAULT_POSTGRES;
     if (!(await postgresReachable(url))) {
       results.push({ name: 'postgres', pass: 0, fail: 1, skipped: 0, status: 1 });
       continue;
     }
-    results.push(run('postgres', { TEST_DATABASE_URL: url }));
+    results.push(
+      run('postgres', { TEST_DATABASE_URL: url, TEST_REDIS_URL: process.env.TEST_REDIS_URL || DEFAULT_REDIS }),
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 // Wires the domain services over one database connection. Both the HTTP app and the CLI use it.
 import { MemoryCache } from './cache/cache.js';
 import type { Cache } from './cache/cache.js';
+import { RedisCache } from './cache/redis-cache.js';
 import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
@@ -20,7 +21,7 @@ export interface Services {
   database: DatabaseHandle;
   clock: Clock;
   feed: ChangeFeed;
-  /** Shared cache (in-process today; Redis when REDIS_URL is set, issue 5). */
+  /** In-process by default; Redis, shared by every app node, when REDIS_URL is set. */
   cache: Cache;
   settings: SettingsService;
   translations: TranslationsService;
@@ -34,7 +35,9 @@ export interface Services {
 
 export interface ServiceOptions extends OpenOptions {
   clock?: Clock;
-  /** Where the services report trouble that is not tied to a request (the change feed). */
+  /** Prefix of the Redis cache keys (default `folio:`); tests give each context its own. */
+  cachePrefix?: string;
+  /** Where the services report trouble that is not tied to a request (change feed, cache). */
   warn?: (message: string) => void;
 }
 
@@ -43,7 +46,10 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const clock = options.clock ?? systemClock;
   const feed = createChangeFeed(database, options.warn ?? ((message) => console.warn(message)));
   const { db } = database;
-  const cache = new MemoryCache();
+  const warn = options.warn ?? ((message: string) => console.warn(message));
+  const cache: Cache = config.redisUrl
+    ? new RedisCache({ url: config.redisUrl, prefix: options.cachePrefix, warn })
+    : new MemoryCache();
   return {
     config,
     database,

@@ -37,11 +37,17 @@ export abstract class TaggedCache implements Cache {
 
   protected abstract read(key: string): Promise<StoredEntry | undefined>;
   protected abstract write(key: string, entry: StoredEntry, ttlSeconds: number): Promise<void>;
-  protected abstract tagVersions(tags: readonly string[]): Promise<number[]>;
+  /** Current versions of the tags, or null when they cannot be read (the cache is unavailable). */
+  protected abstract tagVersions(tags: readonly string[]): Promise<number[] | null>;
   abstract delete(key: string): Promise<void>;
   abstract flushTags(tags: readonly string[]): Promise<void>;
   abstract clear(): Promise<void>;
   abstract close(): Promise<void>;
+
+  /** The tags an entry is stored under: the given ones, plus any the driver always adds. */
+  protected tagsOf(tags: readonly string[]): string[] {
+    return [...tags];
+  }
 
   async get<T>(key: string): Promise<T | undefined> {
     const entry = await this.read(key);
@@ -49,19 +55,22 @@ export abstract class TaggedCache implements Cache {
     const tags = Object.keys(entry.tags);
     if (tags.length > 0) {
       const current = await this.tagVersions(tags);
-      if (tags.some((tag, i) => current[i] !== entry.tags[tag])) return undefined;
+      if (!current || tags.some((tag, i) => current[i] !== entry.tags[tag])) return undefined;
     }
     return entry.value as T;
   }
 
-  async set(key: string, value: unknown, options: CacheOptions = {}): Promise<void> {
-    const tags = [...new Set(options.tags ?? [])];
+  /** An entry for the value, stamped with the tag versions of now; null when they cannot be read. */
+  private async stamp(value: unknown, options: CacheOptions): Promise<StoredEntry | null> {
+    const tags = this.tagsOf([...new Set(options.tags ?? [])]);
     const versions = await this.tagVersions(tags);
-    const entry: StoredEntry = {
-      value,
-      tags: Object.fromEntries(tags.map((tag, i) => [tag, versions[i] ?? 0])),
-    };
-    await this.write(key, entry, options.ttlSeconds ?? 0);
+    if (!versions) return null;
+    return { value, tags: Object.fromEntries(tags.map((tag, i) => [tag, versions[i] ?? 0])) };
+  }
+
+  async set(key: string, value: unknown, options: CacheOptions = {}): Promise<void> {
+    const entry = await this.stamp(value, options);
+    if (entry) await this.write(key, entry, options.ttlSeconds ?? 0);
   }
 
   async remember<T>(key: string, options: CacheOptions, compute: () => Promise<T>): Promise<T> {
@@ -71,13 +80,9 @@ export abstract class TaggedCache implements Cache {
     if (running) return running as Promise<T>;
     const work = (async () => {
       // Tag versions are read before computing: a flush during the computation wins.
-      const tags = [...new Set(options.tags ?? [])];
-      const versions = await this.tagVersions(tags);
+      const stamp = await this.stamp(undefined, options);
       const value = await compute();
-      if (value !== undefined) {
-        const entry = { value, tags: Object.fromEntries(tags.map((tag, i) => [tag, versions[i] ?? 0])) };
-        await this.write(key, entry, options.ttlSeconds ?? 0);
-      }
+      if (value !== undefined && stamp) await this.write(key, { ...stamp, value }, options.ttlSeconds ?? 0);
       return value;
     })().finally(() => this.pending.delete(key));
     this.pending.set(key, work);

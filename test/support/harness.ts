@@ -53,8 +53,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** The Redis server of the PostgreSQL run (production's pair); the SQLite run uses the memory cache. */
+export const testRedisUrl = process.env.TEST_REDIS_URL || undefined;
+
 export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', APP_URL: 'http://folio.test' });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    APP_URL: 'http://folio.test',
+    REDIS_URL: testRedisUrl,
+  });
   return { ...config, database: parseDatabaseUrl(databaseUrl), ...overrides };
 }
 
@@ -93,6 +101,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   const services = createServices(config, {
     pgSchema: database.pgSchema,
     clock: options.clock,
+    cachePrefix: `folio-test:${randomBytes(6).toString('hex')}:`,
     warn: () => undefined,
   });
   await migrate(services.database);

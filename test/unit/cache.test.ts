@@ -1,0 +1,192 @@
+// One contract for both cache drivers (in-process and the real Redis on this machine), plus what
+// only Redis does: a flush seen by a second app instance, and an outage that degrades to no caching.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import { MemoryCache } from '../../src/cache/cache.js';
+import type { Cache } from '../../src/cache/cache.js';
+import { RedisCache } from '../../src/cache/redis-cache.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const prefix = () => `folio-test:${randomBytes(6).toString('hex')}:`;
+
+const drivers: Array<[string, () => Cache]> = [
+  ['memory', () => new MemoryCache()],
+  ['redis', () => new RedisCache({ url: REDIS_URL, prefix: prefix(), warn: () => undefined })],
+];
+
+for (const [name, make] of drivers) {
+  describe(`cache contract: ${name}`, () => {
+    const cache = make();
+    after(() => cache.close());
+
+    it('gets what was set, and nothing for an unknown key', async () => {
+      await cache.set('a', { n: 1, list: ['x'] });
+      assert.deepEqual(await cache.get('a'), { n: 1, list: ['x'] });
+      assert.equal(await cache.get('missing'), undefined);
+      await cache.set('text', 'héllo <html>');
+      assert.equal(await cache.get('text'), 'héllo <html>');
+    });
+
+    it('expires entries after their time to live', async () => {
+      await cache.set('short', 'v', { ttlSeconds: 1 });
+      assert.equal(await cache.get('short'), 'v');
+      await sleep(1100);
+      assert.equal(await cache.get('short'), undefined);
+    });
+
+    it('flushes by tag: exactly the entries carrying the tag', async () => {
+      await cache.set('site1', 'one', { tags: ['websites', 'website:1'] });
+      await cache.set('site2', 'two', { tags: ['websites', 'website:2'] });
+      await cache.set('menu1', 'menu', { tags: ['menus'] });
+      await cache.flushTags(['website:1']);
+      assert.equal(await cache.get('site1'), undefined);
+      assert.equal(await cache.get('site2'), 'two');
+      await cache.flushTags(['websites']);
+      assert.equal(await cache.get('site2'), undefined);
+      assert.equal(await cache.get('menu1'), 'menu');
+      await cache.set('site1', 'again', { tags: ['websites'] });
+      assert.equal(await cache.get('site1'), 'again');
+    });
+
+    it('remember computes once, also for concurrent callers, and caches the result', async () => {
+      let calls = 0;
+      const compute = async () => {
+        calls++;
+        await sleep(20);
+        return { value: calls };
+      };
+      const results = await Promise.all([1, 2, 3].map(() => cache.remember('r', { tags: ['t'] }, compute)));
+      assert.deepEqual(results, [{ value: 1 }, { value: 1 }, { value: 1 }]);
+      assert.deepEqual(await cache.remember('r', { tags: ['t'] }, compute), { value: 1 });
+      assert.equal(calls, 1);
+      await cache.flushTags(['t']);
+      assert.deepEqual(await cache.remember('r', { tags: ['t'] }, compute), { value: 2 });
+    });
+
+    it('a flush during a computation is not lost', async () => {
+      const value = cache.remember('racy', { tags: ['race'] }, async () => {
+        await cache.flushTags(['race']); // the data changed while it was being read
+        return 'stale';
+      });
+      assert.equal(await value, 'stale');
+      assert.equal(await cache.get('racy'), undefined);
+    });
+
+    it('deletes a key, and clear empties everything', async () => {
+      await cache.set('d1', 1);
+      await cache.set('d2', 2, { tags: ['x'] });
+      await cache.delete('d1');
+      assert.equal(await cache.get('d1'), undefined);
+      assert.equal(await cache.get('d2'), 2);
+      await cache.clear();
+      assert.equal(await cache.get('d2'), undefined);
+    });
+  });
+}
+
+describe('memory cache', () => {
+  it('is bounded by bytes: old entries are evicted', async () => {
+    const cache = new MemoryCache(10_000);
+    for (let i = 0; i < 50; i++) await cache.set(`k${i}`, 'x'.repeat(500));
+    assert.equal(await cache.get('k0'), undefined);
+    assert.equal(await cache.get('k49'), 'x'.repeat(500));
+  });
+});
+
+describe('redis cache across app nodes', () => {
+  it('a flush on one instance is seen by another sharing the Redis server', async () => {
+    const shared = prefix();
+    const nodeA = new RedisCache({ url: REDIS_URL, prefix: shared });
+    const nodeB = new RedisCache({ url: REDIS_URL, prefix: shared });
+    try {
+      await nodeA.set('home', '<html>v1</html>', { tags: ['website:7'] });
+      assert.equal(await nodeB.get('home'), '<html>v1</html>');
+      await nodeB.flushTags(['website:7']);
+      assert.equal(await nodeA.get('home'), undefined);
+      await nodeA.set('x', 1);
+      await nodeB.clear();
+      assert.equal(await nodeA.get('x'), undefined);
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 50; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (up) return child;
+    await sleep(100);
+  }
+  throw new Error('redis-server did not start');
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('redis cache when Redis goes away', () => {
+  it('degrades to no caching with a warning, never an error, and is correct once Redis is back', async () => {
+    const port = await freePort();
+    let server = await startRedis(port);
+    const warnings: string[] = [];
+    const cache = new RedisCache({ url: `redis://127.0.0.1:${port}`, warn: (message) => warnings.push(message), commandTimeoutMs: 300 });
+    try {
+      await cache.set('page', 'cached', { tags: ['posts'] });
+      assert.equal(await cache.get('page'), 'cached');
+
+      await stop(server);
+      await sleep(100);
+      assert.equal(await cache.get('page'), undefined);
+      await cache.set('other', 'value'); // no throw
+      await cache.flushTags(['posts']); // lost for now: remembered
+      let computed = 0;
+      assert.equal(await cache.remember('k', {}, async () => ++computed), 1);
+      assert.equal(await cache.remember('k', {}, async () => ++computed), 2); // nothing cached meanwhile
+      await cache.delete('page');
+      await cache.clear();
+      assert.ok(warnings.length >= 1);
+      assert.match(warnings[0] ?? '', /^cache: Redis unavailable/);
+
+      // The same server comes back (a fresh one here; a real one would still hold 'page').
+      server = await startRedis(port);
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline) {
+        await cache.set('probe', 1);
+        if ((await cache.get('probe')) === 1) break;
+        await sleep(100);
+      }
+      assert.equal(await cache.get('probe'), 1);
+    } finally {
+      await cache.close();
+      await stop(server);
+    }
+  });
+});
