@@ -12,7 +12,7 @@ import type { Clock } from './domain/clock.js';
 import { WebsiteBindings } from './domain/bindings.js';
 import { PostsService } from './domain/posts.js';
 import { SettingsService } from './domain/settings.js';
-import { TranslationsService } from './domain/translations.js';
+import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
 import { UsersService } from './domain/users.js';
 import { WebsitesService } from './domain/websites.js';
 
@@ -50,18 +50,21 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const cache: Cache = config.redisUrl
     ? new RedisCache({ url: config.redisUrl, prefix: options.cachePrefix, warn })
     : new MemoryCache();
+  const settings = new SettingsService(db, feed, clock);
+  const translations = new TranslationsService(db);
+  const defaultLocale = async () => (await settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
   return {
     config,
     database,
     clock,
     feed,
     cache,
-    settings: new SettingsService(db, feed, clock),
-    translations: new TranslationsService(db),
+    settings,
+    translations,
     bindings: new WebsiteBindings(db),
     users: new UsersService(db, clock),
     posts: new PostsService(db, clock),
-    websites: new WebsitesService(db, clock),
+    websites: new WebsitesService(db, clock, cache, translations, defaultLocale),
     async close() {
       await cache.close();
       await feed.close();

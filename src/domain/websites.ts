@@ -1,74 +1,110 @@
 // Websites and their domains. Each website has one primary domain and any number of aliases, all in
 // the `domains` table, whose unique index keeps a domain on one website even under concurrent writes.
+// Every change flushes the cache tag `websites` (spec 4.4 rule 5), which host resolution uses.
 import { domainToASCII } from 'node:url';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import type { Cache } from '../cache/cache.js';
 import type { Db } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Database, WebsitesTable } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
+import { NotFoundError } from './errors.js';
+import { splitTranslatable } from './translations.js';
+import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
+import type { User } from './users.js';
+import { flag, toIso } from './values.js';
+
+export const WEBSITE_MODEL = 'website';
+export const WEBSITES_TAG = 'websites';
+const HOST_CACHE_TTL_SECONDS = 300;
+
+/** Text fields an API caller may write (spec 2.6); the first four accept locale maps. */
+export const TRANSLATABLE_WEBSITE_FIELDS = ['site_name', 'site_slogan', 'site_seo_keywords', 'site_seo_description'] as const;
+export const PLAIN_WEBSITE_FIELDS = [
+  'site_logo',
+  'site_favicon',
+  'theme',
+  'homepage',
+  'remark',
+  'meta_verification',
+  'head_code',
+  'body_code',
+  'analytics',
+  'license',
+] as const;
+/** Fields only admins may change (R-W6): they put code into every page or move ownership. */
+export const ADMIN_ONLY_WEBSITE_FIELDS = ['head_code', 'body_code', 'analytics', 'user_id'] as const;
+
+type TranslatableField = (typeof TRANSLATABLE_WEBSITE_FIELDS)[number];
+type PlainField = (typeof PLAIN_WEBSITE_FIELDS)[number];
+
+export interface DomainAlias {
+  id: number;
+  domain: string;
+  createdAt: string;
+}
+
+export interface Website {
+  id: number;
+  userId: number | null;
+  domain: string;
+  fields: Record<TranslatableField | PlainField, string | null>;
+  enabledPageCache: boolean;
+  enabledDataCache: boolean;
+  aliases: DomainAlias[];
+  translations: TranslationMap;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export interface NewWebsite {
-  siteName: string;
+  siteName: Translatable;
   domain: string;
   userId?: number | null;
   theme?: string;
+  remark?: string | null;
 }
 
-export class WebsitesService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+export type WebsitePatch = Partial<Record<TranslatableField, Translatable | null>> &
+  Partial<Record<PlainField, string | null>> & {
+    user_id?: number | null;
+    domain?: string;
+    enabled_page_cache?: boolean;
+    enabled_data_cache?: boolean;
+  };
 
-  /** Creates a website with its primary domain in one transaction; returns its id. */
-  async create(input: NewWebsite): Promise<number> {
-    const now = nowIso(this.clock);
-    return this.db.transaction().execute(async (trx) => {
-      const website = await trx
-        .insertInto('websites')
-        .values({
-          site_name: input.siteName,
-          user_id: input.userId ?? null,
-          theme: input.theme ?? 'default',
-          enabled_page_cache: false,
-          enabled_data_cache: true,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto('domains')
-        .values({
-          website_id: website.id,
-          domain: input.domain,
-          is_primary: true,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-      return website.id;
-    });
-  }
-
-  /** The website that a domain (primary or alias) belongs to; the domain is normalized first. */
-  async findIdByDomain(domain: string): Promise<number | null> {
-    const normalized = normalizeDomain(domain);
-    if (normalized === null) return null;
-    const row = await this.db
-      .selectFrom('domains')
-      .select('website_id')
-      .where('domain', '=', normalized)
-      .executeTakeFirst();
-    return row?.website_id ?? null;
-  }
-
-  async count(): Promise<number> {
-    const row = await this.db
-      .selectFrom('websites')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
+/** A domain that cannot be used as a hostname (R-W3: 422 `Invalid domain format`). */
+export class InvalidDomainError extends Error {
+  constructor() {
+    super('Invalid domain format');
+    this.name = 'InvalidDomainError';
   }
 }
+
+/** A domain that another website uses (R-W3: 409). */
+export class DomainConflictError extends Error {
+  constructor(readonly usedAs: 'primary' | 'alias') {
+    super(
+      usedAs === 'primary'
+        ? 'Domain is already used as a primary domain by another website'
+        : 'Domain alias is already assigned to another website',
+    );
+    this.name = 'DomainConflictError';
+  }
+}
+
+export class LastDomainError extends Error {
+  constructor() {
+    super('Cannot remove the last domain of a website');
+    this.name = 'LastDomainError';
+  }
+}
+
+export type AddDomainResult =
+  | { outcome: 'created'; aliasId: number; domain: string }
+  | { outcome: 'alias-exists'; aliasId: number; domain: string }
+  | { outcome: 'is-primary'; domain: string };
 
 /**
  * A domain as Folio stores it (R-W3): the lower-case host only — scheme, user info, port, path and a
@@ -86,4 +122,375 @@ export function normalizeDomain(input: string): string | null {
   if (ascii === '' || ascii.length > 253) return null;
   const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
   return ascii.split('.').every((part) => label.test(part)) ? ascii : null;
+}
+
+function requireDomain(input: string): string {
+  const domain = normalizeDomain(input);
+  if (domain === null) throw new InvalidDomainError();
+  return domain;
+}
+
+export class WebsitesService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly cache: Cache,
+    private readonly translations: TranslationsService,
+    private readonly defaultLocale: () => Promise<string>,
+  ) {}
+
+  /** Creates a website with its primary domain in one transaction; returns its id. */
+  async create(input: NewWebsite): Promise<number> {
+    const domain = requireDomain(input.domain);
+    const siteName = splitTranslatable(input.siteName, await this.defaultLocale());
+    const now = nowIso(this.clock);
+    await this.assertDomainFree(domain, null);
+    const id = await this.conflictsAsErrors(domain, null, () =>
+      this.db.transaction().execute(async (trx) => {
+        const website = await trx
+          .insertInto('websites')
+          .values({
+            site_name: siteName.base,
+            user_id: input.userId ?? null,
+            theme: input.theme ?? 'default',
+            remark: input.remark ?? null,
+            enabled_page_cache: false,
+            enabled_data_cache: true,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('domains')
+          .values({ website_id: website.id, domain, is_primary: true, created_at: now, updated_at: now })
+          .execute();
+        await this.translations.save(trx, WEBSITE_MODEL, website.id, 'site_name', siteName.translations);
+        return website.id;
+      }),
+    );
+    await this.changed();
+    return id;
+  }
+
+  async find(id: number): Promise<Website | null> {
+    const row = await this.db.selectFrom('websites').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return null;
+    return (await this.hydrate([row]))[0] ?? null;
+  }
+
+  /** Websites a user may see (R-W7): all for an admin; owned or bound ones otherwise. */
+  async list(options: {
+    user: User;
+    keyword?: string;
+    page: number;
+    pageSize: number;
+  }): Promise<{ items: Website[]; total: number }> {
+    let query = this.db.selectFrom('websites');
+    if (!options.user.isAdmin) query = query.where((eb) => this.accessibleBy(eb, options.user.id));
+    const keyword = options.keyword?.trim();
+    if (keyword) {
+      const pattern = `%${keyword.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where((eb) =>
+        eb.or([
+          eb(eb.fn('lower', ['websites.site_name']), 'like', pattern),
+          eb.exists(
+            eb
+              .selectFrom('domains')
+              .select('domains.id')
+              .whereRef('domains.website_id', '=', 'websites.id')
+              .where('domains.domain', 'like', pattern),
+          ),
+        ]),
+      );
+    }
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const rows = await query
+      .selectAll('websites')
+      .orderBy('websites.id', 'asc')
+      .limit(options.pageSize)
+      .offset((options.page - 1) * options.pageSize)
+      .execute();
+    return { items: await this.hydrate(rows), total: Number(count?.n ?? 0) };
+  }
+
+  /** Whether the user may see and change this website (R-W7). */
+  async canAccess(user: User, websiteId: number): Promise<boolean> {
+    if (user.isAdmin) return true;
+    const row = await this.db
+      .selectFrom('websites')
+      .select('websites.id')
+      .where('websites.id', '=', websiteId)
+      .where((eb) => this.accessibleBy(eb, user.id))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async update(id: number, patch: WebsitePatch): Promise<Website> {
+    const current = await this.find(id);
+    if (!current) throw new NotFoundError('Website not found');
+    const locale = await this.defaultLocale();
+    const now = nowIso(this.clock);
+    const domain = patch.domain === undefined ? undefined : requireDomain(patch.domain);
+    if (domain !== undefined && domain !== current.domain) await this.assertDomainFree(domain, id);
+
+    await this.conflictsAsErrors(domain ?? '', id, () =>
+      this.db.transaction().execute(async (trx) => {
+        const values: Record<string, unknown> = { updated_at: now };
+        for (const field of TRANSLATABLE_WEBSITE_FIELDS) {
+          const value = patch[field];
+          if (value === undefined) continue;
+          if (value === null) {
+            values[field] = field === 'site_name' ? current.fields.site_name : null;
+            continue;
+          }
+          const split = splitTranslatable(value, locale);
+          values[field] = split.base;
+          await this.translations.save(trx, WEBSITE_MODEL, id, field, split.translations);
+        }
+        for (const field of PLAIN_WEBSITE_FIELDS) {
+          if (patch[field] !== undefined) values[field] = field === 'theme' ? (patch[field] ?? 'default') : patch[field];
+        }
+        if (patch.user_id !== undefined) values.user_id = patch.user_id;
+        if (patch.enabled_page_cache !== undefined) values.enabled_page_cache = patch.enabled_page_cache;
+        if (patch.enabled_data_cache !== undefined) values.enabled_data_cache = patch.enabled_data_cache;
+        await trx.updateTable('websites').set(values).where('id', '=', id).execute();
+
+        if (domain !== undefined && domain !== current.domain) {
+          const alias = current.aliases.find((candidate) => candidate.domain === domain);
+          if (alias) {
+            // R-W6: the alias becomes primary and the old primary stays as an alias.
+            await trx
+              .updateTable('domains')
+              .set({ is_primary: false, updated_at: now })
+              .where('website_id', '=', id)
+              .where('is_primary', '=', true)
+              .execute();
+            await trx
+              .updateTable('domains')
+              .set({ is_primary: true, updated_at: now })
+              .where('id', '=', alias.id)
+              .execute();
+          } else {
+            await trx
+              .updateTable('domains')
+              .set({ domain, updated_at: now })
+              .where('website_id', '=', id)
+              .where('is_primary', '=', true)
+              .execute();
+          }
+        }
+      }),
+    );
+    await this.changed();
+    const updated = await this.find(id);
+    if (!updated) throw new NotFoundError('Website not found');
+    return updated;
+  }
+
+  /**
+   * Deletes a website (R-W8): its domains, menus and bindings go with it, and content bound to this
+   * website only is soft-deleted. One transaction.
+   */
+  async delete(id: number): Promise<void> {
+    const now = nowIso(this.clock);
+    const deleted = await this.db.transaction().execute(async (trx) => {
+      for (const [modelType, table] of [
+        ['post', 'posts'],
+        ['page', 'pages'],
+      ] as const) {
+        const onlyHere = trx
+          .selectFrom('website_bindings as mine')
+          .select('mine.model_id')
+          .where('mine.website_id', '=', id)
+          .where('mine.model_type', '=', modelType)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('website_bindings as other')
+                  .select('other.model_id')
+                  .where('other.model_type', '=', modelType)
+                  .whereRef('other.model_id', '=', 'mine.model_id')
+                  .where('other.website_id', '!=', id),
+              ),
+            ),
+          );
+        await trx
+          .updateTable(table)
+          .set({ deleted_at: now, updated_at: now })
+          .where('id', 'in', onlyHere)
+          .where('deleted_at', 'is', null)
+          .execute();
+      }
+      await trx.deleteFrom('translations').where('model_type', '=', WEBSITE_MODEL).where('model_id', '=', id).execute();
+      const result = await trx.deleteFrom('websites').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    });
+    if (!deleted) throw new NotFoundError('Website not found');
+    await this.changed();
+  }
+
+  /** Adds an alias (spec 4.4, R-W4); answers what was already there without changing it. */
+  async addDomain(id: number, input: string): Promise<AddDomainResult> {
+    const domain = requireDomain(input);
+    const existing = await this.db
+      .selectFrom('domains')
+      .select(['id', 'website_id', 'is_primary'])
+      .where('domain', '=', domain)
+      .executeTakeFirst();
+    if (existing && existing.website_id === id) {
+      return flag(existing.is_primary)
+        ? { outcome: 'is-primary', domain }
+        : { outcome: 'alias-exists', aliasId: existing.id, domain };
+    }
+    if (existing) throw new DomainConflictError(flag(existing.is_primary) ? 'primary' : 'alias');
+    const now = nowIso(this.clock);
+    const row = await this.conflictsAsErrors(domain, id, () =>
+      this.db
+        .insertInto('domains')
+        .values({ website_id: id, domain, is_primary: false, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    );
+    await this.changed();
+    return { outcome: 'created', aliasId: row.id, domain };
+  }
+
+  /**
+   * Removes a domain (R-W5): an alias, or the primary when an alias (the oldest) can be promoted, in one
+   * transaction. Returns the primary domain after the removal.
+   */
+  async removeDomain(id: number, input: string): Promise<{ removed: string; primary: string }> {
+    const domain = requireDomain(input);
+    const result = await this.db.transaction().execute(async (trx) => {
+      const domains = await trx
+        .selectFrom('domains')
+        .select(['id', 'domain', 'is_primary'])
+        .where('website_id', '=', id)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
+      const target = domains.find((row) => row.domain === domain);
+      if (!target) throw new NotFoundError('Domain alias not found on this website');
+      if (domains.length === 1) throw new LastDomainError();
+      await trx.deleteFrom('domains').where('id', '=', target.id).execute();
+      if (!flag(target.is_primary)) {
+        const primary = domains.find((row) => flag(row.is_primary));
+        return { removed: domain, primary: primary?.domain ?? '' };
+      }
+      const promoted = domains.find((row) => row.id !== target.id);
+      if (!promoted) throw new LastDomainError();
+      await trx
+        .updateTable('domains')
+        .set({ is_primary: true, updated_at: nowIso(this.clock) })
+        .where('id', '=', promoted.id)
+        .execute();
+      return { removed: domain, primary: promoted.domain };
+    });
+    await this.changed();
+    return result;
+  }
+
+  /** The website that a domain (primary or alias) belongs to; the domain is normalized first. */
+  async findIdByDomain(domain: string): Promise<number | null> {
+    return (await this.resolveHost(domain))?.id ?? null;
+  }
+
+  /**
+   * The website a request's Host belongs to (port ignored), from the cache when possible: every
+   * website or domain change flushes it.
+   */
+  async resolveHost(host: string): Promise<Website | null> {
+    const domain = normalizeDomain(host);
+    if (domain === null) return null;
+    const cached = await this.cache.remember<{ website: Website | null }>(
+      `website:host:${domain}`,
+      { tags: [WEBSITES_TAG], ttlSeconds: HOST_CACHE_TTL_SECONDS },
+      async () => {
+        const row = await this.db.selectFrom('domains').select('website_id').where('domain', '=', domain).executeTakeFirst();
+        return { website: row ? await this.find(row.website_id) : null };
+      },
+    );
+    return cached.website;
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('websites').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  private async changed(): Promise<void> {
+    await this.cache.flushTags([WEBSITES_TAG]);
+  }
+
+  /** WHERE the website is owned by the user or bound to them (model type `user`). */
+  private accessibleBy(eb: ExpressionBuilder<Database, 'websites'>, userId: number): Expression<SqlBool> {
+    return eb.or([
+      eb('websites.user_id', '=', userId),
+      eb.exists(
+        eb
+          .selectFrom('website_bindings')
+          .select('website_bindings.model_id')
+          .whereRef('website_bindings.website_id', '=', 'websites.id')
+          .where('website_bindings.model_type', '=', 'user')
+          .where('website_bindings.model_id', '=', userId),
+      ),
+    ]);
+  }
+
+  /** Refuses a domain that another website already uses (R-W3). */
+  private async assertDomainFree(domain: string, websiteId: number | null): Promise<void> {
+    const existing = await this.db
+      .selectFrom('domains')
+      .select(['website_id', 'is_primary'])
+      .where('domain', '=', domain)
+      .executeTakeFirst();
+    if (existing && existing.website_id !== websiteId) {
+      throw new DomainConflictError(flag(existing.is_primary) ? 'primary' : 'alias');
+    }
+  }
+
+  /** Runs a write; a unique violation (a concurrent writer took the domain) becomes the 409. */
+  private async conflictsAsErrors<T>(domain: string, websiteId: number | null, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      await this.assertDomainFree(domain, websiteId);
+      throw new DomainConflictError('alias');
+    }
+  }
+
+  private async hydrate(rows: Selectable<WebsitesTable>[]): Promise<Website[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((row) => row.id);
+    const domains = await this.db
+      .selectFrom('domains')
+      .select(['id', 'website_id', 'domain', 'is_primary', 'created_at'])
+      .where('website_id', 'in', ids)
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
+    const translations = await this.translations.forModels(WEBSITE_MODEL, ids);
+    return rows.map((row) => {
+      const own = domains.filter((domain) => domain.website_id === row.id);
+      const fields = {} as Website['fields'];
+      for (const field of [...TRANSLATABLE_WEBSITE_FIELDS, ...PLAIN_WEBSITE_FIELDS]) fields[field] = row[field];
+      return {
+        id: row.id,
+        userId: row.user_id,
+        domain: own.find((domain) => flag(domain.is_primary))?.domain ?? '',
+        fields,
+        enabledPageCache: flag(row.enabled_page_cache),
+        enabledDataCache: flag(row.enabled_data_cache),
+        aliases: own
+          .filter((domain) => !flag(domain.is_primary))
+          .map((domain) => ({ id: domain.id, domain: domain.domain, createdAt: toIso(domain.created_at) })),
+        translations: translations.get(row.id) ?? {},
+        createdAt: toIso(row.created_at),
+        updatedAt: toIso(row.updated_at),
+      };
+    });
+  }
 }

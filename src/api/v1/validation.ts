@@ -3,6 +3,7 @@
 // input with `validate(schema, input)`; the field builders below accept what forms and JSON clients
 // send (numeric strings for integers, the R-G5 words for booleans).
 import { z } from 'zod';
+import { isValidLocale } from '../../domain/translations.js';
 import { parseBoolean } from '../../domain/values.js';
 import { validationFailed } from './envelope.js';
 
@@ -61,6 +62,7 @@ function messageFor(issue: z.core.$ZodIssue, attr: string): string {
         ? `The ${attr} is not a valid date.`
         : `The ${attr} format is invalid.`;
     case 'custom':
+      if (input === undefined || input === null) return `The ${attr} field is required.`;
       return issue.message.includes(ATTRIBUTE) ? issue.message.split(ATTRIBUTE).join(attr) : issue.message;
     default:
       return `The selected ${attr} is invalid.`;
@@ -123,3 +125,19 @@ export const isoDateTime = () =>
 /** An optional field where `null` and an empty string mean "not given" (Laravel's empty-to-null). */
 export const optional = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === null || value === '' ? undefined : value), schema.optional());
+
+/**
+ * A translatable text (spec 4.1 rule 1): a string, or a non-empty map of locale to text whose keys
+ * are locales (`en`, `zh-TW`, `zh_Hant_TW`…).
+ */
+export const translatable = () =>
+  z.custom<string | Record<string, string>>(
+    (value) =>
+      typeof value === 'string' ||
+      (typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.keys(value).length > 0 &&
+        Object.entries(value).every(([locale, text]) => typeof text === 'string' && isValidLocale(locale))),
+    { message: `The ${ATTRIBUTE} must be a string or a map of locale to text.` },
+  );

@@ -1,0 +1,219 @@
+// Websites API (spec 4.4, 2.6, 2.7, R-W1..R-W8). Every endpoint needs a user and both switches: the
+// model switch `enable_api_website` and its own; add-domain also honours `enable_api_website_add_domain`.
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { NotFoundError } from '../../domain/errors.js';
+import type { User } from '../../domain/users.js';
+import {
+  ADMIN_ONLY_WEBSITE_FIELDS,
+  DomainConflictError,
+  InvalidDomainError,
+  LastDomainError,
+  PLAIN_WEBSITE_FIELDS,
+  TRANSLATABLE_WEBSITE_FIELDS,
+} from '../../domain/websites.js';
+import type { Website, WebsitePatch } from '../../domain/websites.js';
+import type { Services } from '../../services.js';
+import { adminRequired, ApiError, success } from './envelope.js';
+import type { Json } from './envelope.js';
+import type { EndpointPolicy } from './guard.js';
+import { requestInput } from './input.js';
+import { paginate } from './pagination.js';
+import type { ApiRouter } from './router.js';
+import { boolean, integer, optional, requiredString, translatable, validate } from './validation.js';
+
+export const DEFAULT_WEBSITE_PAGE_SIZE = 20;
+export const MAX_WEBSITE_PAGE_SIZE = 100;
+
+const policy = (action: string, extra: Partial<EndpointPolicy> = {}): EndpointPolicy => ({
+  switchKey: `svc_api_website_${action}`,
+  alsoRequires: ['enable_api_website'],
+  userRequired: true,
+  ...extra,
+});
+
+/** A website as the API shows it (R-W1). */
+export function websiteJson(website: Website): Json {
+  const { fields } = website;
+  return {
+    id: website.id,
+    user_id: website.userId,
+    domain: website.domain,
+    site_name: fields.site_name,
+    site_logo: fields.site_logo,
+    site_favicon: fields.site_favicon,
+    site_slogan: fields.site_slogan,
+    site_seo_keywords: fields.site_seo_keywords,
+    site_seo_description: fields.site_seo_description,
+    theme: fields.theme,
+    homepage: fields.homepage,
+    remark: fields.remark,
+    meta_verification: fields.meta_verification,
+    head_code: fields.head_code,
+    body_code: fields.body_code,
+    analytics: fields.analytics,
+    license: fields.license,
+    enabled_page_cache: website.enabledPageCache,
+    enabled_data_cache: website.enabledDataCache,
+    domain_aliases: website.aliases.map((alias) => ({ id: alias.id, domain: alias.domain, created_at: alias.createdAt })),
+    translations: website.translations,
+    created_at: website.createdAt,
+    updated_at: website.updatedAt,
+  };
+}
+
+const nullableText = (max?: number) => z.string().max(max ?? 65_535).nullable().optional();
+
+const listSchema = z.object({
+  keyword: optional(z.string().max(255)),
+  page_size: optional(integer()).default(DEFAULT_WEBSITE_PAGE_SIZE),
+  page: optional(integer()).default(1),
+});
+
+const storeSchema = z.object({
+  site_name: translatable().refine((value) => typeof value !== 'string' || value.trim() !== '', {
+    message: 'The :attribute field is required.',
+  }),
+  domain: requiredString(255),
+  theme: optional(z.string().max(100)),
+  remark: optional(z.string().max(65_535)),
+});
+
+const updateSchema = z.object({
+  user_id: integer().nullable().optional(),
+  domain: optional(z.string().max(255)),
+  ...Object.fromEntries(TRANSLATABLE_WEBSITE_FIELDS.map((field) => [field, translatable().nullable().optional()])),
+  ...Object.fromEntries(PLAIN_WEBSITE_FIELDS.map((field) => [field, nullableText(field === 'theme' ? 100 : undefined)])),
+  enabled_page_cache: optional(boolean()),
+  enabled_data_cache: optional(boolean()),
+});
+
+const domainSchema = z.object({ website_id: integer(), domain: requiredString(255) });
+
+/** Maps the website domain's errors to the answers of spec 4.4 and R-W2..R-W5. */
+async function answering<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof InvalidDomainError) throw ApiError.fail(422, error.message);
+    if (error instanceof DomainConflictError) throw ApiError.fail(409, error.message);
+    if (error instanceof LastDomainError) throw ApiError.fail(422, error.message);
+    if (error instanceof NotFoundError) throw ApiError.fail(404, error.message);
+    throw error;
+  }
+}
+
+function caller(request: FastifyRequest): User {
+  if (!request.apiUser) throw new Error('website endpoints run behind a guard that requires a user');
+  return request.apiUser;
+}
+
+export function registerWebsiteRoutes(router: ApiRouter, services: Services): void {
+  const { websites } = services;
+
+  /** The website, when it exists and the caller may see it (R-W7: others are 404 too). */
+  const accessible = async (user: User, id: number): Promise<Website> => {
+    const website = (await websites.canAccess(user, id)) ? await websites.find(id) : null;
+    if (!website) throw ApiError.fail(404, 'Website not found');
+    return website;
+  };
+
+  const idParam = (request: FastifyRequest): number => {
+    const raw = (request.params as { id?: string }).id ?? '';
+    return /^\d{1,15}$/.test(raw) ? Number(raw) : 0; // anything else is an unknown website
+  };
+
+  router.route(['GET', 'POST'], '/websites', policy('index'), async (request) => {
+    const input = validate(listSchema, requestInput(request));
+    const page = Math.max(1, input.page);
+    const pageSize = Math.min(MAX_WEBSITE_PAGE_SIZE, Math.max(1, input.page_size));
+    const result = await websites.list({ user: caller(request), keyword: input.keyword, page, pageSize });
+    return success('Successfully fetched websites', {
+      data: result.items.map(websiteJson),
+      pagination: paginate(request, page, pageSize, result.items.length, result.total),
+    });
+  });
+
+  router.route(['POST'], '/websites/store', policy('store', { adminOnly: true }), async (request) => {
+    const input = validate(storeSchema, requestInput(request));
+    const id = await answering(() =>
+      websites.create({
+        siteName: input.site_name,
+        domain: input.domain,
+        theme: input.theme,
+        remark: input.remark,
+        userId: caller(request).id,
+      }),
+    );
+    return success('Successfully Created', websiteJson(await accessible(caller(request), id)));
+  });
+
+  router.route(['POST'], '/websites/add-domain', policy('add_domain', { vetoSwitch: 'enable_api_website_add_domain' }), async (request) => {
+    const input = validate(domainSchema, requestInput(request));
+    await accessible(caller(request), input.website_id);
+    const result = await answering(() => websites.addDomain(input.website_id, input.domain));
+    switch (result.outcome) {
+      case 'created':
+        return success('Domain alias created', {
+          website_id: input.website_id,
+          domain: result.domain,
+          domain_alias_id: result.aliasId,
+          already_exists: false,
+          is_primary_domain: false,
+        });
+      case 'alias-exists':
+        return success('Domain alias already exists for this website', {
+          website_id: input.website_id,
+          domain: result.domain,
+          domain_alias_id: result.aliasId,
+          already_exists: true,
+          is_primary_domain: false,
+        });
+      case 'is-primary':
+        return success('Domain is already the primary domain of this website', {
+          website_id: input.website_id,
+          domain: result.domain,
+          already_exists: true,
+          is_primary_domain: true,
+        });
+    }
+  });
+
+  router.route(['POST'], '/websites/remove-domain', policy('remove_domain'), async (request) => {
+    const input = validate(domainSchema, requestInput(request));
+    await accessible(caller(request), input.website_id);
+    const result = await answering(() => websites.removeDomain(input.website_id, input.domain));
+    return success('Successfully Deleted', {
+      website_id: input.website_id,
+      removed_domain: result.removed,
+      new_primary_domain: result.primary,
+    });
+  });
+
+  router.route(['POST'], '/websites/update/:id', policy('update'), async (request) => {
+    const raw = requestInput(request);
+    // R-A7: the role check comes before validation; these fields are for admins only (R-W6).
+    if (!caller(request).isAdmin && ADMIN_ONLY_WEBSITE_FIELDS.some((field) => raw[field] !== undefined)) {
+      throw adminRequired();
+    }
+    const input = validate(updateSchema, raw) as WebsitePatch;
+    if (input.user_id !== undefined && input.user_id !== null && !(await services.users.findById(input.user_id))) {
+      throw ApiError.fail(422, 'Validation failed', { errors: { user_id: ['The selected user id is invalid.'] } });
+    }
+    const id = idParam(request);
+    await accessible(caller(request), id);
+    const website = await answering(() => websites.update(id, input));
+    return success('Successfully Updated', websiteJson(website));
+  });
+
+  router.route(['POST'], '/websites/delete/:id', policy('delete', { adminOnly: true }), async (request) => {
+    const id = idParam(request);
+    await accessible(caller(request), id);
+    await answering(() => websites.delete(id));
+    return success('Successfully Deleted', []);
+  });
+
+  router.route(['GET', 'POST'], '/websites/:id', policy('show'), async (request) => {
+    return success('Successfully fetched website', websiteJson(await accessible(caller(request), idParam(request))));
+  });
+}
