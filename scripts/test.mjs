@@ -74,7 +74,10 @@ for (const target of targets.length ? targets : ['sqlite', 'postgres']) {
       continue;
     }
     results.push(
-      run('postgres', { TEST_DATABASE_URL: url, TEST_REDIS_URL: process.env.TEST_REDIS_URL || DEFAULT_REDIS }),
+      run('postgres', {
+        TEST_DATABASE_URL: url,
+        TEST_REDIS_URL: process.env.TEST_REDIS_URL || DEFAULT_REDIS,
+      }),
     );
   }
 }

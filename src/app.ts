@@ -46,7 +46,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
   });
 
-  installErrorHandling(app);
+  installErrorHandling(app, services);
   await installBodyParsers(app);
 
   app.get('/healthz', async (request, reply) => {

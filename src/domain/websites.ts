@@ -20,7 +20,12 @@ export const WEBSITES_TAG = 'websites';
 const HOST_CACHE_TTL_SECONDS = 300;
 
 /** Text fields an API caller may write (spec 2.6); the first four accept locale maps. */
-export const TRANSLATABLE_WEBSITE_FIELDS = ['site_name', 'site_slogan', 'site_seo_keywords', 'site_seo_description'] as const;
+export const TRANSLATABLE_WEBSITE_FIELDS = [
+  'site_name',
+  'site_slogan',
+  'site_seo_keywords',
+  'site_seo_description',
+] as const;
 export const PLAIN_WEBSITE_FIELDS = [
   'site_logo',
   'site_favicon',
@@ -249,7 +254,8 @@ export class WebsitesService {
           await this.translations.save(trx, WEBSITE_MODEL, id, field, split.translations);
         }
         for (const field of PLAIN_WEBSITE_FIELDS) {
-          if (patch[field] !== undefined) values[field] = field === 'theme' ? (patch[field] ?? 'default') : patch[field];
+          if (patch[field] !== undefined)
+            values[field] = field === 'theme' ? (patch[field] ?? 'default') : patch[field];
         }
         if (patch.user_id !== undefined) values.user_id = patch.user_id;
         if (patch.enabled_page_cache !== undefined) values.enabled_page_cache = patch.enabled_page_cache;
@@ -323,7 +329,11 @@ export class WebsitesService {
           .where('deleted_at', 'is', null)
           .execute();
       }
-      await trx.deleteFrom('translations').where('model_type', '=', WEBSITE_MODEL).where('model_id', '=', id).execute();
+      await trx
+        .deleteFrom('translations')
+        .where('model_type', '=', WEBSITE_MODEL)
+        .where('model_id', '=', id)
+        .execute();
       const result = await trx.deleteFrom('websites').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     });
@@ -408,7 +418,11 @@ export class WebsitesService {
       `website:host:${domain}`,
       { tags: [WEBSITES_TAG], ttlSeconds: HOST_CACHE_TTL_SECONDS },
       async () => {
-        const row = await this.db.selectFrom('domains').select('website_id').where('domain', '=', domain).executeTakeFirst();
+        const row = await this.db
+          .selectFrom('domains')
+          .select('website_id')
+          .where('domain', '=', domain)
+          .executeTakeFirst();
         return { website: row ? await this.find(row.website_id) : null };
       },
     );
@@ -416,7 +430,10 @@ export class WebsitesService {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('websites').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('websites')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -452,7 +469,11 @@ export class WebsitesService {
   }
 
   /** Runs a write; a unique violation (a concurrent writer took the domain) becomes the 409. */
-  private async conflictsAsErrors<T>(domain: string, websiteId: number | null, write: () => Promise<T>): Promise<T> {
+  private async conflictsAsErrors<T>(
+    domain: string,
+    websiteId: number | null,
+    write: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await write();
     } catch (error) {
@@ -476,7 +497,8 @@ export class WebsitesService {
     return rows.map((row) => {
       const own = domains.filter((domain) => domain.website_id === row.id);
       const fields = {} as Website['fields'];
-      for (const field of [...TRANSLATABLE_WEBSITE_FIELDS, ...PLAIN_WEBSITE_FIELDS]) fields[field] = row[field];
+      for (const field of [...TRANSLATABLE_WEBSITE_FIELDS, ...PLAIN_WEBSITE_FIELDS])
+        fields[field] = row[field];
       return {
         id: row.id,
         userId: row.user_id,

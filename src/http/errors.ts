@@ -2,6 +2,9 @@
 // a 500 never carries SQL, stack traces or secrets, only the request id that finds it in the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, failure } from '../api/v1/envelope.js';
+import type { Services } from '../services.js';
+import { errorPage } from './html.js';
+import { currentWebsite } from './website-context.js';
 
 /** Client errors Fastify raises before a handler runs, with the message Folio answers. */
 const FRAMEWORK_ERRORS: Record<string, { code: number; message: string }> = {
@@ -12,7 +15,7 @@ const FRAMEWORK_ERRORS: Record<string, { code: number; message: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 400, message: 'Invalid content length' },
 };
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, services: Services): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return reply.code(error.statusCode).send(error.body);
 
@@ -29,9 +32,14 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send(custom ? custom(message) : failure(500, message));
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     reply.code(404);
     if (request.url.startsWith('/api/')) return reply.send(failure(404, 'Not found'));
-    return reply.type('text/plain; charset=utf-8').send('Not found');
+    // Public pages: an unknown host is told so (has_website); a known one gets a plain 404 page.
+    const website = await currentWebsite(services, request);
+    reply.type('text/html; charset=utf-8');
+    return website
+      ? errorPage(404, 'Page not found', 'The page you asked for does not exist.')
+      : errorPage(404, 'Website not found', `No website is configured for ${request.hostname}.`);
   });
 }

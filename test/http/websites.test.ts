@@ -51,7 +51,10 @@ describe('websites API', () => {
     it('R-A2: add-domain is off only when enable_api_website_add_domain is set false', async () => {
       const site = await store('switch.test');
       await ctx.services.settings.delete('enable_api_website_add_domain');
-      assert.equal((await call('/add-domain', admin, { website_id: site.id, domain: 'www.switch.test' })).status, 200);
+      assert.equal(
+        (await call('/add-domain', admin, { website_id: site.id, domain: 'www.switch.test' })).status,
+        200,
+      );
       await ctx.services.settings.set('enable_api_website_add_domain', 'no');
       assert.deepEqual(await call('/add-domain', admin, { website_id: site.id, domain: 'w2.switch.test' }), {
         status: 403,
@@ -61,7 +64,10 @@ describe('websites API', () => {
 
     it('R-A4: every website endpoint needs a token, even in mode none', async () => {
       await ctx.services.settings.set('svc_api_website_index_should_auth', 'none');
-      assert.deepEqual(await call('', null), { status: 401, body: { status: 'fail', message: 'Invalid token' } });
+      assert.deepEqual(await call('', null), {
+        status: 401,
+        body: { status: 'fail', message: 'Invalid token' },
+      });
       await ctx.services.settings.delete('svc_api_website_index_should_auth');
     });
 
@@ -78,7 +84,11 @@ describe('websites API', () => {
       const mine = await store('mine.test');
       const bound = await store('bound.test');
       const theirs = await store('theirs.test');
-      await ctx.services.database.db.updateTable('websites').set({ user_id: owner.id }).where('id', '=', mine.id).execute();
+      await ctx.services.database.db
+        .updateTable('websites')
+        .set({ user_id: owner.id })
+        .where('id', '=', mine.id)
+        .execute();
       await ctx.services.bindings.sync(ctx.services.database.db, 'user', owner.id, [bound.id]);
 
       const listed = await call('', owner, { page_size: 100 });
@@ -88,7 +98,10 @@ describe('websites API', () => {
       );
       assert.equal((await call(`/${mine.id}`, owner)).status, 200);
       assert.equal((await call(`/${bound.id}`, owner)).status, 200);
-      assert.deepEqual(await call(`/${theirs.id}`, owner), { status: 404, body: fail(404, 'Website not found') });
+      assert.deepEqual(await call(`/${theirs.id}`, owner), {
+        status: 404,
+        body: fail(404, 'Website not found'),
+      });
       assert.deepEqual(await call(`/update/${theirs.id}`, owner, { remark: 'mine now' }), {
         status: 404,
         body: fail(404, 'Website not found'),
@@ -97,7 +110,10 @@ describe('websites API', () => {
         status: 404,
         body: fail(404, 'Website not found'),
       });
-      assert.equal((await call('/add-domain', owner, { website_id: mine.id, domain: 'www.mine.test' })).status, 200);
+      assert.equal(
+        (await call('/add-domain', owner, { website_id: mine.id, domain: 'www.mine.test' })).status,
+        200,
+      );
       assert.equal((await call('', stranger)).body.data.pagination.total, 0);
     });
   });
@@ -115,10 +131,29 @@ describe('websites API', () => {
       assert.equal(body.message, 'Successfully Created');
       const site = body.data;
       assert.deepEqual(Object.keys(site), [
-        'id', 'user_id', 'domain', 'site_name', 'site_logo', 'site_favicon', 'site_slogan', 'site_seo_keywords',
-        'site_seo_description', 'theme', 'homepage', 'remark', 'meta_verification', 'head_code', 'body_code',
-        'analytics', 'license', 'enabled_page_cache', 'enabled_data_cache', 'domain_aliases', 'translations',
-        'created_at', 'updated_at',
+        'id',
+        'user_id',
+        'domain',
+        'site_name',
+        'site_logo',
+        'site_favicon',
+        'site_slogan',
+        'site_seo_keywords',
+        'site_seo_description',
+        'theme',
+        'homepage',
+        'remark',
+        'meta_verification',
+        'head_code',
+        'body_code',
+        'analytics',
+        'license',
+        'enabled_page_cache',
+        'enabled_data_cache',
+        'domain_aliases',
+        'translations',
+        'created_at',
+        'updated_at',
       ]);
       assert.equal(site.domain, 'blog.example.test');
       assert.equal(site.site_name, 'Blog');
@@ -132,8 +167,17 @@ describe('websites API', () => {
       assert.match(site.created_at, /Z$/);
 
       const shown = await call(`/${site.id}`, admin);
-      assert.deepEqual(shown.body, { code: 200, status: 'success', message: 'Successfully fetched website', data: site, extra: [] });
-      const viaGet = await ctx.request({ method: 'GET', url: `/api/v1/websites/${site.id}?api_token=${admin.token}` });
+      assert.deepEqual(shown.body, {
+        code: 200,
+        status: 'success',
+        message: 'Successfully fetched website',
+        data: site,
+        extra: [],
+      });
+      const viaGet = await ctx.request({
+        method: 'GET',
+        url: `/api/v1/websites/${site.id}?api_token=${admin.token}`,
+      });
       assert.equal(viaGet.statusCode, 200);
     });
 
@@ -144,7 +188,12 @@ describe('websites API', () => {
           code: 422,
           status: 'fail',
           message: 'Validation failed',
-          data: { errors: { site_name: ['The site name field is required.'], domain: ['The domain field is required.'] } },
+          data: {
+            errors: {
+              site_name: ['The site name field is required.'],
+              domain: ['The domain field is required.'],
+            },
+          },
           extra: [],
         },
       });
@@ -199,7 +248,10 @@ describe('websites API', () => {
       });
       assert.equal((await call('', admin, { page_size: 1000 })).body.data.pagination.page_size, 100);
       const byName = await call('', admin, { keyword: 'Site listing-2' });
-      assert.deepEqual(byName.body.data.data.map((site: { domain: string }) => site.domain), ['listing-2.test']);
+      assert.deepEqual(
+        byName.body.data.data.map((site: { domain: string }) => site.domain),
+        ['listing-2.test'],
+      );
       const wildcard = await call('', admin, { keyword: '%' });
       assert.equal(wildcard.body.data.pagination.total, 0);
     });
@@ -231,19 +283,30 @@ describe('websites API', () => {
 
     it('R-W6: head_code, body_code, analytics and user_id are for admins only', async () => {
       const site = await store('codes.test');
-      await ctx.services.database.db.updateTable('websites').set({ user_id: owner.id }).where('id', '=', site.id).execute();
+      await ctx.services.database.db
+        .updateTable('websites')
+        .set({ user_id: owner.id })
+        .where('id', '=', site.id)
+        .execute();
       for (const field of ['head_code', 'body_code', 'analytics', 'user_id']) {
-        assert.deepEqual(await call(`/update/${site.id}`, owner, { [field]: field === 'user_id' ? owner.id : '<script>' }), {
-          status: 403,
-          body: ADMIN_REQUIRED,
-        });
+        assert.deepEqual(
+          await call(`/update/${site.id}`, owner, { [field]: field === 'user_id' ? owner.id : '<script>' }),
+          {
+            status: 403,
+            body: ADMIN_REQUIRED,
+          },
+        );
       }
       assert.equal((await call(`/update/${site.id}`, owner, { remark: 'fine' })).status, 200);
     });
 
     it('validates types and user_id', async () => {
       const site = await store('types.test');
-      const result = await call(`/update/${site.id}`, admin, { enabled_page_cache: 'maybe', user_id: 'me', theme: 5 });
+      const result = await call(`/update/${site.id}`, admin, {
+        enabled_page_cache: 'maybe',
+        user_id: 'me',
+        theme: 5,
+      });
       assert.equal(result.status, 422);
       assert.deepEqual(result.body.data.errors, {
         user_id: ['The user id must be an integer.'],
@@ -278,7 +341,10 @@ describe('websites API', () => {
   describe('domains', () => {
     it('add-domain: created, already an alias, already the primary (2.7, R-W4)', async () => {
       const site = await store('domains.test');
-      const created = await call('/add-domain', admin, { website_id: site.id, domain: 'https://WWW.Domains.test/' });
+      const created = await call('/add-domain', admin, {
+        website_id: site.id,
+        domain: 'https://WWW.Domains.test/',
+      });
       assert.equal(created.status, 200);
       const aliasId = created.body.data.domain_alias_id;
       assert.equal(typeof aliasId, 'number');
@@ -286,23 +352,46 @@ describe('websites API', () => {
         code: 200,
         status: 'success',
         message: 'Domain alias created',
-        data: { website_id: site.id, domain: 'www.domains.test', domain_alias_id: aliasId, already_exists: false, is_primary_domain: false },
+        data: {
+          website_id: site.id,
+          domain: 'www.domains.test',
+          domain_alias_id: aliasId,
+          already_exists: false,
+          is_primary_domain: false,
+        },
         extra: [],
       });
-      assert.deepEqual((await call('/add-domain', admin, { website_id: site.id, domain: 'www.domains.test' })).body, {
-        code: 200,
-        status: 'success',
-        message: 'Domain alias already exists for this website',
-        data: { website_id: site.id, domain: 'www.domains.test', domain_alias_id: aliasId, already_exists: true, is_primary_domain: false },
-        extra: [],
-      });
-      assert.deepEqual((await call('/add-domain', admin, { website_id: site.id, domain: 'domains.test' })).body, {
-        code: 200,
-        status: 'success',
-        message: 'Domain is already the primary domain of this website',
-        data: { website_id: site.id, domain: 'domains.test', already_exists: true, is_primary_domain: true },
-        extra: [],
-      });
+      assert.deepEqual(
+        (await call('/add-domain', admin, { website_id: site.id, domain: 'www.domains.test' })).body,
+        {
+          code: 200,
+          status: 'success',
+          message: 'Domain alias already exists for this website',
+          data: {
+            website_id: site.id,
+            domain: 'www.domains.test',
+            domain_alias_id: aliasId,
+            already_exists: true,
+            is_primary_domain: false,
+          },
+          extra: [],
+        },
+      );
+      assert.deepEqual(
+        (await call('/add-domain', admin, { website_id: site.id, domain: 'domains.test' })).body,
+        {
+          code: 200,
+          status: 'success',
+          message: 'Domain is already the primary domain of this website',
+          data: {
+            website_id: site.id,
+            domain: 'domains.test',
+            already_exists: true,
+            is_primary_domain: true,
+          },
+          extra: [],
+        },
+      );
     });
 
     it('add-domain validation, unknown website and conflicts', async () => {
@@ -316,15 +405,21 @@ describe('websites API', () => {
       });
       const one = await store('conflict-one.test');
       const two = await store('conflict-two.test');
-      assert.deepEqual(await call('/add-domain', admin, { website_id: two.id, domain: 'conflict-one.test' }), {
-        status: 409,
-        body: fail(409, 'Domain is already used as a primary domain by another website'),
-      });
+      assert.deepEqual(
+        await call('/add-domain', admin, { website_id: two.id, domain: 'conflict-one.test' }),
+        {
+          status: 409,
+          body: fail(409, 'Domain is already used as a primary domain by another website'),
+        },
+      );
       await call('/add-domain', admin, { website_id: one.id, domain: 'shared-alias.test' });
-      assert.deepEqual(await call('/add-domain', admin, { website_id: two.id, domain: 'shared-alias.test' }), {
-        status: 409,
-        body: fail(409, 'Domain alias is already assigned to another website'),
-      });
+      assert.deepEqual(
+        await call('/add-domain', admin, { website_id: two.id, domain: 'shared-alias.test' }),
+        {
+          status: 409,
+          body: fail(409, 'Domain alias is already assigned to another website'),
+        },
+      );
       assert.deepEqual(await call('/add-domain', admin, { website_id: two.id, domain: '...' }), {
         status: 422,
         body: fail(422, 'Invalid domain format'),
@@ -341,7 +436,11 @@ describe('websites API', () => {
       ]);
       const created = results.filter((result) => result.body.message === 'Domain alias created');
       assert.equal(created.length, 1, JSON.stringify(results));
-      const owners = await ctx.services.database.db.selectFrom('domains').select('website_id').where('domain', '=', 'contested.test').execute();
+      const owners = await ctx.services.database.db
+        .selectFrom('domains')
+        .select('website_id')
+        .where('domain', '=', 'contested.test')
+        .execute();
       assert.equal(owners.length, 1);
     });
 
@@ -349,22 +448,31 @@ describe('websites API', () => {
       const site = await store('remove.test');
       await call('/add-domain', admin, { website_id: site.id, domain: 'a.remove.test' });
       await call('/add-domain', admin, { website_id: site.id, domain: 'b.remove.test' });
-      assert.deepEqual((await call('/remove-domain', admin, { website_id: site.id, domain: 'b.remove.test' })).body, {
-        code: 200,
-        status: 'success',
-        message: 'Successfully Deleted',
-        data: { website_id: site.id, removed_domain: 'b.remove.test', new_primary_domain: 'remove.test' },
-        extra: [],
-      });
-      assert.deepEqual((await call('/remove-domain', admin, { website_id: site.id, domain: 'Remove.test' })).body.data, {
-        website_id: site.id,
-        removed_domain: 'remove.test',
-        new_primary_domain: 'a.remove.test',
-      });
-      assert.deepEqual(await call('/remove-domain', admin, { website_id: site.id, domain: 'a.remove.test' }), {
-        status: 422,
-        body: fail(422, 'Cannot remove the last domain of a website'),
-      });
+      assert.deepEqual(
+        (await call('/remove-domain', admin, { website_id: site.id, domain: 'b.remove.test' })).body,
+        {
+          code: 200,
+          status: 'success',
+          message: 'Successfully Deleted',
+          data: { website_id: site.id, removed_domain: 'b.remove.test', new_primary_domain: 'remove.test' },
+          extra: [],
+        },
+      );
+      assert.deepEqual(
+        (await call('/remove-domain', admin, { website_id: site.id, domain: 'Remove.test' })).body.data,
+        {
+          website_id: site.id,
+          removed_domain: 'remove.test',
+          new_primary_domain: 'a.remove.test',
+        },
+      );
+      assert.deepEqual(
+        await call('/remove-domain', admin, { website_id: site.id, domain: 'a.remove.test' }),
+        {
+          status: 422,
+          body: fail(422, 'Cannot remove the last domain of a website'),
+        },
+      );
       assert.deepEqual(await call('/remove-domain', admin, { website_id: site.id, domain: 'never.test' }), {
         status: 404,
         body: fail(404, 'Domain alias not found on this website'),
@@ -388,23 +496,41 @@ describe('websites API', () => {
       const now = new Date().toISOString();
       await db
         .insertInto('menu_items')
-        .values({ website_id: doomed.id, name: 'Home', type: 'link', url: '/', created_at: now, updated_at: now })
+        .values({
+          website_id: doomed.id,
+          name: 'Home',
+          type: 'link',
+          url: '/',
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
 
       assert.deepEqual(await call(`/delete/${doomed.id}`, admin), {
         status: 200,
         body: { code: 200, status: 'success', message: 'Successfully Deleted', data: [], extra: [] },
       });
-      assert.deepEqual(await call(`/${doomed.id}`, admin), { status: 404, body: fail(404, 'Website not found') });
+      assert.deepEqual(await call(`/${doomed.id}`, admin), {
+        status: 404,
+        body: fail(404, 'Website not found'),
+      });
       assert.equal(await ctx.services.websites.findIdByDomain('www.doomed.test'), null);
       const deletedAt = async (id: number) =>
-        (await db.selectFrom('posts').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow()).deleted_at;
+        (await db.selectFrom('posts').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow())
+          .deleted_at;
       assert.notEqual(await deletedAt(onlyHere), null);
       assert.equal(await deletedAt(shared), null);
       assert.equal(await deletedAt(global), null);
-      const menus = await db.selectFrom('menu_items').select('id').where('website_id', '=', doomed.id).execute();
+      const menus = await db
+        .selectFrom('menu_items')
+        .select('id')
+        .where('website_id', '=', doomed.id)
+        .execute();
       assert.deepEqual(menus, []);
-      assert.deepEqual(await call(`/delete/${doomed.id}`, admin), { status: 404, body: fail(404, 'Website not found') });
+      assert.deepEqual(await call(`/delete/${doomed.id}`, admin), {
+        status: 404,
+        body: fail(404, 'Website not found'),
+      });
     });
   });
 });

@@ -123,15 +123,21 @@ function freePort(): Promise<number> {
     const server = net.createServer();
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   for (let i = 0; i < 50; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {
@@ -157,7 +163,11 @@ describe('redis cache when Redis goes away', () => {
     const port = await freePort();
     let server = await startRedis(port);
     const warnings: string[] = [];
-    const cache = new RedisCache({ url: `redis://127.0.0.1:${port}`, warn: (message) => warnings.push(message), commandTimeoutMs: 300 });
+    const cache = new RedisCache({
+      url: `redis://127.0.0.1:${port}`,
+      warn: (message) => warnings.push(message),
+      commandTimeoutMs: 300,
+    });
     try {
       await cache.set('page', 'cached', { tags: ['posts'] });
       assert.equal(await cache.get('page'), 'cached');

@@ -55,14 +55,23 @@ export function websiteJson(website: Website): Json {
     license: fields.license,
     enabled_page_cache: website.enabledPageCache,
     enabled_data_cache: website.enabledDataCache,
-    domain_aliases: website.aliases.map((alias) => ({ id: alias.id, domain: alias.domain, created_at: alias.createdAt })),
+    domain_aliases: website.aliases.map((alias) => ({
+      id: alias.id,
+      domain: alias.domain,
+      created_at: alias.createdAt,
+    })),
     translations: website.translations,
     created_at: website.createdAt,
     updated_at: website.updatedAt,
   };
 }
 
-const nullableText = (max?: number) => z.string().max(max ?? 65_535).nullable().optional();
+const nullableText = (max?: number) =>
+  z
+    .string()
+    .max(max ?? 65_535)
+    .nullable()
+    .optional();
 
 const listSchema = z.object({
   keyword: optional(z.string().max(255)),
@@ -82,8 +91,12 @@ const storeSchema = z.object({
 const updateSchema = z.object({
   user_id: integer().nullable().optional(),
   domain: optional(z.string().max(255)),
-  ...Object.fromEntries(TRANSLATABLE_WEBSITE_FIELDS.map((field) => [field, translatable().nullable().optional()])),
-  ...Object.fromEntries(PLAIN_WEBSITE_FIELDS.map((field) => [field, nullableText(field === 'theme' ? 100 : undefined)])),
+  ...Object.fromEntries(
+    TRANSLATABLE_WEBSITE_FIELDS.map((field) => [field, translatable().nullable().optional()]),
+  ),
+  ...Object.fromEntries(
+    PLAIN_WEBSITE_FIELDS.map((field) => [field, nullableText(field === 'theme' ? 100 : undefined)]),
+  ),
   enabled_page_cache: optional(boolean()),
   enabled_data_cache: optional(boolean()),
 });
@@ -148,36 +161,41 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     return success('Successfully Created', websiteJson(await accessible(caller(request), id)));
   });
 
-  router.route(['POST'], '/websites/add-domain', policy('add_domain', { vetoSwitch: 'enable_api_website_add_domain' }), async (request) => {
-    const input = validate(domainSchema, requestInput(request));
-    await accessible(caller(request), input.website_id);
-    const result = await answering(() => websites.addDomain(input.website_id, input.domain));
-    switch (result.outcome) {
-      case 'created':
-        return success('Domain alias created', {
-          website_id: input.website_id,
-          domain: result.domain,
-          domain_alias_id: result.aliasId,
-          already_exists: false,
-          is_primary_domain: false,
-        });
-      case 'alias-exists':
-        return success('Domain alias already exists for this website', {
-          website_id: input.website_id,
-          domain: result.domain,
-          domain_alias_id: result.aliasId,
-          already_exists: true,
-          is_primary_domain: false,
-        });
-      case 'is-primary':
-        return success('Domain is already the primary domain of this website', {
-          website_id: input.website_id,
-          domain: result.domain,
-          already_exists: true,
-          is_primary_domain: true,
-        });
-    }
-  });
+  router.route(
+    ['POST'],
+    '/websites/add-domain',
+    policy('add_domain', { vetoSwitch: 'enable_api_website_add_domain' }),
+    async (request) => {
+      const input = validate(domainSchema, requestInput(request));
+      await accessible(caller(request), input.website_id);
+      const result = await answering(() => websites.addDomain(input.website_id, input.domain));
+      switch (result.outcome) {
+        case 'created':
+          return success('Domain alias created', {
+            website_id: input.website_id,
+            domain: result.domain,
+            domain_alias_id: result.aliasId,
+            already_exists: false,
+            is_primary_domain: false,
+          });
+        case 'alias-exists':
+          return success('Domain alias already exists for this website', {
+            website_id: input.website_id,
+            domain: result.domain,
+            domain_alias_id: result.aliasId,
+            already_exists: true,
+            is_primary_domain: false,
+          });
+        case 'is-primary':
+          return success('Domain is already the primary domain of this website', {
+            website_id: input.website_id,
+            domain: result.domain,
+            already_exists: true,
+            is_primary_domain: true,
+          });
+      }
+    },
+  );
 
   router.route(['POST'], '/websites/remove-domain', policy('remove_domain'), async (request) => {
     const input = validate(domainSchema, requestInput(request));
@@ -197,8 +215,14 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
       throw adminRequired();
     }
     const input = validate(updateSchema, raw) as WebsitePatch;
-    if (input.user_id !== undefined && input.user_id !== null && !(await services.users.findById(input.user_id))) {
-      throw ApiError.fail(422, 'Validation failed', { errors: { user_id: ['The selected user id is invalid.'] } });
+    if (
+      input.user_id !== undefined &&
+      input.user_id !== null &&
+      !(await services.users.findById(input.user_id))
+    ) {
+      throw ApiError.fail(422, 'Validation failed', {
+        errors: { user_id: ['The selected user id is invalid.'] },
+      });
     }
     const id = idParam(request);
     await accessible(caller(request), id);
@@ -214,6 +238,9 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
   });
 
   router.route(['GET', 'POST'], '/websites/:id', policy('show'), async (request) => {
-    return success('Successfully fetched website', websiteJson(await accessible(caller(request), idParam(request))));
+    return success(
+      'Successfully fetched website',
+      websiteJson(await accessible(caller(request), idParam(request))),
+    );
   });
 }
