@@ -1,10 +1,10 @@
 // The `folio` command line, run in-process (main) and, for `start`, as a real process.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../src/cli.js';
 import { createTestDatabase } from './support/harness.js';
+import { freePort } from './support/net.js';
 import type { TestDatabase } from './support/harness.js';
 
 async function folio(args: string[], env: Record<string, string>) {
@@ -18,18 +18,6 @@ async function folio(args: string[], env: Record<string, string>) {
   } finally {
     process.env = saved;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 describe('folio CLI', () => {

@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
+import { freePort } from '../support/net.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = () => `folio-test:${randomBytes(6).toString('hex')}:`;
@@ -117,18 +118,6 @@ describe('redis cache across app nodes', () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn(
