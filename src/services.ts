@@ -9,7 +9,9 @@ import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
 import { WebsiteBindings } from './domain/bindings.js';
+import { LocalMediaStore, MediaService } from './domain/media.js';
 import { PostsService } from './domain/posts.js';
+import { SafeFetcher } from './domain/safe-fetch.js';
 import { SettingsService } from './domain/settings.js';
 import { TranslationsService } from './domain/translations.js';
 import { UsersService } from './domain/users.js';
@@ -27,6 +29,9 @@ export interface Services {
   bindings: WebsiteBindings;
   users: UsersService;
   posts: PostsService;
+  media: MediaService;
+  /** Guarded downloads of remote images (localize_images). */
+  fetcher: SafeFetcher;
   websites: WebsitesService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
@@ -44,19 +49,37 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const feed = createChangeFeed(database, options.warn ?? ((message) => console.warn(message)));
   const { db } = database;
   const cache = new MemoryCache();
+  const settings = new SettingsService(db, feed, clock);
+  const translations = new TranslationsService(db);
+  const bindings = new WebsiteBindings(db);
+  const media = new MediaService(db, new LocalMediaStore(config.mediaDir, config.appUrl), clock);
+  const fetcher = new SafeFetcher();
+  const posts = new PostsService(db, clock, {
+    translations,
+    bindings,
+    settings,
+    media,
+    fetcher,
+    cache,
+    appUrl: config.appUrl,
+    warn: options.warn ?? ((message) => console.warn(message)),
+  });
   return {
     config,
     database,
     clock,
     feed,
     cache,
-    settings: new SettingsService(db, feed, clock),
-    translations: new TranslationsService(db),
-    bindings: new WebsiteBindings(db),
+    settings,
+    translations,
+    bindings,
     users: new UsersService(db, clock),
-    posts: new PostsService(db, clock),
+    posts,
+    media,
+    fetcher,
     websites: new WebsitesService(db, clock),
     async close() {
+      await fetcher.close();
       await cache.close();
       await feed.close();
       await database.close();
