@@ -113,11 +113,11 @@ const httpUrl = z
   );
 
 function writeSchema(creating: boolean) {
-  const text = (required: boolean) =>
-    creating && required ? translatable(true) : optional(translatable(required));
+  // On update a title or content that is sent must not be blank; absent leaves it unchanged.
+  const text = creating ? translatable(true) : translatable(true).optional();
   return z.object({
-    title: text(true),
-    content: text(true),
+    title: text,
+    content: text,
     slug: optional(z.string().max(MAX_SLUG_LENGTH)),
     excerpt: nullable(translatable(false)),
     keywords: nullable(translatable(false)),
