@@ -62,7 +62,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     index: false,
     list: false,
     dotfiles: 'deny',
-    setHeaders: (res) => res.header('x-content-type-options', 'nosniff'),
+    setHeaders: (res) => {
+      res.header('x-content-type-options', 'nosniff');
+    },
   });
 
   app.get('/healthz', async (request, reply) => {

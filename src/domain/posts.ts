@@ -391,8 +391,7 @@ export class PostsService {
     const content = await this.maybeLocalize(splitTranslatable(input.content, locale), input, actor);
     const excerpt = input.excerpt == null ? null : splitTranslatable(input.excerpt, locale);
     const keywords = input.keywords == null ? null : splitTranslatable(input.keywords, locale);
-    const publishedAt =
-      input.publishedAt != null ? input.publishedAt : status === 'published' ? now : null;
+    const publishedAt = input.publishedAt != null ? input.publishedAt : status === 'published' ? now : null;
 
     for (let attempt = 1; ; attempt++) {
       const finalSlug = slug ?? (await uniqueSlug(slugify(title.base), (c) => this.takenSlugs(c)));
@@ -596,7 +595,8 @@ export class PostsService {
       }
     }
     if (input.thumbnailUpload) {
-      const maxKb = Number(await this.deps.settings.get(POST_SETTINGS.thumbnailMaxKb)) || DEFAULT_THUMBNAIL_MAX_KB;
+      const maxKb =
+        Number(await this.deps.settings.get(POST_SETTINGS.thumbnailMaxKb)) || DEFAULT_THUMBNAIL_MAX_KB;
       if (input.thumbnailTruncated || input.thumbnailUpload.length > maxKb * 1024) {
         errors.thumbnail = [`The thumbnail may not be greater than ${maxKb} kilobytes.`];
       } else {
@@ -628,7 +628,8 @@ export class PostsService {
     input: PostWrite,
     actor: Actor,
   ): Promise<{ base: string; translations: Record<string, string> }> {
-    const wanted = input.localizeImages ?? (await this.deps.settings.flag(POST_SETTINGS.localizeImages, false));
+    const wanted =
+      input.localizeImages ?? (await this.deps.settings.flag(POST_SETTINGS.localizeImages, false));
     if (!wanted) return content;
     const options = {
       fetcher: this.deps.fetcher,

@@ -58,7 +58,9 @@ export function ipv6Bytes(address: string): number[] | null {
   const left = groups(head);
   const right = rest === undefined ? [] : groups(rest);
   const all =
-    rest === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+    rest === undefined
+      ? left
+      : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
   const bytes = all.slice(0, 8).flatMap((group) => {
     const word = parseInt(group || '0', 16);
     return [word >> 8, word & 0xff];
@@ -69,7 +71,7 @@ export function ipv6Bytes(address: string): number[] | null {
 function inRange(bytes: number[], prefix: number[], bits: number): boolean {
   for (let bit = 0; bit < bits; bit++) {
     const byte = Math.floor(bit / 8);
-    const mask = 0x80 >> bit % 8;
+    const mask = 0x80 >> (bit % 8);
     if (((bytes[byte] ?? 0) & mask) !== ((prefix[byte] ?? 0) & mask)) return false;
   }
   return true;
@@ -161,13 +163,14 @@ export class SafeFetcher {
     const lookup: LookupFunction = (hostname, options, callback) => {
       dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
         if (error) return callback(error, '', 0);
-        const list = addresses as unknown as dns.LookupAddress[];
+        const list = addresses;
         const refused = list.find((entry) => !this.allowAddress(entry.address));
         if (refused || list.length === 0) {
           const err = new SafeFetchError(`refused address ${refused?.address ?? '(none)'} for ${hostname}`);
-          return callback(err as NodeJS.ErrnoException, '', 0);
+          return callback(err, '', 0);
         }
-        if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+        if (options.all)
+          return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
         const first = list[0]!;
         callback(null, first.address, first.family);
       });
@@ -248,7 +251,11 @@ export class SafeFetcher {
         if (error instanceof SafeFetchError) throw error;
         throw new SafeFetchError(`download failed: ${(error as Error).message}`);
       }
-      return { body: Buffer.concat(chunks), contentType: contentType.split(';')[0]!.trim(), finalUrl: url.href };
+      return {
+        body: Buffer.concat(chunks),
+        contentType: contentType.split(';')[0]!.trim(),
+        finalUrl: url.href,
+      };
     }
     throw new SafeFetchError('too many redirects');
   }

@@ -25,7 +25,10 @@ export class PostScheduler {
   start(): void {
     if (this.timer) return;
     void this.tick();
-    this.timer = setInterval(() => void this.tick(), this.options.intervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS);
+    this.timer = setInterval(
+      () => void this.tick(),
+      this.options.intervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,
+    );
     this.timer.unref();
   }
 

@@ -45,9 +45,14 @@ export async function installMultipart(app: FastifyInstance, options: MultipartO
       for (const part of Array.isArray(entry) ? entry : [entry]) {
         if (part.type === 'file') {
           const data = part._buf ?? Buffer.alloc(0);
-          files.push([part.fieldname, new UploadedFile(part.filename, part.mimetype, data, part.file.truncated)]);
+          files.push([
+            part.fieldname,
+            new UploadedFile(part.filename, part.mimetype, data, part.file.truncated),
+          ]);
         } else {
-          pairs.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(String(part.value ?? ''))}`);
+          pairs.push(
+            `${encodeURIComponent(part.fieldname)}=${encodeURIComponent(typeof part.value === 'string' ? part.value : '')}`,
+          );
         }
       }
     }

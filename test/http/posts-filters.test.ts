@@ -32,7 +32,11 @@ describe('posts list filters', () => {
     id.draft = await insertPost(db, { title: 'Draft apple', status: 'draft', createdAt: at(5) });
     id.scheduled = await insertPost(db, { title: 'Scheduled plum', status: 'scheduled', createdAt: at(6) });
     // Content and translations are searched too.
-    await db.updateTable('posts').set({ content: '<p>Made with CINNAMON</p>' }).where('id', '=', id.banana).execute();
+    await db
+      .updateTable('posts')
+      .set({ content: '<p>Made with CINNAMON</p>' })
+      .where('id', '=', id.banana)
+      .execute();
     await db.updateTable('posts').set({ excerpt: 'a summer dessert' }).where('id', '=', id.cherry).execute();
     await ctx.services.translations.save(db, 'post', id.apple, 'title', { fr: 'Tarte aux pommes' });
 
@@ -130,7 +134,12 @@ describe('posts list filters', () => {
   });
 
   it('wrong filter types are 422', async () => {
-    const { status, body } = await list({ tags: 'fruit', excluded_post_ids: ['x'], is_random: 'often', keywords: [1] });
+    const { status, body } = await list({
+      tags: 'fruit',
+      excluded_post_ids: ['x'],
+      is_random: 'often',
+      keywords: [1],
+    });
     assert.equal(status, 422);
     assert.deepEqual(body.data, {
       errors: {
@@ -144,7 +153,10 @@ describe('posts list filters', () => {
 
   it('is_random returns the same posts in some order', async () => {
     const random = await ids({ is_random: true });
-    assert.deepEqual([...random].sort((a, b) => a - b), [id.apple, id.banana, id.cherry, id.percent].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...random].sort((a, b) => a - b),
+      [id.apple!, id.banana!, id.cherry!, id.percent!].sort((a, b) => a - b),
+    );
     assert.equal((await list({ is_random: 'yes', page_size: 2 })).body.data.data.length, 2);
   });
 

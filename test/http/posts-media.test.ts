@@ -32,11 +32,16 @@ function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, st
     chunks.push(Buffer.from('\r\n'));
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  return {
+    payload: Buffer.concat(chunks),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
 }
 
 const png = (width = 4, height = 3) =>
-  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
+  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .png()
+    .toBuffer();
 
 describe('post thumbnails and localized images', () => {
   let ctx: TestContext;
@@ -123,7 +128,10 @@ describe('post thumbnails and localized images', () => {
       .selectAll()
       .where('url', '=', thumbnail)
       .executeTakeFirstOrThrow();
-    assert.deepEqual([row.mime_type, row.size, row.width, row.height, row.user_id], ['image/png', image.length, 8, 6, user.id]);
+    assert.deepEqual(
+      [row.mime_type, row.size, row.width, row.height, row.user_id],
+      ['image/png', image.length, 8, 6, user.id],
+    );
   });
 
   it('multipart text fields feed the same validation and arrays (tags[]) as JSON', async () => {
@@ -157,7 +165,12 @@ describe('post thumbnails and localized images', () => {
       { name: 'api_token', value: user.token },
       { name: 'title', value: 'Bad picture' },
       { name: 'content', value: 'x' },
-      { name: 'thumbnail', value: Buffer.from('<svg onload="alert(1)"></svg>'), filename: 'a.png', type: 'image/png' },
+      {
+        name: 'thumbnail',
+        value: Buffer.from('<svg onload="alert(1)"></svg>'),
+        filename: 'a.png',
+        type: 'image/png',
+      },
     ]);
     assert.equal(status, 422);
     assert.deepEqual(body.data, { errors: { thumbnail: ['The thumbnail must be an image.'] } });
@@ -174,7 +187,11 @@ describe('post thumbnails and localized images', () => {
       })
         .raw()
         .toBuffer()
-        .then((raw) => sharp(randomBytes(raw.length), { raw: { width: 64, height: 64, channels: 3 } }).png().toBuffer());
+        .then((raw) =>
+          sharp(randomBytes(raw.length), { raw: { width: 64, height: 64, channels: 3 } })
+            .png()
+            .toBuffer(),
+        );
       assert.ok(big.length > 1024);
       const { status, body } = await upload([
         { name: 'api_token', value: user.token },
@@ -183,7 +200,9 @@ describe('post thumbnails and localized images', () => {
         { name: 'thumbnail', value: big, filename: 'big.png', type: 'image/png' },
       ]);
       assert.equal(status, 422);
-      assert.deepEqual(body.data, { errors: { thumbnail: ['The thumbnail may not be greater than 1 kilobytes.'] } });
+      assert.deepEqual(body.data, {
+        errors: { thumbnail: ['The thumbnail may not be greater than 1 kilobytes.'] },
+      });
     } finally {
       await ctx.services.settings.delete('post_thumbnail_max_kb');
     }
@@ -209,7 +228,11 @@ describe('post thumbnails and localized images', () => {
   });
 
   it('R-P9: thumbnail_url is kept as an external thumbnail; an upload wins over it', async () => {
-    const external = await store({ title: 'External', content: 'x', thumbnail_url: 'https://cdn.example.com/a.jpg' });
+    const external = await store({
+      title: 'External',
+      content: 'x',
+      thumbnail_url: 'https://cdn.example.com/a.jpg',
+    });
     assert.equal(external.body.data.thumbnail, 'https://cdn.example.com/a.jpg');
     const both = await upload([
       { name: 'api_token', value: user.token },
@@ -294,8 +317,15 @@ describe('post thumbnails and localized images', () => {
     await ctx.services.settings.set('localize_post_image', '1');
     try {
       const { body } = await store({ title: 'Default on', content: `<img src="${origin}/photo.png">` });
-      assert.match(String(body.data.content), /<img src="http:\/\/folio\.test\/media\/posts\/\d{4}\/\d{2}\/[0-9a-f]{32}\.png">/);
-      const off = await store({ title: 'Asked off', content: `<img src="${origin}/photo.png">`, localize_images: false });
+      assert.match(
+        String(body.data.content),
+        /<img src="http:\/\/folio\.test\/media\/posts\/\d{4}\/\d{2}\/[0-9a-f]{32}\.png">/,
+      );
+      const off = await store({
+        title: 'Asked off',
+        content: `<img src="${origin}/photo.png">`,
+        localize_images: false,
+      });
       assert.equal(off.body.data.content, `<img src="${origin}/photo.png">`);
     } finally {
       await ctx.services.settings.delete('localize_post_image');

@@ -57,7 +57,11 @@ describe('posts create, update, delete, show', () => {
   });
   after(() => ctx.close());
 
-  const call = async (url: string, payload: Record<string, unknown> = {}, token: string | null = user.token) => {
+  const call = async (
+    url: string,
+    payload: Record<string, unknown> = {},
+    token: string | null = user.token,
+  ) => {
     const response = await ctx.request({
       method: 'POST',
       url: `/api/v1/posts${url}`,
@@ -161,7 +165,10 @@ describe('posts create, update, delete, show', () => {
     });
     const custom = await store({ title: 'Other', content: 'x', slug: 'My Custom Slug' });
     assert.equal(custom.body.data.slug, 'my-custom-slug');
-    assert.deepEqual((await store({ title: 'Other', content: 'x', slug: '!!!' })).body, invalid({ slug: ['The slug format is invalid.'] }));
+    assert.deepEqual(
+      (await store({ title: 'Other', content: 'x', slug: '!!!' })).body,
+      invalid({ slug: ['The slug format is invalid.'] }),
+    );
   });
 
   it('R-P5: required fields and wrong types are 422 with the spec messages', async () => {
@@ -199,13 +206,16 @@ describe('posts create, update, delete, show', () => {
   });
 
   it('R-P5: unknown tag and category ids are 422 per item', async () => {
-    assert.deepEqual(await store({ title: 'T', content: 'x', tags: [newsTag, 999_999], categories: [999_998] }), {
-      status: 422,
-      body: invalid({
-        'tags.1': ['The selected tags.1 is invalid.'],
-        'categories.0': ['The selected categories.0 is invalid.'],
-      }),
-    });
+    assert.deepEqual(
+      await store({ title: 'T', content: 'x', tags: [newsTag, 999_999], categories: [999_998] }),
+      {
+        status: 422,
+        body: invalid({
+          'tags.1': ['The selected tags.1 is invalid.'],
+          'categories.0': ['The selected categories.0 is invalid.'],
+        }),
+      },
+    );
     assert.deepEqual(
       (await store({ title: 'T', content: 'x', tags: [999_999] })).body,
       invalid({ 'tags.0': ['The selected tags.0 is invalid.'] }),
@@ -254,9 +264,15 @@ describe('posts create, update, delete, show', () => {
     const single = await store({ title: 'One site', content: 'x', website_id: a });
     assert.deepEqual(await websitesOf(single.body.data.id), [a]);
     const many = await store({ title: 'Two sites', content: 'x', website_id: [b, a] });
-    assert.deepEqual(await websitesOf(many.body.data.id), [a, b].sort((x, y) => x - y));
+    assert.deepEqual(
+      await websitesOf(many.body.data.id),
+      [a, b].sort((x, y) => x - y),
+    );
     const comma = await store({ title: 'Comma sites', content: 'x', website_id: `${a},${b}` });
-    assert.deepEqual(await websitesOf(comma.body.data.id), [a, b].sort((x, y) => x - y));
+    assert.deepEqual(
+      await websitesOf(comma.body.data.id),
+      [a, b].sort((x, y) => x - y),
+    );
 
     assert.deepEqual(
       (await store({ title: 'Nowhere', content: 'x', website_id: [a, 999_999] })).body,
@@ -301,7 +317,13 @@ describe('posts create, update, delete, show', () => {
       code: 200,
       status: 'success',
       message: `Post #${id} updated successfully`,
-      data: { id, title: 'Nachher', slug: 'before', status: 'published', updated_at: '2026-01-01T00:01:00.000Z' },
+      data: {
+        id,
+        title: 'Nachher',
+        slug: 'before',
+        status: 'published',
+        updated_at: '2026-01-01T00:01:00.000Z',
+      },
       extra: [],
     });
     const after = (await show(id)).body.data;
@@ -326,10 +348,10 @@ describe('posts create, update, delete, show', () => {
   it('R-P6: update validates like create: taken slug, blank title, unknown tags', async () => {
     const one = (await store({ title: 'Upd one', content: 'x' })).body.data;
     await store({ title: 'Upd two', content: 'x' });
-    assert.deepEqual(
-      await call(`/update/${one.id as number}`, { slug: 'upd-two' }),
-      { status: 422, body: invalid({ slug: ['The slug has already been taken.'] }) },
-    );
+    assert.deepEqual(await call(`/update/${one.id as number}`, { slug: 'upd-two' }), {
+      status: 422,
+      body: invalid({ slug: ['The slug has already been taken.'] }),
+    });
     // Its own slug is not "taken".
     assert.equal((await call(`/update/${one.id as number}`, { slug: 'upd-one' })).status, 200);
     assert.deepEqual(
@@ -380,7 +402,10 @@ describe('posts create, update, delete, show', () => {
 
   it('R-A6, R-A2: 401 without a valid token and 403 when switched off, before validation', async () => {
     for (const url of ['/store', '/update/x', '/delete/x', '/x']) {
-      assert.deepEqual(await call(url, {}, null), { status: 401, body: { status: 'fail', message: 'Invalid token' } });
+      assert.deepEqual(await call(url, {}, null), {
+        status: 401,
+        body: { status: 'fail', message: 'Invalid token' },
+      });
       assert.deepEqual(await call(url, {}, 'folio_wrong'), {
         status: 401,
         body: { status: 'fail', message: 'Invalid token' },
@@ -416,7 +441,13 @@ describe('posts create, update, delete, show', () => {
   it('R-G4: mutating endpoints are POST only; show accepts GET', async () => {
     const store405 = await ctx.request({ method: 'GET', url: '/api/v1/posts/store' });
     assert.equal(store405.statusCode, 405);
-    assert.deepEqual(store405.json(), { code: 405, status: 'fail', message: 'Method not allowed', data: [], extra: [] });
+    assert.deepEqual(store405.json(), {
+      code: 405,
+      status: 'fail',
+      message: 'Method not allowed',
+      data: [],
+      extra: [],
+    });
     assert.equal((await ctx.request({ method: 'GET', url: '/api/v1/posts/delete/x' })).statusCode, 405);
     assert.equal((await ctx.request({ method: 'PUT', url: '/api/v1/posts/update/x' })).statusCode, 405);
   });
@@ -424,7 +455,14 @@ describe('posts create, update, delete, show', () => {
   it('consistency: a failure while writing relations leaves nothing half-written', async () => {
     const { db } = ctx.services.database;
     const count = async (table: 'posts' | 'taggables' | 'translations') =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n);
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirst()
+        )?.n,
+      );
     const before = [await count('posts'), await count('taggables'), await count('translations')];
     const original = ctx.services.bindings.sync.bind(ctx.services.bindings);
     ctx.services.bindings.sync = async () => {

@@ -64,8 +64,9 @@ const translatable = (required: boolean) =>
       return fail('The :attribute must be a string.');
     }
     const map: Record<string, string> = {};
-    for (const [locale, text] of Object.entries(value)) {
-      if (!isValidLocale(locale)) return fail(`The :attribute has an invalid locale: ${locale.slice(0, 20)}.`);
+    for (const [locale, text] of Object.entries(value as Record<string, unknown>)) {
+      if (!isValidLocale(locale))
+        return fail(`The :attribute has an invalid locale: ${locale.slice(0, 20)}.`);
       if (text !== null && typeof text !== 'string') return fail('The :attribute must be a string.');
       map[locale] = text ?? '';
     }
@@ -83,10 +84,19 @@ const nullable = <S extends z.ZodType>(schema: S) =>
 /** `website_id`: an integer, an array of them, or a comma-separated string (R-P8). */
 const websiteIds = z.unknown().transform((value, ctx): number[] => {
   const items =
-    typeof value === 'string' ? value.split(',').map((item) => item.trim()) : Array.isArray(value) ? value : [value];
+    typeof value === 'string'
+      ? value.split(',').map((item) => item.trim())
+      : Array.isArray(value)
+        ? value
+        : [value];
   const ids: number[] = [];
   for (const item of items) {
-    const id = typeof item === 'number' ? item : typeof item === 'string' && /^\d{1,15}$/.test(item) ? Number(item) : NaN;
+    const id =
+      typeof item === 'number'
+        ? item
+        : typeof item === 'string' && /^\d{1,15}$/.test(item)
+          ? Number(item)
+          : NaN;
     if (!Number.isInteger(id) || id < 1) {
       ctx.addIssue({ code: 'custom', message: 'The selected :attribute is invalid.', input: value });
       return z.NEVER;
@@ -289,7 +299,9 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
     const upload = thumbnailUpload(raw.thumbnail);
     const id = await services.posts.resolveId(slugParam(request));
     if (id === null) throw notFound();
-    const post = await orInputError(() => services.posts.update(id, toWrite(input, upload), actorOf(request)));
+    const post = await orInputError(() =>
+      services.posts.update(id, toWrite(input, upload), actorOf(request)),
+    );
     if (!post) throw notFound();
     return success(`Post #${post.id} updated successfully`, {
       id: post.id,
