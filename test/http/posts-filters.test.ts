@@ -93,6 +93,30 @@ describe('posts list filters', () => {
     });
   });
 
+  it('R-P3: a public list (auth none) shows published posts only; status is for users', async () => {
+    await ctx.services.settings.set('svc_api_posts_index_should_auth', 'none');
+    try {
+      const open = await ctx.request({ method: 'POST', url: '/api/v1/posts', payload: {} });
+      assert.deepEqual(
+        open.json<ListBody>().data.data.map((post) => post.id),
+        [id.percent, id.cherry, id.banana, id.apple],
+      );
+      const drafts = await ctx.request({
+        method: 'POST',
+        url: '/api/v1/posts',
+        payload: { status: 'draft' },
+      });
+      assert.equal(drafts.statusCode, 422);
+      assert.deepEqual(drafts.json<ListBody & { data: unknown }>().data, {
+        errors: { status: ['The selected status is invalid.'] },
+      });
+      // A token still counts on a public endpoint.
+      assert.deepEqual(await ids({ status: 'draft' }), [id.draft]);
+    } finally {
+      await ctx.services.settings.delete('svc_api_posts_index_should_auth');
+    }
+  });
+
   it('R-P3: keywords match title, excerpt, content and translations, case-insensitively', async () => {
     assert.deepEqual(await ids({ keywords: 'apple' }), [id.apple]);
     assert.deepEqual(await ids({ keywords: 'cinnamon' }), [id.banana]);

@@ -433,6 +433,12 @@ describe('posts create, update, delete, show', () => {
       const response = await ctx.request({ method: 'GET', url: `/api/v1/posts/${post.slug as string}` });
       assert.equal(response.statusCode, 200);
       assert.equal(response.json<Body>().data.id, post.id);
+      // Without a user, drafts stay hidden.
+      const draft = (await store({ title: 'Public draft', content: 'x', status: 'draft' })).body.data;
+      const hidden = await ctx.request({ method: 'GET', url: `/api/v1/posts/${draft.id as number}` });
+      assert.deepEqual([hidden.statusCode, hidden.json()], [404, NOT_FOUND]);
+      // With a token, the same endpoint shows it.
+      assert.equal((await show(draft.id as number)).body.data.status, 'draft');
     } finally {
       await ctx.services.settings.delete('svc_api_posts_show_should_auth');
     }

@@ -258,6 +258,10 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
 
   router.route(['GET', 'POST'], '/posts', { switchKey: 'svc_api_posts_index' }, async (request) => {
     const input = validate(listSchema, requestInput(request));
+    // A caller without a user (a public list) sees published posts only.
+    if (request.apiUser === null && input.status !== undefined && input.status !== 'published') {
+      throw validationFailed({ status: ['The selected status is invalid.'] });
+    }
     const page = Math.max(1, input.page);
     const pageSize = clamp(input.page_size, 1, MAX_POST_PAGE_SIZE);
     const result = await services.posts.list({
@@ -321,7 +325,8 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
   router.route(['GET', 'POST'], '/posts/:slug', { switchKey: 'svc_api_posts_show' }, async (request) => {
     const id = await services.posts.resolveId(slugParam(request));
     const post = id === null ? null : await services.posts.findDetail(id);
-    if (!post) throw notFound();
+    // A caller without a user (a public endpoint) sees published posts only.
+    if (!post || (request.apiUser === null && post.status !== 'published')) throw notFound();
     return success('Successfully fetched post', postDetailJson(post, config.appUrl));
   });
 }
