@@ -31,7 +31,8 @@ export async function installMultipart(app: FastifyInstance, options: MultipartO
   await app.register(multipart, {
     attachFieldsToBody: true,
     throwFileSizeLimit: false,
-    limits: { fileSize: options.fileSize, files: 5, fields: 500, parts: 1000 },
+    // Text fields (a post's HTML content) may be as large as a body; busboy's default is 1 MB.
+    limits: { fileSize: options.fileSize, fieldSize: options.fileSize, files: 5, fields: 500, parts: 1000 },
     async onFile(part) {
       await part.toBuffer();
     },

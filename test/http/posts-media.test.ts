@@ -151,6 +151,19 @@ describe('post thumbnails and localized images', () => {
     });
   });
 
+  it('an empty file input (no file chosen) is no thumbnail; large text fields arrive whole', async () => {
+    const content = `<p>${'x'.repeat(1_200_000)}</p>`;
+    const { status, body } = await upload([
+      { name: 'api_token', value: user.token },
+      { name: 'title', value: 'No file chosen' },
+      { name: 'content', value: content },
+      { name: 'thumbnail', value: Buffer.alloc(0), filename: '', type: 'application/octet-stream' },
+    ]);
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.data.thumbnail, null);
+    assert.equal(String(body.data.content).length, content.length);
+  });
+
   it('R-A6: a multipart request without a valid token is 401', async () => {
     const { status, body } = await upload([
       { name: 'title', value: 'No token' },

@@ -152,6 +152,8 @@ const updateSchema = writeSchema(false);
 /** The uploaded thumbnail; a thumbnail that is not a file is a 422 (its content is checked later). */
 function thumbnailUpload(value: unknown): UploadedFile | undefined {
   if (value === undefined || value === null || value === '') return undefined;
+  // A form whose file input was left empty sends a nameless, empty file: nothing was uploaded.
+  if (value instanceof UploadedFile && value.filename === '' && value.data.length === 0) return undefined;
   if (!(value instanceof UploadedFile) || value.data.length === 0) {
     throw validationFailed({ thumbnail: ['The thumbnail must be an image.'] });
   }
