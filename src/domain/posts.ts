@@ -374,7 +374,7 @@ export class PostsService {
     const locale = await this.defaultLocale();
     const title = splitTranslatable(input.title, locale);
     const status = input.status ?? 'published';
-    const errors = await this.check(input, actor, null);
+    const errors = await this.check(input, actor);
     if (status === 'scheduled' && !input.publishedAt) {
       errors.published_at = ['The published at field is required when status is scheduled.'];
     }
@@ -446,11 +446,12 @@ export class PostsService {
       .selectFrom('posts')
       .select(['id', 'status', 'published_at'])
       .where('id', '=', id)
+      .where('type', '=', POST_MODEL)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (!current) return null;
     const locale = await this.defaultLocale();
-    const errors = await this.check(input, actor, id);
+    const errors = await this.check(input, actor);
     const status = input.status ?? (current.status as PostStatus);
     const publishedAtBefore = toIso(current.published_at);
     const publishedAtAfter = input.publishedAt !== undefined ? input.publishedAt : publishedAtBefore;
@@ -519,6 +520,7 @@ export class PostsService {
       .updateTable('posts')
       .set({ deleted_at: nowIso(this.clock), updated_at: nowIso(this.clock) })
       .where('id', '=', id)
+      .where('type', '=', POST_MODEL)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     const deleted = Number(result.numUpdatedRows) > 0;
@@ -556,11 +558,7 @@ export class PostsService {
   }
 
   /** Rules that need the database: tags, categories, author and websites exist; the thumbnail. */
-  private async check(
-    input: PostWrite,
-    actor: Actor,
-    _postId: number | null,
-  ): Promise<Record<string, string[]>> {
+  private async check(input: PostWrite, actor: Actor): Promise<Record<string, string[]>> {
     const errors: Record<string, string[]> = {};
     for (const field of ['tags', 'categories'] as const) {
       const ids = input[field];
