@@ -1,12 +1,15 @@
 // Builds the Fastify app over a set of services. No side effects at import: the CLI and the tests
 // call buildApp() and decide when to listen.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { apiV1 } from './api/v1/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { installErrorHandling } from './http/errors.js';
+import { installMultipart } from './http/multipart.js';
 import type { Services } from './services.js';
 
 export interface AppOptions {
@@ -48,6 +51,21 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   installErrorHandling(app, services);
   await installBodyParsers(app);
+  await installMultipart(app, { fileSize: config.bodyLimit });
+
+  // Uploaded and downloaded media (the local MediaStore), at /media/…
+  fs.mkdirSync(config.mediaDir, { recursive: true });
+  await app.register(fastifyStatic, {
+    root: config.mediaDir,
+    prefix: '/media/',
+    decorateReply: false,
+    index: false,
+    list: false,
+    dotfiles: 'deny',
+    setHeaders: (res) => {
+      res.header('x-content-type-options', 'nosniff');
+    },
+  });
 
   app.get('/healthz', async (request, reply) => {
     try {

@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { migrate } from './db/database.js';
 import { InputError } from './domain/errors.js';
 import { installIfNeeded } from './domain/install.js';
+import { PostScheduler } from './domain/scheduler.js';
 import { createServices } from './services.js';
 import type { Services } from './services.js';
 
@@ -74,6 +75,11 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
   }
 
   const app = await buildApp(services);
+  const scheduler = new PostScheduler(services.posts, {
+    onPublished: (ids) => app.log.info({ ids }, `published ${ids.length} scheduled post(s)`),
+    onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
+  });
+  app.addHook('onClose', () => scheduler.stop());
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -96,6 +102,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
   process.once('SIGINT', () => stop('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
+  scheduler.start();
   return 0;
 }
 

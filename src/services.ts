@@ -10,7 +10,9 @@ import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
 import { WebsiteBindings } from './domain/bindings.js';
+import { LocalMediaStore, MediaService } from './domain/media.js';
 import { PostsService } from './domain/posts.js';
+import { SafeFetcher } from './domain/safe-fetch.js';
 import { SettingsService } from './domain/settings.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
 import { UsersService } from './domain/users.js';
@@ -28,6 +30,9 @@ export interface Services {
   bindings: WebsiteBindings;
   users: UsersService;
   posts: PostsService;
+  media: MediaService;
+  /** Guarded downloads of remote images (localize_images). */
+  fetcher: SafeFetcher;
   websites: WebsitesService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
@@ -53,6 +58,19 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const settings = new SettingsService(db, feed, clock);
   const translations = new TranslationsService(db);
   const defaultLocale = async () => (await settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
+  const bindings = new WebsiteBindings(db);
+  const media = new MediaService(db, new LocalMediaStore(config.mediaDir, config.appUrl), clock);
+  const fetcher = new SafeFetcher();
+  const posts = new PostsService(db, clock, {
+    translations,
+    bindings,
+    settings,
+    media,
+    fetcher,
+    cache,
+    appUrl: config.appUrl,
+    warn,
+  });
   return {
     config,
     database,
@@ -61,11 +79,14 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     cache,
     settings,
     translations,
-    bindings: new WebsiteBindings(db),
+    bindings,
     users: new UsersService(db, clock),
-    posts: new PostsService(db, clock),
+    posts,
+    media,
+    fetcher,
     websites: new WebsitesService(db, clock, cache, translations, defaultLocale),
     async close() {
+      await fetcher.close();
       await cache.close();
       await feed.close();
       await database.close();

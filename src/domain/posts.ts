@@ -1,7 +1,21 @@
 // Posts: the domain service shared by the API and the public website. It knows nothing of HTTP.
+import { sql } from 'kysely';
+import type { ExpressionBuilder, Expression, SqlBool } from 'kysely';
+import type { Cache } from '../cache/cache.js';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { visibleOnWebsite } from './bindings.js';
+import type { WebsiteBindings } from './bindings.js';
+import { localizeImages } from './localize-images.js';
+import { NotAnImageError } from './media.js';
+import type { MediaService } from './media.js';
+import type { SafeFetcher } from './safe-fetch.js';
+import type { SettingsService } from './settings.js';
+import { slugify, uniqueSlug } from './slugs.js';
+import { DEFAULT_LOCALE, splitTranslatable } from './translations.js';
+import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
 import { toIso } from './values.js';
 
 export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
@@ -42,6 +56,10 @@ export interface PostSummary {
   updatedAt: string;
 }
 
+/** `any` lists every status (Folio's addition, R-P3). */
+export const POST_LIST_STATUSES = [...POST_STATUSES, 'any'] as const;
+export type PostListStatus = (typeof POST_LIST_STATUSES)[number];
+
 export interface PostListQuery {
   page: number;
   pageSize: number;
@@ -49,6 +67,15 @@ export interface PostListQuery {
   direction: 'asc' | 'desc';
   /** The current website: its posts and global posts (bound to no website). Null: every post. */
   websiteId: number | null;
+  /** Default `published`. */
+  status?: PostListStatus;
+  /** Terms matched against title, excerpt and content and their translations; any term matches. */
+  keywords?: string[];
+  /** Posts having any of these tags (of `tagType` when given). */
+  tagIds?: number[];
+  tagType?: string;
+  excludedIds?: number[];
+  random?: boolean;
 }
 
 export interface Page<T> {
@@ -56,31 +83,143 @@ export interface Page<T> {
   total: number;
 }
 
+export interface PostDetail extends PostSummary {
+  author: { id: number; name: string; email: string } | null;
+  /** Tags of type `post_tag`. */
+  tagList: Array<{ id: number; name: string }>;
+  /** Tags of type `post_category`. */
+  categories: Array<{ id: number; name: string }>;
+  keywords: string | null;
+  metaTitle: string | null;
+  metaDescription: string | null;
+  metaKeywords: string | null;
+  translations: TranslationMap;
+  websiteIds: number[];
+}
+
+/**
+ * What a create or update writes. Absent (undefined) means "not sent": an update leaves it alone.
+ * Tag, author and website ids are checked here against the database.
+ */
+export interface PostWrite {
+  title?: Translatable;
+  content?: Translatable;
+  excerpt?: Translatable | null;
+  keywords?: Translatable | null;
+  slug?: string;
+  status?: PostStatus;
+  /** ISO 8601; null clears it. */
+  publishedAt?: string | null;
+  metaTitle?: string | null;
+  metaDescription?: string | null;
+  metaKeywords?: string | null;
+  authorId?: number;
+  tags?: number[];
+  categories?: number[];
+  websiteIds?: number[];
+  /** An external thumbnail URL (R-P9); null clears the thumbnail. */
+  thumbnailUrl?: string | null;
+  /** Uploaded thumbnail bytes; wins over thumbnailUrl (R-P9). */
+  thumbnailUpload?: Buffer;
+  /** The upload was cut off at the request limit: it is too large whatever the setting says. */
+  thumbnailTruncated?: boolean;
+  /** Download external images of the content (rule 3); default: setting `localize_post_image`. */
+  localizeImages?: boolean;
+}
+
+export interface Actor {
+  /** Null when the endpoint is public and the caller sent no token. */
+  userId: number | null;
+  isAdmin: boolean;
+}
+
+/** Input that breaks a rule checked against the database: field -> messages, like a 422. */
+export class PostInputError extends Error {
+  constructor(readonly errors: Record<string, string[]>) {
+    super('invalid post input');
+    this.name = 'PostInputError';
+  }
+}
+
+/** Settings read by the posts service. */
+export const POST_SETTINGS = {
+  convertToWebp: 'convert_thumbnail_to_webp',
+  localizeImages: 'localize_post_image',
+  thumbnailMaxKb: 'post_thumbnail_max_kb',
+  defaultLocale: 'default_locale',
+} as const;
+export const DEFAULT_THUMBNAIL_MAX_KB = 5120;
+
 const POST_MODEL = 'post';
+const TRANSLATABLE_FIELDS = ['title', 'excerpt', 'content', 'keywords'] as const;
+/** Cache tag flushed by every post write (the public site caches post pages under it). */
+export const POSTS_CACHE_TAG = 'posts';
+
+export interface PostsDependencies {
+  translations: TranslationsService;
+  bindings: WebsiteBindings;
+  settings: SettingsService;
+  media: MediaService;
+  fetcher: SafeFetcher;
+  cache: Cache;
+  appUrl: string;
+  warn?: (message: string) => void;
+}
+
+/** `lower(column) LIKE pattern`, with % and _ of the term taken literally, on both dialects. */
+function likeTerm(column: Expression<unknown>, term: string): Expression<SqlBool> {
+  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23505' || /UNIQUE constraint failed/i.test(e?.message ?? '');
+}
 
 export class PostsService {
   constructor(
     private readonly db: Db,
-    // Creation and scheduling (next issue) stamp times with it.
     protected readonly clock: Clock,
+    private readonly deps: PostsDependencies,
   ) {}
 
   async list(query: PostListQuery): Promise<Page<PostSummary>> {
     let base = this.db
       .selectFrom('posts')
       .where('posts.deleted_at', 'is', null)
-      .where('posts.type', '=', POST_MODEL)
-      .where('posts.status', '=', 'published');
+      .where('posts.type', '=', POST_MODEL);
+    const status = query.status ?? 'published';
+    if (status !== 'any') base = base.where('posts.status', '=', status);
     if (query.websiteId !== null) {
       const websiteId = query.websiteId;
       base = base.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
+    }
+    const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
+    if (terms.length > 0) base = base.where((eb) => eb.or(terms.map((term) => this.matches(eb, term))));
+    const tagIds = query.tagIds ?? [];
+    if (tagIds.length > 0 || query.tagType) {
+      base = base.where((eb) => {
+        let tagged = eb
+          .selectFrom('taggables')
+          .innerJoin('tags', 'tags.id', 'taggables.tag_id')
+          .select('taggables.tag_id')
+          .where('taggables.taggable_type', '=', POST_MODEL)
+          .whereRef('taggables.taggable_id', '=', 'posts.id');
+        if (tagIds.length > 0) tagged = tagged.where('taggables.tag_id', 'in', tagIds);
+        if (query.tagType) tagged = tagged.where('tags.type', '=', query.tagType);
+        return eb.exists(tagged);
+      });
+    }
+    if (query.excludedIds && query.excludedIds.length > 0) {
+      base = base.where('posts.id', 'not in', query.excludedIds);
     }
 
     const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
     const total = Number(countRow?.total ?? 0);
     if (total === 0) return { items: [], total };
 
-    const rows = await base
+    let ordered = base
       .leftJoin('users', 'users.id', 'posts.author_id')
       .select([
         'posts.id',
@@ -95,9 +234,11 @@ export class PostsService {
         'posts.updated_at',
         'users.id as author_id',
         'users.name as author_name',
-      ])
-      .orderBy(`posts.${query.sort}`, query.direction)
-      .orderBy('posts.id', 'desc')
+      ]);
+    ordered = query.random
+      ? ordered.orderBy(sql`random()`)
+      : ordered.orderBy(`posts.${query.sort}`, query.direction).orderBy('posts.id', 'desc');
+    const rows = await ordered
       .limit(query.pageSize)
       .offset((query.page - 1) * query.pageSize)
       .execute();
@@ -120,6 +261,24 @@ export class PostsService {
     return { items, total };
   }
 
+  /** A post whose title, excerpt or content, or one of their translations, contains the term. */
+  private matches(eb: ExpressionBuilder<Database, 'posts'>, term: string): Expression<SqlBool> {
+    return eb.or([
+      likeTerm(eb.ref('posts.title'), term),
+      likeTerm(eb.ref('posts.excerpt'), term),
+      likeTerm(eb.ref('posts.content'), term),
+      eb.exists(
+        eb
+          .selectFrom('translations')
+          .select('translations.id')
+          .where('translations.model_type', '=', POST_MODEL)
+          .whereRef('translations.model_id', '=', 'posts.id')
+          .where('translations.field', 'in', ['title', 'excerpt', 'content'])
+          .where((inner) => likeTerm(inner.ref('translations.value'), term)),
+      ),
+    ]);
+  }
+
   /** The tags of many posts in one query (no N+1), in a stable order. */
   private async tagsOf(postIds: number[]): Promise<Map<number, PostTag[]>> {
     const byPost = new Map<number, PostTag[]>();
@@ -138,5 +297,422 @@ export class PostsService {
       byPost.set(row.post_id, list);
     }
     return byPost;
+  }
+
+  // ---- One post ------------------------------------------------------------------------------------
+
+  /** The id of a live post named by a numeric id (tried first) or a slug (R-P6), or null. */
+  async resolveId(ref: string): Promise<number | null> {
+    const live = this.db
+      .selectFrom('posts')
+      .select('id')
+      .where('deleted_at', 'is', null)
+      .where('type', '=', POST_MODEL);
+    if (/^\d{1,15}$/.test(ref)) {
+      const byId = await live.where('id', '=', Number(ref)).executeTakeFirst();
+      if (byId) return byId.id;
+    }
+    const bySlug = await live.where('slug', '=', ref).executeTakeFirst();
+    return bySlug?.id ?? null;
+  }
+
+  /** A live post with everything show and create answer (R-P4), or null. */
+  async findDetail(id: number): Promise<PostDetail | null> {
+    const row = await this.db
+      .selectFrom('posts')
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .selectAll('posts')
+      .select(['users.name as author_name', 'users.email as author_email'])
+      .where('posts.id', '=', id)
+      .where('posts.deleted_at', 'is', null)
+      .where('posts.type', '=', POST_MODEL)
+      .executeTakeFirst();
+    if (!row) return null;
+    const [tags, translations, websites] = await Promise.all([
+      this.tagsOf([id]),
+      this.deps.translations.forModels(POST_MODEL, [id]),
+      this.deps.bindings.websitesOf(POST_MODEL, [id]),
+    ]);
+    const postTags = tags.get(id) ?? [];
+    return {
+      id: row.id,
+      title: row.title,
+      slug: row.slug,
+      excerpt: row.excerpt,
+      content: row.content,
+      thumbnail: row.thumbnail,
+      status: row.status,
+      publishedAt: toIso(row.published_at),
+      author:
+        row.author_id === null
+          ? null
+          : { id: row.author_id, name: row.author_name ?? '', email: row.author_email ?? '' },
+      tags: postTags,
+      tagList: postTags.filter((tag) => tag.type === 'post_tag').map(({ id, name }) => ({ id, name })),
+      categories: postTags
+        .filter((tag) => tag.type === 'post_category')
+        .map(({ id, name }) => ({ id, name })),
+      keywords: row.keywords,
+      metaTitle: row.meta_title,
+      metaDescription: row.meta_description,
+      metaKeywords: row.meta_keywords,
+      translations: translations.get(id) ?? {},
+      websiteIds: websites.get(id) ?? [],
+      createdAt: toIso(row.created_at),
+      updatedAt: toIso(row.updated_at),
+    };
+  }
+
+  /** Creates a post with its tags, translations and website bindings in one transaction. */
+  async create(input: PostWrite, actor: Actor): Promise<PostDetail> {
+    if (input.title === undefined || input.content === undefined) {
+      throw new PostInputError({
+        ...(input.title === undefined ? { title: ['The title field is required.'] } : {}),
+        ...(input.content === undefined ? { content: ['The content field is required.'] } : {}),
+      });
+    }
+    const locale = await this.defaultLocale();
+    const title = splitTranslatable(input.title, locale);
+    const status = input.status ?? 'published';
+    const errors = await this.check(input, actor);
+    if (status === 'scheduled' && !input.publishedAt) {
+      errors.published_at = ['The published at field is required when status is scheduled.'];
+    }
+    let slug: string | undefined;
+    if (input.slug !== undefined) {
+      slug = slugify(input.slug);
+      if (slug === '') errors.slug = ['The slug format is invalid.'];
+      else if (await this.slugTaken(slug, null)) errors.slug = ['The slug has already been taken.'];
+    }
+    if (Object.keys(errors).length > 0) throw new PostInputError(errors);
+
+    const now = nowIso(this.clock);
+    const thumbnail = await this.thumbnailOf(input, actor);
+    const content = await this.maybeLocalize(splitTranslatable(input.content, locale), input, actor);
+    const excerpt = input.excerpt == null ? null : splitTranslatable(input.excerpt, locale);
+    const keywords = input.keywords == null ? null : splitTranslatable(input.keywords, locale);
+    const publishedAt = input.publishedAt != null ? input.publishedAt : status === 'published' ? now : null;
+
+    for (let attempt = 1; ; attempt++) {
+      const finalSlug = slug ?? (await uniqueSlug(slugify(title.base), (c) => this.takenSlugs(c)));
+      try {
+        const id = await this.db.transaction().execute(async (trx) => {
+          const row = await trx
+            .insertInto('posts')
+            .values({
+              type: POST_MODEL,
+              author_id: input.authorId ?? actor.userId,
+              title: title.base,
+              slug: finalSlug,
+              excerpt: excerpt?.base ?? null,
+              content: content.base,
+              keywords: keywords?.base ?? null,
+              thumbnail: thumbnail ?? null,
+              status,
+              published_at: publishedAt,
+              meta_title: input.metaTitle ?? null,
+              meta_description: input.metaDescription ?? null,
+              meta_keywords: input.metaKeywords ?? null,
+              created_at: now,
+              updated_at: now,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          await this.writeRelations(trx, row.id, input, {
+            title,
+            content,
+            excerpt: excerpt ?? undefined,
+            keywords: keywords ?? undefined,
+          });
+          return row.id;
+        });
+        await this.changed();
+        const post = await this.findDetail(id);
+        if (!post) throw new Error(`post ${id} vanished after create`);
+        return post;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Another request took the slug between our check and our insert.
+        if (slug !== undefined || attempt >= 3) {
+          throw new PostInputError({ slug: ['The slug has already been taken.'] });
+        }
+      }
+    }
+  }
+
+  /** Changes only the fields sent (R-P6); returns the post, or null when there is none. */
+  async update(id: number, input: PostWrite, actor: Actor): Promise<PostDetail | null> {
+    const current = await this.db
+      .selectFrom('posts')
+      .select(['id', 'status', 'published_at'])
+      .where('id', '=', id)
+      .where('type', '=', POST_MODEL)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!current) return null;
+    const locale = await this.defaultLocale();
+    const errors = await this.check(input, actor);
+    const status = input.status ?? (current.status as PostStatus);
+    const publishedAtBefore = toIso(current.published_at);
+    const publishedAtAfter = input.publishedAt !== undefined ? input.publishedAt : publishedAtBefore;
+    if (status === 'scheduled' && !publishedAtAfter) {
+      errors.published_at = ['The published at field is required when status is scheduled.'];
+    }
+    let slug: string | undefined;
+    if (input.slug !== undefined) {
+      slug = slugify(input.slug);
+      if (slug === '') errors.slug = ['The slug format is invalid.'];
+      else if (await this.slugTaken(slug, id)) errors.slug = ['The slug has already been taken.'];
+    }
+    if (Object.keys(errors).length > 0) throw new PostInputError(errors);
+
+    const now = nowIso(this.clock);
+    const thumbnail = await this.thumbnailOf(input, actor);
+    const title = input.title === undefined ? undefined : splitTranslatable(input.title, locale);
+    const content =
+      input.content === undefined
+        ? undefined
+        : await this.maybeLocalize(splitTranslatable(input.content, locale), input, actor);
+    const excerpt = input.excerpt == null ? input.excerpt : splitTranslatable(input.excerpt, locale);
+    const keywords = input.keywords == null ? input.keywords : splitTranslatable(input.keywords, locale);
+
+    const changes: Record<string, unknown> = { updated_at: now };
+    if (title) changes.title = title.base;
+    if (content) changes.content = content.base;
+    if (excerpt !== undefined) changes.excerpt = excerpt?.base ?? null;
+    if (keywords !== undefined) changes.keywords = keywords?.base ?? null;
+    if (slug !== undefined) changes.slug = slug;
+    if (input.status !== undefined) changes.status = input.status;
+    if (input.publishedAt !== undefined) changes.published_at = input.publishedAt;
+    if (status === 'published' && !publishedAtAfter) changes.published_at = now;
+    if (input.metaTitle !== undefined) changes.meta_title = input.metaTitle;
+    if (input.metaDescription !== undefined) changes.meta_description = input.metaDescription;
+    if (input.metaKeywords !== undefined) changes.meta_keywords = input.metaKeywords;
+    if (input.authorId !== undefined) changes.author_id = input.authorId;
+    if (thumbnail !== undefined) changes.thumbnail = thumbnail;
+
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('posts')
+          .set(changes)
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .execute();
+        await this.writeRelations(trx, id, input, {
+          title,
+          content,
+          excerpt: excerpt ?? undefined,
+          keywords: keywords ?? undefined,
+        });
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new PostInputError({ slug: ['The slug has already been taken.'] });
+      throw error;
+    }
+    await this.changed();
+    return this.findDetail(id);
+  }
+
+  /** Soft delete (R-P7): the post disappears everywhere and its slug is free again. */
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('posts')
+      .set({ deleted_at: nowIso(this.clock), updated_at: nowIso(this.clock) })
+      .where('id', '=', id)
+      .where('type', '=', POST_MODEL)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    const deleted = Number(result.numUpdatedRows) > 0;
+    if (deleted) await this.changed();
+    return deleted;
+  }
+
+  /**
+   * Publishes every scheduled post whose time has come. One conditional UPDATE: when several app
+   * nodes run it at once, each post changes (and is reported) exactly once.
+   */
+  async publishDue(): Promise<number[]> {
+    const now = nowIso(this.clock);
+    const rows = await this.db
+      .updateTable('posts')
+      .set({ status: 'published', updated_at: now })
+      .where('status', '=', 'scheduled')
+      .where('published_at', 'is not', null)
+      .where('published_at', '<=', now)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .execute();
+    if (rows.length > 0) await this.changed();
+    return rows.map((row) => row.id);
+  }
+
+  // ---- Helpers -------------------------------------------------------------------------------------
+
+  private async defaultLocale(): Promise<string> {
+    return (await this.deps.settings.get(POST_SETTINGS.defaultLocale))?.trim() || DEFAULT_LOCALE;
+  }
+
+  private async changed(): Promise<void> {
+    await this.deps.cache.flushTags([POSTS_CACHE_TAG]);
+  }
+
+  /** Rules that need the database: tags, categories, author and websites exist; the thumbnail. */
+  private async check(input: PostWrite, actor: Actor): Promise<Record<string, string[]>> {
+    const errors: Record<string, string[]> = {};
+    for (const field of ['tags', 'categories'] as const) {
+      const ids = input[field];
+      if (!ids || ids.length === 0) continue;
+      const found = new Set(
+        (
+          await this.db
+            .selectFrom('tags')
+            .select('id')
+            .where('id', 'in', [...new Set(ids)])
+            .execute()
+        ).map((row) => row.id),
+      );
+      ids.forEach((tagId, index) => {
+        if (!found.has(tagId)) errors[`${field}.${index}`] = [`The selected ${field}.${index} is invalid.`];
+      });
+    }
+    if (input.authorId !== undefined) {
+      const author = await this.db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', input.authorId)
+        .executeTakeFirst();
+      // Only an admin may name another user (R-P5); an unknown user is invalid for everybody.
+      const allowed = actor.isAdmin || actor.userId === null || actor.userId === input.authorId;
+      if (!author || !allowed) errors.author_id = ['The selected author id is invalid.'];
+    }
+    if (input.websiteIds && input.websiteIds.length > 0) {
+      const existing = await this.deps.bindings.existing(input.websiteIds);
+      if (existing.length !== new Set(input.websiteIds).size) {
+        errors.website_id = ['The selected website id is invalid.'];
+      }
+    }
+    if (input.thumbnailUpload) {
+      const maxKb =
+        Number(await this.deps.settings.get(POST_SETTINGS.thumbnailMaxKb)) || DEFAULT_THUMBNAIL_MAX_KB;
+      if (input.thumbnailTruncated || input.thumbnailUpload.length > maxKb * 1024) {
+        errors.thumbnail = [`The thumbnail may not be greater than ${maxKb} kilobytes.`];
+      } else {
+        try {
+          await this.deps.media.inspect(input.thumbnailUpload);
+        } catch (error) {
+          if (!(error instanceof NotAnImageError)) throw error;
+          errors.thumbnail = ['The thumbnail must be an image.'];
+        }
+      }
+    }
+    return errors;
+  }
+
+  /** The thumbnail to store: the uploaded image's URL, else the external URL; undefined: unchanged. */
+  private async thumbnailOf(input: PostWrite, actor: Actor): Promise<string | null | undefined> {
+    if (input.thumbnailUpload) {
+      const stored = await this.deps.media.storeImage(input.thumbnailUpload, {
+        userId: actor.userId,
+        toWebp: await this.deps.settings.flag(POST_SETTINGS.convertToWebp, false),
+      });
+      return stored.url;
+    }
+    return input.thumbnailUrl;
+  }
+
+  private async maybeLocalize(
+    content: { base: string; translations: Record<string, string> },
+    input: PostWrite,
+    actor: Actor,
+  ): Promise<{ base: string; translations: Record<string, string> }> {
+    const wanted =
+      input.localizeImages ?? (await this.deps.settings.flag(POST_SETTINGS.localizeImages, false));
+    if (!wanted) return content;
+    const options = {
+      fetcher: this.deps.fetcher,
+      media: this.deps.media,
+      userId: actor.userId,
+      toWebp: await this.deps.settings.flag(POST_SETTINGS.convertToWebp, false),
+      appUrl: this.deps.appUrl,
+      onFailure: (url: string, reason: string) =>
+        this.deps.warn?.(`localize_images: ${url} left as it was: ${reason}`),
+    };
+    const base = (await localizeImages(content.base, options)).html;
+    const translations: Record<string, string> = {};
+    for (const [locale, html] of Object.entries(content.translations)) {
+      translations[locale] = html === '' ? html : (await localizeImages(html, options)).html;
+    }
+    return { base, translations };
+  }
+
+  /** Tags, translations and website bindings of a post, inside the caller's transaction. */
+  private async writeRelations(
+    trx: Db,
+    postId: number,
+    input: PostWrite,
+    texts: Partial<Record<(typeof TRANSLATABLE_FIELDS)[number], { translations: Record<string, string> }>>,
+  ): Promise<void> {
+    for (const field of TRANSLATABLE_FIELDS) {
+      const value = texts[field];
+      if (value && Object.keys(value.translations).length > 0) {
+        await this.deps.translations.save(trx, POST_MODEL, postId, field, value.translations);
+      }
+    }
+    await this.replaceTags(trx, postId, input.tags, input.categories);
+    if (input.websiteIds !== undefined) {
+      await this.deps.bindings.sync(trx, POST_MODEL, postId, input.websiteIds);
+    }
+  }
+
+  /**
+   * `categories` replace the post's `post_category` tags; `tags` replace all its other tags. A list
+   * that was not sent leaves its part alone.
+   */
+  private async replaceTags(
+    trx: Db,
+    postId: number,
+    tags: number[] | undefined,
+    categories: number[] | undefined,
+  ): Promise<void> {
+    if (tags === undefined && categories === undefined) return;
+    const categoryTags = (eb: ExpressionBuilder<Database, 'taggables'>) =>
+      eb.selectFrom('tags').select('tags.id').where('tags.type', '=', 'post_category');
+    let removal = trx
+      .deleteFrom('taggables')
+      .where('taggable_type', '=', POST_MODEL)
+      .where('taggable_id', '=', postId);
+    if (tags === undefined) removal = removal.where('tag_id', 'in', categoryTags);
+    else if (categories === undefined) removal = removal.where('tag_id', 'not in', categoryTags);
+    await removal.execute();
+    const wanted = [...new Set([...(tags ?? []), ...(categories ?? [])])];
+    if (wanted.length === 0) return;
+    await trx
+      .insertInto('taggables')
+      .values(wanted.map((tagId) => ({ tag_id: tagId, taggable_type: POST_MODEL, taggable_id: postId })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  private async takenSlugs(candidates: string[]): Promise<Set<string>> {
+    const rows = await this.db
+      .selectFrom('posts')
+      .select('slug')
+      .where('type', '=', POST_MODEL)
+      .where('deleted_at', 'is', null)
+      .where('slug', 'in', candidates)
+      .execute();
+    return new Set(rows.map((row) => row.slug));
+  }
+
+  private async slugTaken(slug: string, exceptId: number | null): Promise<boolean> {
+    let query = this.db
+      .selectFrom('posts')
+      .select('id')
+      .where('type', '=', POST_MODEL)
+      .where('deleted_at', 'is', null)
+      .where('slug', '=', slug);
+    if (exceptId !== null) query = query.where('id', '!=', exceptId);
+    return (await query.executeTakeFirst()) !== undefined;
   }
 }

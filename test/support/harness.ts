@@ -97,7 +97,9 @@ let userCounter = 0;
 
 export async function createTestContext(options: ContextOptions = {}): Promise<TestContext> {
   const database = await createTestDatabase();
-  const config = testConfig(database.url, options.config);
+  // Media go to a directory of this test file, removed on close.
+  const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-media-'));
+  const config = testConfig(database.url, { mediaDir, ...options.config });
   const services = createServices(config, {
     pgSchema: database.pgSchema,
     clock: options.clock,
@@ -134,6 +136,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
       await app.close();
       await services.close();
       await database.drop();
+      fs.rmSync(mediaDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,16 +1,34 @@
 // Posts API (spec 4.1). Routes parse input, call the posts service, and shape the response.
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { DEFAULT_POST_PAGE_SIZE, MAX_POST_PAGE_SIZE, SORTABLE_POST_FIELDS } from '../../domain/posts.js';
-import type { PostSummary } from '../../domain/posts.js';
+import {
+  DEFAULT_POST_PAGE_SIZE,
+  MAX_POST_PAGE_SIZE,
+  POST_LIST_STATUSES,
+  POST_STATUSES,
+  PostInputError,
+  SORTABLE_POST_FIELDS,
+} from '../../domain/posts.js';
+import type { Actor, PostDetail, PostSummary, PostWrite } from '../../domain/posts.js';
+import { MAX_SLUG_LENGTH } from '../../domain/slugs.js';
+import { isValidLocale } from '../../domain/translations.js';
+import type { Translatable } from '../../domain/translations.js';
+import { currentWebsiteId } from '../../http/website-context.js';
+import { UploadedFile } from '../../http/multipart.js';
 import type { Services } from '../../services.js';
-import { success } from './envelope.js';
+import { ApiError, success, validationFailed } from './envelope.js';
 import type { Json } from './envelope.js';
 import { requestInput } from './input.js';
 import { paginate } from './pagination.js';
 import type { ApiRouter } from './router.js';
-import { integer, optional, validate } from './validation.js';
+import { boolean, integer, integerArray, isoDateTime, optional, validate } from './validation.js';
 
 const listSchema = z.object({
+  keywords: optional(z.string()),
+  tags: optional(integerArray()),
+  tag_type: optional(z.string().max(50)),
+  excluded_post_ids: optional(integerArray()),
+  status: optional(z.enum(POST_LIST_STATUSES)),
   sort: optional(z.enum(SORTABLE_POST_FIELDS)).default('created_at'),
   direction: optional(
     z.preprocess(
@@ -20,9 +38,173 @@ const listSchema = z.object({
   ).default('desc'),
   page_size: optional(integer()).default(DEFAULT_POST_PAGE_SIZE),
   page: optional(integer()).default(1),
+  is_random: optional(boolean()).default(false),
 });
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+
+// ---- Write input -----------------------------------------------------------------------------------
+
+/**
+ * A translatable text: a string, or a map of locale to text (rule 1). `required`: a blank string, or
+ * a map without one non-blank value, is `field is required`.
+ */
+const translatable = (required: boolean) =>
+  z.unknown().transform((value, ctx): Translatable => {
+    const fail = (message: string) => {
+      ctx.addIssue({ code: 'custom', message, input: value });
+      return z.NEVER;
+    };
+    if (value === undefined || value === null) return fail('The :attribute field is required.');
+    if (typeof value === 'string') {
+      if (required && value.trim() === '') return fail('The :attribute field is required.');
+      return value;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return fail('The :attribute must be a string.');
+    }
+    const map: Record<string, string> = {};
+    for (const [locale, text] of Object.entries(value as Record<string, unknown>)) {
+      if (!isValidLocale(locale))
+        return fail(`The :attribute has an invalid locale: ${locale.slice(0, 20)}.`);
+      if (text !== null && typeof text !== 'string') return fail('The :attribute must be a string.');
+      map[locale] = text ?? '';
+    }
+    if (Object.keys(map).length === 0) return fail('The :attribute field is required.');
+    if (required && Object.values(map).every((text) => text.trim() === '')) {
+      return fail('The :attribute field is required.');
+    }
+    return map;
+  });
+
+/** Present and blank (`null` or `''`) means "clear it"; absent means "not sent". */
+const nullable = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => (value === '' ? null : value), schema.nullable().optional());
+
+/** `website_id`: an integer, an array of them, or a comma-separated string (R-P8). */
+const websiteIds = z.unknown().transform((value, ctx): number[] => {
+  const items =
+    typeof value === 'string'
+      ? value.split(',').map((item) => item.trim())
+      : Array.isArray(value)
+        ? value
+        : [value];
+  const ids: number[] = [];
+  for (const item of items) {
+    const id =
+      typeof item === 'number'
+        ? item
+        : typeof item === 'string' && /^\d{1,15}$/.test(item)
+          ? Number(item)
+          : NaN;
+    if (!Number.isInteger(id) || id < 1) {
+      ctx.addIssue({ code: 'custom', message: 'The selected :attribute is invalid.', input: value });
+      return z.NEVER;
+    }
+    ids.push(id);
+  }
+  return ids;
+});
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'The :attribute format is invalid.' },
+  );
+
+function writeSchema(creating: boolean) {
+  // On update a title or content that is sent must not be blank; absent leaves it unchanged.
+  const text = creating ? translatable(true) : translatable(true).optional();
+  return z.object({
+    title: text,
+    content: text,
+    slug: optional(z.string().max(MAX_SLUG_LENGTH)),
+    excerpt: nullable(translatable(false)),
+    keywords: nullable(translatable(false)),
+    thumbnail: z.unknown().optional(),
+    thumbnail_url: nullable(httpUrl),
+    author_id: optional(integer()),
+    status: optional(z.enum(POST_STATUSES)),
+    published_at: nullable(isoDateTime()),
+    meta_title: nullable(z.string()),
+    meta_description: nullable(z.string()),
+    meta_keywords: nullable(z.string()),
+    tags: optional(integerArray()),
+    categories: optional(integerArray()),
+    website_id: optional(websiteIds),
+    localize_images: optional(boolean()),
+  });
+}
+
+const createSchema = writeSchema(true);
+const updateSchema = writeSchema(false);
+
+/** The uploaded thumbnail; a thumbnail that is not a file is a 422 (its content is checked later). */
+function thumbnailUpload(value: unknown): UploadedFile | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  // A form whose file input was left empty sends a nameless, empty file: nothing was uploaded.
+  if (value instanceof UploadedFile && value.filename === '' && value.data.length === 0) return undefined;
+  if (!(value instanceof UploadedFile) || value.data.length === 0) {
+    throw validationFailed({ thumbnail: ['The thumbnail must be an image.'] });
+  }
+  return value;
+}
+
+function toWrite(input: z.output<typeof updateSchema>, upload: UploadedFile | undefined): PostWrite {
+  return {
+    title: input.title,
+    content: input.content,
+    excerpt: input.excerpt,
+    keywords: input.keywords,
+    slug: input.slug,
+    status: input.status,
+    publishedAt:
+      input.published_at === undefined || input.published_at === null
+        ? input.published_at
+        : new Date(input.published_at.trim()).toISOString(),
+    metaTitle: input.meta_title,
+    metaDescription: input.meta_description,
+    metaKeywords: input.meta_keywords,
+    authorId: input.author_id,
+    tags: input.tags,
+    categories: input.categories,
+    websiteIds: input.website_id,
+    thumbnailUrl: input.thumbnail_url,
+    thumbnailUpload: upload?.data,
+    thumbnailTruncated: upload?.truncated,
+    localizeImages: input.localize_images,
+  };
+}
+
+function actorOf(request: FastifyRequest): Actor {
+  return { userId: request.apiUser?.id ?? null, isAdmin: request.apiUser?.isAdmin ?? false };
+}
+
+const notFound = () => ApiError.fail(404, 'Post not found');
+
+/** Domain rule failures are 422s like any validation error. */
+async function orInputError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof PostInputError) throw validationFailed(error.errors);
+    throw error;
+  }
+}
+
+// ---- JSON ------------------------------------------------------------------------------------------
+
+const postUrl = (baseUrl: string, slug: string) => `${baseUrl}/post/${encodeURIComponent(slug)}`;
 
 /** A post as lists show it (R-P4). */
 export function postListJson(post: PostSummary, baseUrl: string): Json {
@@ -37,15 +219,51 @@ export function postListJson(post: PostSummary, baseUrl: string): Json {
     published_at: post.publishedAt,
     author: post.author,
     tags: post.tags.map((tag) => ({ id: tag.id, name: tag.name, type: tag.type })),
-    url: `${baseUrl}/post/${encodeURIComponent(post.slug)}`,
+    url: postUrl(baseUrl, post.slug),
     created_at: post.createdAt,
     updated_at: post.updatedAt,
   };
 }
 
+/** A post as show and create answer it (R-P4). */
+export function postDetailJson(post: PostDetail, baseUrl: string): Json {
+  return {
+    id: post.id,
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    content: post.content,
+    thumbnail: post.thumbnail,
+    status: post.status,
+    published_at: post.publishedAt,
+    author: post.author,
+    tags: post.tagList,
+    categories: post.categories,
+    url: postUrl(baseUrl, post.slug),
+    meta_title: post.metaTitle,
+    meta_description: post.metaDescription,
+    meta_keywords: post.metaKeywords,
+    translations: post.translations,
+    created_at: post.createdAt,
+    updated_at: post.updatedAt,
+  };
+}
+
+// ---- Routes ----------------------------------------------------------------------------------------
+
+function slugParam(request: FastifyRequest): string {
+  return String((request.params as { slug?: string }).slug ?? '');
+}
+
 export function registerPostRoutes(router: ApiRouter, services: Services): void {
+  const { config } = services;
+
   router.route(['GET', 'POST'], '/posts', { switchKey: 'svc_api_posts_index' }, async (request) => {
     const input = validate(listSchema, requestInput(request));
+    // A caller without a user (a public list) sees published posts only.
+    if (request.apiUser === null && input.status !== undefined && input.status !== 'published') {
+      throw validationFailed({ status: ['The selected status is invalid.'] });
+    }
     const page = Math.max(1, input.page);
     const pageSize = clamp(input.page_size, 1, MAX_POST_PAGE_SIZE);
     const result = await services.posts.list({
@@ -53,11 +271,64 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
       pageSize,
       sort: input.sort,
       direction: input.direction,
-      websiteId: null,
+      websiteId: await currentWebsiteId(services, request),
+      status: input.status,
+      keywords: input.keywords === undefined ? undefined : input.keywords.split(','),
+      tagIds: input.tags,
+      tagType: input.tag_type,
+      excludedIds: input.excluded_post_ids,
+      random: input.is_random,
     });
     return success('Successfully fetched posts', {
-      data: result.items.map((post) => postListJson(post, services.config.appUrl)),
+      data: result.items.map((post) => postListJson(post, config.appUrl)),
       pagination: paginate(request, page, pageSize, result.items.length, result.total),
     });
+  });
+
+  router.route(['POST'], '/posts/store', { switchKey: 'svc_api_posts_store' }, async (request) => {
+    const raw = requestInput(request);
+    const input = validate(createSchema, raw);
+    const upload = thumbnailUpload(raw.thumbnail);
+    const write = toWrite(input, upload);
+    if (write.websiteIds === undefined) {
+      // R-P8: none given, the website of the request's Host; none resolved, a global post.
+      const current = await currentWebsiteId(services, request);
+      if (current !== null) write.websiteIds = [current];
+    }
+    const post = await orInputError(() => services.posts.create(write, actorOf(request)));
+    return success(`Post #${post.id} created successfully`, postDetailJson(post, config.appUrl));
+  });
+
+  router.route(['POST'], '/posts/update/:slug', { switchKey: 'svc_api_posts_update' }, async (request) => {
+    const raw = requestInput(request);
+    const input = validate(updateSchema, raw);
+    const upload = thumbnailUpload(raw.thumbnail);
+    const id = await services.posts.resolveId(slugParam(request));
+    if (id === null) throw notFound();
+    const post = await orInputError(() =>
+      services.posts.update(id, toWrite(input, upload), actorOf(request)),
+    );
+    if (!post) throw notFound();
+    return success(`Post #${post.id} updated successfully`, {
+      id: post.id,
+      title: post.title,
+      slug: post.slug,
+      status: post.status,
+      updated_at: post.updatedAt,
+    });
+  });
+
+  router.route(['POST'], '/posts/delete/:slug', { switchKey: 'svc_api_posts_delete' }, async (request) => {
+    const id = await services.posts.resolveId(slugParam(request));
+    if (id === null || !(await services.posts.delete(id))) throw notFound();
+    return success('Post deleted successfully', null);
+  });
+
+  router.route(['GET', 'POST'], '/posts/:slug', { switchKey: 'svc_api_posts_show' }, async (request) => {
+    const id = await services.posts.resolveId(slugParam(request));
+    const post = id === null ? null : await services.posts.findDetail(id);
+    // A caller without a user (a public endpoint) sees published posts only.
+    if (!post || (request.apiUser === null && post.status !== 'published')) throw notFound();
+    return success('Successfully fetched post', postDetailJson(post, config.appUrl));
   });
 }

@@ -1,0 +1,68 @@
+// Multipart bodies (the post thumbnail upload, spec 1): text fields become the same plain values a
+// JSON or form body gives (`tags[]=1` and `title[zh-TW]=…` read by qs, like forms), so validation and
+// the guard's `api_token` lookup work alike; each file becomes an UploadedFile, buffered in memory up
+// to a limit. All of this runs in preValidation, before the guard's preHandler.
+import multipart from '@fastify/multipart';
+import type { MultipartFile, MultipartValue } from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import qs from 'qs';
+import { parseQueryString } from './body.js';
+
+/** A file of a multipart body. */
+export class UploadedFile {
+  constructor(
+    readonly filename: string,
+    /** What the client claims; never trusted (images are checked by content). */
+    readonly mimetype: string,
+    readonly data: Buffer,
+    /** The file was larger than the limit and was cut off. */
+    readonly truncated: boolean,
+  ) {}
+}
+
+export interface MultipartOptions {
+  /** Largest file, in bytes; a larger one arrives truncated and is refused by validation. */
+  fileSize: number;
+}
+
+type Part = (MultipartFile | MultipartValue) & { _buf?: Buffer | null };
+
+export async function installMultipart(app: FastifyInstance, options: MultipartOptions): Promise<void> {
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    throwFileSizeLimit: false,
+    // Text fields (a post's HTML content) may be as large as a body; busboy's default is 1 MB.
+    limits: { fileSize: options.fileSize, fieldSize: options.fileSize, files: 5, fields: 500, parts: 1000 },
+    async onFile(part) {
+      await part.toBuffer();
+    },
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (!request.isMultipart() || typeof request.body !== 'object' || request.body === null) return;
+    const pairs: string[] = [];
+    const files: Array<[string, UploadedFile]> = [];
+    for (const entry of Object.values(request.body as Record<string, Part | Part[]>)) {
+      for (const part of Array.isArray(entry) ? entry : [entry]) {
+        if (part.type === 'file') {
+          const data = part._buf ?? Buffer.alloc(0);
+          files.push([
+            part.fieldname,
+            new UploadedFile(part.filename, part.mimetype, data, part.file.truncated),
+          ]);
+        } else {
+          pairs.push(
+            `${encodeURIComponent(part.fieldname)}=${encodeURIComponent(typeof part.value === 'string' ? part.value : '')}`,
+          );
+        }
+      }
+    }
+    const body = parseQueryString(pairs.join('&'));
+    for (const [name, file] of files) {
+      // A file field named like `thumbnail` or `images[]` lands where qs would put a text field.
+      const key = Object.keys(qs.parse(`${encodeURIComponent(name)}=x`))[0] ?? name;
+      body[key] = file;
+    }
+    request.body = body;
+  });
+}
