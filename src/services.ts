@@ -9,8 +9,11 @@ import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
 import { WebsiteBindings } from './domain/bindings.js';
+import { MenusService } from './domain/menus.js';
+import { PagesService } from './domain/pages.js';
 import { PostsService } from './domain/posts.js';
 import { SettingsService } from './domain/settings.js';
+import { TagsService } from './domain/tags.js';
 import { TranslationsService } from './domain/translations.js';
 import { UsersService } from './domain/users.js';
 import { WebsitesService } from './domain/websites.js';
@@ -28,6 +31,9 @@ export interface Services {
   users: UsersService;
   posts: PostsService;
   websites: WebsitesService;
+  tags: TagsService;
+  pages: PagesService;
+  menus: MenusService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
 }
@@ -44,6 +50,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const feed = createChangeFeed(database, options.warn ?? ((message) => console.warn(message)));
   const { db } = database;
   const cache = new MemoryCache();
+  // Tags, pages and menus (issue 4); TranslationsService and WebsiteBindings hold no state.
+  const pages = new PagesService(db, clock, new TranslationsService(db), new WebsiteBindings(db));
   return {
     config,
     database,
@@ -56,6 +64,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     users: new UsersService(db, clock),
     posts: new PostsService(db, clock),
     websites: new WebsitesService(db, clock),
+    tags: new TagsService(db, clock, new TranslationsService(db), new WebsiteBindings(db)),
+    pages,
+    menus: new MenusService(db, clock, cache, pages),
     async close() {
       await cache.close();
       await feed.close();

@@ -2,13 +2,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { ApiError } from './envelope.js';
+import { registerMenuRoutes } from './menus.js';
+import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
 import { ApiRouter } from './router.js';
+import { registerTagRoutes } from './tags.js';
 
 export function apiV1(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     const router = new ApiRouter(app, services);
     registerPostRoutes(router, services);
+    registerTagRoutes(router, services);
+    registerMenuRoutes(router, services);
+    registerPageRoutes(router);
     router.finish();
 
     app.setNotFoundHandler(async () => {
