@@ -182,10 +182,13 @@ export class MenusService {
     const now = nowIso(this.clock);
 
     const result = await this.db.transaction().execute(async (trx) => {
-      const deleted = await trx
-        .deleteFrom('menu_items')
+      // Counted first: SQLite does not count the children its cascade removes with their parent.
+      const existing = await trx
+        .selectFrom('menu_items')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('website_id', '=', websiteId)
         .executeTakeFirst();
+      await trx.deleteFrom('menu_items').where('website_id', '=', websiteId).execute();
       // Pages are read inside the transaction: a page deleted since the request was checked fails it.
       const pages = await this.pages.summaries(
         items.flatMap((item) => (item.pageId !== null ? [item.pageId] : [])),
@@ -231,7 +234,7 @@ export class MenusService {
           .where('id', '=', ids.get(index) ?? -1)
           .execute();
       }
-      return { websiteId, itemsCreated: items.length, itemsDeleted: Number(deleted.numDeletedRows) };
+      return { websiteId, itemsCreated: items.length, itemsDeleted: Number(existing?.n ?? 0) };
     });
 
     await this.cache.flushTags([MENUS_CACHE_TAG, websiteMenuCacheTag(websiteId)]);

@@ -39,13 +39,20 @@ export function menuItemJson(item: MenuItemWithPage): Json {
   };
 }
 
+/** One of `values`; absent or empty is `field is required`, anything else `selected … is invalid`. */
+const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess(
+    (value) => (value === undefined || value === null || value === '' ? undefined : String(value)),
+    z.string().pipe(z.enum(values)),
+  );
+
 const itemSchema = z.object({
   order: integer(),
   name: requiredString(255),
-  type: z.enum(MENU_ITEM_TYPES),
+  type: requiredChoice(MENU_ITEM_TYPES),
   page_id: optional(integer()),
   url: optional(z.string().trim().max(2048)),
-  target: optional(z.enum(MENU_TARGETS)).default('_self'),
+  target: optional(requiredChoice(MENU_TARGETS)).default('_self'),
   icon: optional(z.string().max(255)),
   parent_id: optional(integer()),
 });

@@ -106,7 +106,7 @@ const storeSchema = z.object({
   description: optional(z.string()),
   icon: optional(z.string().max(255)),
   sort: optional(integer()),
-  website_id: z.unknown().transform(websiteIdList),
+  website_id: z.unknown().transform(websiteIdList).optional(),
   update_when_duplicated: optional(boolean()).default(false),
 });
 
