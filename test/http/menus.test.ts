@@ -30,7 +30,6 @@ describe('menus API', () => {
   let about: { id: number; slug: string };
   let contact: { id: number; slug: string };
   let team: { id: number; slug: string };
-  let domainCounter = 0;
 
   before(async () => {
     ctx = await createTestContext();
@@ -582,7 +581,10 @@ describe('menus API: the store placeholder log', () => {
       assert.equal(response.statusCode, 200);
       await app.close();
       const entry = lines
-        .map((line) => JSON.parse(line))
+        .map((line) => {
+          const record: { msg?: string; menuStore?: unknown } = JSON.parse(line);
+          return record;
+        })
         .find((record) => record.msg === 'menu store request');
       assert.deepEqual(entry?.menuStore, { name: 'Main menu', items: [1, 2] });
       assert.equal(

@@ -8,6 +8,19 @@ const DISABLED = { status: 403, message: 'API access is disabled' };
 const INVALID_TOKEN = { status: 'fail', message: 'Invalid token' };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+interface TagBody {
+  id: number;
+  name: string;
+  slug: string;
+  type: string;
+  parent_id: number | null;
+  description: string | null;
+  icon: string | null;
+  sort: number;
+  created_at: string;
+  updated_at: string;
+}
+
 const invalid = (errors: Record<string, string[]>) => ({
   code: 422,
   status: 'fail',
@@ -45,7 +58,8 @@ describe('tags API', () => {
   const storeOk = async (payload: Record<string, unknown>) => {
     const response = await store(payload);
     assert.equal(response.statusCode, 200, response.body);
-    return response.json().data;
+    const body: { data: TagBody } = response.json();
+    return body.data;
   };
 
   describe('store (spec 4.2 rules, R-Tg4)', () => {
@@ -292,7 +306,8 @@ describe('tags API', () => {
         const responses = await Promise.all(Array.from({ length: 6 }, () => store(payload)));
         const bodies = responses.map((response) => {
           assert.equal(response.statusCode, 200, response.body);
-          return response.json();
+          const body: { message: string; data: { id: number } } = response.json();
+          return body;
         });
         const created = bodies.filter((body) => /^tag #\d+ created$/.test(body.message));
         const skipped = bodies.filter((body) => body.message === 'Skipped. Duplicated tag found');
@@ -310,9 +325,8 @@ describe('tags API', () => {
 
     it('concurrency: parallel updates of a duplicate with update_when_duplicated never create a second tag', async () => {
       const payload = { name: 'Racing', type: 'post_tag', update_when_duplicated: true, sort: 3 };
-      const bodies = (await Promise.all(Array.from({ length: 5 }, () => store(payload)))).map((r) =>
-        r.json(),
-      );
+      const responses = await Promise.all(Array.from({ length: 5 }, () => store(payload)));
+      const bodies: { message: string }[] = responses.map((r) => r.json<{ message: string }>());
       assert.equal(bodies.filter((body) => /created$/.test(body.message)).length, 1);
       assert.equal(bodies.filter((body) => body.message === 'Existing tag updated').length, 4);
       const rows = await ctx.services.database.db
@@ -392,7 +406,7 @@ describe('tags API', () => {
             sort,
             parent_id: parent,
           })
-        ).id as number;
+        ).id;
       // Inserted in an order that differs from the expected one.
       const rootLow = await make('Root low', 1);
       const rootHigh = await make('Root high', 10);
@@ -469,7 +483,9 @@ describe('tags API', () => {
     it('the locale defaults to the setting default_locale, else en; an unknown locale gives base names', async () => {
       await storeOk({ name: { en: 'Music', de: 'Musik' }, type: 'post_tag' });
       const names = async (payload: Record<string, unknown>) =>
-        (await list({ type: 'post_tag', ...payload })).json().data.map((tag: { name: string }) => tag.name);
+        (await list({ type: 'post_tag', ...payload }))
+          .json<{ data: { name: string }[] }>()
+          .data.map((tag) => tag.name);
       assert.deepEqual(await names({}), ['Music']);
       assert.deepEqual(await names({ locale: 'xx' }), ['Music']);
       assert.deepEqual(await names({ locale: 'de' }), ['Musik']);
@@ -580,7 +596,10 @@ describe('tags API: server errors', () => {
     const body = response.json();
     assert.deepEqual(Object.keys(body), ['status', 'message']);
     assert.equal(body.status, 500);
-    assert.equal(body.message, `Server Error: internal error, request ${response.headers['x-request-id']}`);
+    assert.equal(
+      body.message,
+      `Server Error: internal error, request ${String(response.headers['x-request-id'])}`,
+    );
     assert.doesNotMatch(response.body, /tags|select|insert|sqlite|relation/i);
 
     const list = await ctx.request({
@@ -592,7 +611,7 @@ describe('tags API: server errors', () => {
     assert.deepEqual(list.json(), {
       code: 500,
       status: 'fail',
-      message: `Server Error: internal error, request ${list.headers['x-request-id']}`,
+      message: `Server Error: internal error, request ${String(list.headers['x-request-id'])}`,
       data: [],
       extra: [],
     });

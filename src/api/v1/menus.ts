@@ -42,7 +42,10 @@ export function menuItemJson(item: MenuItemWithPage): Json {
 /** One of `values`; absent or empty is `field is required`, anything else `selected … is invalid`. */
 const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess(
-    (value) => (value === undefined || value === null || value === '' ? undefined : String(value)),
+    (value) => {
+      if (value === undefined || value === null || value === '') return undefined;
+      return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+    },
     z.string().pipe(z.enum(values)),
   );
 
