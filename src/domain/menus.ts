@@ -13,6 +13,7 @@ import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
+import { isStorableId } from './ids.js';
 import { localizedPath } from './locales.js';
 import type { LocaleSettings } from './locales.js';
 import type { PagesService } from './pages.js';
@@ -243,6 +244,7 @@ export class MenusService {
 
   /** One item with its page (R-M3), or null. */
   async find(id: number): Promise<MenuItemWithPage | null> {
+    if (!isStorableId(id)) return null;
     const row = await this.db
       .selectFrom('menu_items')
       .select(COLUMNS)

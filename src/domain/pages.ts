@@ -7,6 +7,7 @@ import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
+import { isStorableId, storableIds } from './ids.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import { splitTranslatable, translate } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
@@ -136,6 +137,7 @@ export class PagesService {
   }
 
   async findById(id: number, options: FindPageOptions = {}): Promise<Page | null> {
+    if (!isStorableId(id)) return null;
     return this.findOne('id', id, options);
   }
 
@@ -145,12 +147,13 @@ export class PagesService {
 
   /** Which of these ids are live pages, in ascending order. */
   async existingIds(ids: readonly number[], db: Db = this.db): Promise<number[]> {
-    if (ids.length === 0) return [];
+    const candidates = storableIds(ids);
+    if (candidates.length === 0) return [];
     const rows = await db
       .selectFrom('pages')
       .select('id')
       .where('deleted_at', 'is', null)
-      .where('id', 'in', [...new Set(ids)])
+      .where('id', 'in', candidates)
       .orderBy('id')
       .execute();
     return rows.map((row) => row.id);
@@ -162,12 +165,13 @@ export class PagesService {
     db: Db = this.db,
   ): Promise<Map<number, { id: number; title: string; slug: string }>> {
     const byId = new Map<number, { id: number; title: string; slug: string }>();
-    if (ids.length === 0) return byId;
+    const candidates = storableIds(ids);
+    if (candidates.length === 0) return byId;
     const rows = await db
       .selectFrom('pages')
       .select(['id', 'title', 'slug'])
       .where('deleted_at', 'is', null)
-      .where('id', 'in', [...new Set(ids)])
+      .where('id', 'in', candidates)
       .execute();
     for (const row of rows) byId.set(row.id, { id: row.id, title: row.title, slug: row.slug });
     return byId;

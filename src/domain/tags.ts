@@ -7,6 +7,7 @@ import type { WebsiteBindings } from './bindings.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
+import { isStorableId, storableIds } from './ids.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import { splitTranslatable, translate } from './translations.js';
 import type { Translatable, TranslationsService } from './translations.js';
@@ -137,17 +138,19 @@ export class TagsService {
 
   /** The given ids that exist, ascending, without duplicates (R-Tg3). */
   async existingIds(ids: readonly number[]): Promise<number[]> {
-    if (ids.length === 0) return [];
+    const candidates = storableIds(ids);
+    if (candidates.length === 0) return [];
     const rows = await this.db
       .selectFrom('tags')
       .select('id')
-      .where('id', 'in', [...new Set(ids)])
+      .where('id', 'in', candidates)
       .orderBy('id')
       .execute();
     return rows.map((row) => row.id);
   }
 
   async findById(id: number, db: Db = this.db): Promise<Tag | null> {
+    if (!isStorableId(id)) return null;
     const row = await db.selectFrom('tags').select(COLUMNS).where('id', '=', id).executeTakeFirst();
     return row ? toTag(row) : null;
   }

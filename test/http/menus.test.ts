@@ -344,6 +344,28 @@ describe('menus API', () => {
           },
         ],
         [
+          {
+            website_id: site,
+            menu_items: [
+              { order: 2147483648, name: 'x', type: 'link' },
+              { order: 1, name: 'Huge page id', type: 'page', page_id: 99999999999 },
+              { order: 1, name: 'Typed', type: ['page'], target: 1 },
+            ],
+          },
+          {
+            'menu_items.0.order': ['The menu items.0.order may not be greater than 2147483647.'],
+            'menu_items.2.type': ['The menu items.2.type must be a string.'],
+            'menu_items.2.target': ['The selected menu items.2.target is invalid.'],
+          },
+        ],
+        [
+          {
+            website_id: site,
+            menu_items: [{ order: 1, name: 'Huge page id', type: 'page', page_id: 99999999999 }],
+          },
+          { 'menu_items.0.page_id': ['The selected menu items.0.page id is invalid.'] },
+        ],
+        [
           { website_id: site, locale: 'de', menu_items: [{ order: 1, name: 'x', type: 'link' }] },
           { locale: ['The selected locale is invalid.'] },
         ],
@@ -369,6 +391,7 @@ describe('menus API', () => {
       const items = [{ order: 1, name: 'x', type: 'link', url: '/' }];
       for (const payload of [
         { website_id: 999999, menu_items: items },
+        { website_id: 99999999999, menu_items: items },
         { domain: 'nowhere.test', menu_items: items },
         { domain: '::::', menu_items: items },
       ]) {
@@ -516,7 +539,7 @@ describe('menus API', () => {
         data: [],
         extra: [],
       });
-      for (const id of ['999999', 'abc', '0']) {
+      for (const id of ['999999', 'abc', '0', '99999999999', '1.5']) {
         const response = await post(`/menus/${id}`, {}, user.token);
         assert.equal(response.statusCode, 404, id);
         assert.equal(response.body, expected, id);

@@ -224,7 +224,7 @@ describe('tags API', () => {
         [w1, [w1]],
         [String(w2), [w2]],
         [
-          [w1, String(w2), 'x', 999999, -3],
+          [w1, String(w2), 'x', 999999, -3, 99999999999],
           [w1, w2],
         ],
         [`${w2}, ${w1},abc,999999`, [w1, w2]],
@@ -272,6 +272,13 @@ describe('tags API', () => {
         [{ name: 'ok', type: 5 }, { type: ['The type must be a string.'] }],
         [{ name: 'ok', parent_id: 'abc' }, { parent_id: ['The parent id must be an integer.'] }],
         [{ name: 'ok', sort: 'high' }, { sort: ['The sort must be an integer.'] }],
+        [{ name: 'ok', sort: 2147483648 }, { sort: ['The sort may not be greater than 2147483647.'] }],
+        [{ name: 'ok', sort: '-2147483649' }, { sort: ['The sort must be at least -2147483648.'] }],
+        [{ name: { 'not a locale!': 'x' } }, { name: ['The selected name is invalid.'] }],
+        [{ name: { en: 5 } }, { name: ['The name must be a string.'] }],
+        [{ name: { en: ' ', fr: '' } }, { name: ['The name field is required.'] }],
+        [{ name: { en: 'y'.repeat(256) } }, { name: ['The name may not be greater than 255 characters.'] }],
+        [{ name: 'ok', parent_id: 99999999999 }, { parent_id: ['The selected parent id is invalid.'] }],
         [
           { name: 'ok', update_when_duplicated: 'maybe' },
           { update_when_duplicated: ['The update when duplicated field must be true or false.'] },
@@ -538,7 +545,7 @@ describe('tags API', () => {
         data: { ids: [a.id, b.id] },
         extra: [],
       });
-      const none = await exist({ tagIds: [424242] });
+      const none = await exist({ tagIds: [424242, 99999999999, -1, 0] });
       assert.deepEqual(none.json().data, { ids: [] });
     });
 

@@ -12,6 +12,7 @@ import { localeSettings } from '../../domain/locales.js';
 import { MENU_ITEM_TYPES, MENU_TARGETS } from '../../domain/menus.js';
 import type { MenuItemInput, MenuItemWithPage } from '../../domain/menus.js';
 import { InputError } from '../../domain/errors.js';
+import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
 import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
 import type { Services } from '../../services.js';
 import { ApiError, success, validationFailed } from './envelope.js';
@@ -50,7 +51,7 @@ const requiredChoice = <T extends readonly [string, ...string[]]>(values: T) =>
   );
 
 const itemSchema = z.object({
-  order: integer(),
+  order: integer().pipe(z.int().min(MIN_DB_INTEGER).max(MAX_DB_INTEGER)),
   name: requiredString(255),
   type: requiredChoice(MENU_ITEM_TYPES),
   page_id: optional(integer()),
@@ -188,7 +189,9 @@ export function registerMenuRoutes(router: ApiRouter, services: Services): void 
 
       const websiteId =
         input.website_id !== undefined
-          ? ((await services.bindings.existing([input.website_id]))[0] ?? null)
+          ? isStorableId(input.website_id)
+            ? ((await services.bindings.existing([input.website_id]))[0] ?? null)
+            : null
           : await services.websites.findIdByDomain(input.domain ?? '');
       if (websiteId === null) throw ApiError.fail(404, 'Website not found');
 

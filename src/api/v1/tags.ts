@@ -3,10 +3,11 @@
 // `{"status":500,"message":"Server Error: …"}`.
 import { z } from 'zod';
 import { InputError } from '../../domain/errors.js';
+import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
 import { defaultLocale } from '../../domain/locales.js';
 import { DEFAULT_TAG_TYPE, MAX_TAG_NAME_LENGTH, MAX_TAG_TYPE_LENGTH } from '../../domain/tags.js';
 import type { Tag, TagNode } from '../../domain/tags.js';
-import { normalizeLocale } from '../../domain/translations.js';
+import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
 import type { Translatable } from '../../domain/translations.js';
 import type { Services } from '../../services.js';
 import { success, validationFailed } from './envelope.js';
@@ -35,6 +36,9 @@ export function tagTreeJson(node: TagNode): Json {
   return { ...tagJson(node), children: node.children.map(tagTreeJson) };
 }
 
+/** The width of `translations.locale`. */
+const MAX_LOCALE_LENGTH = 20;
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -57,6 +61,9 @@ const tagName = z.unknown().transform((value, ctx): Translatable => {
   if (!isPlainObject(value)) return issue('The :attribute must be a string.');
   const map: Record<string, string> = {};
   for (const [locale, text] of Object.entries(value)) {
+    if (!isValidLocale(locale) || normalizeLocale(locale).length > MAX_LOCALE_LENGTH) {
+      return issue('The selected :attribute is invalid.');
+    }
     if (typeof text !== 'string') return issue('The :attribute must be a string.');
     if (text.trim().length > MAX_TAG_NAME_LENGTH) return issue(tooLong);
     map[locale] = text.trim();
@@ -84,7 +91,7 @@ export function websiteIdList(value: unknown): number[] | undefined {
         : typeof part === 'string' && /^\s*\d+\s*$/.test(part)
           ? Number(part)
           : NaN;
-    if (Number.isSafeInteger(id) && id > 0 && !ids.includes(id)) ids.push(id);
+    if (isStorableId(id) && !ids.includes(id)) ids.push(id);
   }
   return ids;
 }
@@ -105,7 +112,7 @@ const storeSchema = z.object({
   parent_id: optional(integer()),
   description: optional(z.string()),
   icon: optional(z.string().max(255)),
-  sort: optional(integer()),
+  sort: optional(integer().pipe(z.int().min(MIN_DB_INTEGER).max(MAX_DB_INTEGER))),
   website_id: z.unknown().transform(websiteIdList).optional(),
   update_when_duplicated: optional(boolean()).default(false),
 });
