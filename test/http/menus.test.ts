@@ -419,6 +419,20 @@ describe('menus API', () => {
       await ctx.services.settings.set('svc_api_menu_sync_should_auth', 'none');
       const stillAnonymous = await sync({}, null);
       assert.deepEqual([stillAnonymous.statusCode, stillAnonymous.json()], [401, INVALID_TOKEN]);
+      await ctx.services.settings.set('svc_api_menu_sync_should_auth', 'basic');
+      const basic = (who: TestUser) => Buffer.from(`${who.email}:${who.password}`).toString('base64');
+      const viaBasic = (who: TestUser) =>
+        ctx.request({
+          method: 'POST',
+          url: '/api/v1/menus/sync',
+          headers: { authorization: `Basic ${basic(who)}` },
+          payload: { website_id: site, menu_items: [{ order: 1, name: 'Basic', type: 'link', url: '/' }] },
+        });
+      const basicUser = await viaBasic(user);
+      assert.deepEqual([basicUser.statusCode, basicUser.json()], [403, ADMIN_REQUIRED]);
+      const basicAdmin = await viaBasic(admin);
+      assert.equal(basicAdmin.statusCode, 200);
+      await ctx.services.database.db.deleteFrom('menu_items').execute();
       await ctx.services.settings.set('enable_api_access', 'no');
       const disabled = await sync({}, null);
       assert.deepEqual([disabled.statusCode, disabled.json()], [403, DISABLED]);
