@@ -11,9 +11,12 @@ import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
 import { WebsiteBindings } from './domain/bindings.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
+import { MenusService } from './domain/menus.js';
+import { PagesService } from './domain/pages.js';
 import { PostsService } from './domain/posts.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { SettingsService } from './domain/settings.js';
+import { TagsService } from './domain/tags.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
 import { UsersService } from './domain/users.js';
 import { WebsitesService } from './domain/websites.js';
@@ -34,6 +37,9 @@ export interface Services {
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
   websites: WebsitesService;
+  tags: TagsService;
+  pages: PagesService;
+  menus: MenusService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
 }
@@ -71,6 +77,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     appUrl: config.appUrl,
     warn,
   });
+  const pages = new PagesService(db, clock, translations, bindings);
   return {
     config,
     database,
@@ -85,6 +92,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     media,
     fetcher,
     websites: new WebsitesService(db, clock, cache, translations, defaultLocale),
+    tags: new TagsService(db, clock, translations, bindings),
+    pages,
+    menus: new MenusService(db, clock, cache, pages),
     async close() {
       await fetcher.close();
       await cache.close();

@@ -2,8 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { ApiError } from './envelope.js';
+import { registerMenuRoutes } from './menus.js';
+import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
 import { ApiRouter } from './router.js';
+import { registerTagRoutes } from './tags.js';
 import { registerWebsiteRoutes } from './websites.js';
 
 export function apiV1(services: Services) {
@@ -11,6 +14,9 @@ export function apiV1(services: Services) {
     const router = new ApiRouter(app, services);
     registerPostRoutes(router, services);
     registerWebsiteRoutes(router, services);
+    registerTagRoutes(router, services);
+    registerMenuRoutes(router, services);
+    registerPageRoutes(router);
     router.finish();
 
     app.setNotFoundHandler(async () => {

@@ -1,0 +1,311 @@
+// Tags and categories (spec 4.2, 2.4, R-Tg1..R-Tg4): the tree of a type with translated names, the
+// existence check, and the store rules (create, skip or update a duplicate). A duplicate is an exact
+// match on name and type; the unique constraint (type, name) keeps it so under concurrent requests.
+import type { Db } from '../db/database.js';
+import { isUniqueViolation } from '../db/unique-violation.js';
+import type { WebsiteBindings } from './bindings.js';
+import { nowIso } from './clock.js';
+import type { Clock } from './clock.js';
+import { InputError } from './errors.js';
+import { isStorableId, storableIds } from './ids.js';
+import { slugify, uniqueSlug } from './slugs.js';
+import { splitTranslatable, translate } from './translations.js';
+import type { Translatable, TranslationsService } from './translations.js';
+import { toIso } from './values.js';
+
+export const TAG_MODEL = 'tag';
+export const DEFAULT_TAG_TYPE = 'post_category';
+export const KNOWN_TAG_TYPES = [
+  'post_category',
+  'post_tag',
+  'product_category',
+  'link_category',
+  'page_category',
+] as const;
+export const MAX_TAG_NAME_LENGTH = 255;
+export const MAX_TAG_TYPE_LENGTH = 50;
+
+export interface Tag {
+  id: number;
+  name: string;
+  slug: string;
+  type: string;
+  parentId: number | null;
+  description: string | null;
+  icon: string | null;
+  sort: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TagNode extends Tag {
+  children: TagNode[];
+}
+
+export interface TagInput {
+  /** A plain name, or a locale map (its default-locale value is the name; R-T2). */
+  name: Translatable;
+  type: string;
+  slug?: string;
+  parentId?: number;
+  description?: string;
+  icon?: string;
+  sort?: number;
+  /** Websites to bind the tag to (only existing ones are kept); absent: bindings untouched. */
+  websiteIds?: readonly number[];
+  updateWhenDuplicated: boolean;
+  /** The locale whose value of a locale map is the base name. */
+  defaultLocale: string;
+}
+
+export type StoreOutcome = 'created' | 'skipped' | 'updated';
+
+interface TagRow {
+  id: number;
+  name: string;
+  slug: string;
+  type: string;
+  parent_id: number | null;
+  description: string | null;
+  icon: string | null;
+  sort: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const COLUMNS = [
+  'id',
+  'name',
+  'slug',
+  'type',
+  'parent_id',
+  'description',
+  'icon',
+  'sort',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** How often a create is retried when a concurrent request took its slug (not its name). */
+const CREATE_ATTEMPTS = 5;
+
+export const invalidParent = () => new InputError('parent_id', 'The selected parent id is invalid.');
+
+export class TagsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly translations: TranslationsService,
+    private readonly bindings: WebsiteBindings,
+  ) {}
+
+  /**
+   * Every tag of a type as a tree (R-Tg1): one query for the tags and one for their translations;
+   * every level sorted by `sort` desc then `id` asc; names in `locale`, else the base name. A tag
+   * whose parent is missing or of another type is a root.
+   */
+  async tree(type: string, locale: string): Promise<TagNode[]> {
+    const rows = await this.db
+      .selectFrom('tags')
+      .select(COLUMNS)
+      .where('type', '=', type)
+      .orderBy('sort', 'desc')
+      .orderBy('id', 'asc')
+      .execute();
+    const names = await this.translations.forModels(
+      TAG_MODEL,
+      rows.map((row) => row.id),
+    );
+    const nodes = new Map<number, TagNode>();
+    for (const row of rows) {
+      const tag = toTag(row);
+      nodes.set(row.id, {
+        ...tag,
+        name: translate(tag.name, names.get(row.id), 'name', locale),
+        children: [],
+      });
+    }
+    const roots: TagNode[] = [];
+    // Rows come sorted, so appending keeps every level sorted.
+    for (const row of rows) {
+      const node = nodes.get(row.id) as TagNode;
+      const parent = row.parent_id === null ? undefined : nodes.get(row.parent_id);
+      if (parent) parent.children.push(node);
+      else roots.push(node);
+    }
+    return roots;
+  }
+
+  /** The given ids that exist, ascending, without duplicates (R-Tg3). */
+  async existingIds(ids: readonly number[]): Promise<number[]> {
+    const candidates = storableIds(ids);
+    if (candidates.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('tags')
+      .select('id')
+      .where('id', 'in', candidates)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  async findById(id: number, db: Db = this.db): Promise<Tag | null> {
+    if (!isStorableId(id)) return null;
+    const row = await db.selectFrom('tags').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row ? toTag(row) : null;
+  }
+
+  async findDuplicate(name: string, type: string, db: Db = this.db): Promise<Tag | null> {
+    const row = await db
+      .selectFrom('tags')
+      .select(COLUMNS)
+      .where('type', '=', type)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row ? toTag(row) : null;
+  }
+
+  /**
+   * The store rules of spec 4.2: create, or skip or update the duplicate. Throws InputError for a
+   * parent that does not exist, is of another type, or would make a cycle.
+   */
+  async store(input: TagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+    const name = splitTranslatable(input.name, input.defaultLocale);
+    const baseName = name.base.trim();
+    if (baseName === '') throw new InputError('name', 'The name field is required.');
+    if (input.parentId !== undefined) await this.checkParent(input.parentId, input.type, null);
+    const websiteIds = input.websiteIds ? await this.bindings.existing(input.websiteIds) : [];
+
+    for (let attempt = 1; ; attempt++) {
+      const duplicate = await this.findDuplicate(baseName, input.type);
+      if (duplicate) {
+        if (!input.updateWhenDuplicated) return { outcome: 'skipped', tag: duplicate };
+        return {
+          outcome: 'updated',
+          tag: await this.update(duplicate, input, name.translations, websiteIds),
+        };
+      }
+      try {
+        const tag = await this.create(baseName, input, name.translations, websiteIds);
+        return { outcome: 'created', tag };
+      } catch (error) {
+        // Another request created the same tag (or took the slug) since we looked: look again.
+        if (!isUniqueViolation(error) || attempt >= CREATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async create(
+    name: string,
+    input: TagInput,
+    translations: Record<string, string>,
+    websiteIds: number[],
+  ): Promise<Tag> {
+    const now = nowIso(this.clock);
+    return this.db.transaction().execute(async (trx) => {
+      const slug = await this.freeSlug(trx, input.slug ?? name, input.type, null);
+      const row = await trx
+        .insertInto('tags')
+        .values({
+          name,
+          slug,
+          type: input.type,
+          parent_id: input.parentId ?? null,
+          description: input.description ?? null,
+          icon: input.icon ?? null,
+          sort: input.sort ?? 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+      await this.translations.save(trx, TAG_MODEL, row.id, 'name', translations);
+      if (websiteIds.length > 0) await this.bindings.sync(trx, TAG_MODEL, row.id, websiteIds);
+      return toTag(row);
+    });
+  }
+
+  /** Updates the fields the request sent (name and type are the duplicate's already). */
+  private async update(
+    existing: Tag,
+    input: TagInput,
+    translations: Record<string, string>,
+    websiteIds: number[],
+  ): Promise<Tag> {
+    if (input.parentId !== undefined) await this.checkParent(input.parentId, existing.type, existing.id);
+    return this.db.transaction().execute(async (trx) => {
+      const changes: {
+        slug?: string;
+        parent_id?: number;
+        description?: string;
+        icon?: string;
+        sort?: number;
+        updated_at: string;
+      } = { updated_at: nowIso(this.clock) };
+      if (input.slug !== undefined) {
+        changes.slug = await this.freeSlug(trx, input.slug, existing.type, existing.id);
+      }
+      if (input.parentId !== undefined) changes.parent_id = input.parentId;
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.icon !== undefined) changes.icon = input.icon;
+      if (input.sort !== undefined) changes.sort = input.sort;
+      const row = await trx
+        .updateTable('tags')
+        .set(changes)
+        .where('id', '=', existing.id)
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+      await this.translations.save(trx, TAG_MODEL, existing.id, 'name', translations);
+      if (websiteIds.length > 0) await this.bindings.sync(trx, TAG_MODEL, existing.id, websiteIds);
+      return toTag(row);
+    });
+  }
+
+  /** The parent exists, is of the same type, and (for an existing tag) is not the tag or below it. */
+  private async checkParent(parentId: number, type: string, tagId: number | null): Promise<void> {
+    const parent = await this.findById(parentId);
+    if (!parent || parent.type !== type) throw invalidParent();
+    if (tagId === null) return;
+    const seen = new Set<number>();
+    let current: number | null = parent.id;
+    while (current !== null && !seen.has(current)) {
+      if (current === tagId) throw invalidParent();
+      seen.add(current);
+      const row: { parent_id: number | null } | undefined = await this.db
+        .selectFrom('tags')
+        .select('parent_id')
+        .where('id', '=', current)
+        .executeTakeFirst();
+      current = row?.parent_id ?? null;
+    }
+  }
+
+  /** `text` as a slug, made unique within the type (`-2`, `-3`…), ignoring the tag itself. */
+  private async freeSlug(db: Db, text: string, type: string, ownId: number | null): Promise<string> {
+    return uniqueSlug(slugify(text), async (candidates) => {
+      let query = db
+        .selectFrom('tags')
+        .select('slug')
+        .where('type', '=', type)
+        .where('slug', 'in', candidates);
+      if (ownId !== null) query = query.where('id', '!=', ownId);
+      const rows = await query.execute();
+      return new Set(rows.map((row) => row.slug));
+    });
+  }
+}
+
+function toTag(row: TagRow): Tag {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    type: row.type,
+    parentId: row.parent_id,
+    description: row.description,
+    icon: row.icon,
+    sort: Number(row.sort),
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}
