@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 import * as core from './migrations/0001_core.js';
+import * as updates from './migrations/0004_updates.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -76,7 +77,10 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
 const MIGRATIONS: ReadonlyArray<{
   name: string;
   up: (db: Kysely<unknown>, dialect: Dialect) => Promise<void>;
-}> = [{ name: '0001_core', up: core.up }];
+}> = [
+  { name: '0001_core', up: core.up },
+  { name: '0004_updates', up: updates.up },
+];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */
 const MIGRATION_LOCK = 740_213_001;
