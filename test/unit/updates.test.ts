@@ -137,7 +137,7 @@ describe('update requests (R-U1, R-U3)', () => {
   });
 });
 
-describe('update lock (spec 3.2, 8)', () => {
+describe('update lock (spec 3.2, 8)', { timeout: 60_000 }, () => {
   let ctx: TestContext;
   let other: Services;
   const clock = manualClock();
@@ -302,7 +302,7 @@ describe('update lock (spec 3.2, 8)', () => {
   });
 });
 
-describe('npm package manager (real npm, offline)', () => {
+describe('npm package manager (real npm, offline)', { timeout: 120_000 }, () => {
   let fixture: NpmFixture;
 
   before(async () => {
