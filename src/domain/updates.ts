@@ -206,6 +206,11 @@ export class UpdateService {
     }
   }
 
+  /** True once releaseAll() ran: the process is stopping. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   /** Progress of an item (R-U3): 1 while its lock is held, 0 otherwise. */
   async progress(itemId: string): Promise<0 | 1> {
     const row = await this.db

@@ -16,12 +16,15 @@ export function registerUpdateRoutes(router: ApiRouter, services: Services): voi
     ['POST'],
     '/update',
     { switchKey: null, authKey: 'svc_api_update', adminOnly: true },
-    async (request): Promise<Json> => {
+    async (request, reply): Promise<Json> => {
       const input = requestInput(request);
       const result = await services.updates.trigger(
         { package: input.package, version: input.version },
         request.log,
       );
+      // The server began stopping during the run: do not keep this connection alive, or the
+      // graceful shutdown would wait for the client's keep-alive to time out.
+      if (services.updates.isStopping) reply.header('connection', 'close');
       switch (result.outcome) {
         case 'updated':
           return { status: 'success', message: 'Successfully updated', version: result.version };
