@@ -190,6 +190,29 @@ describe('updates API', { timeout: 120_000 }, () => {
       assert.deepEqual(gated.installs, ['folio@latest'], 'the rejected trigger never ran');
     });
 
+    it("R-A4: in basic mode (svc_api_update_should_auth) the trigger takes an admin's Basic credentials", async () => {
+      await ctx.services.settings.setMany({ svc_api_update_should_auth: 'basic', disable_core_update: '1' });
+      try {
+        const send = (email: string, password: string) =>
+          ctx.request({
+            method: 'POST',
+            url: '/api/v1/update',
+            headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
+            payload: { package: 'folio' },
+          });
+        assert.deepEqual((await send(admin.email, admin.password)).json(), DISABLED);
+        assert.equal((await send(admin.email, 'wrong password')).statusCode, 401);
+        assert.equal((await send(member.email, member.password)).statusCode, 403);
+        assert.equal((await trigger({ api_token: admin.token, package: 'folio' })).status, 401);
+        // `none` cannot open an admin endpoint: it falls back to a token.
+        await ctx.services.settings.set('svc_api_update_should_auth', 'none');
+        assert.equal((await trigger({ package: 'folio' })).status, 401);
+        assert.deepEqual((await trigger({ api_token: admin.token, package: 'folio' })).body, DISABLED);
+      } finally {
+        await ctx.services.settings.delete('svc_api_update_should_auth');
+      }
+    });
+
     it('answers 405 for other methods', async () => {
       for (const url of ['/api/v1/update', '/api/v1/update/progress']) {
         const response = await ctx.request({ method: 'GET', url });
