@@ -89,8 +89,11 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
       app.log.error('shutdown took longer than 10s; exiting');
       process.exit(1);
     }, 10_000).unref();
-    app
-      .close()
+    // A running update is interrupted and its lock released first: other nodes need not wait 3 minutes.
+    services.updates
+      .releaseAll()
+      .catch((error: unknown) => app.log.error({ err: error }, 'releasing update locks failed'))
+      .then(() => app.close())
       .then(() => services.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {

@@ -5,7 +5,7 @@ import { RedisCache } from './cache/redis-cache.js';
 import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
-import { openDatabase } from './db/database.js';
+import { migrate, openDatabase } from './db/database.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
@@ -18,6 +18,9 @@ import { SafeFetcher } from './domain/safe-fetch.js';
 import { SettingsService } from './domain/settings.js';
 import { TagsService } from './domain/tags.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
+import { NpmPackageManager } from './domain/npm.js';
+import { UpdateService } from './domain/updates.js';
+import type { PackageManager } from './domain/updates.js';
 import { UsersService } from './domain/users.js';
 import { WebsitesService } from './domain/websites.js';
 
@@ -40,6 +43,8 @@ export interface Services {
   tags: TagsService;
   pages: PagesService;
   menus: MenusService;
+  /** Core and package updates with their cross-node lock (spec 4.6). */
+  updates: UpdateService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
 }
@@ -50,6 +55,10 @@ export interface ServiceOptions extends OpenOptions {
   cachePrefix?: string;
   /** Where the services report trouble that is not tied to a request (change feed, cache). */
   warn?: (message: string) => void;
+  /** Where updates run npm and publish assets: the directory holding package.json (default: cwd). */
+  installDir?: string;
+  /** Replaces npm for updates (tests). */
+  packageManager?: PackageManager;
 }
 
 export function createServices(config: Config, options: ServiceOptions = {}): Services {
@@ -78,6 +87,15 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     warn,
   });
   const pages = new PagesService(db, clock, translations, bindings);
+  const updates = new UpdateService({
+    db,
+    clock,
+    cache,
+    settings,
+    migrate: () => migrate(database),
+    packageManager:
+      options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
+  });
   return {
     config,
     database,
@@ -95,7 +113,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     tags: new TagsService(db, clock, translations, bindings),
     pages,
     menus: new MenusService(db, clock, cache, pages),
+    updates,
     async close() {
+      await updates.releaseAll();
       await fetcher.close();
       await cache.close();
       await feed.close();

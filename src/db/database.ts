@@ -8,6 +8,7 @@ import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 import * as core from './migrations/0001_core.js';
 import * as posts from './migrations/0002_posts.js';
+import * as updates from './migrations/0004_updates.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -80,6 +81,7 @@ const MIGRATIONS: ReadonlyArray<{
 }> = [
   { name: '0001_core', up: core.up },
   { name: '0002_posts', up: posts.up },
+  { name: '0004_updates', up: updates.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

@@ -206,6 +206,8 @@ export interface UpdateStateTable {
   locked_at: Timestamp | null;
   version: string | null;
   updated_at: Timestamp;
+  /** Random token of the run holding the lock (0004); null when idle. */
+  lock_owner: string | null;
 }
 
 export interface Database {

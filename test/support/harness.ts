@@ -11,6 +11,8 @@ import { loadConfig, parseDatabaseUrl } from '../../src/config.js';
 import type { Config } from '../../src/config.js';
 import { migrate } from '../../src/db/database.js';
 import type { Clock } from '../../src/domain/clock.js';
+import { UpdateStepError } from '../../src/domain/updates.js';
+import type { PackageManager } from '../../src/domain/updates.js';
 import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../../src/api/v1/guard.js';
 import { createServices } from '../../src/services.js';
 import type { Services } from '../../src/services.js';
@@ -91,9 +93,17 @@ export interface ContextOptions {
   clock?: Clock;
   /** Adds routes to the app before it is ready (tests of the error handling). */
   extend?: (app: FastifyInstance, services: Services) => void | Promise<void>;
+  /** What updates install with; by default none, so that no test ever runs npm in the checkout. */
+  packageManager?: PackageManager;
 }
 
 let userCounter = 0;
+
+const noPackageManager: PackageManager = {
+  install: () => Promise.reject(new UpdateStepError('no package manager in this test')),
+  publishAssets: () => Promise.reject(new UpdateStepError('no package manager in this test')),
+  installedVersion: () => Promise.reject(new UpdateStepError('no package manager in this test')),
+};
 
 export async function createTestContext(options: ContextOptions = {}): Promise<TestContext> {
   const database = await createTestDatabase();
@@ -105,6 +115,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
     clock: options.clock,
     cachePrefix: `folio-test:${randomBytes(6).toString('hex')}:`,
     warn: () => undefined,
+    packageManager: options.packageManager ?? noPackageManager,
   });
   await migrate(services.database);
   const app = await buildApp(services, { logger: false });

@@ -7,6 +7,7 @@ import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
 import { ApiRouter } from './router.js';
 import { registerTagRoutes } from './tags.js';
+import { registerUpdateRoutes } from './updates.js';
 import { registerWebsiteRoutes } from './websites.js';
 
 export function apiV1(services: Services) {
@@ -17,6 +18,7 @@ export function apiV1(services: Services) {
     registerTagRoutes(router, services);
     registerMenuRoutes(router, services);
     registerPageRoutes(router);
+    registerUpdateRoutes(router, services);
     router.finish();
 
     app.setNotFoundHandler(async () => {
