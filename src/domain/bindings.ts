@@ -2,6 +2,7 @@
 // A model bound to no website is global: it shows on every website.
 import type { ExpressionBuilder, Expression, SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
+import { storableIds } from './ids.js';
 import type { Database } from '../db/schema.js';
 
 export class WebsiteBindings {
@@ -41,6 +42,7 @@ export class WebsiteBindings {
 
   /** Which of these website ids exist, in the order given, without duplicates. */
   async existing(ids: readonly number[]): Promise<number[]> {
+    ids = storableIds(ids); // an id beyond the column's range cannot exist (and PostgreSQL would fail)
     if (ids.length === 0) return [];
     const rows = await this.db
       .selectFrom('websites')

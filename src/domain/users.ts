@@ -8,6 +8,7 @@ import type { UsersTable } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
+import { isStorableId } from './ids.js';
 import { flag, toIso } from './values.js';
 
 export interface User {
@@ -93,6 +94,7 @@ export class UsersService {
   }
 
   async findById(id: number): Promise<User | null> {
+    if (!isStorableId(id)) return null;
     const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toUser(row) : null;
   }

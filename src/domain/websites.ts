@@ -10,6 +10,7 @@ import type { Database, WebsitesTable } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
+import { isStorableId } from './ids.js';
 import { splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
 import type { User } from './users.js';
@@ -179,6 +180,7 @@ export class WebsitesService {
   }
 
   async find(id: number): Promise<Website | null> {
+    if (!isStorableId(id)) return null;
     const row = await this.db.selectFrom('websites').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) return null;
     return (await this.hydrate([row]))[0] ?? null;
@@ -221,6 +223,7 @@ export class WebsitesService {
 
   /** Whether the user may see and change this website (R-W7). */
   async canAccess(user: User, websiteId: number): Promise<boolean> {
+    if (!isStorableId(websiteId)) return false;
     if (user.isAdmin) return true;
     const row = await this.db
       .selectFrom('websites')

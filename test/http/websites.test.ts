@@ -259,6 +259,19 @@ describe('websites API', () => {
     it('unknown and malformed ids are 404', async () => {
       assert.deepEqual(await call('/999999', admin), { status: 404, body: fail(404, 'Website not found') });
       assert.deepEqual(await call('/abc', admin), { status: 404, body: fail(404, 'Website not found') });
+      // Beyond PostgreSQL's integer column: still an unknown website, never a database error.
+      assert.deepEqual(await call('/99999999999', admin), {
+        status: 404,
+        body: fail(404, 'Website not found'),
+      });
+      assert.deepEqual(await call('/add-domain', admin, { website_id: 99999999999, domain: 'big.test' }), {
+        status: 404,
+        body: fail(404, 'Website not found'),
+      });
+      const site = await store('bigid.test');
+      assert.deepEqual((await call(`/update/${site.id}`, admin, { user_id: 99999999999 })).body.data.errors, {
+        user_id: ['The selected user id is invalid.'],
+      });
     });
   });
 
