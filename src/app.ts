@@ -2,11 +2,13 @@
 // call buildApp() and decide when to listen.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { apiV1 } from './api/v1/index.js';
+import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
@@ -50,6 +52,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   installErrorHandling(app, services);
+  await app.register(fastifyCookie);
   await installBodyParsers(app);
   await installMultipart(app, { fileSize: config.bodyLimit });
 
@@ -78,5 +81,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
+  await app.register(frontend(services));
   return app;
 }

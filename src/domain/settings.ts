@@ -60,6 +60,27 @@ export class SettingsService {
     await this.changed();
   }
 
+  /**
+   * Stores the value unless the key already has one, and returns the stored value: of two nodes
+   * racing to create the same setting (a generated secret), both end up with the one that won.
+   */
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    const existing = await this.get(key);
+    if (existing !== undefined) return existing;
+    await this.db
+      .insertInto('settings')
+      .values({ key, value, updated_at: nowIso(this.clock) })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    await this.changed();
+    const row = await this.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    return row.value;
+  }
+
   async delete(key: string): Promise<void> {
     await this.db.deleteFrom('settings').where('key', '=', key).execute();
     await this.changed();

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
+import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { currentWebsiteId } from '../../src/http/website-context.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -73,6 +74,7 @@ describe('host routing', () => {
   });
 
   it('a public page on an unknown host is a clear 404 page, with the host escaped', async () => {
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     const response = await ctx.request({ method: 'GET', url: '/', headers: { host: 'unknown.test' } });
     assert.equal(response.statusCode, 404);
     assert.match(String(response.headers['content-type']), /^text\/html/);

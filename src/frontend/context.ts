@@ -1,0 +1,38 @@
+// What every public page knows about its request: the website (from the Host), the visitor's locale
+// (from the optional `/{locale}` prefix, R-F3) and the signed-in user, if any. Set by the frontend's
+// hooks before a route handler runs; read with frontendState(request).
+import type { FastifyRequest } from 'fastify';
+import type { LocaleSettings } from '../domain/locales.js';
+import { localizedPath } from '../domain/locales.js';
+import type { User } from '../domain/users.js';
+import type { Website } from '../domain/websites.js';
+
+export interface FrontendState {
+  website: Website;
+  /** The locale the page renders in: the URL's prefix, else the default locale. */
+  locale: string;
+  locales: LocaleSettings;
+  /** The signed-in visitor (session cookie), or null. Pages for a user are never cached. */
+  user: User | null;
+}
+
+const states = new WeakMap<FastifyRequest, FrontendState>();
+
+export function setFrontendState(request: FastifyRequest, state: FrontendState): void {
+  states.set(request, state);
+}
+
+export function frontendState(request: FastifyRequest): FrontendState {
+  const state = states.get(request);
+  if (!state) throw new Error('frontend state read outside a frontend route');
+  return state;
+}
+
+export function maybeFrontendState(request: FastifyRequest): FrontendState | undefined {
+  return states.get(request);
+}
+
+/** A path of this website in the visitor's locale: `/post/x` or `/fr/post/x`. */
+export function urlFor(state: FrontendState, path: string): string {
+  return localizedPath(path, state.locale, state.locales);
+}

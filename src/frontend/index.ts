@@ -1,0 +1,212 @@
+// The public website of every hosted site (spec 4.8). Routes live in routes/, one module per area;
+// each registers its pages through the FrontendKit, which gives them the spec's middleware in order
+// (`is_installed`, `has_website`, then the locale and the visitor, then `full_page_cache`) and a
+// renderer for the website's theme. Localized routes are registered twice: as they are, for the
+// default locale, and under a `/{locale}` prefix for every other supported locale (R-F3).
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { INSTALLED_SETTING } from '../domain/install.js';
+import { localeSettings } from '../domain/locales.js';
+import type { User } from '../domain/users.js';
+import { normalizeLocale, translate } from '../domain/translations.js';
+import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
+import { errorPage } from '../http/html.js';
+import { currentWebsite } from '../http/website-context.js';
+import type { Services } from '../services.js';
+import { frontendState, setFrontendState, urlFor } from './context.js';
+import type { FrontendState } from './context.js';
+import { homeRoutes } from './routes/home.js';
+import { THEMES_DIR, ThemeRenderer } from './themes.js';
+
+export interface PageOptions {
+  /** The spec's route name without the `frontend.` prefix, e.g. `pages.home` (R-F1). */
+  name: string;
+  /** Served under `/{locale}` too (default true); sitemaps and form posts usually are not. */
+  localized?: boolean;
+  /** Eligible for the full-page cache (GET/HEAD, 200, no visitor session). Default false. */
+  cacheable?: boolean;
+}
+
+export type PageHandler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: FrontendState,
+) => Promise<unknown>;
+
+export interface FrontendKit {
+  services: Services;
+  themes: ThemeRenderer;
+  /** Registers a public route with the frontend middleware. */
+  page(
+    methods: 'GET' | 'POST' | ('GET' | 'POST')[],
+    path: string,
+    options: PageOptions,
+    handler: PageHandler,
+  ): void;
+  /** Renders a template of the website's theme with the data every page has (site, menus, locale…). */
+  render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    template: string,
+    data?: Record<string, unknown>,
+  ): Promise<string>;
+  /** The themed 404 page, status 404. */
+  notFound(request: FastifyRequest, reply: FastifyReply): Promise<string>;
+  /**
+   * Finds the signed-in visitor of a request (the accounts module installs the session lookup);
+   * until one is installed, nobody is signed in.
+   */
+  setVisitorLookup(lookup: (request: FastifyRequest) => Promise<User | null>): void;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Route name of a public page (R-F1), e.g. `frontend.pages.home`. */
+    name?: string;
+    /** The page may be served from the full-page cache. */
+    cacheable?: boolean;
+  }
+}
+
+export type FrontendModule = (kit: FrontendKit) => void;
+
+/** The modules that make up the public site, in registration order. */
+const MODULES: FrontendModule[] = [homeRoutes];
+
+interface Registered {
+  methods: ('GET' | 'POST')[];
+  path: string;
+  options: PageOptions;
+  handler: PageHandler;
+}
+
+export function frontend(services: Services, themes = new ThemeRenderer()) {
+  return async function frontendPlugin(app: FastifyInstance): Promise<void> {
+    const registered: Registered[] = [];
+    let visitorLookup: (request: FastifyRequest) => Promise<User | null> = async () => null;
+
+    const kit: FrontendKit = {
+      services,
+      themes,
+      page(methods, path, options, handler) {
+        registered.push({ methods: Array.isArray(methods) ? methods : [methods], path, options, handler });
+      },
+      render: (request, reply, template, data = {}) =>
+        renderPage(services, themes, request, reply, template, data),
+      async notFound(request, reply) {
+        reply.code(404);
+        return renderPage(services, themes, request, reply, '404', {});
+      },
+      setVisitorLookup(lookup) {
+        visitorLookup = lookup;
+      },
+    };
+    for (const module of MODULES) module(kit);
+
+    // Theme assets: /themes/{theme}/assets/…, nothing else of a theme folder.
+    await app.register(fastifyStatic, {
+      root: THEMES_DIR,
+      prefix: '/themes/',
+      decorateReply: false,
+      index: false,
+      list: false,
+      dotfiles: 'deny',
+      allowedPath: (pathName) => /^\/[a-z0-9][a-z0-9_-]*\/assets\//.test(pathName),
+      maxAge: '1d',
+    });
+
+    // is_installed: the first start has run (it creates the first website and the admin).
+    const isInstalled: preHandlerAsyncHookHandler = async (request, reply) => {
+      if ((await services.settings.get(INSTALLED_SETTING)) !== undefined) return;
+      reply.code(503).type('text/html; charset=utf-8');
+      return reply.send(
+        errorPage(503, 'Not installed', 'Folio is not installed yet: run `folio start` once.'),
+      );
+    };
+
+    // has_website, then the locale and the visitor: the FrontendState every handler reads.
+    const withState = (localized: boolean): preHandlerAsyncHookHandler =>
+      async function resolveState(request, reply) {
+        const website = await currentWebsite(services, request);
+        if (!website) {
+          reply.code(404).type('text/html; charset=utf-8');
+          return reply.send(
+            errorPage(404, 'Website not found', `No website is configured for ${request.hostname}.`),
+          );
+        }
+        const locales = await localeSettings(services.settings);
+        let locale = locales.defaultLocale;
+        if (localized) {
+          // A prefix must be a supported locale other than the default, written as it is canonically.
+          const prefix = (request.params as { locale: string }).locale;
+          const normalized = normalizeLocale(prefix);
+          if (
+            prefix !== normalized ||
+            normalized === locales.defaultLocale ||
+            !locales.supported.includes(normalized)
+          ) {
+            return reply.callNotFound();
+          }
+          locale = normalized;
+        }
+        setFrontendState(request, { website, locale, locales, user: await visitorLookup(request) });
+      };
+
+    // full_page_cache: issue 7 plugs the cache in here (lookup before the handler, store on send).
+    const fullPageCache: preHandlerAsyncHookHandler = async () => {};
+
+    for (const route of registered) {
+      const variants = route.options.localized === false ? [false] : [false, true];
+      for (const prefixed of variants) {
+        const url = prefixed ? `/:locale${route.path === '/' ? '' : route.path}` : route.path;
+        app.route({
+          method: route.methods.includes('GET') ? [...route.methods, 'HEAD'] : route.methods,
+          url,
+          exposeHeadRoute: false,
+          config: { name: `frontend.${route.options.name}`, cacheable: route.options.cacheable === true },
+          preHandler: [isInstalled, withState(prefixed), fullPageCache],
+          handler: (request, reply) => route.handler(request, reply, frontendState(request)),
+        });
+      }
+    }
+  };
+}
+
+/** `zh_TW` -> `zh-TW`, for `<html lang>` and hreflang. */
+export function htmlLang(locale: string): string {
+  return locale.replace(/_/g, '-');
+}
+
+async function renderPage(
+  services: Services,
+  themes: ThemeRenderer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: string,
+  data: Record<string, unknown>,
+): Promise<string> {
+  const state = frontendState(request);
+  const { website, locale } = state;
+  const site: Record<string, unknown> = {
+    id: website.id,
+    domain: website.domain,
+    theme: themes.resolve(website.fields.theme),
+  };
+  for (const [field, value] of Object.entries(website.fields)) {
+    site[field] = (TRANSLATABLE_WEBSITE_FIELDS as readonly string[]).includes(field)
+      ? translate(value ?? '', website.translations, field, locale)
+      : value;
+  }
+  const menus = await services.menus.treeOf(website.id);
+  const html = await themes.render(website.fields.theme ?? '', template, {
+    site,
+    menus,
+    locale,
+    lang: htmlLang(locale),
+    user: state.user ? { id: state.user.id, name: state.user.name } : null,
+    home_url: urlFor(state, '/'),
+    ...data,
+  });
+  reply.type('text/html; charset=utf-8');
+  return html;
+}

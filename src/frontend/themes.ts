@@ -1,0 +1,62 @@
+// Theme rendering with LiquidJS. A website's `theme` names a folder under themes/ holding Liquid
+// templates (`*.liquid`), `partials/` and public `assets/`. Templates missing from a theme fall back
+// to the default theme's. Every output is HTML-escaped unless a template asks for `| raw` (post
+// content, head_code and body_code are the only raw outputs of the default theme), and a theme can
+// run no code of its own: Liquid is sandboxed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Liquid } from 'liquidjs';
+
+export const DEFAULT_THEME = 'default';
+
+/** themes/ of the installation: one level above src/ (development) and dist/ (production) alike. */
+export const THEMES_DIR = fileURLToPath(new URL('../../themes', import.meta.url));
+
+const THEME_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+export class ThemeRenderer {
+  private readonly engines = new Map<string, Liquid>();
+
+  constructor(private readonly root: string = THEMES_DIR) {}
+
+  /** The theme that will render: the named one when it exists, else the default theme. */
+  resolve(theme: string | null | undefined): string {
+    const name = (theme ?? '').trim().toLowerCase();
+    if (name !== DEFAULT_THEME && THEME_NAME.test(name) && fs.existsSync(path.join(this.root, name)))
+      return name;
+    return DEFAULT_THEME;
+  }
+
+  /** Whether the theme (or the default theme) has a template of this name, e.g. a page's custom view. */
+  has(theme: string, template: string): boolean {
+    if (!/^[a-z0-9][a-z0-9/_-]*$/i.test(template) || template.includes('..')) return false;
+    const resolved = this.resolve(theme);
+    return [resolved, DEFAULT_THEME].some((name) =>
+      fs.existsSync(path.join(this.root, name, `${template}.liquid`)),
+    );
+  }
+
+  async render(theme: string, template: string, data: Record<string, unknown>): Promise<string> {
+    return (await this.engine(this.resolve(theme)).renderFile(template, data)) as string;
+  }
+
+  private engine(theme: string): Liquid {
+    let engine = this.engines.get(theme);
+    if (!engine) {
+      const dirs = [...new Set([theme, DEFAULT_THEME])].map((name) => path.join(this.root, name));
+      engine = new Liquid({
+        root: dirs,
+        partials: dirs.map((dir) => path.join(dir, 'partials')),
+        layouts: dirs,
+        extname: '.liquid',
+        cache: true,
+        outputEscape: 'escape',
+        strictFilters: true,
+        ownPropertyOnly: true,
+      });
+      this.engines.set(theme, engine);
+    }
+    return engine;
+  }
+}
