@@ -57,7 +57,19 @@ export interface FrontendKit {
    * until one is installed, nobody is signed in.
    */
   setVisitorLookup(lookup: (request: FastifyRequest) => Promise<User | null>): void;
+  /**
+   * Adds data to every rendering of a template from another module (the comments under a post):
+   * the provider sees the data so far and returns what to merge in.
+   */
+  addTemplateData(template: string, provider: TemplateDataProvider): void;
 }
+
+export type TemplateDataProvider = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: FrontendState,
+  data: Record<string, unknown>,
+) => Promise<Record<string, unknown>>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -84,6 +96,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
   return async function frontendPlugin(app: FastifyInstance): Promise<void> {
     const registered: Registered[] = [];
     let visitorLookup: (request: FastifyRequest) => Promise<User | null> = async () => null;
+    const providers = new Map<string, TemplateDataProvider[]>();
 
     const kit: FrontendKit = {
       services,
@@ -99,6 +112,9 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
       },
       setVisitorLookup(lookup) {
         visitorLookup = lookup;
+      },
+      addTemplateData(template, provider) {
+        providers.set(template, [...(providers.get(template) ?? []), provider]);
       },
     };
     for (const module of MODULES) module(kit);
