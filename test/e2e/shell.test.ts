@@ -35,7 +35,9 @@ describe(
       assert.equal(await page.locator('h1').first().textContent(), 'Browser Site');
       assert.equal(await page.getAttribute('html', 'lang'), 'en');
       // The stylesheet loaded: the skip link is moved off-screen by it.
-      const left = await page.locator('a.skip').evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).left);
+      const left = await page
+        .locator('a.skip')
+        .evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).left);
       assert.equal(left, '-999px');
       await screenshot(page, 'shell-home');
       await page.close();
