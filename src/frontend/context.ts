@@ -7,6 +7,10 @@ import { localizedPath } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
 import type { Website } from '../domain/websites.js';
 
+/** The visitor session cookie (accounts module). A request carrying it is never served from or stored
+ * in the full-page cache. */
+export const SESSION_COOKIE = 'folio_session';
+
 export interface FrontendState {
   website: Website;
   /** The locale the page renders in: the URL's prefix, else the default locale. */
