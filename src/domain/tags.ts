@@ -2,7 +2,7 @@
 // existence check, and the store rules (create, skip or update a duplicate). A duplicate is an exact
 // match on name and type; the unique constraint (type, name) keeps it so under concurrent requests.
 import type { Db } from '../db/database.js';
-import { isUniqueViolation } from '../db/unique-violation.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { WebsiteBindings } from './bindings.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
