@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,20 +9,9 @@ import { migrate } from '../src/db/database.js';
 import { createServices } from '../src/services.js';
 import type { Services } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
+import { freePort } from './support/net.js';
 import type { TestDatabase } from './support/harness.js';
 import { insertPost } from './support/seed.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 describe('folio serve: scheduled publishing', () => {
   let database: TestDatabase;

@@ -206,8 +206,8 @@ async function orInputError<T>(work: () => Promise<T>): Promise<T> {
 
 const postUrl = (baseUrl: string, slug: string) => `${baseUrl}/post/${encodeURIComponent(slug)}`;
 
-/** A post as lists show it (R-P4). */
-export function postListJson(post: PostSummary, baseUrl: string): Json {
+/** The fields every post JSON starts with, in the order of R-P4. */
+function postHeadJson(post: PostSummary | PostDetail) {
   return {
     id: post.id,
     title: post.title,
@@ -218,6 +218,13 @@ export function postListJson(post: PostSummary, baseUrl: string): Json {
     status: post.status,
     published_at: post.publishedAt,
     author: post.author,
+  };
+}
+
+/** A post as lists show it (R-P4). */
+export function postListJson(post: PostSummary, baseUrl: string): Json {
+  return {
+    ...postHeadJson(post),
     tags: post.tags.map((tag) => ({ id: tag.id, name: tag.name, type: tag.type })),
     url: postUrl(baseUrl, post.slug),
     created_at: post.createdAt,
@@ -228,15 +235,7 @@ export function postListJson(post: PostSummary, baseUrl: string): Json {
 /** A post as show and create answer it (R-P4). */
 export function postDetailJson(post: PostDetail, baseUrl: string): Json {
   return {
-    id: post.id,
-    title: post.title,
-    slug: post.slug,
-    excerpt: post.excerpt,
-    content: post.content,
-    thumbnail: post.thumbnail,
-    status: post.status,
-    published_at: post.publishedAt,
-    author: post.author,
+    ...postHeadJson(post),
     tags: post.tagList,
     categories: post.categories,
     url: postUrl(baseUrl, post.slug),
