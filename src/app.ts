@@ -47,8 +47,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   app.decorateRequest('apiUser', null);
+  // While the app is stopping, a response that was in flight when close() began is the last on its
+  // connection: `Connection: close` ends a keep-alive connection that would otherwise stay open.
+  let stopping = false;
+  app.addHook('preClose', async () => {
+    stopping = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (stopping) reply.header('connection', 'close');
   });
 
   installErrorHandling(app, services);
