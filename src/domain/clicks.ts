@@ -124,7 +124,8 @@ export class ClicksService {
       .groupBy('kind')
       .execute();
     for (const row of rows) {
-      if ((CLICK_KINDS as readonly string[]).includes(row.kind)) counts[row.kind as ClickKind] = Number(row.total);
+      if ((CLICK_KINDS as readonly string[]).includes(row.kind))
+        counts[row.kind as ClickKind] = Number(row.total);
     }
     return counts;
   }

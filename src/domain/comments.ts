@@ -328,7 +328,12 @@ export class CommentsService {
    * row, then an atomic increment: no read-modify-write). Enough reports hold the comment for
    * moderation again. Null when there is no such comment.
    */
-  async vote(commentId: number, kind: VoteKind, voter: string, websiteId: number): Promise<VoteOutcome | null> {
+  async vote(
+    commentId: number,
+    kind: VoteKind,
+    voter: string,
+    websiteId: number,
+  ): Promise<VoteOutcome | null> {
     if (!isStorableId(commentId)) return null;
     const comment = await this.db
       .selectFrom('comments')

@@ -9,7 +9,8 @@ import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
 
-const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+const BROWSER =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 describe('clicks', () => {
   let ctx: TestContext;
@@ -107,16 +108,24 @@ describe('clicks', () => {
 
   it('likes and favourites count once per visitor, also when sent at once', async () => {
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => record({ type: 'post', id: String(postId), kind: 'like' }, {}, '192.0.2.10')),
+      Array.from({ length: 6 }, () =>
+        record({ type: 'post', id: String(postId), kind: 'like' }, {}, '192.0.2.10'),
+      ),
     );
     assert.deepEqual(
       results.map((response) => response.statusCode),
       Array(6).fill(200),
     );
     assert.equal(results.filter((response) => response.json().recorded).length, 1);
-    assert.equal((await record({ type: 'post', id: String(postId), kind: 'fav' }, {}, '192.0.2.10')).json().recorded, true);
+    assert.equal(
+      (await record({ type: 'post', id: String(postId), kind: 'fav' }, {}, '192.0.2.10')).json().recorded,
+      true,
+    );
     // Another visitor likes too.
-    assert.equal((await record({ type: 'post', id: String(postId), kind: 'like' }, {}, '192.0.2.11')).json().recorded, true);
+    assert.equal(
+      (await record({ type: 'post', id: String(postId), kind: 'like' }, {}, '192.0.2.11')).json().recorded,
+      true,
+    );
     const counts = await ctx.services.clicks.counts('post', postId);
     assert.equal(counts.like, 2);
     assert.equal(counts.fav, 1);
@@ -125,7 +134,9 @@ describe('clicks', () => {
   it('concurrent views are all counted (insert only, no lost updates)', async () => {
     const before = (await clicks('post', postId)).length;
     const results = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => record({ type: 'post', id: String(postId) }, {}, `198.51.100.${i + 1}`)),
+      Array.from({ length: 25 }, (_, i) =>
+        record({ type: 'post', id: String(postId) }, {}, `198.51.100.${i + 1}`),
+      ),
     );
     assert.ok(results.every((response) => response.json().recorded === true));
     assert.equal((await clicks('post', postId)).length, before + 25);
@@ -178,7 +189,10 @@ describe('clicks', () => {
     assert.equal(isBot(''), true, 'a browser always sends a user agent');
     assert.equal(isBot(undefined), true);
     assert.equal(isBot(BROWSER), false);
-    assert.equal(isBot('Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'), false);
+    assert.equal(
+      isBot('Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'),
+      false,
+    );
   });
 
   it('validation: type, id and kind are checked (422)', async () => {
@@ -210,9 +224,15 @@ describe('clicks', () => {
 
   it('CSRF: a beacon from another site is refused (403) and not counted', async () => {
     const before = (await clicks('post', postId)).length;
-    const fromOrigin = await record({ type: 'post', id: String(postId) }, { origin: 'https://evil.test', 'sec-fetch-site': '' });
+    const fromOrigin = await record(
+      { type: 'post', id: String(postId) },
+      { origin: 'https://evil.test', 'sec-fetch-site': '' },
+    );
     assert.equal(fromOrigin.statusCode, 403);
-    const fetchSite = await record({ type: 'post', id: String(postId) }, { 'sec-fetch-site': 'cross-site', origin: '' });
+    const fetchSite = await record(
+      { type: 'post', id: String(postId) },
+      { 'sec-fetch-site': 'cross-site', origin: '' },
+    );
     assert.equal(fetchSite.statusCode, 403);
     assert.equal(fetchSite.json().status, 'fail');
     assert.equal((await clicks('post', postId)).length, before);
@@ -234,7 +254,11 @@ describe('clicks', () => {
   });
 
   it('GET is not a way to count', async () => {
-    const response = await ctx.request({ method: 'GET', url: '/clicks/record', headers: { host: 'site.test' } });
+    const response = await ctx.request({
+      method: 'GET',
+      url: '/clicks/record',
+      headers: { host: 'site.test' },
+    });
     assert.equal(response.statusCode, 404);
   });
 });

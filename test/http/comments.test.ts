@@ -3,13 +3,18 @@
 // likes and reports once per visitor. The thread's rendering is checked through the theme partial.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { postCacheTag } from '../../src/domain/comments.js';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import type { FrontendState } from '../../src/frontend/context.js';
+import type { FrontendKit, TemplateDataProvider } from '../../src/frontend/index.js';
+import { commentRoutes } from '../../src/frontend/routes/comments.js';
 import { ThemeRenderer } from '../../src/frontend/themes.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
 
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const BROWSER =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 
 describe('comments', () => {
   let ctx: TestContext;
@@ -78,8 +83,7 @@ describe('comments', () => {
     email: 'ann@example.test',
     ...fields,
   });
-  const rows = () =>
-    ctx.services.database.db.selectFrom('comments').selectAll().orderBy('id').execute();
+  const rows = () => ctx.services.database.db.selectFrom('comments').selectAll().orderBy('id').execute();
 
   it('comments.store: an anonymous comment is held as pending and the form is redirected back (303)', async () => {
     const response = await send('/comments/store', comment({ content: 'First!' }));
@@ -117,14 +121,35 @@ describe('comments', () => {
     }
   });
 
-  it('comments_moderation=all holds a signed-in user\'s comment too; the default publishes it', async () => {
+  it("comments_moderation=all holds a signed-in user's comment too; the default publishes it", async () => {
     const user = await ctx.createUser();
     const author = { id: user.id, name: 'Signed In', email: user.email };
-    const base = { postId, content: 'Mine', websiteId, ipHash: 'x'.repeat(64), userAgent: BROWSER, user: author };
+    const base = {
+      postId,
+      content: 'Mine',
+      websiteId,
+      ipHash: 'x'.repeat(64),
+      userAgent: BROWSER,
+      user: author,
+    };
     assert.equal((await ctx.services.comments.store(base)).status, 'approved');
     await ctx.services.settings.set('comments_moderation', 'all');
     try {
       assert.equal((await ctx.services.comments.store(base)).status, 'pending');
+    } finally {
+      await ctx.services.settings.set('comments_moderation', 'anonymous');
+    }
+  });
+
+  it('a published comment flushes the cached pages of its post; a held one does not', async () => {
+    const { cache } = ctx.services;
+    await cache.set('page:hello-world', 'cached', { tags: [postCacheTag(postId)] });
+    await send('/comments/store', comment(), json);
+    assert.equal(await cache.get('page:hello-world'), 'cached', 'pending: the page shows nothing new');
+    await ctx.services.settings.set('comments_moderation', 'none');
+    try {
+      await send('/comments/store', comment(), json);
+      assert.equal(await cache.get('page:hello-world'), undefined);
     } finally {
       await ctx.services.settings.set('comments_moderation', 'anonymous');
     }
@@ -167,7 +192,11 @@ describe('comments', () => {
   it('a form with errors is shown again (422), filled in, with every value escaped', async () => {
     const response = await send(
       '/comments/store',
-      comment({ email: 'bad', name: '"><script>alert(1)</script>', content: '</textarea><script>x()</script>' }),
+      comment({
+        email: 'bad',
+        name: '"><script>alert(1)</script>',
+        content: '</textarea><script>x()</script>',
+      }),
     );
     assert.equal(response.statusCode, 422);
     assert.match(response.headers['content-type'] as string, /text\/html/);
@@ -188,9 +217,15 @@ describe('comments', () => {
       const response = await send('/comments/store', comment({ content: payload }), json);
       assert.equal(response.statusCode, 201);
       const stored = (await rows()).at(-1)!;
-      assert.ok(!/<script|onerror|onclick|onload|javascript:|<iframe|<svg|<img/i.test(stored.content), stored.content);
+      assert.ok(
+        !/<script|onerror|onclick|onload|javascript:|<iframe|<svg|<img/i.test(stored.content),
+        stored.content,
+      );
       assert.match(stored.content, /<b>bold<\/b>/);
-      assert.match(stored.content, /<a href="https:\/\/example\.test\/" rel="nofollow ugc noopener noreferrer">ok<\/a>/);
+      assert.match(
+        stored.content,
+        /<a href="https:\/\/example\.test\/" rel="nofollow ugc noopener noreferrer">ok<\/a>/,
+      );
       assert.match(stored.content, /1 &lt; 2 &amp; 3/);
       assert.ok(!stored.content.includes('alert(1)'), 'script content is dropped, not shown as text');
     } finally {
@@ -271,8 +306,9 @@ describe('comments', () => {
 
     before(async () => {
       await ctx.services.settings.set('comments_moderation', 'none');
-      rootId = (await send('/comments/store', comment({ post_id: String(otherPostId), content: 'Root' }), json)).json()
-        .data.id;
+      rootId = (
+        await send('/comments/store', comment({ post_id: String(otherPostId), content: 'Root' }), json)
+      ).json().data.id;
       const reply = await send(
         '/comments/store',
         comment({ post_id: String(otherPostId), parent_id: String(rootId), content: 'Reply' }),
@@ -286,8 +322,8 @@ describe('comments', () => {
     it('a reply must answer a published comment of the same post', async () => {
       const otherPost = await send('/comments/store', comment({ parent_id: String(rootId) }), json);
       assert.deepEqual(otherPost.json().errors, { parent_id: ['The selected parent id is invalid.'] });
-      const pending = (await send('/comments/store', comment({ post_id: String(otherPostId) }), json)).json().data
-        .id;
+      const pending = (await send('/comments/store', comment({ post_id: String(otherPostId) }), json)).json()
+        .data.id;
       const toPending = await send(
         '/comments/store',
         comment({ post_id: String(otherPostId), parent_id: String(pending) }),
@@ -330,7 +366,10 @@ describe('comments', () => {
     it(`replies deeper than the maximum depth are shown at the deepest level`, async () => {
       await ctx.services.settings.set('comments_moderation', 'none');
       try {
-        const post = await insertPost(ctx.services.database.db, { title: 'Deep thread', slug: 'deep-thread' });
+        const post = await insertPost(ctx.services.database.db, {
+          title: 'Deep thread',
+          slug: 'deep-thread',
+        });
         let parent: number | null = null;
         const ids: number[] = [];
         for (let depth = 0; depth < 7; depth++) {
@@ -370,7 +409,11 @@ describe('comments', () => {
       assert.deepEqual(first.json().data, { id: rootId, counted: true, likes: 1 });
       const again = await send(`/comments/${rootId}/like`, {}, json);
       assert.deepEqual(again.json().data, { id: rootId, counted: false, likes: 1 });
-      const otherBrowser = await send(`/comments/${rootId}/like`, {}, { ...json, 'user-agent': 'Firefox/128.0' });
+      const otherBrowser = await send(
+        `/comments/${rootId}/like`,
+        {},
+        { ...json, 'user-agent': 'Firefox/128.0' },
+      );
       assert.deepEqual(otherBrowser.json().data, { id: rootId, counted: true, likes: 2 });
       const form = await send(`/comments/${rootId}/like`, { locale: 'en' }, {}, '192.0.2.99');
       assert.equal(form.statusCode, 303);
@@ -450,7 +493,11 @@ describe('comments', () => {
       await ctx.services.settings.set('comments_moderation', 'none');
       await send(
         '/comments/store',
-        comment({ post_id: String(otherPostId), name: '<img src=x onerror=alert(1)>', content: 'Hi <em>there</em>' }),
+        comment({
+          post_id: String(otherPostId),
+          name: '<img src=x onerror=alert(1)>',
+          content: 'Hi <em>there</em>',
+        }),
         json,
       );
       await ctx.services.settings.set('comments_moderation', 'anonymous');
@@ -484,12 +531,54 @@ describe('comments', () => {
       assert.match(html, new RegExp(`action="/comments/${rootId}/like"`));
       assert.match(html, new RegExp(`action="/comments/${rootId}/report"`));
       assert.match(html, new RegExp(`name="parent_id" value="${rootId}"`));
-      assert.match(html, /<form method="post" action="\/comments\/store" class="comment-form" id="comment-form">/);
+      assert.match(
+        html,
+        /<form method="post" action="\/comments\/store" class="comment-form" id="comment-form">/,
+      );
       assert.match(html, new RegExp(`name="post_id" value="${otherPostId}"`));
       assert.match(html, /name="website" value="" tabindex="-1"/);
       assert.match(html, /Hi <em>there<\/em>/);
       assert.ok(!html.includes('<img src=x'), 'author names are escaped');
       assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+    });
+
+    it('the post template gets `comments` from the provider: the thread, the form context, the notice', async () => {
+      let provider: TemplateDataProvider | undefined;
+      const kit = {
+        services: ctx.services,
+        page: () => undefined,
+        addTemplateData: (template: string, given: TemplateDataProvider) => {
+          if (template === 'post') provider = given;
+        },
+      } as unknown as FrontendKit;
+      commentRoutes(kit);
+      assert.ok(provider, 'registered for the post template');
+      const state = {
+        website: await ctx.services.websites.find(websiteId),
+        locale: 'fr',
+        locales: { defaultLocale: 'en', supported: ['en', 'fr'], localized: true },
+        user: null,
+      } as unknown as FrontendState;
+      const request = { query: { comment: 'pending' }, cookies: {} } as never;
+      const data = await provider(request, {} as never, state, { post: { id: otherPostId } });
+      const comments = data.comments as Record<string, unknown>;
+      assert.equal(comments.post_id, otherPostId);
+      assert.equal(comments.locale, 'fr');
+      assert.equal(comments.enabled, true);
+      assert.equal(comments.honeypot, 'website');
+      assert.equal(comments.notice, 'Thank you, your comment is awaiting moderation.');
+      const thread = await ctx.services.comments.thread(otherPostId, null);
+      assert.deepEqual(comments.items, thread.comments);
+      assert.equal(comments.count, thread.count);
+      assert.equal('csrf_token' in data, false, 'anonymous pages carry no token (they are cached)');
+      const unknownNotice = await provider(
+        { query: { comment: '<b>x</b>' }, cookies: {} } as never,
+        {} as never,
+        state,
+        { post: { id: otherPostId } },
+      );
+      assert.equal((unknownNotice.comments as Record<string, unknown>).notice, null);
+      assert.deepEqual(await provider(request, {} as never, state, {}), {}, 'no post, no comments');
     });
 
     it('the comments partial without comments enabled says so and has no form', async () => {

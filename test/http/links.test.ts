@@ -95,7 +95,12 @@ describe('links', () => {
       updateWhenDuplicated: false,
       defaultLocale: 'en',
     });
-    for (const url of ['/link/category/elsewhere', '/link/category/nothing', '/link/Bad-Type/tools', '/link/tag/tools']) {
+    for (const url of [
+      '/link/category/elsewhere',
+      '/link/category/nothing',
+      '/link/Bad-Type/tools',
+      '/link/tag/tools',
+    ]) {
       assert.equal((await get(url)).statusCode, 404, url);
     }
   });
@@ -130,13 +135,21 @@ describe('links', () => {
 
   it('a link row written by other means never renders a javascript: URL', async () => {
     const { db } = ctx.services.database;
-    await db.updateTable('links').set({ url: 'javascript:alert(1)', icon: 'javascript:alert(2)' }).where('post_id', '=', folioId).execute();
+    await db
+      .updateTable('links')
+      .set({ url: 'javascript:alert(1)', icon: 'javascript:alert(2)' })
+      .where('post_id', '=', folioId)
+      .execute();
     try {
       const body = (await get(`/link/${folioId}`)).body;
       assert.ok(!body.includes('javascript:'), 'unsafe URLs are dropped');
       assert.match(body, /class="link-url" href="#"/);
     } finally {
-      await db.updateTable('links').set({ url: 'https://folio.example/', icon: null }).where('post_id', '=', folioId).execute();
+      await db
+        .updateTable('links')
+        .set({ url: 'https://folio.example/', icon: null })
+        .where('post_id', '=', folioId)
+        .execute();
     }
   });
 
@@ -163,7 +176,19 @@ describe('links', () => {
     const io = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
     try {
       const code = await main(
-        ['link:create', '--name', 'From the CLI', '--url', 'https://cli.example/', '--description', 'Made by hand', '--category', 'Tools', '--category', 'Command line'],
+        [
+          'link:create',
+          '--name',
+          'From the CLI',
+          '--url',
+          'https://cli.example/',
+          '--description',
+          'Made by hand',
+          '--category',
+          'Tools',
+          '--category',
+          'Command line',
+        ],
         io,
       );
       assert.equal(code, 0, err.join('\n'));

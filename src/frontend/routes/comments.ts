@@ -59,12 +59,13 @@ export function commentRoutes(kit: FrontendKit): void {
     return kit.render(request, reply, 'comments/notice', { title: message, message });
   }
 
-  async function guard(request: FastifyRequest, reply: FastifyReply, state: FrontendState) {
+  async function guard(request: FastifyRequest, reply: FastifyReply) {
     const refusal = await checkCsrf(services, request, {
       requireToken: (r) => r.cookies[SESSION_COOKIE] !== undefined,
     });
     if (refusal) return () => refuse(request, reply, 403, refusal);
-    if (!(await services.comments.enabled())) return () => refuse(request, reply, 403, 'Comments are closed.');
+    if (!(await services.comments.enabled()))
+      return () => refuse(request, reply, 403, 'Comments are closed.');
     return null;
   }
 
@@ -73,7 +74,7 @@ export function commentRoutes(kit: FrontendKit): void {
     COMMENT_FORM_ACTION,
     { name: 'comments.store', localized: false },
     async (request, reply, state) => {
-      const refused = await guard(request, reply, state);
+      const refused = await guard(request, reply);
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
       if ((await rateLimited(services, reply, 'comments', identity.ipHash)) !== null) {
@@ -85,7 +86,9 @@ export function commentRoutes(kit: FrontendKit): void {
       if (text(body[HONEYPOT_FIELD]).trim() !== '') {
         request.log.info('comment honeypot filled; discarded');
         if (wantsJson(request)) {
-          return reply.code(202).send({ status: 'success', message: NOTICES.pending, data: { status: 'pending' } });
+          return reply
+            .code(202)
+            .send({ status: 'success', message: NOTICES.pending, data: { status: 'pending' } });
         }
         const post = await services.comments.commentablePost(Number(text(body.post_id)), state.website.id);
         const target = post ? `${postUrl(state, post.slug, body.locale)}?comment=pending#comments` : '/';
@@ -99,9 +102,7 @@ export function commentRoutes(kit: FrontendKit): void {
           content: body.content,
           name: body.name,
           email: body.email,
-          user: state.user
-            ? { id: state.user.id, name: state.user.name, email: state.user.email }
-            : null,
+          user: state.user ? { id: state.user.id, name: state.user.name, email: state.user.email } : null,
           websiteId: state.website.id,
           ipHash: identity.ipHash,
           userAgent: String(request.headers['user-agent'] ?? ''),
@@ -132,7 +133,7 @@ export function commentRoutes(kit: FrontendKit): void {
           errors: Object.values(error.errors).flat(),
           back_url: post ? postUrl(state, post.slug, body.locale) : urlFor(state, '/'),
           comments: {
-            ...(await formContext(services, request, reply, state, post?.id ?? null)),
+            ...(await formContext(services, state, post?.id ?? null)),
             locale: text(body.locale),
             parent_id: text(body.parent_id).slice(0, 20),
             old: {
@@ -149,7 +150,7 @@ export function commentRoutes(kit: FrontendKit): void {
 
   const vote = (kind: VoteKind) =>
     async function voteHandler(request: FastifyRequest, reply: FastifyReply, state: FrontendState) {
-      const refused = await guard(request, reply, state);
+      const refused = await guard(request, reply);
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
       if ((await rateLimited(services, reply, 'votes', identity.ipHash)) !== null) {
@@ -165,7 +166,11 @@ export function commentRoutes(kit: FrontendKit): void {
         return reply.send({
           status: 'success',
           message: NOTICES[notice],
-          data: { id: Number(id), counted: outcome.counted, ...(kind === 'like' ? { likes: outcome.likes } : {}) },
+          data: {
+            id: Number(id),
+            counted: outcome.counted,
+            ...(kind === 'like' ? { likes: outcome.likes } : {}),
+          },
         });
       }
       return reply.redirect(
@@ -181,7 +186,7 @@ export function commentRoutes(kit: FrontendKit): void {
     const post = data.post as { id?: unknown } | undefined;
     const postId = typeof post?.id === 'number' ? post.id : null;
     if (postId === null) return {};
-    const context = await formContext(services, request, reply, state, postId);
+    const context = await formContext(services, state, postId);
     const { comments, count } = await services.comments.thread(postId, state.user?.id ?? null);
     const query = request.query as Record<string, unknown>;
     const notice = typeof query.comment === 'string' ? NOTICES[query.comment] : undefined;
@@ -197,8 +202,6 @@ export function commentRoutes(kit: FrontendKit): void {
 /** What the comment form needs: where it posts, for which post, in which locale. */
 async function formContext(
   services: Services,
-  _request: FastifyRequest,
-  _reply: FastifyReply,
   state: FrontendState,
   postId: number | null,
 ): Promise<Record<string, unknown>> {

@@ -13,7 +13,9 @@ const MAX_PAGE = 10_000;
 /** `?page=N`: a positive integer, else page 1. */
 function pageOf(request: FastifyRequest): number {
   const page = (request.query as Record<string, unknown>).page;
-  return typeof page === 'string' && /^\d{1,5}$/.test(page) ? Math.min(Math.max(1, Number(page)), MAX_PAGE) : 1;
+  return typeof page === 'string' && /^\d{1,5}$/.test(page)
+    ? Math.min(Math.max(1, Number(page)), MAX_PAGE)
+    : 1;
 }
 
 function tagUrl(state: FrontendState, tag: LinkTag): string {
@@ -29,7 +31,12 @@ function view(state: FrontendState, link: Link) {
     // Checked again here: a row written by other means (seed data, SQL) never yields a javascript: URL.
     url: httpUrl(link.url) ?? '#',
     description: link.description,
-    icon: link.icon === null ? null : link.icon.startsWith('/') && !link.icon.startsWith('//') ? link.icon : httpUrl(link.icon),
+    icon:
+      link.icon === null
+        ? null
+        : link.icon.startsWith('/') && !link.icon.startsWith('//')
+          ? link.icon
+          : httpUrl(link.icon),
     created_at: link.createdAt,
     show_url: urlFor(state, `/link/${link.id}`),
     tags: link.tags.map((tag) => ({ id: tag.id, name: tag.name, slug: tag.slug, url: tagUrl(state, tag) })),
@@ -78,7 +85,9 @@ export function linkRoutes(kit: FrontendKit): void {
 
   kit.page('GET', '/link/:id', { name: 'links.show', cacheable: true }, async (request, reply, state) => {
     const { id } = request.params as { id: string };
-    const link = /^\d{1,10}$/.test(id) ? await services.links.find(Number(id), state.website.id, state.locale) : null;
+    const link = /^\d{1,10}$/.test(id)
+      ? await services.links.find(Number(id), state.website.id, state.locale)
+      : null;
     if (!link) return kit.notFound(request, reply);
     return kit.render(request, reply, 'links/show', {
       title: link.name,
@@ -88,16 +97,21 @@ export function linkRoutes(kit: FrontendKit): void {
     });
   });
 
-  kit.page('GET', '/link/:type/:slug', { name: 'links.tag', cacheable: true }, async (request, reply, state) => {
-    const { type, slug } = request.params as { type: string; slug: string };
-    const tag = await services.links.tagBySlug(type, slug);
-    if (!tag) return kit.notFound(request, reply);
-    return listing(
-      request,
-      reply,
-      state,
-      `/link/${encodeURIComponent(type)}/${encodeURIComponent(slug)}`,
-      tag,
-    );
-  });
+  kit.page(
+    'GET',
+    '/link/:type/:slug',
+    { name: 'links.tag', cacheable: true },
+    async (request, reply, state) => {
+      const { type, slug } = request.params as { type: string; slug: string };
+      const tag = await services.links.tagBySlug(type, slug);
+      if (!tag) return kit.notFound(request, reply);
+      return listing(
+        request,
+        reply,
+        state,
+        `/link/${encodeURIComponent(type)}/${encodeURIComponent(slug)}`,
+        tag,
+      );
+    },
+  );
 }

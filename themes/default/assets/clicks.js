@@ -1,3 +1,4 @@
+/* global window, document, navigator, fetch, URLSearchParams -- a browser script */
 // Folio click beacon: POSTs `type`, `id` and `kind` to /clicks/record (a form body, which needs no
 // CORS preflight) with navigator.sendBeacon, so a click that leaves the page is still counted.
 // - the script's own data-type / data-id / data-kind: one event when the page loads (a view);
@@ -12,7 +13,7 @@
     var body = new URLSearchParams({ type: String(type), id: String(id), kind: String(kind || 'view') });
     try {
       if (navigator.sendBeacon && navigator.sendBeacon(endpoint, body)) return;
-    } catch (error) {
+    } catch {
       // fall through to fetch
     }
     if (window.fetch) {
