@@ -578,6 +578,14 @@ describe('comments', () => {
         { post: { id: otherPostId } },
       );
       assert.equal((unknownNotice.comments as Record<string, unknown>).notice, null);
+      const inherited = await provider(
+        { query: { comment: 'constructor' }, cookies: {} } as never,
+        {} as never,
+        state,
+        { post: { id: String(otherPostId) } },
+      );
+      assert.equal((inherited.comments as Record<string, unknown>).notice, null);
+      assert.equal((inherited.comments as Record<string, unknown>).post_id, otherPostId);
       assert.deepEqual(await provider(request, {} as never, state, {}), {}, 'no post, no comments');
     });
 

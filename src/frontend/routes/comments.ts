@@ -184,12 +184,21 @@ export function commentRoutes(kit: FrontendKit): void {
   // The thread and the form under every post page (themes/default/partials/comments.liquid).
   kit.addTemplateData('post', async (request, reply, state, data) => {
     const post = data.post as { id?: unknown } | undefined;
-    const postId = typeof post?.id === 'number' ? post.id : null;
+    const rawId = post?.id;
+    const postId =
+      typeof rawId === 'number'
+        ? rawId
+        : typeof rawId === 'string' && /^\d{1,10}$/.test(rawId)
+          ? Number(rawId)
+          : null;
     if (postId === null) return {};
     const context = await formContext(services, state, postId);
     const { comments, count } = await services.comments.thread(postId, state.user?.id ?? null);
     const query = request.query as Record<string, unknown>;
-    const notice = typeof query.comment === 'string' ? NOTICES[query.comment] : undefined;
+    const notice =
+      typeof query.comment === 'string' && Object.hasOwn(NOTICES, query.comment)
+        ? NOTICES[query.comment]
+        : undefined;
     const extra: Record<string, unknown> = {
       comments: { ...context, items: comments, count, size: count, notice: notice ?? null },
     };
