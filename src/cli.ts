@@ -24,6 +24,8 @@ Commands:
   user:enable --email E          enable a user again
   setting:set KEY VALUE          set a system setting
   setting:get KEY                print a system setting
+  link:create --name N --url U [--description D] [--icon I] [--category C]… [--website-id ID]…
+                                 add a link to the link directory; prints {"id":…,"slug":"…"}
   help                           this text
 
 Configuration comes from the environment; see the README.`;
@@ -33,7 +35,7 @@ class UsageError extends Error {}
 type Output = { out: (line: string) => void; err: (line: string) => void };
 const consoleOutput: Output = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
-function option(values: Record<string, string | boolean | undefined>, name: string): string {
+function option(values: Record<string, string | boolean | string[] | undefined>, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value;
@@ -120,6 +122,11 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         name: { type: 'string' },
         password: { type: 'string' },
         admin: { type: 'boolean', default: false },
+        url: { type: 'string' },
+        description: { type: 'string' },
+        icon: { type: 'string' },
+        category: { type: 'string', multiple: true },
+        'website-id': { type: 'string', multiple: true },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -190,6 +197,24 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             return 1;
           }
           output.out(value);
+          return 0;
+        });
+      }
+      case 'link:create': {
+        const websiteIds = (values['website-id'] ?? []).map((id) => {
+          if (!/^\d{1,10}$/.test(id)) throw new UsageError(`--website-id must be an integer, got "${id}"`);
+          return Number(id);
+        });
+        return await withServices(config, async (services) => {
+          const link = await services.links.create({
+            name: option(values, 'name'),
+            url: option(values, 'url'),
+            description: values.description ?? null,
+            icon: values.icon ?? null,
+            categories: values.category ?? [],
+            websiteIds,
+          });
+          output.out(JSON.stringify({ id: link.id, slug: link.slug, url: link.url }));
           return 0;
         });
       }

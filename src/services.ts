@@ -10,6 +10,11 @@ import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
 import { WebsiteBindings } from './domain/bindings.js';
+import { ClicksService } from './domain/clicks.js';
+import { CommentsService } from './domain/comments.js';
+import { LinksService } from './domain/links.js';
+import { MemoryRateLimiter, RedisRateLimiter } from './domain/rate-limit.js';
+import type { RateLimiter } from './domain/rate-limit.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
@@ -45,6 +50,14 @@ export interface Services {
   menus: MenusService;
   /** Core and package updates with their cross-node lock (spec 4.6). */
   updates: UpdateService;
+  /** Fixed-window counters per caller: in process, or in Redis (shared by all nodes) with REDIS_URL. */
+  rateLimiter: RateLimiter;
+  /** Comments under posts, their likes and reports. */
+  comments: CommentsService;
+  /** Click analytics: views, clicks, likes and favourites of posts, links and pages. */
+  clicks: ClicksService;
+  /** The link directory (posts of type `link`). */
+  links: LinksService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
 }
@@ -96,6 +109,15 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     packageManager:
       options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
   });
+  const tags = new TagsService(db, clock, translations, bindings);
+  const rateLimiter: RateLimiter = config.redisUrl
+    ? new RedisRateLimiter({
+        url: config.redisUrl,
+        prefix: `${options.cachePrefix ?? 'folio:'}rl:`,
+        warn,
+        fallback: new MemoryRateLimiter(clock),
+      })
+    : new MemoryRateLimiter(clock);
   return {
     config,
     database,
@@ -110,14 +132,19 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     media,
     fetcher,
     websites: new WebsitesService(db, clock, cache, translations, defaultLocale),
-    tags: new TagsService(db, clock, translations, bindings),
+    tags,
     pages,
     menus: new MenusService(db, clock, cache, pages),
     updates,
+    rateLimiter,
+    comments: new CommentsService(db, clock, settings, cache),
+    clicks: new ClicksService(db, database.dialect, clock),
+    links: new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale }),
     async close() {
       await updates.releaseAll();
       await fetcher.close();
       await cache.close();
+      await rateLimiter.close();
       await feed.close();
       await database.close();
     },

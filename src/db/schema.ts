@@ -199,6 +199,22 @@ export interface ClicksTable {
   created_at: Timestamp;
 }
 
+/** One like or report per comment and voter (0007): `u:`/`v:` hash of a user or a visitor. */
+export interface CommentVotesTable {
+  comment_id: number;
+  /** `like` or `report`. */
+  kind: string;
+  voter: string;
+  created_at: Timestamp;
+}
+
+/** The URL and icon of a post of type `link` (0007). */
+export interface LinksTable {
+  post_id: number;
+  url: string;
+  icon: string | null;
+}
+
 /** Update lock and progress per item: `core` or a package name. */
 export interface UpdateStateTable {
   item: string;
@@ -227,4 +243,6 @@ export interface Database {
   comments: CommentsTable;
   clicks: ClicksTable;
   update_state: UpdateStateTable;
+  comment_votes: CommentVotesTable;
+  links: LinksTable;
 }

@@ -15,7 +15,10 @@ import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
 import { frontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
+import { clickRoutes } from './routes/clicks.js';
+import { commentRoutes } from './routes/comments.js';
 import { homeRoutes } from './routes/home.js';
+import { linkRoutes } from './routes/links.js';
 import { THEMES_DIR, ThemeRenderer } from './themes.js';
 
 export interface PageOptions {
@@ -83,7 +86,7 @@ declare module 'fastify' {
 export type FrontendModule = (kit: FrontendKit) => void;
 
 /** The modules that make up the public site, in registration order. */
-const MODULES: FrontendModule[] = [homeRoutes];
+const MODULES: FrontendModule[] = [homeRoutes, commentRoutes, clickRoutes, linkRoutes];
 
 interface Registered {
   methods: ('GET' | 'POST')[];
@@ -104,8 +107,14 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
       page(methods, path, options, handler) {
         registered.push({ methods: Array.isArray(methods) ? methods : [methods], path, options, handler });
       },
-      render: (request, reply, template, data = {}) =>
-        renderPage(services, themes, request, reply, template, data),
+      async render(request, reply, template, data = {}) {
+        // Other modules' data for this template (the comments under a post), each seeing the data so far.
+        let merged = data;
+        for (const provider of providers.get(template) ?? []) {
+          merged = { ...merged, ...(await provider(request, reply, frontendState(request), merged)) };
+        }
+        return renderPage(services, themes, request, reply, template, merged);
+      },
       async notFound(request, reply) {
         reply.code(404);
         return renderPage(services, themes, request, reply, '404', {});

@@ -1,0 +1,327 @@
+// The link directory: links are posts of type `link` (their name is the title, their description the
+// content; translations, website bindings and tags work as for posts), with the URL and icon in the
+// `links` side table. They are grouped by tags of type `link_category` (or any other `link_*` type).
+// The API has no endpoint for links; the CLI (`folio link:create`) and seed data write them.
+import type { Cache } from '../cache/cache.js';
+import type { Db } from '../db/database.js';
+import { visibleOnWebsite } from './bindings.js';
+import type { WebsiteBindings } from './bindings.js';
+import { nowIso } from './clock.js';
+import type { Clock } from './clock.js';
+import { InputError } from './errors.js';
+import { isStorableId } from './ids.js';
+import { POSTS_CACHE_TAG } from './posts.js';
+import { slugify, uniqueSlug } from './slugs.js';
+import type { TagsService } from './tags.js';
+import { translate } from './translations.js';
+import type { TranslationsService } from './translations.js';
+import { toIso } from './values.js';
+
+export const LINK_TYPE = 'link';
+/** Tags of links have types `link_<short name>`; `/link/category/x` reads `link_category` (R-F2). */
+export const LINK_TAG_PREFIX = 'link_';
+export const LINK_CATEGORY = 'link_category';
+/** Cache tag of the link pages, flushed by every link write. */
+export const LINKS_CACHE_TAG = 'links';
+export const DEFAULT_LINK_PAGE_SIZE = 20;
+export const MAX_LINK_NAME_LENGTH = 255;
+export const MAX_LINK_URL_LENGTH = 2048;
+export const MAX_LINK_DESCRIPTION_LENGTH = 5000;
+
+// Posts and links share the bindings, tags and translations of model type `post` (they are posts).
+const MODEL = 'post';
+
+export interface LinkInput {
+  name: string;
+  url: string;
+  description?: string | null;
+  /** An image URL (http/https) or a path on this site. */
+  icon?: string | null;
+  /** Names of `link_category` tags; missing ones are created. */
+  categories?: string[];
+  /** Websites to show the link on; none: every website. */
+  websiteIds?: number[];
+  authorId?: number | null;
+}
+
+export interface LinkTag {
+  id: number;
+  name: string;
+  slug: string;
+  type: string;
+}
+
+export interface Link {
+  id: number;
+  name: string;
+  slug: string;
+  url: string;
+  description: string;
+  icon: string | null;
+  tags: LinkTag[];
+  createdAt: string;
+}
+
+export interface LinkListQuery {
+  websiteId: number;
+  locale: string;
+  page: number;
+  pageSize?: number;
+  /** Only the links having this tag. */
+  tagId?: number;
+}
+
+/** An absolute http(s) URL, normalized, or null. */
+export function httpUrl(value: string): string | null {
+  try {
+    const url = new URL(value.trim());
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `category` -> `link_category`; null for a short name that cannot be a tag type. */
+export function linkTagType(shortName: string): string | null {
+  return /^[a-z][a-z0-9_]{0,39}$/.test(shortName) ? `${LINK_TAG_PREFIX}${shortName}` : null;
+}
+
+export class LinksService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly deps: {
+      tags: TagsService;
+      translations: TranslationsService;
+      bindings: WebsiteBindings;
+      cache: Cache;
+      defaultLocale: () => Promise<string>;
+    },
+  ) {}
+
+  /** Creates a published link with its categories (created when missing) and website bindings. */
+  async create(input: LinkInput): Promise<Link> {
+    const name = input.name.trim();
+    if (name === '') throw new InputError('name', 'The name field is required.');
+    if (name.length > MAX_LINK_NAME_LENGTH)
+      throw new InputError('name', `The name may not be greater than ${MAX_LINK_NAME_LENGTH} characters.`);
+    const url = input.url.length <= MAX_LINK_URL_LENGTH ? httpUrl(input.url) : null;
+    if (!url) throw new InputError('url', 'The url must be a valid http or https URL.');
+    const description = (input.description ?? '').trim();
+    if (description.length > MAX_LINK_DESCRIPTION_LENGTH)
+      throw new InputError(
+        'description',
+        `The description may not be greater than ${MAX_LINK_DESCRIPTION_LENGTH} characters.`,
+      );
+    let icon: string | null = null;
+    if (input.icon && input.icon.trim() !== '') {
+      const given = input.icon.trim();
+      icon = /^\/(?!\/)[^\s]*$/.test(given) ? given : httpUrl(given);
+      if (!icon || icon.length > MAX_LINK_URL_LENGTH)
+        throw new InputError('icon', 'The icon must be an http or https URL or a path.');
+    }
+    const websiteIds = input.websiteIds ?? [];
+    if (websiteIds.length > 0) {
+      const existing = await this.deps.bindings.existing(websiteIds);
+      if (existing.length !== new Set(websiteIds).size)
+        throw new InputError('website_id', 'The selected website id is invalid.');
+    }
+    const defaultLocale = await this.deps.defaultLocale();
+    const tagIds: number[] = [];
+    for (const category of input.categories ?? []) {
+      if (category.trim() === '') continue;
+      const { tag } = await this.deps.tags.store({
+        name: category.trim(),
+        type: LINK_CATEGORY,
+        updateWhenDuplicated: false,
+        defaultLocale,
+      });
+      tagIds.push(tag.id);
+    }
+
+    const now = nowIso(this.clock);
+    const id = await this.db.transaction().execute(async (trx) => {
+      const slug = await uniqueSlug(slugify(name), async (candidates) => {
+        const rows = await trx
+          .selectFrom('posts')
+          .select('slug')
+          .where('type', '=', LINK_TYPE)
+          .where('deleted_at', 'is', null)
+          .where('slug', 'in', candidates)
+          .execute();
+        return new Set(rows.map((row) => row.slug));
+      });
+      const row = await trx
+        .insertInto('posts')
+        .values({
+          type: LINK_TYPE,
+          author_id: input.authorId ?? null,
+          title: name,
+          slug,
+          excerpt: description === '' ? null : description,
+          content: description,
+          status: 'published',
+          published_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await trx.insertInto('links').values({ post_id: row.id, url, icon }).execute();
+      const unique = [...new Set(tagIds)];
+      if (unique.length > 0) {
+        await trx
+          .insertInto('taggables')
+          .values(unique.map((tagId) => ({ tag_id: tagId, taggable_type: MODEL, taggable_id: row.id })))
+          .execute();
+      }
+      if (websiteIds.length > 0) await this.deps.bindings.sync(trx, MODEL, row.id, websiteIds);
+      return row.id;
+    });
+    await this.deps.cache.flushTags([LINKS_CACHE_TAG, POSTS_CACHE_TAG]);
+    const link = await this.findAny(id, defaultLocale);
+    if (!link) throw new Error(`link ${id} vanished after create`);
+    return link;
+  }
+
+  /** A page of the published links shown on a website, newest first. */
+  async list(query: LinkListQuery): Promise<{ items: Link[]; total: number }> {
+    const pageSize = query.pageSize ?? DEFAULT_LINK_PAGE_SIZE;
+    let base = this.live().where((eb) => visibleOnWebsite(eb, MODEL, eb.ref('posts.id'), query.websiteId));
+    if (query.tagId !== undefined) {
+      const tagId = query.tagId;
+      base = base.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('taggables')
+            .select('taggables.tag_id')
+            .where('taggables.taggable_type', '=', MODEL)
+            .whereRef('taggables.taggable_id', '=', 'posts.id')
+            .where('taggables.tag_id', '=', tagId),
+        ),
+      );
+    }
+    const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
+    const total = Number(countRow?.total ?? 0);
+    if (total === 0) return { items: [], total };
+    const rows = await base
+      .select(this.columns())
+      .orderBy('posts.created_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(pageSize)
+      .offset((Math.max(1, query.page) - 1) * pageSize)
+      .execute();
+    return { items: await this.hydrate(rows, query.locale), total };
+  }
+
+  /** A published link shown on the website, or null. */
+  async find(id: number, websiteId: number, locale: string): Promise<Link | null> {
+    if (!isStorableId(id)) return null;
+    const rows = await this.live()
+      .where('posts.id', '=', id)
+      .where((eb) => visibleOnWebsite(eb, MODEL, eb.ref('posts.id'), websiteId))
+      .select(this.columns())
+      .execute();
+    return (await this.hydrate(rows, locale))[0] ?? null;
+  }
+
+  /** The tag of `/link/{type}/{slug}`: `type` is the short name of a `link_*` tag type (R-F2). */
+  async tagBySlug(shortType: string, slug: string): Promise<LinkTag | null> {
+    const type = linkTagType(shortType);
+    if (!type || slug.length > 255) return null;
+    const row = await this.db
+      .selectFrom('tags')
+      .select(['id', 'name', 'slug', 'type'])
+      .where('type', '=', type)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
+  /** The name of a tag in a locale (R-T3). */
+  async tagName(tag: LinkTag, locale: string): Promise<string> {
+    const translations = await this.deps.translations.forModels('tag', [tag.id]);
+    return translate(tag.name, translations.get(tag.id), 'name', locale);
+  }
+
+  private async findAny(id: number, locale: string): Promise<Link | null> {
+    const rows = await this.live().where('posts.id', '=', id).select(this.columns()).execute();
+    return (await this.hydrate(rows, locale))[0] ?? null;
+  }
+
+  private live() {
+    return this.db
+      .selectFrom('posts')
+      .innerJoin('links', 'links.post_id', 'posts.id')
+      .where('posts.type', '=', LINK_TYPE)
+      .where('posts.status', '=', 'published')
+      .where('posts.deleted_at', 'is', null);
+  }
+
+  private columns() {
+    return [
+      'posts.id',
+      'posts.title',
+      'posts.slug',
+      'posts.content',
+      'posts.created_at',
+      'links.url',
+      'links.icon',
+    ] as const;
+  }
+
+  /** Rows to links: their tags and translations in one query each (no N+1). */
+  private async hydrate(
+    rows: Array<{
+      id: number;
+      title: string;
+      slug: string;
+      content: string;
+      created_at: Date | string;
+      url: string;
+      icon: string | null;
+    }>,
+    locale: string,
+  ): Promise<Link[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((row) => row.id);
+    const [tagRows, translations] = await Promise.all([
+      this.db
+        .selectFrom('taggables')
+        .innerJoin('tags', 'tags.id', 'taggables.tag_id')
+        .select(['taggables.taggable_id as link_id', 'tags.id', 'tags.name', 'tags.slug', 'tags.type'])
+        .where('taggables.taggable_type', '=', MODEL)
+        .where('taggables.taggable_id', 'in', ids)
+        .orderBy('tags.sort', 'desc')
+        .orderBy('tags.id')
+        .execute(),
+      this.deps.translations.forModels(MODEL, ids),
+    ]);
+    const tagNames = await this.deps.translations.forModels(
+      'tag',
+      tagRows.map((row) => row.id),
+    );
+    const tagsByLink = new Map<number, LinkTag[]>();
+    for (const row of tagRows) {
+      if (!row.type.startsWith(LINK_TAG_PREFIX)) continue;
+      const list = tagsByLink.get(row.link_id) ?? [];
+      list.push({
+        id: row.id,
+        name: translate(row.name, tagNames.get(row.id), 'name', locale),
+        slug: row.slug,
+        type: row.type,
+      });
+      tagsByLink.set(row.link_id, list);
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      name: translate(row.title, translations.get(row.id), 'title', locale),
+      slug: row.slug,
+      url: row.url,
+      description: translate(row.content, translations.get(row.id), 'content', locale),
+      icon: row.icon,
+      tags: tagsByLink.get(row.id) ?? [],
+      createdAt: toIso(row.created_at),
+    }));
+  }
+}

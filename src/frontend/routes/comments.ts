@@ -1,0 +1,231 @@
+// Comments (spec 4.8, R-F1 `frontend.comments.store/.like/.report`) and the thread under a post.
+// Forms work without JavaScript: a form post is answered with a 303 back to the post (a notice in the
+// query, the comment in the fragment); a request that accepts JSON gets JSON.
+// Order of checks: same-origin/CSRF (403) -> comments enabled (403) -> rate limit (429) ->
+// honeypot (a silent fake success) -> validation (422) -> action.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CommentInputError } from '../../domain/comments.js';
+import type { VoteKind } from '../../domain/comments.js';
+import type { Services } from '../../services.js';
+import type { FrontendState } from '../context.js';
+import { SESSION_COOKIE, urlFor } from '../context.js';
+import { checkCsrf, csrfToken } from '../csrf.js';
+import type { FrontendKit } from '../index.js';
+import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';
+
+/** The hidden field bots fill in and people never see. */
+export const HONEYPOT_FIELD = 'website';
+export const COMMENT_FORM_ACTION = '/comments/store';
+
+/** Notices a post page shows after a form post (`?comment=…`); anything else shows none. */
+const NOTICES: Record<string, string> = {
+  approved: 'Thank you, your comment is published.',
+  pending: 'Thank you, your comment is awaiting moderation.',
+  liked: 'Thank you for your like.',
+  reported: 'Thank you, the comment was reported to the moderators.',
+  already: 'You did that already.',
+};
+
+type Body = Record<string, unknown>;
+
+function bodyOf(request: FastifyRequest): Body {
+  const body = request.body;
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Body) : {};
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+/** The post URL in the locale the form was sent from (a hidden field; unsupported ones are ignored). */
+function postUrl(state: FrontendState, slug: string, locale: unknown): string {
+  const wanted = text(locale);
+  const chosen = state.locales.supported.includes(wanted) ? wanted : state.locales.defaultLocale;
+  return urlFor({ ...state, locale: chosen }, `/post/${encodeURIComponent(slug)}`);
+}
+
+export function commentRoutes(kit: FrontendKit): void {
+  const { services } = kit;
+
+  /** A short themed page (or JSON) for a refusal: 403, 404, 429. */
+  async function refuse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    message: string,
+  ): Promise<unknown> {
+    reply.code(status);
+    if (wantsJson(request)) return reply.send({ status: 'fail', message });
+    return kit.render(request, reply, 'comments/notice', { title: message, message });
+  }
+
+  async function guard(request: FastifyRequest, reply: FastifyReply) {
+    const refusal = await checkCsrf(services, request, {
+      requireToken: (r) => r.cookies[SESSION_COOKIE] !== undefined,
+    });
+    if (refusal) return () => refuse(request, reply, 403, refusal);
+    if (!(await services.comments.enabled()))
+      return () => refuse(request, reply, 403, 'Comments are closed.');
+    return null;
+  }
+
+  kit.page(
+    'POST',
+    COMMENT_FORM_ACTION,
+    { name: 'comments.store', localized: false },
+    async (request, reply, state) => {
+      const refused = await guard(request, reply);
+      if (refused) return refused();
+      const identity = await visitorIdentity(services, request, state.user);
+      if ((await rateLimited(services, reply, 'comments', identity.ipHash)) !== null) {
+        return refuse(request, reply, 429, 'Too many comments; please wait a minute and try again.');
+      }
+      const body = bodyOf(request);
+
+      // A filled honeypot is a bot: it is told what a held comment is told, and nothing is stored.
+      if (text(body[HONEYPOT_FIELD]).trim() !== '') {
+        request.log.info('comment honeypot filled; discarded');
+        if (wantsJson(request)) {
+          return reply
+            .code(202)
+            .send({ status: 'success', message: NOTICES.pending, data: { status: 'pending' } });
+        }
+        const post = await services.comments.commentablePost(Number(text(body.post_id)), state.website.id);
+        const target = post ? `${postUrl(state, post.slug, body.locale)}?comment=pending#comments` : '/';
+        return reply.redirect(target, 303);
+      }
+
+      try {
+        const comment = await services.comments.store({
+          postId: body.post_id,
+          parentId: body.parent_id,
+          content: body.content,
+          name: body.name,
+          email: body.email,
+          user: state.user ? { id: state.user.id, name: state.user.name, email: state.user.email } : null,
+          websiteId: state.website.id,
+          ipHash: identity.ipHash,
+          userAgent: String(request.headers['user-agent'] ?? ''),
+        });
+        const message = NOTICES[comment.status] ?? NOTICES.pending;
+        if (wantsJson(request)) {
+          return reply.code(comment.status === 'approved' ? 201 : 202).send({
+            status: 'success',
+            message,
+            data: { id: comment.id, post_id: comment.postId, status: comment.status },
+          });
+        }
+        const fragment = comment.status === 'approved' ? `comment-${comment.id}` : 'comments';
+        return reply.redirect(
+          `${postUrl(state, comment.postSlug, body.locale)}?comment=${comment.status}#${fragment}`,
+          303,
+        );
+      } catch (error) {
+        if (!(error instanceof CommentInputError)) throw error;
+        reply.code(422);
+        if (wantsJson(request)) {
+          return reply.send({ status: 'fail', message: 'Validation failed', errors: error.errors });
+        }
+        // The form again, filled in, with the messages (no JavaScript needed to correct it).
+        const post = await services.comments.commentablePost(Number(text(body.post_id)), state.website.id);
+        return kit.render(request, reply, 'comments/form', {
+          title: 'Your comment could not be posted',
+          errors: Object.values(error.errors).flat(),
+          back_url: post ? postUrl(state, post.slug, body.locale) : urlFor(state, '/'),
+          comments: {
+            ...(await formContext(services, state, post?.id ?? null)),
+            locale: text(body.locale),
+            parent_id: text(body.parent_id).slice(0, 20),
+            old: {
+              content: text(body.content).slice(0, 10_000),
+              name: text(body.name).slice(0, 200),
+              email: text(body.email).slice(0, 300),
+            },
+          },
+          csrf_token: state.user ? await csrfToken(services, request, reply) : null,
+        });
+      }
+    },
+  );
+
+  const vote = (kind: VoteKind) =>
+    async function voteHandler(request: FastifyRequest, reply: FastifyReply, state: FrontendState) {
+      const refused = await guard(request, reply);
+      if (refused) return refused();
+      const identity = await visitorIdentity(services, request, state.user);
+      if ((await rateLimited(services, reply, 'votes', identity.ipHash)) !== null) {
+        return refuse(request, reply, 429, 'Too many requests; please wait a minute and try again.');
+      }
+      const id = (request.params as { id: string }).id;
+      const outcome = /^\d{1,10}$/.test(id)
+        ? await services.comments.vote(Number(id), kind, identity.visitorHash, state.website.id)
+        : null;
+      if (!outcome) return refuse(request, reply, 404, 'Comment not found.');
+      const notice = outcome.counted ? (kind === 'like' ? 'liked' : 'reported') : 'already';
+      if (wantsJson(request)) {
+        return reply.send({
+          status: 'success',
+          message: NOTICES[notice],
+          data: {
+            id: Number(id),
+            counted: outcome.counted,
+            ...(kind === 'like' ? { likes: outcome.likes } : {}),
+          },
+        });
+      }
+      return reply.redirect(
+        `${postUrl(state, outcome.postSlug, bodyOf(request).locale)}?comment=${notice}#comment-${id}`,
+        303,
+      );
+    };
+  kit.page('POST', '/comments/:id/like', { name: 'comments.like', localized: false }, vote('like'));
+  kit.page('POST', '/comments/:id/report', { name: 'comments.report', localized: false }, vote('report'));
+
+  // The thread and the form under every post page (themes/default/partials/comments.liquid).
+  kit.addTemplateData('post', async (request, reply, state, data) => {
+    const post = data.post as { id?: unknown } | undefined;
+    const rawId = post?.id;
+    const postId =
+      typeof rawId === 'number'
+        ? rawId
+        : typeof rawId === 'string' && /^\d{1,10}$/.test(rawId)
+          ? Number(rawId)
+          : null;
+    if (postId === null) return {};
+    const context = await formContext(services, state, postId);
+    const { comments, count } = await services.comments.thread(postId, state.user?.id ?? null);
+    const query = request.query as Record<string, unknown>;
+    const notice =
+      typeof query.comment === 'string' && Object.hasOwn(NOTICES, query.comment)
+        ? NOTICES[query.comment]
+        : undefined;
+    const extra: Record<string, unknown> = {
+      comments: { ...context, items: comments, count, size: count, notice: notice ?? null },
+    };
+    // Signed-in visitors (their pages are never cached) send the form token with every form.
+    if (state.user && !data.csrf_token) extra.csrf_token = await csrfToken(services, request, reply);
+    return extra;
+  });
+}
+
+/** What the comment form needs: where it posts, for which post, in which locale. */
+async function formContext(
+  services: Services,
+  state: FrontendState,
+  postId: number | null,
+): Promise<Record<string, unknown>> {
+  return {
+    enabled: await services.comments.enabled(),
+    action: COMMENT_FORM_ACTION,
+    post_id: postId,
+    locale: state.locale,
+    honeypot: HONEYPOT_FIELD,
+    signed_in: state.user !== null,
+    parent_id: '',
+    old: { content: '', name: '', email: '' },
+    items: [],
+    count: 0,
+    size: 0,
+    notice: null,
+  };
+}

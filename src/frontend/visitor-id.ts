@@ -1,0 +1,66 @@
+// Who a public request comes from, without storing who they are: keyed hashes (HMAC with the
+// installation's secret) of the IP address and of IP + user agent. A raw IP is never stored, and the
+// hashes cannot be reversed by trying every IPv4 address without the secret.
+// Also the small answers shared by the form endpoints (comments, clicks): JSON or a page, rate limits.
+import { createHmac } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../domain/users.js';
+import type { Services } from '../services.js';
+import { appSecret } from './csrf.js';
+
+export interface VisitorIdentity {
+  /** Hash of the IP address: the key of rate limits, stored with a comment. */
+  ipHash: string;
+  /** A signed-in user's hash, else the hash of IP + user agent: the "once per visitor" key. */
+  visitorHash: string;
+}
+
+function hmac(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text).digest('hex');
+}
+
+export async function visitorIdentity(
+  services: Services,
+  request: FastifyRequest,
+  user: User | null,
+): Promise<VisitorIdentity> {
+  const secret = await appSecret(services);
+  const ip = request.ip ?? '';
+  const agent = String(request.headers['user-agent'] ?? '');
+  return {
+    ipHash: hmac(secret, `ip:${ip}`),
+    visitorHash: user ? hmac(secret, `user:${user.id}`) : hmac(secret, `visitor:${ip}\n${agent}`),
+  };
+}
+
+/** The request asks for JSON (an AJAX form or an API-like client) rather than a page. */
+export function wantsJson(request: FastifyRequest): boolean {
+  const accept = String(request.headers.accept ?? '');
+  return /application\/json/i.test(accept) || request.headers['x-requested-with'] === 'XMLHttpRequest';
+}
+
+/** Rate-limit settings: hits per minute per IP hash, with their defaults. */
+export const RATE_LIMITS = {
+  comments: { setting: 'comments_per_minute', fallback: 5 },
+  votes: { setting: 'comment_votes_per_minute', fallback: 30 },
+  clicks: { setting: 'clicks_per_minute', fallback: 120 },
+} as const;
+
+/**
+ * Counts one hit of the action for this IP hash. Returns null when allowed; else sets 429 and
+ * `Retry-After` on the reply and returns the number of seconds to wait.
+ */
+export async function rateLimited(
+  services: Services,
+  reply: FastifyReply,
+  action: keyof typeof RATE_LIMITS,
+  ipHash: string,
+): Promise<number | null> {
+  const { setting, fallback } = RATE_LIMITS[action];
+  const configured = Number((await services.settings.get(setting))?.trim());
+  const limit = Number.isInteger(configured) && configured > 0 ? configured : fallback;
+  const result = await services.rateLimiter.hit(`${action}:${ipHash}`, limit, 60);
+  if (result.allowed) return null;
+  reply.code(429).header('retry-after', String(result.retryAfterSeconds));
+  return result.retryAfterSeconds;
+}
