@@ -2,6 +2,7 @@
 // call buildApp() and decide when to listen.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
@@ -51,8 +52,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
   });
 
-  installErrorHandling(app, services);
+  const site = frontend(services);
+  installErrorHandling(app, services, { notFoundPage: site.notFoundPage });
   await app.register(fastifyCookie);
+  // Text answers (pages, CSS, JS, XML, robots.txt) are compressed; images, already compressed, never.
+  await app.register(fastifyCompress, {
+    global: true,
+    customTypes:
+      /^(?:text\/(?:html|css|plain|xml|javascript)|application\/(?:javascript|xml|rss\+xml|atom\+xml))(?:;|$)/,
+  });
   await installBodyParsers(app);
   await installMultipart(app, { fileSize: config.bodyLimit });
 
@@ -65,6 +73,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     index: false,
     list: false,
     dotfiles: 'deny',
+    // Media names are content hashes: a file at a URL never changes.
+    maxAge: '365d',
+    immutable: true,
     setHeaders: (res) => {
       res.header('x-content-type-options', 'nosniff');
     },
@@ -81,6 +92,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
-  await app.register(frontend(services));
+  await app.register(site);
   return app;
 }
