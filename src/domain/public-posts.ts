@@ -108,7 +108,12 @@ function likeTerm(column: Expression<unknown>, term: string): Expression<SqlBool
 export function plainExcerpt(html: string, max = 220): string {
   const text = html
     .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
+    // Block boundaries separate words; inline tags (<strong>, <a>) do not.
+    .replace(
+      /<\/?(?:p|div|h[1-6]|li|ul|ol|br|hr|pre|blockquote|tr|td|th|figure|figcaption|section|article|table)\b[^>]*>/gi,
+      ' ',
+    )
+    .replace(/<[^>]*>/g, '')
     .replace(/&nbsp;/g, ' ')
     .replace(/&amp;/g, '&')
     .replace(/&lt;/g, '<')
