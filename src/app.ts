@@ -53,7 +53,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   const site = frontend(services);
-  installErrorHandling(app, services, { notFoundPage: site.notFoundPage });
+  installErrorHandling(app, services, {
+    notFoundPage: (request, reply) => site.notFoundPage(request, reply),
+  });
   await app.register(fastifyCookie);
   // Text answers (pages, CSS, JS, XML, robots.txt) are compressed; images, already compressed, never.
   await app.register(fastifyCompress, {

@@ -265,7 +265,7 @@ export class PublicPostsService {
       .where('published_at', '>', nowIso(this.clock))
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    return row?.next ? toIso(row.next as Date | string) : null;
+    return row?.next ? toIso(row.next) : null;
   }
 
   /** Slugs and last changes of the website's public posts, newest first (a sitemap). */

@@ -271,12 +271,13 @@ async function renderPage(
       : value;
   }
   const menus = await services.menus.treeOf(website.id);
+  const seoInput: SeoInput = data.seo ?? {};
   const seo = buildSeo(
     services,
     request,
     state,
-    (data.seo ?? {}) as SeoInput,
-    String(site.site_seo_description ?? ''),
+    seoInput,
+    typeof site.site_seo_description === 'string' ? site.site_seo_description : '',
   );
   const html = await themes.render(website.fields.theme ?? '', template, {
     site,

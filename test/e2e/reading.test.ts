@@ -129,7 +129,9 @@ describe(
     it('the layout holds on a phone-sized screen', async () => {
       const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
       await page.goto(`${origin}/`);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+      const overflow = await page.evaluate<boolean>(
+        'document.documentElement.scrollWidth > window.innerWidth',
+      );
       assert.equal(overflow, false, 'no horizontal scrolling');
       await screenshot(page, 'reading-home-mobile');
       await page.close();

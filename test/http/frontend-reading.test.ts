@@ -79,10 +79,7 @@ describe('public reading site', () => {
 
     const now = Date.now();
     const create = async (key: string, fields: Record<string, unknown>) => {
-      const post = await services.posts.create(
-        { title: key, content: `<p>${key}</p>`, ...fields } as Parameters<typeof services.posts.create>[0],
-        actor,
-      );
+      const post = await services.posts.create({ title: key, content: `<p>${key}</p>`, ...fields }, actor);
       ids[key] = post.id;
     };
     await create('first', {
