@@ -2,6 +2,7 @@
 // call buildApp() and decide when to listen.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
@@ -58,8 +59,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     if (stopping) reply.header('connection', 'close');
   });
 
-  installErrorHandling(app, services);
+  const site = frontend(services);
+  installErrorHandling(app, services, {
+    notFoundPage: (request, reply) => site.notFoundPage(request, reply),
+  });
   await app.register(fastifyCookie);
+  // Text answers (pages, CSS, JS, XML, robots.txt) are compressed; images, already compressed, never.
+  await app.register(fastifyCompress, {
+    global: true,
+    customTypes:
+      /^(?:text\/(?:html|css|plain|xml|javascript)|application\/(?:javascript|xml|rss\+xml|atom\+xml))(?:;|$)/,
+  });
   await installBodyParsers(app);
   await installMultipart(app, { fileSize: config.bodyLimit });
 
@@ -72,6 +82,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     index: false,
     list: false,
     dotfiles: 'deny',
+    // Media names are content hashes: a file at a URL never changes.
+    maxAge: '365d',
+    immutable: true,
     setHeaders: (res) => {
       res.header('x-content-type-options', 'nosniff');
     },
@@ -88,6 +101,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
-  await app.register(frontend(services));
+  await app.register(site);
   return app;
 }

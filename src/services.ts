@@ -19,6 +19,9 @@ import { LocalMediaStore, MediaService } from './domain/media.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
 import { PostsService } from './domain/posts.js';
+import { PublicPostsService } from './domain/public-posts.js';
+import { ContentChanges } from './domain/changes.js';
+import { pageCacheInvalidator } from './cache/page-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { SettingsService } from './domain/settings.js';
 import { TagsService } from './domain/tags.js';
@@ -41,6 +44,10 @@ export interface Services {
   bindings: WebsiteBindings;
   users: UsersService;
   posts: PostsService;
+  /** What readers of the public site may see: published, due posts of a website (spec 4.8). */
+  publicPosts: PublicPostsService;
+  /** Content changes announced by the services after commit (the full-page cache listens). */
+  changes: ContentChanges;
   media: MediaService;
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
@@ -87,6 +94,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const translations = new TranslationsService(db);
   const defaultLocale = async () => (await settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
   const bindings = new WebsiteBindings(db);
+  const changes = new ContentChanges(warn);
+  changes.subscribe(pageCacheInvalidator(cache, bindings));
   const media = new MediaService(db, new LocalMediaStore(config.mediaDir, config.appUrl), clock);
   const fetcher = new SafeFetcher();
   const posts = new PostsService(db, clock, {
@@ -98,8 +107,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     cache,
     appUrl: config.appUrl,
     warn,
+    changes,
   });
-  const pages = new PagesService(db, clock, translations, bindings);
+  const pages = new PagesService(db, clock, translations, bindings, changes);
   const updates = new UpdateService({
     db,
     clock,
@@ -109,7 +119,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     packageManager:
       options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
   });
-  const tags = new TagsService(db, clock, translations, bindings);
+  const tags = new TagsService(db, clock, translations, bindings, changes);
   const rateLimiter: RateLimiter = config.redisUrl
     ? new RedisRateLimiter({
         url: config.redisUrl,
@@ -129,9 +139,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     bindings,
     users: new UsersService(db, clock),
     posts,
+    publicPosts: new PublicPostsService(db, clock),
+    changes,
     media,
     fetcher,
-    websites: new WebsitesService(db, clock, cache, translations, defaultLocale),
+    websites: new WebsitesService(db, clock, cache, translations, defaultLocale, changes),
     tags,
     pages,
     menus: new MenusService(db, clock, cache, pages),

@@ -1,5 +1,6 @@
 // The `folio` command line, run in-process (main) and, for `start`, as a real process.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../src/cli.js';
@@ -148,9 +149,26 @@ describe('folio start (a real process)', () => {
         body: JSON.stringify({ api_token: token }),
       });
       assert.equal(response.status, 200);
-      const body = (await response.json()) as { message: string; data: { data: unknown[] } };
+      const body = (await response.json()) as { message: string; data: { data: Array<{ title: string }> } };
       assert.equal(body.message, 'Successfully fetched posts');
-      assert.deepEqual(body.data.data, []);
+      // The first start adds a small sample (issue 7): three posts, newest first.
+      assert.deepEqual(
+        body.data.data.map((post) => post.title),
+        ['Welcome to Folio', 'Themes, layouts and partials', 'Writing posts through the API'],
+      );
+      // The public site of the `localhost` website shows them (fetch cannot set Host: node:http can).
+      const home = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port, path: '/', headers: { host: `localhost:${port}` } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+          })
+          .on('error', reject);
+      });
+      assert.equal(home.status, 200);
+      assert.match(home.body, /Welcome to Folio/);
 
       child.kill('SIGTERM');
       assert.equal(await exited, 0, output);

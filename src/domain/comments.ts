@@ -3,6 +3,7 @@
 // site's routes call this service.
 import sanitizeHtml from 'sanitize-html';
 import type { Cache } from '../cache/cache.js';
+import { pageTags } from '../cache/page-tags.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
@@ -37,7 +38,8 @@ export type CommentStatus = 'pending' | 'approved' | 'spam';
 export type VoteKind = 'like' | 'report';
 
 /** The cache tag of one post's pages: flushed when its thread changes. */
-export const postCacheTag = (postId: number) => `post:${postId}`;
+/** The full-page cache tag of a post's pages (flushed when its thread changes). */
+export const postCacheTag = pageTags.post;
 
 export interface CommentAuthor {
   id: number;

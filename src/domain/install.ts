@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.js';
 import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../api/v1/guard.js';
+import { installSampleContent } from './sample-content.js';
 
 export const INSTALLED_SETTING = 'installed_at';
 
@@ -24,7 +25,13 @@ export async function installIfNeeded(services: Services): Promise<Installation 
 
   const email = 'admin@localhost';
   const password = randomBytes(12).toString('base64url');
-  const admin = await services.users.create({ name: 'Admin', email, password, isAdmin: true });
+  const admin = await services.users.create({
+    name: 'Admin',
+    email,
+    password,
+    isAdmin: true,
+    username: 'admin',
+  });
   const apiToken = await services.users.issueToken(admin.id);
   const websiteId = await services.websites.create({
     siteName: 'Folio',
@@ -37,7 +44,9 @@ export async function installIfNeeded(services: Services): Promise<Installation 
     switches[key] = '1';
     if (key.startsWith('svc_api_')) switches[`${key}_should_auth`] = 'simple';
   }
-  switches[INSTALLED_SETTING] = services.clock.now().toISOString();
   await services.settings.setMany(switches);
+  // Sample posts, tags, a page and a menu (issue 7), before the site counts as installed.
+  await installSampleContent(services, admin.id, websiteId);
+  await services.settings.set(INSTALLED_SETTING, services.clock.now().toISOString());
   return { email, password, apiToken, websiteId };
 }

@@ -3,6 +3,7 @@
 // them at `/page/{slug}` (R-F4). Slugs are unique among live pages; a soft-deleted page frees its slug.
 import type { Db } from '../db/database.js';
 import type { WebsiteBindings } from './bindings.js';
+import type { ContentChanges } from './changes.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -90,6 +91,7 @@ export class PagesService {
     private readonly clock: Clock,
     private readonly translations: TranslationsService,
     private readonly bindings: WebsiteBindings,
+    private readonly changes?: ContentChanges,
   ) {}
 
   /** Creates a page with its translations and website bindings in one transaction. */
@@ -131,6 +133,7 @@ export class PagesService {
       if (input.websiteIds?.length) await this.bindings.sync(trx, PAGE_MODEL, row.id, input.websiteIds);
       return row.id;
     });
+    await this.changes?.announce({ kind: 'page', id });
     const page = await this.findById(id);
     if (!page) throw new Error(`page #${id} vanished after creation`);
     return page;
@@ -185,7 +188,9 @@ export class PagesService {
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const deleted = Number(result.numUpdatedRows) > 0;
+    if (deleted) await this.changes?.announce({ kind: 'page', id });
+    return deleted;
   }
 
   private async findOne(column: 'id' | 'slug', value: number | string, options: FindPageOptions) {

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Expression, SqlBool } from 'kysely';
 import type { Cache } from '../cache/cache.js';
+import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from './clock.js';
@@ -164,6 +165,8 @@ export interface PostsDependencies {
   cache: Cache;
   appUrl: string;
   warn?: (message: string) => void;
+  /** Told after every committed change (the public site's page cache listens). */
+  changes?: ContentChanges;
 }
 
 /** `lower(column) LIKE pattern`, with % and _ of the term taken literally, on both dialects. */
@@ -426,7 +429,7 @@ export class PostsService {
           });
           return row.id;
         });
-        await this.changed();
+        await this.changed([id]);
         const post = await this.findDetail(id);
         if (!post) throw new Error(`post ${id} vanished after create`);
         return post;
@@ -510,7 +513,7 @@ export class PostsService {
       if (isUniqueViolation(error)) throw new PostInputError({ slug: ['The slug has already been taken.'] });
       throw error;
     }
-    await this.changed();
+    await this.changed([id]);
     return this.findDetail(id);
   }
 
@@ -524,7 +527,7 @@ export class PostsService {
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     const deleted = Number(result.numUpdatedRows) > 0;
-    if (deleted) await this.changed();
+    if (deleted) await this.changed([id]);
     return deleted;
   }
 
@@ -543,7 +546,7 @@ export class PostsService {
       .where('deleted_at', 'is', null)
       .returning('id')
       .execute();
-    if (rows.length > 0) await this.changed();
+    if (rows.length > 0) await this.changed(rows.map((row) => row.id));
     return rows.map((row) => row.id);
   }
 
@@ -553,8 +556,9 @@ export class PostsService {
     return (await this.deps.settings.get(POST_SETTINGS.defaultLocale))?.trim() || DEFAULT_LOCALE;
   }
 
-  private async changed(): Promise<void> {
+  private async changed(ids: number[]): Promise<void> {
     await this.deps.cache.flushTags([POSTS_CACHE_TAG]);
+    await this.deps.changes?.announce({ kind: 'post', ids });
   }
 
   /** Rules that need the database: tags, categories, author and websites exist; the thumbnail. */

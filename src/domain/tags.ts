@@ -4,6 +4,7 @@
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { WebsiteBindings } from './bindings.js';
+import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
@@ -97,6 +98,7 @@ export class TagsService {
     private readonly clock: Clock,
     private readonly translations: TranslationsService,
     private readonly bindings: WebsiteBindings,
+    private readonly changes?: ContentChanges,
   ) {}
 
   /**
@@ -180,13 +182,13 @@ export class TagsService {
       const duplicate = await this.findDuplicate(baseName, input.type);
       if (duplicate) {
         if (!input.updateWhenDuplicated) return { outcome: 'skipped', tag: duplicate };
-        return {
-          outcome: 'updated',
-          tag: await this.update(duplicate, input, name.translations, websiteIds),
-        };
+        const tag = await this.update(duplicate, input, name.translations, websiteIds);
+        await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
+        return { outcome: 'updated', tag };
       }
       try {
         const tag = await this.create(baseName, input, name.translations, websiteIds);
+        await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
         return { outcome: 'created', tag };
       } catch (error) {
         // Another request created the same tag (or took the slug) since we looked: look again.

@@ -4,6 +4,7 @@
 import { domainToASCII } from 'node:url';
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import type { Cache } from '../cache/cache.js';
+import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, WebsitesTable } from '../db/schema.js';
@@ -143,6 +144,7 @@ export class WebsitesService {
     private readonly cache: Cache,
     private readonly translations: TranslationsService,
     private readonly defaultLocale: () => Promise<string>,
+    private readonly changes?: ContentChanges,
   ) {}
 
   /** Creates a website with its primary domain in one transaction; returns its id. */
@@ -175,7 +177,7 @@ export class WebsitesService {
         return website.id;
       }),
     );
-    await this.changed();
+    await this.changed(id);
     return id;
   }
 
@@ -291,7 +293,7 @@ export class WebsitesService {
         }
       }),
     );
-    await this.changed();
+    await this.changed(id);
     const updated = await this.find(id);
     if (!updated) throw new NotFoundError('Website not found');
     return updated;
@@ -341,7 +343,7 @@ export class WebsitesService {
       return Number(result.numDeletedRows) > 0;
     });
     if (!deleted) throw new NotFoundError('Website not found');
-    await this.changed();
+    await this.changed(id);
   }
 
   /** Adds an alias (spec 4.4, R-W4); answers what was already there without changing it. */
@@ -366,7 +368,7 @@ export class WebsitesService {
         .returning('id')
         .executeTakeFirstOrThrow(),
     );
-    await this.changed();
+    await this.changed(id);
     return { outcome: 'created', aliasId: row.id, domain };
   }
 
@@ -401,7 +403,7 @@ export class WebsitesService {
         .execute();
       return { removed: domain, primary: promoted.domain };
     });
-    await this.changed();
+    await this.changed(id);
     return result;
   }
 
@@ -440,8 +442,9 @@ export class WebsitesService {
     return Number(row?.n ?? 0);
   }
 
-  private async changed(): Promise<void> {
+  private async changed(id: number): Promise<void> {
     await this.cache.flushTags([WEBSITES_TAG]);
+    await this.changes?.announce({ kind: 'website', id });
   }
 
   /** WHERE the website is owned by the user or bound to them (model type `user`). */

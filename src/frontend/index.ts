@@ -13,13 +13,21 @@ import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
 import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
-import { frontendState, setFrontendState, urlFor } from './context.js';
+import { frontendState, maybeFrontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
+import type { SeoInput } from './seo.js';
+import { PageCache } from './page-cache.js';
+import { buildSeo, htmlLang } from './seo.js';
 import { clickRoutes } from './routes/clicks.js';
 import { commentRoutes } from './routes/comments.js';
 import { homeRoutes } from './routes/home.js';
 import { linkRoutes } from './routes/links.js';
+import { pageRoutes } from './routes/pages.js';
+import { postRoutes } from './routes/posts.js';
+import { sitemapRoutes } from './routes/sitemaps.js';
 import { THEMES_DIR, ThemeRenderer } from './themes.js';
+
+export { htmlLang } from './seo.js';
 
 export interface PageOptions {
   /** The spec's route name without the `frontend.` prefix, e.g. `pages.home` (R-F1). */
@@ -86,7 +94,15 @@ declare module 'fastify' {
 export type FrontendModule = (kit: FrontendKit) => void;
 
 /** The modules that make up the public site, in registration order. */
-const MODULES: FrontendModule[] = [homeRoutes, commentRoutes, clickRoutes, linkRoutes];
+const MODULES: FrontendModule[] = [
+  homeRoutes,
+  postRoutes,
+  pageRoutes,
+  sitemapRoutes,
+  commentRoutes,
+  clickRoutes,
+  linkRoutes,
+];
 
 interface Registered {
   methods: ('GET' | 'POST')[];
@@ -95,8 +111,19 @@ interface Registered {
   handler: PageHandler;
 }
 
-export function frontend(services: Services, themes = new ThemeRenderer()) {
-  return async function frontendPlugin(app: FastifyInstance): Promise<void> {
+/** The public site's plugin, and its themed 404 page for unknown paths of a known website. */
+export interface FrontendPlugin {
+  (app: FastifyInstance): Promise<void>;
+  /**
+   * Renders the themed 404 of the request's website (status 404), or null when there is no website
+   * or the site is not installed; the app's not-found handler calls it.
+   */
+  notFoundPage(request: FastifyRequest, reply: FastifyReply): Promise<string | null>;
+}
+
+export function frontend(services: Services, themes = new ThemeRenderer()): FrontendPlugin {
+  let notFoundPage: FrontendPlugin['notFoundPage'] = async () => null;
+  const plugin = async function frontendPlugin(app: FastifyInstance): Promise<void> {
     const registered: Registered[] = [];
     let visitorLookup: (request: FastifyRequest) => Promise<User | null> = async () => null;
     const providers = new Map<string, TemplateDataProvider[]>();
@@ -108,16 +135,17 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
         registered.push({ methods: Array.isArray(methods) ? methods : [methods], path, options, handler });
       },
       async render(request, reply, template, data = {}) {
-        // Other modules' data for this template (the comments under a post), each seeing the data so far.
-        let merged = data;
+        // Other modules' data for this template (the comments under a post), in registration order.
         for (const provider of providers.get(template) ?? []) {
-          merged = { ...merged, ...(await provider(request, reply, frontendState(request), merged)) };
+          data = { ...data, ...(await provider(request, reply, frontendState(request), data)) };
         }
-        return renderPage(services, themes, request, reply, template, merged);
+        return renderPage(services, themes, request, reply, template, data);
       },
       async notFound(request, reply) {
         reply.code(404);
-        return renderPage(services, themes, request, reply, '404', {});
+        return renderPage(services, themes, request, reply, '404', {
+          seo: { title: 'Page not found', noindex: true },
+        });
       },
       setVisitorLookup(lookup) {
         visitorLookup = lookup;
@@ -137,7 +165,8 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
       list: false,
       dotfiles: 'deny',
       allowedPath: (pathName) => /^\/[a-z0-9][a-z0-9_-]*\/assets\//.test(pathName),
-      maxAge: '1d',
+      // Assets are linked with `?v=<file version>` (the `asset` filter), so they may be kept long.
+      maxAge: '30d',
     });
 
     // is_installed: the first start has run (it creates the first website and the admin).
@@ -177,8 +206,40 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
         setFrontendState(request, { website, locale, locales, user: await visitorLookup(request) });
       };
 
-    // full_page_cache: issue 7 plugs the cache in here (lookup before the handler, store on send).
-    const fullPageCache: preHandlerAsyncHookHandler = async () => {};
+    // full_page_cache: a hit is answered here, before the handler; a miss is stored on send.
+    const pageCache = new PageCache(services);
+    const fullPageCache: preHandlerAsyncHookHandler = async (request, reply) =>
+      pageCache.lookup(request, reply);
+    app.addHook('onSend', async (request, reply, payload) =>
+      request.routeOptions.config?.name?.startsWith('frontend.')
+        ? pageCache.onSend(request, reply, payload)
+        : payload,
+    );
+
+    // Unknown paths of a known website: the themed 404, in the locale of the path's prefix.
+    notFoundPage = async (request, reply) => {
+      if ((await services.settings.get(INSTALLED_SETTING)) === undefined) return null;
+      const website = await currentWebsite(services, request);
+      if (!website) return null;
+      if (!maybeFrontendState(request)) {
+        const locales = await localeSettings(services.settings);
+        const first = normalizeLocale(request.url.split(/[/?]/)[1] ?? '');
+        const prefixed =
+          request.url.startsWith(`/${first}`) &&
+          first !== locales.defaultLocale &&
+          locales.supported.includes(first);
+        setFrontendState(request, {
+          website,
+          locale: prefixed ? first : locales.defaultLocale,
+          locales,
+          user: await visitorLookup(request),
+        });
+      }
+      reply.code(404);
+      return renderPage(services, themes, request, reply, '404', {
+        seo: { title: 'Page not found', noindex: true },
+      });
+    };
 
     for (const route of registered) {
       const variants = route.options.localized === false ? [false] : [false, true];
@@ -195,11 +256,9 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
       }
     }
   };
-}
-
-/** `zh_TW` -> `zh-TW`, for `<html lang>` and hreflang. */
-export function htmlLang(locale: string): string {
-  return locale.replace(/_/g, '-');
+  return Object.assign(plugin, {
+    notFoundPage: (request: FastifyRequest, reply: FastifyReply) => notFoundPage(request, reply),
+  });
 }
 
 async function renderPage(
@@ -223,6 +282,14 @@ async function renderPage(
       : value;
   }
   const menus = await services.menus.treeOf(website.id);
+  const seoInput: SeoInput = data.seo ?? {};
+  const seo = buildSeo(
+    services,
+    request,
+    state,
+    seoInput,
+    typeof site.site_seo_description === 'string' ? site.site_seo_description : '',
+  );
   const html = await themes.render(website.fields.theme ?? '', template, {
     site,
     menus,
@@ -230,7 +297,9 @@ async function renderPage(
     lang: htmlLang(locale),
     user: state.user ? { id: state.user.id, name: state.user.name } : null,
     home_url: urlFor(state, '/'),
+    search_url: urlFor(state, '/post/search'),
     ...data,
+    seo,
   });
   reply.type('text/html; charset=utf-8');
   return html;

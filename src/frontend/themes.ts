@@ -17,6 +17,7 @@ const THEME_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export class ThemeRenderer {
   private readonly engines = new Map<string, Liquid>();
+  private readonly versions = new Map<string, string>();
 
   constructor(private readonly root: string = THEMES_DIR) {}
 
@@ -41,6 +42,27 @@ export class ThemeRenderer {
     return (await this.engine(this.resolve(theme)).renderFile(template, data)) as string;
   }
 
+  /**
+   * URL of a theme asset, `/themes/{theme}/assets/{file}?v={version}`: from the theme when it has the
+   * file, else from the default theme; the version changes with the file, so it may be cached long.
+   */
+  assetUrl(theme: string, file: string): string {
+    const clean = file.replace(/^\/+/, '');
+    if (!/^[a-z0-9][a-z0-9/._-]*$/i.test(clean) || clean.includes('..')) return '';
+    const owner = [theme, DEFAULT_THEME].find((name) =>
+      fs.existsSync(path.join(this.root, name, 'assets', clean)),
+    );
+    if (!owner) return '';
+    const full = path.join(this.root, owner, 'assets', clean);
+    let version = this.versions.get(full);
+    if (version === undefined) {
+      const stat = fs.statSync(full);
+      version = `${stat.mtimeMs.toString(36).replace('.', '')}${stat.size.toString(36)}`;
+      this.versions.set(full, version);
+    }
+    return `/themes/${owner}/assets/${clean}?v=${version}`;
+  }
+
   private engine(theme: string): Liquid {
     let engine = this.engines.get(theme);
     if (!engine) {
@@ -55,6 +77,7 @@ export class ThemeRenderer {
         strictFilters: true,
         ownPropertyOnly: true,
       });
+      engine.registerFilter('asset', (file: unknown) => this.assetUrl(theme, String(file)));
       this.engines.set(theme, engine);
     }
     return engine;

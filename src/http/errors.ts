@@ -15,7 +15,16 @@ const FRAMEWORK_ERRORS: Record<string, { code: number; message: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 400, message: 'Invalid content length' },
 };
 
-export function installErrorHandling(app: FastifyInstance, services: Services): void {
+export interface ErrorHandlingOptions {
+  /** The public site's themed 404 for a known website (null: no website, or not installed). */
+  notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => Promise<string | null>;
+}
+
+export function installErrorHandling(
+  app: FastifyInstance,
+  services: Services,
+  options: ErrorHandlingOptions = {},
+): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return reply.code(error.statusCode).send(error.body);
 
@@ -35,7 +44,15 @@ export function installErrorHandling(app: FastifyInstance, services: Services): 
   app.setNotFoundHandler(async (request, reply) => {
     reply.code(404);
     if (request.url.startsWith('/api/')) return reply.send(failure(404, 'Not found'));
-    // Public pages: an unknown host is told so (has_website); a known one gets a plain 404 page.
+    // Public pages: an unknown host is told so (has_website); a known one gets its theme's 404 page.
+    if (options.notFoundPage) {
+      try {
+        const themed = await options.notFoundPage(request, reply);
+        if (themed !== null) return reply.code(404).type('text/html; charset=utf-8').send(themed);
+      } catch (error) {
+        request.log.error({ err: error }, 'themed 404 page failed');
+      }
+    }
     const website = await currentWebsite(services, request);
     reply.type('text/html; charset=utf-8');
     return website

@@ -1,8 +1,41 @@
-// The home page (frontend.pages.home).
+// The home page (frontend.pages.home) and the blog (frontend.pages.blog, paginated).
 import type { FrontendKit } from '../index.js';
+import { listingData, pageNumber, postsPerPage } from './listing.js';
 
 export function homeRoutes(kit: FrontendKit): void {
-  kit.page('GET', '/', { name: 'pages.home', cacheable: true }, async (request, reply) => {
-    return kit.render(request, reply, 'home', {});
+  const { services } = kit;
+
+  kit.page('GET', '/', { name: 'pages.home', cacheable: true }, async (request, reply, state) => {
+    const pageSize = await postsPerPage(services);
+    const result = await services.publicPosts.list({
+      websiteId: state.website.id,
+      locale: state.locale,
+      page: 1,
+      pageSize,
+    });
+    const data = await listingData(services, request, state, result, { path: '/blog', page: 1, pageSize });
+    return kit.render(request, reply, 'home', { ...data, seo: {} });
+  });
+
+  kit.page('GET', '/blog', { name: 'pages.blog', cacheable: true }, async (request, reply, state) => {
+    const page = pageNumber(request);
+    if (page === null) return kit.notFound(request, reply);
+    const pageSize = await postsPerPage(services);
+    const result = await services.publicPosts.list({
+      websiteId: state.website.id,
+      locale: state.locale,
+      page,
+      pageSize,
+    });
+    if (page > 1 && result.items.length === 0) return kit.notFound(request, reply);
+    const data = await listingData(services, request, state, result, { path: '/blog', page, pageSize });
+    return kit.render(request, reply, 'blog', {
+      ...data,
+      heading: 'Blog',
+      seo: {
+        title: page > 1 ? `Blog, page ${page}` : 'Blog',
+        canonicalQuery: { page: page > 1 ? page : undefined },
+      },
+    });
   });
 }

@@ -1,0 +1,40 @@
+// Content changes, announced by the domain services after they commit: a small typed event bus. The
+// public site's full-page cache listens and flushes exactly the cache tags a change affects; the tags
+// live in the shared cache (Redis on several nodes), so one node's flush is seen by every node.
+export type ContentChange =
+  /** Posts created, updated, deleted or published (their pages, and the listings they show on). */
+  | { kind: 'post'; ids: readonly number[] }
+  /** A tag created or changed. */
+  | { kind: 'tag'; id: number; type: string }
+  /** A page created or deleted. */
+  | { kind: 'page'; id: number }
+  /** A website, its fields or its domains changed. */
+  | { kind: 'website'; id: number }
+  /** Comments of a post changed (the comments module announces it): the post's pages only. */
+  | { kind: 'comments'; postId: number };
+
+export type ChangeListener = (change: ContentChange) => Promise<void>;
+
+export class ContentChanges {
+  private readonly listeners: ChangeListener[] = [];
+
+  constructor(private readonly warn: (message: string) => void = () => undefined) {}
+
+  subscribe(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Tells every listener, after the change is committed. A listener that fails is logged, never
+   * thrown: the change itself has succeeded.
+   */
+  async announce(change: ContentChange): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(change);
+      } catch (error) {
+        this.warn(`content change ${change.kind}: listener failed: ${(error as Error).message}`);
+      }
+    }
+  }
+}

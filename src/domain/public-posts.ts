@@ -1,0 +1,497 @@
+// The read side of the public website (spec 4.8): what a reader may see. Only live posts of type
+// `post` whose status is `published` and whose `published_at` has come, shown on the website (bound
+// to it, or global). Texts in the reader's locale (R-T3). Every list is one count, one page query,
+// and one query each for tags, translations of the posts and translations of the tag names: no N+1.
+import { sql } from 'kysely';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { visibleOnWebsite } from './bindings.js';
+import { nowIso } from './clock.js';
+import type { Clock } from './clock.js';
+import { TAG_MODEL } from './tags.js';
+import { normalizeLocale } from './translations.js';
+import { toIso } from './values.js';
+
+const POST_MODEL = 'post';
+const PAGE_MODEL = 'page';
+
+/** Click kinds that rankings count (R-F5). */
+export const RANK_KINDS = ['view', 'like', 'fav'] as const;
+export type RankKind = (typeof RANK_KINDS)[number];
+
+export interface PublicTag {
+  id: number;
+  name: string;
+  slug: string;
+  type: string;
+}
+
+export interface PublicAuthor {
+  id: number;
+  name: string;
+  username: string | null;
+}
+
+export interface PublicPost {
+  id: number;
+  title: string;
+  slug: string;
+  /** The excerpt, else the start of the content as plain text. */
+  excerpt: string;
+  thumbnail: string | null;
+  publishedAt: string;
+  updatedAt: string;
+  author: PublicAuthor | null;
+  tags: PublicTag[];
+  /** Clicks counted by a ranking, else absent. */
+  score?: number;
+}
+
+export interface PublicPostDetail extends PublicPost {
+  content: string;
+  metaTitle: string | null;
+  metaDescription: string | null;
+  metaKeywords: string | null;
+  /** Locales with a translation of the title (for hreflang alternates), besides the base text. */
+  translatedLocales: string[];
+}
+
+export interface Period {
+  /** Inclusive ISO lower bound. */
+  from: string;
+  /** Exclusive ISO upper bound. */
+  to: string;
+}
+
+export interface PublicListQuery {
+  websiteId: number;
+  locale: string;
+  page: number;
+  pageSize: number;
+  /** Posts having any of these tags. */
+  tagIds?: number[];
+  authorId?: number;
+  /** Every term must match the title, excerpt or content, or one of their translations. */
+  terms?: string[];
+  /** Only posts published within the period. */
+  publishedWithin?: Period;
+}
+
+export interface RankQuery {
+  websiteId: number;
+  locale: string;
+  page: number;
+  pageSize: number;
+  kinds: readonly RankKind[];
+  /** Only clicks within the period; absent: all time. */
+  period?: Period;
+}
+
+export interface PublicPage<T> {
+  items: T[];
+  total: number;
+}
+
+export interface SitemapEntry {
+  slug: string;
+  lastModified: string;
+}
+
+/** `lower(column) LIKE %term%`, with % and _ of the term taken literally, on both dialects. */
+function likeTerm(column: Expression<unknown>, term: string): Expression<SqlBool> {
+  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
+}
+
+/** Plain text of HTML content, shortened at a word boundary: the excerpt of a post without one. */
+export function plainExcerpt(html: string, max = 220): string {
+  const text = html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    // Block boundaries separate words; inline tags (<strong>, <a>) do not.
+    .replace(
+      /<\/?(?:p|div|h[1-6]|li|ul|ol|br|hr|pre|blockquote|tr|td|th|figure|figcaption|section|article|table)\b[^>]*>/gi,
+      ' ',
+    )
+    .replace(/<[^>]*>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+export class PublicPostsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Live, published, due posts of type `post` shown on the website. */
+  private live(websiteId: number) {
+    const now = nowIso(this.clock);
+    return this.db
+      .selectFrom('posts')
+      .where('posts.type', '=', POST_MODEL)
+      .where('posts.status', '=', 'published')
+      .where('posts.deleted_at', 'is', null)
+      .where('posts.published_at', 'is not', null)
+      .where('posts.published_at', '<=', now)
+      .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
+  }
+
+  async list(query: PublicListQuery): Promise<PublicPage<PublicPost>> {
+    let base = this.live(query.websiteId);
+    const tagIds = query.tagIds ?? [];
+    if (tagIds.length > 0) {
+      base = base.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('taggables')
+            .select('taggables.tag_id')
+            .where('taggables.taggable_type', '=', POST_MODEL)
+            .whereRef('taggables.taggable_id', '=', 'posts.id')
+            .where('taggables.tag_id', 'in', tagIds),
+        ),
+      );
+    }
+    if (query.authorId !== undefined) base = base.where('posts.author_id', '=', query.authorId);
+    for (const term of query.terms ?? []) base = base.where((eb) => this.matches(eb, term));
+    if (query.publishedWithin) {
+      base = base
+        .where('posts.published_at', '>=', query.publishedWithin.from)
+        .where('posts.published_at', '<', query.publishedWithin.to);
+    }
+
+    const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
+    const total = Number(countRow?.total ?? 0);
+    if (total === 0) return { items: [], total };
+    const rows = await base
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select(SUMMARY_COLUMNS)
+      .orderBy('posts.published_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute();
+    return { items: await this.hydrate(rows, query.locale), total };
+  }
+
+  /** Posts ranked by the clicks of these kinds (within the period), most first; posts without any are left out (R-F5). */
+  async ranked(query: RankQuery): Promise<PublicPage<PublicPost>> {
+    let scores = this.db
+      .selectFrom('clicks')
+      .select(['clicks.model_id', (eb) => eb.fn.countAll<number>().as('score')])
+      .where('clicks.model_type', '=', POST_MODEL)
+      .where('clicks.kind', 'in', [...query.kinds])
+      .groupBy('clicks.model_id');
+    if (query.period) {
+      scores = scores
+        .where('clicks.created_at', '>=', query.period.from)
+        .where('clicks.created_at', '<', query.period.to);
+    }
+    const base = this.live(query.websiteId).innerJoin(scores.as('scores'), (join) =>
+      join.onRef('scores.model_id', '=', 'posts.id'),
+    );
+    const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
+    const total = Number(countRow?.total ?? 0);
+    if (total === 0) return { items: [], total };
+    const rows = await base
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select([...SUMMARY_COLUMNS, 'scores.score'])
+      .orderBy('scores.score', 'desc')
+      .orderBy('posts.published_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute();
+    const items = await this.hydrate(rows, query.locale);
+    rows.forEach((row, index) => {
+      const item = items[index];
+      if (item) item.score = Number(row.score);
+    });
+    return { items, total };
+  }
+
+  /** One post a reader may see, by slug, in the locale; null when there is none. */
+  async findBySlug(websiteId: number, slug: string, locale: string): Promise<PublicPostDetail | null> {
+    const row = await this.live(websiteId)
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select([...SUMMARY_COLUMNS, 'posts.meta_title', 'posts.meta_description', 'posts.meta_keywords'])
+      .where('posts.slug', '=', slug)
+      .executeTakeFirst();
+    if (!row) return null;
+    const [summary] = await this.hydrate([row], locale);
+    if (!summary) return null;
+    const translations = await this.db
+      .selectFrom('translations')
+      .select(['field', 'locale', 'value'])
+      .where('model_type', '=', POST_MODEL)
+      .where('model_id', '=', row.id)
+      .where('field', 'in', ['title', 'content'])
+      .execute();
+    const wanted = normalizeLocale(locale);
+    const content = translations.find(
+      (t) => t.field === 'content' && t.locale === wanted && t.value !== '',
+    )?.value;
+    return {
+      ...summary,
+      content: content ?? row.content,
+      metaTitle: row.meta_title,
+      metaDescription: row.meta_description,
+      metaKeywords: row.meta_keywords,
+      translatedLocales: [
+        ...new Set(translations.filter((t) => t.field === 'title' && t.value !== '').map((t) => t.locale)),
+      ],
+    };
+  }
+
+  /**
+   * When the next post becomes public by its time alone (published, `published_at` still to come), or
+   * null: a cached page must not outlive that moment.
+   */
+  async nextPublication(): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.min('published_at').as('next'))
+      .where('status', '=', 'published')
+      .where('published_at', '>', nowIso(this.clock))
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row?.next ? toIso(row.next) : null;
+  }
+
+  /** Slugs and last changes of the website's public posts, newest first (a sitemap). */
+  async sitemap(websiteId: number, limit: number): Promise<SitemapEntry[]> {
+    const rows = await this.live(websiteId)
+      .select(['posts.slug', 'posts.updated_at'])
+      .orderBy('posts.published_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ slug: row.slug, lastModified: toIso(row.updated_at) }));
+  }
+
+  /** Published pages shown on the website (a sitemap). */
+  async sitemapPages(websiteId: number, limit: number): Promise<SitemapEntry[]> {
+    const rows = await this.db
+      .selectFrom('pages')
+      .select(['pages.slug', 'pages.updated_at'])
+      .where('pages.deleted_at', 'is', null)
+      .where('pages.status', '=', 'published')
+      .where((eb) => visibleOnWebsite(eb, PAGE_MODEL, eb.ref('pages.id'), websiteId))
+      .orderBy('pages.id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ slug: row.slug, lastModified: toIso(row.updated_at) }));
+  }
+
+  /** A tag of a type shown on the website, by slug, its name in the locale; null when there is none. */
+  async findTag(websiteId: number, type: string, slug: string, locale: string) {
+    const row = await this.db
+      .selectFrom('tags')
+      .select(['id', 'name', 'slug', 'type', 'description', 'parent_id', 'updated_at'])
+      .where('type', '=', type)
+      .where('slug', '=', slug)
+      .where((eb) => visibleOnWebsite(eb, TAG_MODEL, eb.ref('tags.id'), websiteId))
+      .executeTakeFirst();
+    if (!row) return null;
+    const names = await this.tagNames([row.id], locale);
+    return {
+      id: row.id,
+      name: names.get(row.id) ?? row.name,
+      slug: row.slug,
+      type: row.type,
+      description: row.description,
+      parentId: row.parent_id,
+    };
+  }
+
+  /** The tag and every tag below it in its type's tree (a category page shows its subcategories' posts). */
+  async withDescendants(tagId: number, type: string): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('tags')
+      .select(['id', 'parent_id'])
+      .where('type', '=', type)
+      .execute();
+    const children = new Map<number, number[]>();
+    for (const row of rows) {
+      if (row.parent_id !== null)
+        children.set(row.parent_id, [...(children.get(row.parent_id) ?? []), row.id]);
+    }
+    const result: number[] = [];
+    const queue = [tagId];
+    const seen = new Set<number>();
+    while (queue.length > 0) {
+      const id = queue.shift() as number;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      result.push(id);
+      queue.push(...(children.get(id) ?? []));
+    }
+    return result;
+  }
+
+  /** Tags of a type shown on the website, sorted like the API's tree (sort desc, id asc), names in the locale. */
+  async tagsOfType(websiteId: number, type: string, locale: string, limit = 50_000) {
+    const rows = await this.db
+      .selectFrom('tags')
+      .select(['id', 'name', 'slug', 'type', 'parent_id', 'updated_at'])
+      .where('type', '=', type)
+      .where((eb) => visibleOnWebsite(eb, TAG_MODEL, eb.ref('tags.id'), websiteId))
+      .orderBy('sort', 'desc')
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
+    const names = await this.tagNames(
+      rows.map((row) => row.id),
+      locale,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      name: names.get(row.id) ?? row.name,
+      slug: row.slug,
+      type: row.type,
+      parentId: row.parent_id,
+      lastModified: toIso(row.updated_at),
+    }));
+  }
+
+  /** An active user by username, for `/user/{username}/posts`. */
+  async findAuthor(username: string): Promise<PublicAuthor | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(['id', 'name', 'username'])
+      .where('username', '=', username)
+      .where('is_active', '=', true)
+      .executeTakeFirst();
+    return row ? { id: row.id, name: row.name, username: row.username } : null;
+  }
+
+  // ---- Helpers -------------------------------------------------------------------------------------
+
+  private matches(eb: ExpressionBuilder<Database, 'posts'>, term: string): Expression<SqlBool> {
+    return eb.or([
+      likeTerm(eb.ref('posts.title'), term),
+      likeTerm(eb.ref('posts.excerpt'), term),
+      likeTerm(eb.ref('posts.content'), term),
+      eb.exists(
+        eb
+          .selectFrom('translations')
+          .select('translations.id')
+          .where('translations.model_type', '=', POST_MODEL)
+          .whereRef('translations.model_id', '=', 'posts.id')
+          .where('translations.field', 'in', ['title', 'excerpt', 'content'])
+          .where((inner) => likeTerm(inner.ref('translations.value'), term)),
+      ),
+    ]);
+  }
+
+  /** Summaries of post rows: titles and excerpts in the locale, tags, in the rows' order. */
+  private async hydrate(rows: SummaryRow[], locale: string): Promise<PublicPost[]> {
+    const ids = rows.map((row) => row.id);
+    const wanted = normalizeLocale(locale);
+    const [texts, tagRows] = await Promise.all([
+      ids.length === 0
+        ? []
+        : this.db
+            .selectFrom('translations')
+            .select(['model_id', 'field', 'value'])
+            .where('model_type', '=', POST_MODEL)
+            .where('model_id', 'in', ids)
+            .where('locale', '=', wanted)
+            .where('field', 'in', ['title', 'excerpt', 'content'])
+            .execute(),
+      ids.length === 0
+        ? []
+        : this.db
+            .selectFrom('taggables')
+            .innerJoin('tags', 'tags.id', 'taggables.tag_id')
+            .select(['taggables.taggable_id as post_id', 'tags.id', 'tags.name', 'tags.slug', 'tags.type'])
+            .where('taggables.taggable_type', '=', POST_MODEL)
+            .where('taggables.taggable_id', 'in', ids)
+            .orderBy('tags.type')
+            .orderBy('tags.sort', 'desc')
+            .orderBy('tags.id')
+            .execute(),
+    ]);
+    const tagNames = await this.tagNames([...new Set(tagRows.map((row) => row.id))], locale);
+    const text = (id: number, field: string) =>
+      texts.find((t) => t.model_id === id && t.field === field && t.value !== '')?.value;
+    return rows.map((row) => {
+      const excerpt = text(row.id, 'excerpt') ?? row.excerpt ?? '';
+      return {
+        id: row.id,
+        title: text(row.id, 'title') ?? row.title,
+        slug: row.slug,
+        excerpt: excerpt.trim() !== '' ? excerpt : plainExcerpt(text(row.id, 'content') ?? row.content ?? ''),
+        thumbnail: row.thumbnail,
+        publishedAt: toIso(row.published_at as Date | string),
+        updatedAt: toIso(row.updated_at),
+        author:
+          row.author_id === null
+            ? null
+            : { id: row.author_id, name: row.author_name ?? '', username: row.author_username },
+        tags: tagRows
+          .filter((tag) => tag.post_id === row.id)
+          .map((tag) => ({
+            id: tag.id,
+            name: tagNames.get(tag.id) ?? tag.name,
+            slug: tag.slug,
+            type: tag.type,
+          })),
+      };
+    });
+  }
+
+  /** Names of tags in the locale, where translated. */
+  private async tagNames(ids: number[], locale: string): Promise<Map<number, string>> {
+    const names = new Map<number, string>();
+    if (ids.length === 0) return names;
+    const rows = await this.db
+      .selectFrom('translations')
+      .select(['model_id', 'value'])
+      .where('model_type', '=', TAG_MODEL)
+      .where('model_id', 'in', ids)
+      .where('field', '=', 'name')
+      .where('locale', '=', normalizeLocale(locale))
+      .execute();
+    for (const row of rows) if (row.value !== '') names.set(row.model_id, row.value);
+    return names;
+  }
+}
+
+const SUMMARY_COLUMNS = [
+  'posts.id',
+  'posts.title',
+  'posts.slug',
+  'posts.excerpt',
+  'posts.content',
+  'posts.thumbnail',
+  'posts.published_at',
+  'posts.updated_at',
+  'users.id as author_id',
+  'users.name as author_name',
+  'users.username as author_username',
+] as const;
+
+interface SummaryRow {
+  id: number;
+  title: string;
+  slug: string;
+  excerpt: string | null;
+  content: string;
+  thumbnail: string | null;
+  published_at: Date | string | null;
+  updated_at: Date | string;
+  author_id: number | null;
+  author_name: string | null;
+  author_username: string | null;
+}

@@ -1,0 +1,104 @@
+// A small, honest sample for a fresh installation, so that the first `npm start` shows a real site:
+// a category, two tags, three posts about Folio itself, an About page and a menu. Everything is
+// ordinary content: edit or delete it through the API like anything else.
+import type { Services } from '../services.js';
+import { localeSettings } from './locales.js';
+
+const WELCOME = `<p>This website runs on <strong>Folio</strong>, a multi-site content management service. What you
+are reading is sample content created on the first start: change it, or delete it, through the API.</p>
+<h2>What is here</h2>
+<ul>
+<li>A blog with paginated listings, categories and tags.</li>
+<li>Search, rankings and lists of what readers like.</li>
+<li>Sitemaps and a <code>robots.txt</code> for search engines.</li>
+</ul>
+<p>Every page is rendered on the server from a Liquid theme, in the reader's language when translations exist.</p>`;
+
+const API = `<p>Everything on this site is managed through a JSON API under <code>/api/v1</code>. The admin's token
+was printed once, on the first start.</p>
+<pre><code>curl -X POST localhost:3000/api/v1/posts \\
+  -H 'content-type: application/json' \\
+  -d '{"api_token":"…","title":"Hello","content":"&lt;p&gt;My first post&lt;/p&gt;"}'</code></pre>
+<p>Posts take tags and categories, translations as locale maps, a thumbnail, and a publication time.</p>`;
+
+const THEMES = `<p>A website's look comes from its theme: a folder of Liquid templates under <code>themes/</code>, with a
+layout, partials and static assets. A template a theme does not have comes from the default theme, so a theme
+can start with a single stylesheet.</p>
+<blockquote>Templates escape everything they print unless told otherwise, so content stays content.</blockquote>`;
+
+const ABOUT = `<p>This is a page: content that lives outside the blog, reached from the menu. Pages can render their
+content as it is, use a template of the theme, or be replaced by a theme view named after their slug.</p>`;
+
+export async function installSampleContent(
+  services: Services,
+  adminId: number,
+  websiteId: number,
+): Promise<void> {
+  const { defaultLocale } = await localeSettings(services.settings);
+  const actor = { userId: adminId, isAdmin: true };
+  const tag = async (name: string, type: string) =>
+    (
+      await services.tags.store({
+        name,
+        type,
+        websiteIds: [websiteId],
+        updateWhenDuplicated: false,
+        defaultLocale,
+      })
+    ).tag.id;
+  const notes = await tag('Getting started', 'post_category');
+  const folio = await tag('folio', 'post_tag');
+  const themes = await tag('themes', 'post_tag');
+
+  const now = services.clock.now().getTime();
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+  const posts = [
+    { title: 'Writing posts through the API', content: API, tags: [folio], minutesAgo: 2 },
+    { title: 'Themes, layouts and partials', content: THEMES, tags: [folio, themes], minutesAgo: 1 },
+    { title: 'Welcome to Folio', content: WELCOME, tags: [folio], minutesAgo: 0 },
+  ];
+  for (const post of posts) {
+    await services.posts.create(
+      {
+        title: post.title,
+        content: post.content,
+        status: 'published',
+        publishedAt: at(post.minutesAgo),
+        tags: post.tags,
+        categories: [notes],
+        websiteIds: [websiteId],
+      },
+      actor,
+    );
+  }
+
+  const about = await services.pages.create({
+    title: 'About',
+    content: ABOUT,
+    slug: 'about',
+    authorId: adminId,
+    websiteIds: [websiteId],
+    defaultLocale,
+  });
+  const link = (order: number, name: string, url: string) => ({
+    order,
+    name,
+    type: 'link' as const,
+    pageId: null,
+    url,
+    target: '_self' as const,
+    icon: null,
+    parentPageId: null,
+  });
+  await services.menus.sync(
+    websiteId,
+    [
+      link(1, 'Home', '/'),
+      link(2, 'Blog', '/blog'),
+      link(3, 'Getting started', '/post/category/getting-started'),
+      link(4, 'Popular', '/post/list/hot/week'),
+      { ...link(5, 'About', ''), type: 'page', pageId: about.id, url: null },
+    ],
+    { locales: await localeSettings(services.settings) },
+  );
+}

@@ -1,0 +1,187 @@
+// Shared by the reading routes: the page number, post cards as templates see them, pagination links,
+// the sidebar, and the cache tags of a page that lists posts.
+import type { FastifyRequest } from 'fastify';
+import { rememberForWebsite } from '../../cache/data-cache.js';
+import { pageTags } from '../../cache/page-tags.js';
+import type { PublicPage, PublicPost } from '../../domain/public-posts.js';
+import type { Services } from '../../services.js';
+import { urlFor } from '../context.js';
+import type { FrontendState } from '../context.js';
+import { tagPage } from '../page-cache.js';
+import { htmlLang } from '../seo.js';
+import { postTagTypes, shortNameOf } from '../tag-types.js';
+
+export const POSTS_PER_PAGE_SETTING = 'frontend_posts_per_page';
+export const DEFAULT_POSTS_PER_PAGE = 10;
+const MAX_POSTS_PER_PAGE = 50;
+const MAX_PAGE = 100_000;
+
+/** `?page=N`: absent is 1; anything but a positive integer is no page at all (null: a 404). */
+export function pageNumber(request: FastifyRequest): number | null {
+  const raw = (request.query as Record<string, unknown> | undefined)?.page;
+  if (raw === undefined) return 1;
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,5}$/.test(raw)) return null;
+  const page = Number(raw);
+  return page <= MAX_PAGE ? page : null;
+}
+
+export async function postsPerPage(services: Services): Promise<number> {
+  const raw = (await services.settings.get(POSTS_PER_PAGE_SETTING))?.trim() ?? '';
+  const size = /^\d{1,3}$/.test(raw) ? Number(raw) : DEFAULT_POSTS_PER_PAGE;
+  return Math.min(Math.max(size, 1), MAX_POSTS_PER_PAGE);
+}
+
+export interface PostCard {
+  id: number;
+  title: string;
+  slug: string;
+  url: string;
+  excerpt: string;
+  thumbnail: string | null;
+  published_at: string;
+  published_date: string;
+  updated_at: string;
+  author: { name: string; url: string | null } | null;
+  /** Tags of types with public pages, with their URLs. */
+  tags: Array<{ id: number; name: string; type: string; url: string }>;
+  categories: Array<{ id: number; name: string; url: string }>;
+  score: number | null;
+}
+
+export function formatDate(iso: string, locale: string): string {
+  try {
+    return new Intl.DateTimeFormat(htmlLang(locale), { dateStyle: 'long', timeZone: 'UTC' }).format(
+      new Date(iso),
+    );
+  } catch {
+    return iso.slice(0, 10);
+  }
+}
+
+/** What a template gets for a post. */
+export function postCards(
+  posts: PublicPost[],
+  state: FrontendState,
+  tagTypes: Map<string, string>,
+): PostCard[] {
+  return posts.map((post) => {
+    const tags = post.tags.flatMap((tag) => {
+      const short = shortNameOf(tagTypes, tag.type);
+      if (!short) return [];
+      return [
+        {
+          id: tag.id,
+          name: tag.name,
+          type: tag.type,
+          url: urlFor(state, `/post/${short}/${encodeURIComponent(tag.slug)}`),
+        },
+      ];
+    });
+    return {
+      id: post.id,
+      title: post.title,
+      slug: post.slug,
+      url: urlFor(state, `/post/${encodeURIComponent(post.slug)}`),
+      excerpt: post.excerpt,
+      thumbnail: post.thumbnail,
+      published_at: post.publishedAt,
+      published_date: formatDate(post.publishedAt, state.locale),
+      updated_at: post.updatedAt,
+      author: post.author
+        ? {
+            name: post.author.name,
+            url: post.author.username
+              ? urlFor(state, `/user/${encodeURIComponent(post.author.username)}/posts`)
+              : null,
+          }
+        : null,
+      tags: tags.filter((tag) => tag.type !== 'post_category'),
+      categories: tags
+        .filter((tag) => tag.type === 'post_category')
+        .map(({ id, name, url }) => ({ id, name, url })),
+      score: post.score ?? null,
+    };
+  });
+}
+
+export interface Pagination {
+  current: number;
+  last: number;
+  total: number;
+  previous_url: string | null;
+  next_url: string | null;
+}
+
+/** Links to the neighbouring pages of a listing at `path` (page 1 has no query). */
+export function pagination(
+  state: FrontendState,
+  path: string,
+  page: number,
+  pageSize: number,
+  total: number,
+): Pagination {
+  const last = Math.max(1, Math.ceil(total / pageSize));
+  const at = (n: number) => urlFor(state, n === 1 ? path : `${path}?page=${n}`);
+  return {
+    current: page,
+    last,
+    total,
+    previous_url: page > 1 ? at(Math.min(page - 1, last)) : null,
+    next_url: page < last ? at(page + 1) : null,
+  };
+}
+
+/** Cache tags of a page that lists these posts: its website's lists, each post and each tag shown. */
+export function tagListing(request: FastifyRequest, state: FrontendState, posts: PublicPost[]): void {
+  tagPage(request, pageTags.postLists(state.website.id), pageTags.globalPostLists);
+  for (const post of posts) {
+    tagPage(request, pageTags.post(post.id));
+    for (const tag of post.tags) tagPage(request, pageTags.tag(tag.id));
+  }
+}
+
+/** The categories of the sidebar (the website's `post_category` tags), through the data cache. */
+export async function sidebar(services: Services, request: FastifyRequest, state: FrontendState) {
+  tagPage(request, pageTags.tagType('post_category'));
+  const tagTypes = await postTagTypes(services.settings);
+  const short = shortNameOf(tagTypes, 'post_category');
+  const categories = await rememberForWebsite(
+    services.cache,
+    state.website,
+    `sidebar:categories:${state.locale}`,
+    { tags: [pageTags.tagType('post_category')], ttlSeconds: 3600 },
+    () => services.publicPosts.tagsOfType(state.website.id, 'post_category', state.locale, 100),
+  );
+  return {
+    categories: short
+      ? categories
+          .filter((tag) => tag.parentId === null)
+          .map((tag) => ({
+            name: tag.name,
+            url: urlFor(state, `/post/${short}/${encodeURIComponent(tag.slug)}`),
+          }))
+      : [],
+    links: [
+      { name: 'Newest', url: urlFor(state, '/post/list/new') },
+      { name: 'Popular this week', url: urlFor(state, '/post/list/hot/week') },
+      { name: 'Rankings', url: urlFor(state, '/post/rank') },
+    ],
+  };
+}
+
+/** A listing page's data: the cards, pagination and sidebar, with its cache tags set. */
+export async function listingData(
+  services: Services,
+  request: FastifyRequest,
+  state: FrontendState,
+  result: PublicPage<PublicPost>,
+  options: { path: string; page: number; pageSize: number },
+) {
+  tagListing(request, state, result.items);
+  const tagTypes = await postTagTypes(services.settings);
+  return {
+    posts: postCards(result.items, state, tagTypes),
+    pagination: pagination(state, options.path, options.page, options.pageSize, result.total),
+    sidebar: await sidebar(services, request, state),
+  };
+}

@@ -1,0 +1,353 @@
+// Reading posts (spec 4.8): the listing, search, rankings and lists by clicks (R-F5), posts under a
+// tag (R-F2), a user's posts, and a single post, registered last of the `/post/…` routes (static
+// segments such as `create`, `search`, `rank` and `list` always win in the router).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pageTags } from '../../cache/page-tags.js';
+import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
+import { urlFor } from '../context.js';
+import type { FrontendState } from '../context.js';
+import { cleanContent } from '../content.js';
+import { checkCsrf } from '../csrf.js';
+import type { FrontendKit } from '../index.js';
+import { limitPageTtl, tagPage } from '../page-cache.js';
+import { postTagTypes } from '../tag-types.js';
+import { formatDate, listingData, pageNumber, postCards, postsPerPage } from './listing.js';
+
+export const PERIODS = ['today', 'yesterday', 'week', 'month'] as const;
+export type PeriodName = (typeof PERIODS)[number];
+export const LIST_NAMES = ['hot', 'new', 'like', 'fav'] as const;
+export type ListName = (typeof LIST_NAMES)[number];
+
+/** Clicks each list counts; `new` counts none (newest first). */
+const LIST_KINDS: Record<ListName, RankKind[]> = { hot: ['view'], new: [], like: ['like'], fav: ['fav'] };
+/** Rankings count views, likes and favourites together. */
+const RANK_KINDS: RankKind[] = ['view', 'like', 'fav'];
+/** Lists by clicks change with every click, which announces nothing: cached briefly only. */
+const CLICK_LIST_TTL = 300;
+
+const MAX_KEYWORD_LENGTH = 100;
+const MAX_TERMS = 5;
+const POST_SLUG = /^[a-z0-9-]{1,190}$/;
+const TAG_SLUG = /^[a-z0-9-]{1,255}$/;
+
+const DAY = 24 * 3600 * 1000;
+
+/** R-F5: today and yesterday are UTC calendar days; week and month the last 7 and 30 days. */
+export function periodRange(period: PeriodName, now: Date): Period {
+  const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const end = new Date(now.getTime() + 1).toISOString();
+  switch (period) {
+    case 'today':
+      return { from: new Date(startOfToday).toISOString(), to: end };
+    case 'yesterday':
+      return { from: new Date(startOfToday - DAY).toISOString(), to: new Date(startOfToday).toISOString() };
+    case 'week':
+      return { from: new Date(now.getTime() - 7 * DAY).toISOString(), to: end };
+    case 'month':
+      return { from: new Date(now.getTime() - 30 * DAY).toISOString(), to: end };
+  }
+}
+
+const PERIOD_LABELS: Record<PeriodName, string> = {
+  today: 'today',
+  yesterday: 'yesterday',
+  week: 'this week',
+  month: 'this month',
+};
+const LIST_LABELS: Record<ListName, string> = {
+  hot: 'Most read',
+  new: 'Newest',
+  like: 'Most liked',
+  fav: 'Most favourited',
+};
+
+/** Search terms of a keyword: words, at most five, the keyword cut at 100 characters. */
+export function searchTerms(keyword: string): string[] {
+  return keyword
+    .slice(0, MAX_KEYWORD_LENGTH)
+    .split(/\s+/)
+    .filter((term) => term !== '')
+    .slice(0, MAX_TERMS);
+}
+
+export function postRoutes(kit: FrontendKit): void {
+  const { services } = kit;
+
+  /** Renders a listing template, or the 404 for a page number past the end. */
+  async function listing(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    template: string,
+    load: (page: number, pageSize: number) => Promise<PublicPage<PublicPost>>,
+    options: {
+      path: string;
+      heading: string;
+      data?: Record<string, unknown>;
+      noindex?: boolean;
+      description?: string;
+    },
+  ) {
+    const page = pageNumber(request);
+    if (page === null) return kit.notFound(request, reply);
+    const pageSize = await postsPerPage(services);
+    const result = await load(page, pageSize);
+    if (page > 1 && result.items.length === 0) return kit.notFound(request, reply);
+    const data = await listingData(services, request, state, result, { path: options.path, page, pageSize });
+    return kit.render(request, reply, template, {
+      ...data,
+      heading: options.heading,
+      ...options.data,
+      seo: {
+        title: page > 1 ? `${options.heading}, page ${page}` : options.heading,
+        description: options.description,
+        canonicalQuery: { page: page > 1 ? page : undefined },
+        noindex: options.noindex,
+      },
+    });
+  }
+
+  const list = (state: FrontendState, page: number, pageSize: number) => ({
+    websiteId: state.website.id,
+    locale: state.locale,
+    page,
+    pageSize,
+  });
+
+  // ---- /post ----------------------------------------------------------------------------------------
+
+  kit.page('GET', '/post', { name: 'posts.index', cacheable: true }, (request, reply, state) =>
+    listing(
+      request,
+      reply,
+      state,
+      'posts',
+      (page, size) => services.publicPosts.list(list(state, page, size)),
+      {
+        path: '/post',
+        heading: 'All posts',
+      },
+    ),
+  );
+
+  // ---- Search ---------------------------------------------------------------------------------------
+
+  kit.page('POST', '/post/search', { name: 'posts.search' }, async (request, reply, state) => {
+    const refusal = await checkCsrf(services, request, { requireToken: () => false });
+    if (refusal) {
+      reply.code(403);
+      return kit.render(request, reply, 'error', {
+        heading: 'Request refused',
+        message: refusal,
+        seo: { title: 'Request refused', noindex: true },
+      });
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const raw = typeof body.keyword === 'string' ? body.keyword : typeof body.q === 'string' ? body.q : '';
+    const keyword = raw.replace(/\s+/g, ' ').trim().slice(0, MAX_KEYWORD_LENGTH).trim();
+    const target = keyword === '' ? '/post' : `/post/search/${encodeURIComponent(keyword)}`;
+    return reply.redirect(urlFor(state, target), 302);
+  });
+
+  kit.page(
+    'GET',
+    '/post/search/:keyword',
+    { name: 'posts.search.result', cacheable: true },
+    async (request, reply, state) => {
+      const keyword = (request.params as { keyword: string }).keyword.replace(/\s+/g, ' ').trim();
+      const terms = searchTerms(keyword);
+      if (terms.length === 0) return reply.redirect(urlFor(state, '/post'), 302);
+      return listing(
+        request,
+        reply,
+        state,
+        'search',
+        (page, size) => services.publicPosts.list({ ...list(state, page, size), terms }),
+        {
+          path: `/post/search/${encodeURIComponent(keyword)}`,
+          heading: `Search: ${keyword.slice(0, MAX_KEYWORD_LENGTH)}`,
+          data: { keyword: keyword.slice(0, MAX_KEYWORD_LENGTH) },
+          noindex: true,
+        },
+      );
+    },
+  );
+
+  // ---- Rankings and lists by clicks (R-F5) ----------------------------------------------------------
+
+  const periodLinks = (state: FrontendState, base: string, current: string | null) => [
+    { name: 'All time', url: urlFor(state, base), current: current === null },
+    ...PERIODS.map((period) => ({
+      name: PERIOD_LABELS[period].replace(/^./, (c) => c.toUpperCase()),
+      url: urlFor(state, `${base}/${period}`),
+      current: current === period,
+    })),
+  ];
+
+  const rank =
+    (period: PeriodName | null) => (request: FastifyRequest, reply: FastifyReply, state: FrontendState) => {
+      limitPageTtl(request, CLICK_LIST_TTL);
+      const range = period ? periodRange(period, services.clock.now()) : undefined;
+      return listing(
+        request,
+        reply,
+        state,
+        'rank',
+        (page, size) =>
+          services.publicPosts.ranked({ ...list(state, page, size), kinds: RANK_KINDS, period: range }),
+        {
+          path: period ? `/post/rank/${period}` : '/post/rank',
+          heading: period ? `Rankings ${PERIOD_LABELS[period]}` : 'Rankings',
+          data: { period, periods: periodLinks(state, '/post/rank', period) },
+        },
+      );
+    };
+  kit.page('GET', '/post/rank', { name: 'posts.rank', cacheable: true }, rank(null));
+  kit.page(
+    'GET',
+    '/post/rank/:period',
+    { name: 'posts.rank.period', cacheable: true },
+    (request, reply, state) => {
+      const { period } = request.params as { period: string };
+      if (!(PERIODS as readonly string[]).includes(period)) return kit.notFound(request, reply);
+      return rank(period as PeriodName)(request, reply, state);
+    },
+  );
+
+  const namedList = async (request: FastifyRequest, reply: FastifyReply, state: FrontendState) => {
+    const params = request.params as { name?: string; period?: string };
+    const name = params.name ?? 'hot';
+    const period = params.period ?? null;
+    if (!(LIST_NAMES as readonly string[]).includes(name)) return kit.notFound(request, reply);
+    if (period !== null && !(PERIODS as readonly string[]).includes(period))
+      return kit.notFound(request, reply);
+    const listName = name as ListName;
+    const range = period ? periodRange(period as PeriodName, services.clock.now()) : undefined;
+    if (listName !== 'new') limitPageTtl(request, CLICK_LIST_TTL);
+    const heading = `${LIST_LABELS[listName]}${period ? ` ${PERIOD_LABELS[period as PeriodName]}` : ''}`;
+    return listing(
+      request,
+      reply,
+      state,
+      'list',
+      (page, size) =>
+        listName === 'new'
+          ? services.publicPosts.list({ ...list(state, page, size), publishedWithin: range })
+          : services.publicPosts.ranked({
+              ...list(state, page, size),
+              kinds: LIST_KINDS[listName],
+              period: range,
+            }),
+      {
+        path: `/post/list/${listName}${period ? `/${period}` : ''}`,
+        heading,
+        data: {
+          name: listName,
+          period,
+          lists: LIST_NAMES.map((other) => ({
+            name: LIST_LABELS[other],
+            url: urlFor(state, `/post/list/${other}${period ? `/${period}` : ''}`),
+            current: other === listName,
+          })),
+          periods: periodLinks(state, `/post/list/${listName}`, period),
+        },
+      },
+    );
+  };
+  kit.page('GET', '/post/list', { name: 'posts.list', cacheable: true }, namedList);
+  kit.page('GET', '/post/list/:name', { name: 'posts.list', cacheable: true }, namedList);
+  kit.page('GET', '/post/list/:name/:period', { name: 'posts.list', cacheable: true }, namedList);
+
+  // ---- A user's posts -------------------------------------------------------------------------------
+
+  kit.page(
+    'GET',
+    '/user/:username/posts',
+    { name: 'users.posts', cacheable: true },
+    async (request, reply, state) => {
+      const { username } = request.params as { username: string };
+      if (username.length > 255) return kit.notFound(request, reply);
+      const author = await services.publicPosts.findAuthor(username);
+      if (!author) return kit.notFound(request, reply);
+      return listing(
+        request,
+        reply,
+        state,
+        'user_posts',
+        (page, size) => services.publicPosts.list({ ...list(state, page, size), authorId: author.id }),
+        {
+          path: `/user/${encodeURIComponent(username)}/posts`,
+          heading: `Posts by ${author.name}`,
+          data: { author: { name: author.name, username: author.username } },
+        },
+      );
+    },
+  );
+
+  // ---- Posts under a tag (R-F2) ---------------------------------------------------------------------
+
+  kit.page(
+    'GET',
+    '/post/:type/:slug',
+    { name: 'posts.tag', cacheable: true },
+    async (request, reply, state) => {
+      const { type, slug } = request.params as { type: string; slug: string };
+      const tagType = (await postTagTypes(services.settings)).get(type);
+      if (!tagType || !TAG_SLUG.test(slug)) return kit.notFound(request, reply);
+      const tag = await services.publicPosts.findTag(state.website.id, tagType, slug, state.locale);
+      if (!tag) return kit.notFound(request, reply);
+      tagPage(request, pageTags.tag(tag.id), pageTags.tagType(tagType));
+      const tagIds = await services.publicPosts.withDescendants(tag.id, tagType);
+      return listing(
+        request,
+        reply,
+        state,
+        'tag',
+        (page, size) => services.publicPosts.list({ ...list(state, page, size), tagIds }),
+        {
+          path: `/post/${type}/${encodeURIComponent(tag.slug)}`,
+          heading: tag.name,
+          description: tag.description ?? undefined,
+          data: {
+            tag: {
+              id: tag.id,
+              name: tag.name,
+              slug: tag.slug,
+              type: tag.type,
+              kind: type,
+              description: tag.description,
+            },
+          },
+        },
+      );
+    },
+  );
+
+  // ---- A single post: last ---------------------------------------------------------------------------
+
+  kit.page('GET', '/post/:slug', { name: 'posts.show', cacheable: true }, async (request, reply, state) => {
+    const { slug } = request.params as { slug: string };
+    if (!POST_SLUG.test(slug)) return kit.notFound(request, reply);
+    const post = await services.publicPosts.findBySlug(state.website.id, slug, state.locale);
+    if (!post) return kit.notFound(request, reply);
+    tagPage(request, pageTags.post(post.id), ...post.tags.map((tag) => pageTags.tag(tag.id)));
+    const [card] = postCards([post], state, await postTagTypes(services.settings));
+    // Alternates: the base text serves every locale, so the post exists in all of them.
+    return kit.render(request, reply, 'post', {
+      post: {
+        ...card,
+        content: cleanContent(post.content),
+        updated_date: formatDate(post.updatedAt, state.locale),
+      },
+      seo: {
+        title: post.metaTitle?.trim() || post.title,
+        description: post.metaDescription?.trim() || post.excerpt,
+        image: post.thumbnail,
+        type: 'article',
+        publishedTime: post.publishedAt,
+        modifiedTime: post.updatedAt,
+      },
+      meta_keywords: post.metaKeywords,
+    });
+  });
+}

@@ -1,0 +1,154 @@
+// Sitemaps (frontend.sitemaps.posts/.pages/.tags) in the sitemaps.org 0.9 format, and robots.txt that
+// points to them. Every URL is absolute on the website's primary domain; each page appears once per
+// supported locale (the sitemap schema has no room for hreflang annotations without extensions).
+// A sitemap holds at most 50,000 URLs, as the protocol requires.
+import type { FastifyRequest } from 'fastify';
+import { pageTags } from '../../cache/page-tags.js';
+import { localizedPath } from '../../domain/locales.js';
+import { escapeHtml } from '../../http/html.js';
+import type { FrontendState } from '../context.js';
+import type { FrontendKit } from '../index.js';
+import { tagPage } from '../page-cache.js';
+import { siteOrigin } from '../seo.js';
+import { postTagTypes, shortNameOf } from '../tag-types.js';
+
+const MAX_URLS = 50_000;
+/** Models whose tags have public pages, and where: `/post/{short}/{slug}`, `/link/{short}/{slug}`. */
+const TAG_MODELS = ['post', 'link'] as const;
+
+interface Entry {
+  path: string;
+  lastModified?: string;
+}
+
+function urlset(origin: string, state: FrontendState, entries: Entry[]): string {
+  const locales = state.locales.localized ? state.locales.supported : [state.locales.defaultLocale];
+  const urls: string[] = [];
+  for (const entry of entries) {
+    for (const locale of locales) {
+      if (urls.length >= MAX_URLS) break;
+      const loc = `${origin}${localizedPath(entry.path, locale, state.locales)}`;
+      urls.push(
+        `<url><loc>${escapeXml(loc)}</loc>${entry.lastModified ? `<lastmod>${entry.lastModified}</lastmod>` : ''}</url>`,
+      );
+    }
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
+}
+
+function escapeXml(text: string): string {
+  return escapeHtml(text);
+}
+
+export function sitemapRoutes(kit: FrontendKit): void {
+  const { services } = kit;
+  const xml = 'application/xml; charset=utf-8';
+  const limit = (state: FrontendState) =>
+    Math.floor(MAX_URLS / (state.locales.localized ? state.locales.supported.length : 1)) - 1;
+  const origin = (request: FastifyRequest, state: FrontendState) => siteOrigin(services, request, state);
+
+  kit.page(
+    'GET',
+    '/sitemap/posts',
+    { name: 'sitemaps.posts', localized: false, cacheable: true },
+    async (request, reply, state) => {
+      tagPage(request, pageTags.postLists(state.website.id), pageTags.globalPostLists);
+      const posts = await services.publicPosts.sitemap(state.website.id, limit(state));
+      // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
+      const entries: Entry[] = [
+        { path: '/post', lastModified: posts[0]?.lastModified },
+        ...posts.map((post) => ({
+          path: `/post/${encodeURIComponent(post.slug)}`,
+          lastModified: post.lastModified,
+        })),
+      ];
+      reply.type(xml);
+      return urlset(origin(request, state), state, entries);
+    },
+  );
+
+  kit.page(
+    'GET',
+    '/sitemap/pages',
+    { name: 'sitemaps.pages', localized: false, cacheable: true },
+    async (request, reply, state) => {
+      tagPage(request, pageTags.pagesList);
+      const pages = await services.publicPosts.sitemapPages(state.website.id, limit(state));
+      const entries: Entry[] = [
+        { path: '/' },
+        { path: '/blog' },
+        ...pages.map((page) => ({
+          path: `/page/${encodeURIComponent(page.slug)}`,
+          lastModified: page.lastModified,
+        })),
+      ];
+      reply.type(xml);
+      return urlset(origin(request, state), state, entries);
+    },
+  );
+
+  kit.page(
+    'GET',
+    '/sitemap/tags/:model/:type',
+    { name: 'sitemaps.tags', localized: false, cacheable: true },
+    async (request, reply, state) => {
+      const { model, type } = request.params as { model: string; type: string };
+      if (!(TAG_MODELS as readonly string[]).includes(model)) return kit.notFound(request, reply);
+      // `/sitemap/tags/post/category`: the short names of R-F2 for posts, `{model}_{type}` otherwise.
+      const tagType =
+        model === 'post'
+          ? (await postTagTypes(services.settings)).get(type)
+          : /^[a-z][a-z0-9_]{0,40}$/.test(type)
+            ? `${model}_${type}`
+            : undefined;
+      if (!tagType) return kit.notFound(request, reply);
+      const short =
+        model === 'post' ? (shortNameOf(await postTagTypes(services.settings), tagType) ?? type) : type;
+      tagPage(request, pageTags.tagType(tagType));
+      const tags = await services.publicPosts.tagsOfType(
+        state.website.id,
+        tagType,
+        state.locale,
+        limit(state),
+      );
+      const entries: Entry[] = [
+        { path: `/${model}` },
+        ...tags.map((tag) => ({
+          path: `/${model}/${short}/${encodeURIComponent(tag.slug)}`,
+          lastModified: tag.lastModified,
+        })),
+      ];
+      reply.type(xml);
+      return urlset(origin(request, state), state, entries);
+    },
+  );
+
+  kit.page(
+    'GET',
+    '/robots.txt',
+    { name: 'robots', localized: false, cacheable: true },
+    async (request, reply, state) => {
+      const base = origin(request, state);
+      const tagTypes = await postTagTypes(services.settings);
+      const lines = [
+        'User-agent: *',
+        'Disallow: /api/',
+        'Disallow: /post/search',
+        'Disallow: /post/create',
+        'Disallow: /post/edit/',
+        'Disallow: /user/login',
+        'Disallow: /user/register',
+        'Disallow: /user/password/',
+        'Disallow: /user/profile',
+        'Disallow: /user/settings',
+        '',
+        `Sitemap: ${base}/sitemap/posts`,
+        `Sitemap: ${base}/sitemap/pages`,
+        ...[...tagTypes.keys()].map((short) => `Sitemap: ${base}/sitemap/tags/post/${short}`),
+        '',
+      ];
+      reply.type('text/plain; charset=utf-8');
+      return lines.join('\n');
+    },
+  );
+}

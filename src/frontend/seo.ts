@@ -1,0 +1,117 @@
+// What search engines read on every public page: the canonical URL (always on the website's primary
+// domain, whatever alias the visitor came through), hreflang alternates of the same page in every
+// supported locale (R-F3), the description, and Open Graph tags.
+import type { FastifyRequest } from 'fastify';
+import { localizedPath } from '../domain/locales.js';
+import type { Services } from '../services.js';
+import type { FrontendState } from './context.js';
+
+export interface SeoInput {
+  /** The page's own title (the layout adds the site name). */
+  title?: string;
+  description?: string;
+  /** An image for Open Graph (absolute or site-relative URL). */
+  image?: string | null;
+  /** `website` (default) or `article`. */
+  type?: string;
+  /** Query parameters that make a different page and belong in the canonical URL (`page`). */
+  canonicalQuery?: Record<string, string | number | undefined>;
+  /** Locales this page exists in; default: every supported locale. */
+  locales?: string[];
+  /** Keep out of search results (search results, error pages). */
+  noindex?: boolean;
+  publishedTime?: string;
+  modifiedTime?: string;
+}
+
+export interface Seo {
+  title: string;
+  description: string;
+  canonical: string;
+  type: string;
+  image: string | null;
+  robots: string | null;
+  alternates: Array<{ hreflang: string; href: string }>;
+  published_time: string | null;
+  modified_time: string | null;
+}
+
+/** `zh_TW` -> `zh-TW`, for `<html lang>` and hreflang. */
+export function htmlLang(locale: string): string {
+  return locale.replace(/_/g, '-');
+}
+
+/**
+ * `scheme://primary-domain[:port]` of the website: the scheme of APP_URL, the port the visitor used
+ * (so that a development server on :3000 links to itself; behind a proxy there is none).
+ */
+export function siteOrigin(services: Services, request: FastifyRequest, state: FrontendState): string {
+  const scheme = services.config.appUrl.startsWith('https:') ? 'https' : 'http';
+  const port = /:(\d{1,5})$/.exec(request.host)?.[1];
+  const defaultPort = scheme === 'https' ? '443' : '80';
+  return `${scheme}://${state.website.domain}${port && port !== defaultPort ? `:${port}` : ''}`;
+}
+
+/** The path of the request without its locale prefix and query: the page's identity across locales. */
+export function basePath(request: FastifyRequest, state: FrontendState): string {
+  const path = request.url.split('?')[0] ?? '/';
+  if (state.locale === state.locales.defaultLocale) return path;
+  const prefix = `/${state.locale}`;
+  if (path === prefix) return '/';
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
+}
+
+function queryString(query: SeoInput['canonicalQuery']): string {
+  const entries = Object.entries(query ?? {}).filter(
+    (entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== '',
+  );
+  if (entries.length === 0) return '';
+  return `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+}
+
+export function buildSeo(
+  services: Services,
+  request: FastifyRequest,
+  state: FrontendState,
+  input: SeoInput,
+  siteDescription: string,
+): Seo {
+  const origin = siteOrigin(services, request, state);
+  const path = basePath(request, state);
+  const query = queryString(input.canonicalQuery);
+  const canonical = `${origin}${localizedPath(path, state.locale, state.locales)}${query}`;
+  const alternates: Seo['alternates'] = [];
+  if (state.locales.localized) {
+    const locales = input.locales ?? state.locales.supported;
+    for (const locale of state.locales.supported) {
+      if (!locales.includes(locale)) continue;
+      alternates.push({
+        hreflang: htmlLang(locale),
+        href: `${origin}${localizedPath(path, locale, state.locales)}${query}`,
+      });
+    }
+    if (alternates.length > 0) {
+      alternates.push({
+        hreflang: 'x-default',
+        href: `${origin}${localizedPath(path, state.locales.defaultLocale, state.locales)}${query}`,
+      });
+    }
+  }
+  const image = input.image ? absolute(origin, input.image) : null;
+  return {
+    title: input.title ?? '',
+    description: (input.description ?? '').trim() || siteDescription,
+    canonical,
+    type: input.type ?? 'website',
+    image,
+    robots: input.noindex ? 'noindex, follow' : null,
+    alternates,
+    published_time: input.publishedTime ?? null,
+    modified_time: input.modifiedTime ?? null,
+  };
+}
+
+function absolute(origin: string, url: string): string {
+  if (/^https?:\/\//i.test(url)) return url;
+  return url.startsWith('/') ? `${origin}${url}` : `${origin}/${url}`;
+}

@@ -1,0 +1,140 @@
+// A reader in headless Chromium: the home page, a post, a tag page and a search, as they are shown,
+// with screenshots saved as test artifacts (test-artifacts/screenshots/reading-*.png).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support/browser.js';
+import type { RunningServer } from '../support/browser.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext } from '../support/harness.js';
+
+describe(
+  'reading the public site in Chromium',
+  { skip: !chromiumAvailable && 'Debian chromium is not installed' },
+  () => {
+    let ctx: TestContext;
+    let browser: Browser;
+    let server: RunningServer;
+    let origin: string;
+
+    before(async () => {
+      ctx = await createTestContext();
+      const { services } = ctx;
+      await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+      const websiteId = await services.websites.create({ siteName: 'Reader Site', domain: 'reader.test' });
+      await services.websites.update(websiteId, { site_slogan: 'Notes on cats and code' });
+      const admin = await services.users.create({
+        name: 'Ada',
+        email: 'ada@reader.test',
+        password: 'correct horse battery',
+        isAdmin: true,
+        username: 'ada',
+      });
+      const tag = async (name: string, type: string) =>
+        (await services.tags.store({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag.id;
+      const cats = await tag('Cats', 'post_tag');
+      const notes = await tag('Notes', 'post_category');
+      const actor = { userId: admin.id, isAdmin: true };
+      const now = Date.now();
+      await services.posts.create(
+        {
+          title: 'Why cats sleep all day',
+          content:
+            '<p>Cats sleep for twelve to sixteen hours a day.</p><h2>Energy</h2><p>Hunting takes a lot of it.</p>',
+          excerpt: 'A short look at feline naps.',
+          tags: [cats],
+          categories: [notes],
+          publishedAt: new Date(now - 60_000).toISOString(),
+        },
+        actor,
+      );
+      await services.posts.create(
+        {
+          title: 'Writing tests that fail',
+          content: '<p>A test that cannot fail tells you nothing.</p>',
+          categories: [notes],
+          publishedAt: new Date(now - 120_000).toISOString(),
+        },
+        actor,
+      );
+      server = await listen(ctx);
+      origin = server.origin('reader.test');
+      browser = await launchBrowser();
+    });
+    after(async () => {
+      await browser?.close();
+      await ctx.close();
+    });
+
+    it('the home page lists the latest posts with their categories and tags', async () => {
+      const page = await browser.newPage();
+      const response = await page.goto(`${origin}/`);
+      assert.equal(response?.status(), 200);
+      assert.equal(await page.locator('h1').first().textContent(), 'Reader Site');
+      const titles = await page.locator('.card-title a').allTextContents();
+      assert.deepEqual(titles, ['Why cats sleep all day', 'Writing tests that fail']);
+      assert.equal(
+        await page.locator('.card').first().locator('.excerpt').textContent(),
+        'A short look at feline naps.',
+      );
+      assert.ok(await page.locator('.sidebar a', { hasText: 'Notes' }).isVisible());
+      await screenshot(page, 'reading-home');
+      await page.close();
+    });
+
+    it('a post opens from the home page and reads well', async () => {
+      const page = await browser.newPage();
+      await page.goto(`${origin}/`);
+      await page.locator('.card-title a', { hasText: 'Why cats sleep all day' }).click();
+      await page.waitForURL(`${origin}/post/why-cats-sleep-all-day`);
+      assert.equal(await page.title(), 'Why cats sleep all day · Reader Site');
+      assert.equal(await page.locator('article.post h1').textContent(), 'Why cats sleep all day');
+      assert.match(
+        (await page.locator('article.post .content').textContent()) ?? '',
+        /twelve to sixteen hours/,
+      );
+      assert.equal(
+        await page.locator('link[rel=canonical]').getAttribute('href'),
+        `http://reader.test:${server.port}/post/why-cats-sleep-all-day`,
+      );
+      await screenshot(page, 'reading-post');
+      await page.close();
+    });
+
+    it('a tag page shows the posts under the tag', async () => {
+      const page = await browser.newPage();
+      await page.goto(`${origin}/post/why-cats-sleep-all-day`);
+      await page.locator('.tags a', { hasText: '#Cats' }).click();
+      await page.waitForURL(`${origin}/post/tag/cats`);
+      assert.equal(await page.locator('main h1').textContent(), 'Cats');
+      assert.deepEqual(await page.locator('.card-title a').allTextContents(), ['Why cats sleep all day']);
+      await screenshot(page, 'reading-tag');
+      await page.close();
+    });
+
+    it('a search from the header finds the matching posts', async () => {
+      const page = await browser.newPage();
+      await page.goto(`${origin}/`);
+      await page.getByLabel('Search posts').first().fill('test fail');
+      await page.getByRole('button', { name: 'Search' }).first().click();
+      await page.waitForURL(`${origin}/post/search/test%20fail`);
+      assert.equal(await page.locator('main h1').textContent(), 'Search results for “test fail”');
+      assert.deepEqual(await page.locator('.card-title a').allTextContents(), ['Writing tests that fail']);
+      assert.equal(await page.getByLabel('Search posts').first().inputValue(), 'test fail');
+      await screenshot(page, 'reading-search');
+      await page.close();
+    });
+
+    it('the layout holds on a phone-sized screen', async () => {
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+      await page.goto(`${origin}/`);
+      const overflow = await page.evaluate<boolean>(
+        'document.documentElement.scrollWidth > window.innerWidth',
+      );
+      assert.equal(overflow, false, 'no horizontal scrolling');
+      await screenshot(page, 'reading-home-mobile');
+      await page.close();
+    });
+  },
+);

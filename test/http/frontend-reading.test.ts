@@ -1,0 +1,474 @@
+// The public reading site through real HTTP (spec 4.8, R-F1..R-F5): every reading route, its status
+// codes and redirects, what readers may see, locales, SEO tags, sitemaps and robots.txt.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { THEMES_DIR } from '../../src/frontend/themes.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext } from '../support/harness.js';
+
+const XSD = path.resolve('test/fixtures/sitemap.xsd');
+
+/** xmllint's verdict on a sitemap (throws with its message when invalid). */
+function validateSitemap(xml: string): void {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sitemap-')), 'sitemap.xml');
+  fs.writeFileSync(file, xml);
+  try {
+    execFileSync('/usr/bin/xmllint', ['--noout', '--schema', XSD, file], { stdio: 'pipe' });
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+describe('public reading site', () => {
+  let ctx: TestContext;
+  let websiteId: number;
+  let otherWebsiteId: number;
+  let adminId: number;
+  const ids: Record<string, number> = {};
+  const tags: Record<string, number> = {};
+  const fixtureTheme = `test-theme-${process.pid}-${Date.now()}`;
+
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    ctx.request({ method: 'GET', url, headers: { host: 'site.test', ...headers } });
+
+  before(async () => {
+    ctx = await createTestContext({
+      extend: (app) => {
+        app.addHook('onSend', async (request, reply) => {
+          reply.header('x-test-route-name', request.routeOptions.config?.name ?? '');
+        });
+      },
+    });
+    const { services } = ctx;
+    await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    await services.settings.set('supported_locales', 'en,fr');
+    websiteId = await services.websites.create({
+      siteName: { en: 'Site', fr: 'Le Site' },
+      domain: 'site.test',
+    });
+    await services.websites.addDomain(websiteId, 'alias.test');
+    otherWebsiteId = await services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    const admin = await services.users.create({
+      name: 'Ada Author',
+      email: 'ada@example.test',
+      password: 'correct horse battery',
+      isAdmin: true,
+      username: 'ada',
+    });
+    adminId = admin.id;
+    const actor = { userId: adminId, isAdmin: true };
+    const store = async (name: string, type: string, parentId?: number) =>
+      (
+        await services.tags.store({
+          name,
+          type,
+          parentId,
+          updateWhenDuplicated: false,
+          defaultLocale: 'en',
+        })
+      ).tag.id;
+    tags.news = await store('News', 'post_category');
+    tags.local = await store('Local news', 'post_category', tags.news);
+    tags.cats = await store('Cats', 'post_tag');
+    tags.keyword = await store('Whiskers', 'post_keyword');
+
+    const now = Date.now();
+    const create = async (key: string, fields: Record<string, unknown>) => {
+      const post = await services.posts.create({ title: key, content: `<p>${key}</p>`, ...fields }, actor);
+      ids[key] = post.id;
+    };
+    await create('first', {
+      title: { en: 'First post about cats', fr: 'Premier article' },
+      content: { en: '<p>Cats are great.</p><script>alert(1)</script>', fr: '<p>Les chats.</p>' },
+      tags: [tags.cats],
+      categories: [tags.news],
+      publishedAt: new Date(now - 3 * 3600_000).toISOString(),
+      metaDescription: 'All about cats',
+      thumbnailUrl: 'https://images.example/cat.jpg',
+    });
+    await create('second', {
+      title: 'Second post',
+      categories: [tags.local],
+      publishedAt: new Date(now - 2 * 3600_000).toISOString(),
+    });
+    await create('third', { title: 'Third post', publishedAt: new Date(now - 3600_000).toISOString() });
+    await create('draft', { title: 'Draft post', status: 'draft' });
+    await create('future', { title: 'Future post', publishedAt: new Date(now + 86_400_000).toISOString() });
+    await create('elsewhere', { title: 'Elsewhere post', websiteIds: [otherWebsiteId] });
+    await create('mine', { title: 'Bound post', websiteIds: [websiteId], tags: [tags.keyword] });
+    await create('gone', { title: 'Deleted post' });
+    await services.posts.delete(ids.gone!);
+    await create('rank', { title: 'A post named rank', slug: 'rank' });
+
+    await services.pages.create({ title: 'About us', content: '<p>We write.</p>', slug: 'about' });
+    await services.pages.create({
+      title: 'Wide',
+      content: '<p>Wide page</p>',
+      slug: 'wide',
+      type: 'template',
+      template: 'full-width',
+    });
+    await services.pages.create({ title: 'Hidden', content: '<p>x</p>', slug: 'hidden', status: 'draft' });
+
+    // A theme with only a custom slug view: every other template falls back to the default theme.
+    fs.mkdirSync(path.join(THEMES_DIR, fixtureTheme, 'pages'), { recursive: true });
+    fs.writeFileSync(
+      path.join(THEMES_DIR, fixtureTheme, 'pages', 'special.liquid'),
+      '{% layout \'layout\' %}{% block content %}<h1 class="custom-view">Custom view {{ page.slug }}</h1>{% endblock %}',
+    );
+  });
+  after(async () => {
+    fs.rmSync(path.join(THEMES_DIR, fixtureTheme), { recursive: true, force: true });
+    await ctx.close();
+  });
+
+  it('R-F1: every reading route answers under its frontend. name', async () => {
+    const routes: Array<[string, string]> = [
+      ['/', 'frontend.pages.home'],
+      ['/blog', 'frontend.pages.blog'],
+      ['/page/about', 'frontend.pages.show'],
+      ['/post', 'frontend.posts.index'],
+      ['/post/search/cats', 'frontend.posts.search.result'],
+      ['/post/rank', 'frontend.posts.rank'],
+      ['/post/rank/week', 'frontend.posts.rank.period'],
+      ['/post/category/news', 'frontend.posts.tag'],
+      ['/post/list', 'frontend.posts.list'],
+      ['/post/list/new', 'frontend.posts.list'],
+      ['/post/list/hot/today', 'frontend.posts.list'],
+      ['/post/first-post-about-cats', 'frontend.posts.show'],
+      ['/user/ada/posts', 'frontend.users.posts'],
+      ['/sitemap/posts', 'frontend.sitemaps.posts'],
+      ['/sitemap/pages', 'frontend.sitemaps.pages'],
+      ['/sitemap/tags/post/category', 'frontend.sitemaps.tags'],
+    ];
+    for (const [url, name] of routes) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 200, url);
+      assert.equal(response.headers['x-test-route-name'], name, url);
+    }
+    const search = await ctx.request({
+      method: 'POST',
+      url: '/post/search',
+      headers: { host: 'site.test' },
+      payload: { keyword: 'cats' },
+    });
+    assert.equal(search.headers['x-test-route-name'], 'frontend.posts.search');
+  });
+
+  it('only published posts whose time has come, shown on this website, are public', async () => {
+    const body = (await get('/blog')).body;
+    for (const visible of ['First post about cats', 'Second post', 'Third post', 'Bound post'])
+      assert.match(body, new RegExp(visible), visible);
+    for (const hidden of ['Draft post', 'Future post', 'Elsewhere post', 'Deleted post'])
+      assert.doesNotMatch(body, new RegExp(hidden), hidden);
+    assert.equal((await get('/post/draft-post')).statusCode, 404);
+    assert.equal((await get('/post/future-post')).statusCode, 404);
+    assert.equal((await get('/post/elsewhere-post')).statusCode, 404);
+    assert.equal((await get('/post/deleted-post')).statusCode, 404);
+    const other = await ctx.request({
+      method: 'GET',
+      url: '/post/elsewhere-post',
+      headers: { host: 'other.test' },
+    });
+    assert.equal(other.statusCode, 200, 'a post bound to the other website shows there');
+  });
+
+  it('the blog is paginated: newest first, previous/next links, 404 past the end or for a bad page', async () => {
+    await ctx.services.settings.set('frontend_posts_per_page', '2');
+    try {
+      const first = await get('/blog');
+      assert.ok(first.body.indexOf('A post named rank') < first.body.indexOf('Bound post'));
+      assert.match(first.body, /<a rel="next" href="\/blog\?page=2">/);
+      const second = await get('/blog?page=2');
+      assert.equal(second.statusCode, 200);
+      assert.match(second.body, /<a rel="prev" href="\/blog">/);
+      assert.match(second.body, /<link rel="canonical" href="http:\/\/site\.test\/blog\?page=2">/);
+      assert.equal((await get('/blog?page=3')).statusCode, 200);
+      assert.equal((await get('/blog?page=4')).statusCode, 404);
+      assert.equal((await get('/blog?page=0')).statusCode, 404);
+      assert.equal((await get('/blog?page=abc')).statusCode, 404);
+    } finally {
+      await ctx.services.settings.set('frontend_posts_per_page', '10');
+    }
+  });
+
+  it('a single post: content cleaned of scripts, title, description, canonical and Open Graph tags', async () => {
+    const response = await get('/post/first-post-about-cats');
+    assert.equal(response.statusCode, 200);
+    const body = response.body;
+    assert.match(body, /<h1>First post about cats<\/h1>/);
+    assert.match(body, /<p>Cats are great\.<\/p>/);
+    assert.doesNotMatch(body, /alert\(1\)/);
+    assert.match(body, /<title>First post about cats · Site<\/title>/);
+    assert.match(body, /<meta name="description" content="All about cats">/);
+    assert.match(body, /<link rel="canonical" href="http:\/\/site\.test\/post\/first-post-about-cats">/);
+    assert.match(body, /<meta property="og:type" content="article">/);
+    assert.match(body, /<meta property="og:image" content="https:\/\/images\.example\/cat\.jpg">/);
+    assert.match(body, /<a href="\/post\/category\/news">News<\/a>/);
+    assert.match(body, /href="\/post\/tag\/cats" rel="tag">#Cats</);
+    assert.match(body, /href="\/user\/ada\/posts" rel="author">Ada Author</);
+  });
+
+  it('the canonical URL is on the primary domain when a reader comes through an alias', async () => {
+    const response = await get('/post/first-post-about-cats', { host: 'alias.test:8080' });
+    assert.equal(response.statusCode, 200);
+    assert.match(
+      response.body,
+      /<link rel="canonical" href="http:\/\/site\.test:8080\/post\/first-post-about-cats">/,
+    );
+  });
+
+  it('R-F3: a post in the visitor locale, with lang and hreflang alternates', async () => {
+    const french = await get('/fr/post/first-post-about-cats');
+    assert.equal(french.statusCode, 200);
+    assert.match(french.body, /<html lang="fr">/);
+    assert.match(french.body, /<h1>Premier article<\/h1>/);
+    assert.match(french.body, /Les chats\./);
+    assert.match(
+      french.body,
+      /<link rel="canonical" href="http:\/\/site\.test\/fr\/post\/first-post-about-cats">/,
+    );
+    assert.match(french.body, /hreflang="en" href="http:\/\/site\.test\/post\/first-post-about-cats"/);
+    assert.match(french.body, /hreflang="fr" href="http:\/\/site\.test\/fr\/post\/first-post-about-cats"/);
+    assert.match(french.body, /hreflang="x-default" href="http:\/\/site\.test\/post\/first-post-about-cats"/);
+    // A text without a French translation falls back to its base value; links stay in French.
+    const list = await get('/fr/blog');
+    assert.match(list.body, /Second post/);
+    assert.match(list.body, /href="\/fr\/post\/second-post"/);
+    assert.match(list.body, /Le Site/);
+  });
+
+  it('unknown slugs and paths give the themed 404 with status 404', async () => {
+    for (const url of [
+      '/post/no-such-post',
+      '/post/Upper-Case',
+      '/post/under_score',
+      '/no/such/path',
+      '/fr/nothing',
+    ]) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 404, url);
+      assert.match(response.headers['content-type'] as string, /text\/html/);
+      assert.match(response.body, /<h1>Page not found<\/h1>/, url);
+      assert.match(response.body, /\/themes\/default\/assets\/style\.css/, url);
+    }
+    assert.match((await get('/fr/nothing')).body, /<html lang="fr">/);
+  });
+
+  it('static segments are not slugs: search, rank and list keep their pages; create and edit are not posts', async () => {
+    assert.match((await get('/post/rank')).body, /<h1>Rankings<\/h1>/);
+    assert.equal((await get('/post/create')).statusCode, 404);
+    assert.equal((await get('/post/edit/1')).statusCode, 404);
+    assert.equal((await get('/post/search')).statusCode, 404);
+  });
+
+  it('POST /post/search redirects to /post/search/{keyword} (302), in the locale; cross-site posts are refused', async () => {
+    const post = (url: string, payload: Record<string, string>, headers: Record<string, string> = {}) =>
+      ctx.request({ method: 'POST', url, headers: { host: 'site.test', ...headers }, payload });
+    const search = await post('/post/search', { keyword: '  cats  and dogs ' });
+    assert.equal(search.statusCode, 302);
+    assert.equal(search.headers.location, '/post/search/cats%20and%20dogs');
+    assert.equal(
+      (await post('/fr/post/search', { keyword: 'chats' })).headers.location,
+      '/fr/post/search/chats',
+    );
+    assert.equal((await post('/post/search', { keyword: '   ' })).headers.location, '/post');
+    const forged = await post('/post/search', { keyword: 'x' }, { origin: 'http://evil.test' });
+    assert.equal(forged.statusCode, 403);
+  });
+
+  it('search results match every word in titles, content and translations', async () => {
+    const cats = await get('/post/search/cats');
+    assert.equal(cats.statusCode, 200);
+    assert.match(cats.body, /First post about cats/);
+    assert.doesNotMatch(cats.body, /Second post/);
+    assert.match(cats.body, /<meta name="robots" content="noindex, follow">/);
+    const translated = await get('/post/search/chats');
+    assert.match(translated.body, /First post about cats/);
+    const both = await get(`/post/search/${encodeURIComponent('second post')}`);
+    assert.match(both.body, /Second post/);
+    assert.doesNotMatch(both.body, /Third post/);
+    const none = await get('/post/search/zebra');
+    assert.match(none.body, /No post matches/);
+    const percent = await get(`/post/search/${encodeURIComponent('100%')}`);
+    assert.equal(percent.statusCode, 200);
+    assert.doesNotMatch(percent.body, /First post/);
+  });
+
+  it('R-F2: posts under a tag by its short type name, subcategories included; others are 404', async () => {
+    const news = await get('/post/category/news');
+    assert.equal(news.statusCode, 200);
+    assert.match(news.body, /<h1>News<\/h1>/);
+    assert.match(news.body, /First post about cats/);
+    assert.match(news.body, /Second post/, 'a post of a subcategory');
+    assert.doesNotMatch(news.body, /Third post/);
+    const local = await get('/post/category/local-news');
+    assert.doesNotMatch(local.body, /First post about cats/);
+    assert.match((await get('/post/tag/cats')).body, /First post about cats/);
+    assert.equal((await get('/post/tag/news')).statusCode, 404, 'a category is not a tag');
+    assert.equal((await get('/post/category/nope')).statusCode, 404);
+    assert.equal((await get('/post/keyword/whiskers')).statusCode, 404, 'not configured yet');
+    await ctx.services.settings.set('frontend_tag_types', 'keyword');
+    assert.match((await get('/post/keyword/whiskers')).body, /Bound post/);
+    await ctx.services.settings.set('frontend_tag_types', '{"kw":"post_keyword","rank":"post_tag"}');
+    assert.equal((await get('/post/kw/whiskers')).statusCode, 200);
+    assert.match((await get('/post/rank/week')).body, /Rankings this week/, 'a type may never be named rank');
+    await ctx.services.settings.delete('frontend_tag_types');
+  });
+
+  it("a user's posts by username; unknown users are 404", async () => {
+    const response = await get('/user/ada/posts');
+    assert.equal(response.statusCode, 200);
+    assert.match(response.body, /Posts by Ada Author/);
+    assert.match(response.body, /First post about cats/);
+    assert.equal((await get('/user/nobody/posts')).statusCode, 404);
+  });
+
+  it('R-F4: plain pages render content, template pages their template, a slug view wins, unknown slugs go home', async () => {
+    const about = await get('/page/about');
+    assert.equal(about.statusCode, 200);
+    assert.match(about.body, /<h1>About us<\/h1>/);
+    assert.match(about.body, /<p>We write\.<\/p>/);
+    assert.match((await get('/page/wide')).body, /class="page full-width"/);
+    const unknown = await get('/page/nope');
+    assert.equal(unknown.statusCode, 302);
+    assert.equal(unknown.headers.location, '/');
+    assert.equal((await get('/fr/page/nope')).headers.location, '/fr/');
+    assert.equal((await get('/page/hidden')).statusCode, 302, 'a draft page is unknown');
+
+    await ctx.services.websites.update(websiteId, { theme: fixtureTheme });
+    try {
+      const special = await get('/page/special');
+      assert.equal(special.statusCode, 200, 'a slug view needs no page record');
+      assert.match(special.body, /<h1 class="custom-view">Custom view special<\/h1>/);
+      assert.match((await get('/page/about')).body, /<p>We write\.<\/p>/, 'missing templates fall back');
+    } finally {
+      await ctx.services.websites.update(websiteId, { theme: 'default' });
+    }
+  });
+
+  it('R-F5: rankings and lists count views, likes and favourites within the period', async () => {
+    const { db } = ctx.services.database;
+    const now = Date.now();
+    const startOfToday = Date.UTC(
+      new Date(now).getUTCFullYear(),
+      new Date(now).getUTCMonth(),
+      new Date(now).getUTCDate(),
+    );
+    const click = (key: string, kind: string, at: number, times = 1) =>
+      db
+        .insertInto('clicks')
+        .values(
+          Array.from({ length: times }, () => ({
+            model_type: 'post',
+            model_id: ids[key]!,
+            kind,
+            created_at: new Date(at).toISOString(),
+          })),
+        )
+        .execute();
+    await click('second', 'view', now - 1000, 3); // today
+    await click('third', 'view', startOfToday - 3600_000, 5); // yesterday
+    await click('first', 'like', now - 3 * 86_400_000, 2); // this week
+    await click('first', 'fav', now - 20 * 86_400_000, 4); // this month
+    await click('mine', 'click', now - 1000, 9); // not counted
+    await click('elsewhere', 'view', now - 1000, 9); // another website's post
+
+    const order = (body: string, titles: string[]) =>
+      titles
+        .map((title) => body.indexOf(title))
+        .every((at, i, all) => at >= 0 && (i === 0 || at > all[i - 1]!));
+
+    const today = (await get('/post/list/hot/today')).body;
+    assert.match(today, /Second post/);
+    assert.doesNotMatch(today, /Third post/);
+    assert.doesNotMatch(today, /Bound post/, 'plain clicks are no views');
+    assert.doesNotMatch(today, /Elsewhere post/);
+    const yesterday = (await get('/post/list/hot/yesterday')).body;
+    assert.match(yesterday, /Third post/);
+    assert.doesNotMatch(yesterday, /Second post/);
+    assert.ok(order((await get('/post/list/hot/week')).body, ['Third post', 'Second post']));
+    assert.match((await get('/post/list/like/week')).body, /First post about cats/);
+    assert.doesNotMatch((await get('/post/list/fav/week')).body, /First post about cats/);
+    assert.match((await get('/post/list/fav/month')).body, /First post about cats/);
+    assert.ok(
+      order((await get('/post/list/hot')).body, ['Third post', 'Second post']),
+      'hot is the default list',
+    );
+    assert.ok(order((await get('/post/rank')).body, ['First post about cats', 'Third post', 'Second post']));
+    const week = (await get('/post/rank/week')).body;
+    assert.ok(order(week, ['Third post', 'Second post', 'First post about cats']));
+    assert.doesNotMatch((await get('/post/rank/today')).body, /Third post/);
+    assert.match((await get('/post/list/new/today')).body, /Bound post/);
+    for (const url of ['/post/rank/decade', '/post/list/cold', '/post/list/hot/decade'])
+      assert.equal((await get(url)).statusCode, 404, url);
+  });
+
+  it('sitemaps are valid sitemap XML with absolute URLs on the primary domain, per locale', async () => {
+    for (const url of [
+      '/sitemap/posts',
+      '/sitemap/pages',
+      '/sitemap/tags/post/category',
+      '/sitemap/tags/post/tag',
+    ]) {
+      const response = await get(url, { host: 'alias.test' });
+      assert.equal(response.statusCode, 200, url);
+      assert.match(response.headers['content-type'] as string, /^application\/xml/);
+      validateSitemap(response.body);
+    }
+    const posts = (await get('/sitemap/posts')).body;
+    assert.match(
+      posts,
+      /<loc>http:\/\/site\.test\/post\/first-post-about-cats<\/loc><lastmod>[0-9T:.-]+Z<\/lastmod>/,
+    );
+    assert.match(posts, /<loc>http:\/\/site\.test\/fr\/post\/first-post-about-cats<\/loc>/);
+    assert.doesNotMatch(posts, /draft-post|future-post|elsewhere-post/);
+    const pages = (await get('/sitemap/pages')).body;
+    assert.match(pages, /<loc>http:\/\/site\.test\/page\/about<\/loc>/);
+    assert.doesNotMatch(pages, /hidden/);
+    assert.match(
+      (await get('/sitemap/tags/post/category')).body,
+      /<loc>http:\/\/site\.test\/post\/category\/local-news<\/loc>/,
+    );
+    assert.equal((await get('/sitemap/tags/post/nope')).statusCode, 404);
+    assert.equal((await get('/sitemap/tags/widget/category')).statusCode, 404);
+    assert.equal((await get('/fr/sitemap/posts')).statusCode, 404, 'sitemaps are not localized');
+  });
+
+  it('robots.txt points to the sitemaps', async () => {
+    const response = await get('/robots.txt');
+    assert.equal(response.statusCode, 200);
+    assert.match(response.headers['content-type'] as string, /^text\/plain/);
+    assert.match(response.body, /^User-agent: \*$/m);
+    for (const sitemap of ['posts', 'pages', 'tags/post/category', 'tags/post/tag'])
+      assert.match(response.body, new RegExp(`^Sitemap: http://site\\.test/sitemap/${sitemap}$`, 'm'));
+  });
+
+  it('pages, CSS and XML are compressed; assets and media are cached long; images are never compressed', async () => {
+    const home = await get('/', { 'accept-encoding': 'gzip' });
+    assert.equal(home.headers['content-encoding'], 'gzip');
+    const css = await get('/themes/default/assets/style.css', { 'accept-encoding': 'br' });
+    assert.equal(css.headers['content-encoding'], 'br');
+    assert.match(css.headers['cache-control'] as string, /max-age=2592000/);
+    assert.match((await get('/post/first-post-about-cats')).body, /style\.css\?v=[a-z0-9]+/);
+    const sitemap = await get('/sitemap/posts', { 'accept-encoding': 'gzip' });
+    assert.equal(sitemap.headers['content-encoding'], 'gzip');
+
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const big = Buffer.concat([png, Buffer.alloc(4096)]); // a body above the compression threshold
+    fs.mkdirSync(path.join(ctx.services.config.mediaDir, 'posts'), { recursive: true });
+    fs.writeFileSync(path.join(ctx.services.config.mediaDir, 'posts', 'pixel.png'), big);
+    const image = await get('/media/posts/pixel.png', { 'accept-encoding': 'gzip, br' });
+    assert.equal(image.statusCode, 200);
+    assert.equal(image.headers['content-encoding'], undefined);
+    assert.match(image.headers['cache-control'] as string, /max-age=31536000, immutable/);
+  });
+});

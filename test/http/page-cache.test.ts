@@ -1,0 +1,274 @@
+// The full-page cache (R-F6): hits and misses, who bypasses it, conditional GETs, and flushes after
+// each kind of change that touch exactly the affected pages (on PostgreSQL the cache is Redis).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext } from '../support/harness.js';
+
+describe('full-page cache', () => {
+  let ctx: TestContext;
+  let websiteId: number;
+  let otherId: number;
+  let adminId: number;
+  let catsId: number;
+  let firstId: number;
+  let secondId: number;
+
+  const get = (url: string, headers: Record<string, string> = {}, host = 'cache.test') =>
+    ctx.request({ method: 'GET', url, headers: { host, ...headers } });
+  const state = async (url: string, headers: Record<string, string> = {}, host = 'cache.test') =>
+    (await get(url, headers, host)).headers['x-folio-cache'];
+  /** Requests a page until it is cached: the first answer is a miss, the second a hit. */
+  const warm = async (url: string, host = 'cache.test') => {
+    await get(url, {}, host);
+    assert.equal(await state(url, {}, host), 'hit', `${url} is cached`);
+  };
+  const actor = () => ({ userId: adminId, isAdmin: true });
+
+  before(async () => {
+    ctx = await createTestContext({
+      extend: (app) => {
+        // A response that sets a cookie (as a form with a CSRF token would).
+        app.addHook('preHandler', async (request, reply) => {
+          if ((request.query as Record<string, string>).cookie === '1')
+            reply.setCookie('x', '1', { path: '/' });
+        });
+      },
+    });
+    const { services } = ctx;
+    await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    await services.settings.set('supported_locales', 'en,fr');
+    websiteId = await services.websites.create({ siteName: 'Cached', domain: 'cache.test' });
+    otherId = await services.websites.create({ siteName: 'Other', domain: 'other-cache.test' });
+    adminId = (
+      await services.users.create({
+        name: 'Admin',
+        email: 'a@x.test',
+        password: 'correct horse battery',
+        isAdmin: true,
+      })
+    ).id;
+    catsId = (
+      await services.tags.store({
+        name: 'Cats',
+        type: 'post_tag',
+        updateWhenDuplicated: false,
+        defaultLocale: 'en',
+      })
+    ).tag.id;
+    firstId = (
+      await services.posts.create(
+        { title: 'First', content: '<p>one</p>', tags: [catsId], websiteIds: [websiteId] },
+        actor(),
+      )
+    ).id;
+    secondId = (await services.posts.create({ title: 'Second', content: '<p>two</p>' }, actor())).id;
+  });
+  after(() => ctx.close());
+
+  it('is off until the website turns it on (enabled_page_cache)', async () => {
+    assert.equal(await state('/'), 'bypass');
+    assert.equal(await state('/'), 'bypass');
+    await ctx.services.websites.update(websiteId, { enabled_page_cache: true });
+    await ctx.services.websites.update(otherId, { enabled_page_cache: true });
+  });
+
+  it('R-F6: a miss, then a hit with the same body, served without the database', async () => {
+    const miss = await get('/post/first');
+    assert.equal(miss.headers['x-folio-cache'], 'miss');
+    // Changed behind the services' back: only a page served from the cache still shows the old title.
+    await ctx.services.database.db
+      .updateTable('posts')
+      .set({ title: 'Changed in SQL' })
+      .where('id', '=', firstId)
+      .execute();
+    const hit = await get('/post/first');
+    assert.equal(hit.headers['x-folio-cache'], 'hit');
+    assert.equal(hit.body, miss.body);
+    assert.match(hit.body, /<h1>First<\/h1>/);
+    assert.equal(hit.headers['content-type'], miss.headers['content-type']);
+    await ctx.services.database.db
+      .updateTable('posts')
+      .set({ title: 'First' })
+      .where('id', '=', firstId)
+      .execute();
+  });
+
+  it('keyed by path, query, locale and host', async () => {
+    await warm('/blog');
+    assert.equal(await state('/blog?page=1'), 'miss');
+    assert.equal(await state('/fr/blog'), 'miss');
+    const french = await get('/fr/blog');
+    assert.equal(french.headers['x-folio-cache'], 'hit');
+    assert.match(french.body, /<html lang="fr">/);
+    assert.equal(await state('/blog', {}, 'other-cache.test'), 'miss');
+  });
+
+  it('HEAD is served from the cache too, and stores like GET', async () => {
+    await warm('/post');
+    const head = await ctx.request({ method: 'HEAD', url: '/post', headers: { host: 'cache.test' } });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['x-folio-cache'], 'hit');
+    assert.equal(head.body, '');
+    const headMiss = await ctx.request({
+      method: 'HEAD',
+      url: '/post/rank',
+      headers: { host: 'cache.test' },
+    });
+    assert.equal(headMiss.headers['x-folio-cache'], 'miss');
+    assert.equal(await state('/post/rank'), 'hit');
+  });
+
+  it('conditional GET: ETag and Last-Modified answer 304', async () => {
+    await get('/post/list/new');
+    const hit = await get('/post/list/new');
+    const etag = hit.headers.etag as string;
+    const lastModified = hit.headers['last-modified'] as string;
+    assert.match(etag, /^W\/"/);
+    assert.ok(lastModified);
+    const byEtag = await get('/post/list/new', { 'if-none-match': etag });
+    assert.equal(byEtag.statusCode, 304);
+    assert.equal(byEtag.body, '');
+    const byDate = await get('/post/list/new', { 'if-modified-since': lastModified });
+    assert.equal(byDate.statusCode, 304);
+    assert.equal((await get('/post/list/new', { 'if-none-match': 'W/"other"' })).statusCode, 200);
+    // Pages that bypass the cache still carry an ETag that a conditional GET can use.
+    const session = { cookie: 'folio_session=abc' };
+    const bypassed = await get('/post/list/new', session);
+    assert.equal(bypassed.headers['x-folio-cache'], 'bypass');
+    const again = await get('/post/list/new', {
+      ...session,
+      'if-none-match': bypassed.headers.etag as string,
+    });
+    assert.equal(again.statusCode, 304);
+  });
+
+  it('bypassed by a session cookie, and never stores a response that sets a cookie', async () => {
+    await warm('/post/second');
+    const withSession = await get('/post/second', { cookie: 'folio_session=abc' });
+    assert.equal(withSession.headers['x-folio-cache'], 'bypass');
+    assert.equal((await get('/post/tag/cats?cookie=1')).headers['x-folio-cache'], 'bypass');
+    assert.equal((await get('/post/tag/cats?cookie=1')).headers['x-folio-cache'], 'bypass');
+    assert.equal(await state('/post/tag/cats'), 'miss');
+  });
+
+  it('only 200 answers are cached; POST never is', async () => {
+    await get('/post/no-such-post');
+    assert.equal((await get('/post/no-such-post')).statusCode, 404);
+    assert.notEqual(await state('/post/no-such-post'), 'hit');
+    await get('/page/nothing');
+    assert.notEqual(await state('/page/nothing'), 'hit', 'redirects are not cached');
+    const search = await ctx.request({
+      method: 'POST',
+      url: '/post/search',
+      headers: { host: 'cache.test' },
+      payload: { keyword: 'x' },
+    });
+    assert.equal(search.headers['x-folio-cache'], 'bypass');
+  });
+
+  it('a post change flushes its page and the lists of its websites, not other posts or websites', async () => {
+    await warm('/post/first');
+    await warm('/post/second');
+    await warm('/');
+    await warm('/', 'other-cache.test');
+    await ctx.services.posts.update(firstId, { title: 'First, edited' }, actor());
+    const page = await get('/post/first');
+    assert.equal(page.headers['x-folio-cache'], 'miss');
+    assert.match(page.body, /First, edited/);
+    assert.equal(await state('/post/second'), 'hit', 'another post stays cached');
+    assert.equal(await state('/'), 'miss', "the home page of the post's website");
+    assert.equal(await state('/', {}, 'other-cache.test'), 'hit', 'a website the post is not on');
+  });
+
+  it('a new global post flushes the lists of every website; a deleted post its pages', async () => {
+    await warm('/');
+    await warm('/', 'other-cache.test');
+    await warm('/post/second');
+    await ctx.services.posts.create({ title: 'Third', content: '<p>3</p>' }, actor());
+    assert.equal(await state('/'), 'miss');
+    assert.equal(await state('/', {}, 'other-cache.test'), 'miss');
+    assert.equal(await state('/post/second'), 'hit');
+    await ctx.services.posts.delete(secondId);
+    assert.equal((await get('/post/second')).statusCode, 404);
+  });
+
+  it('a tag change flushes the pages that show the tag', async () => {
+    await warm('/post/tag/cats');
+    await warm('/post/first');
+    await ctx.services.tags.store({
+      name: 'Cats',
+      type: 'post_tag',
+      description: 'Felines',
+      updateWhenDuplicated: true,
+      defaultLocale: 'en',
+    });
+    const tagPage = await get('/post/tag/cats');
+    assert.equal(tagPage.headers['x-folio-cache'], 'miss');
+    assert.match(tagPage.body, /Felines/);
+    assert.equal(await state('/post/first'), 'miss', 'the post shows the tag');
+  });
+
+  it('a menu change flushes the pages of its website only', async () => {
+    await warm('/post/first');
+    await warm('/', 'other-cache.test');
+    const { localeSettings } = await import('../../src/domain/locales.js');
+    await ctx.services.menus.sync(
+      websiteId,
+      [
+        {
+          order: 1,
+          name: 'Menu entry',
+          type: 'link',
+          pageId: null,
+          url: '/blog',
+          target: '_self',
+          icon: null,
+          parentPageId: null,
+        },
+      ],
+      { locales: await localeSettings(ctx.services.settings) },
+    );
+    const page = await get('/post/first');
+    assert.equal(page.headers['x-folio-cache'], 'miss');
+    assert.match(page.body, /Menu entry/);
+    assert.equal(await state('/', {}, 'other-cache.test'), 'hit');
+  });
+
+  it('a page change flushes its page and the pages sitemap', async () => {
+    const page = await ctx.services.pages.create({ title: 'About', content: '<p>About</p>', slug: 'about' });
+    await warm('/page/about');
+    await warm('/sitemap/pages');
+    await warm('/post/first');
+    await ctx.services.pages.delete(page.id);
+    assert.equal((await get('/page/about')).statusCode, 302);
+    assert.equal(await state('/sitemap/pages'), 'miss');
+    assert.equal(await state('/post/first'), 'hit');
+  });
+
+  it('a website change flushes that website pages only', async () => {
+    await warm('/post/first');
+    await warm('/', 'other-cache.test');
+    await ctx.services.websites.update(websiteId, { site_slogan: 'Fresh slogan' });
+    const page = await get('/post/first');
+    assert.equal(page.headers['x-folio-cache'], 'miss');
+    assert.match(page.body, /Fresh slogan/);
+    assert.equal(await state('/', {}, 'other-cache.test'), 'hit');
+  });
+
+  it('comments of a post flush its pages (announced by the comments module)', async () => {
+    await warm('/post/first');
+    await ctx.services.changes.announce({ kind: 'comments', postId: firstId });
+    assert.equal(await state('/post/first'), 'miss');
+  });
+
+  it('page_cache_ttl 0 turns caching off', async () => {
+    await ctx.services.settings.set('page_cache_ttl', '0');
+    try {
+      assert.equal(await state('/blog'), 'bypass');
+    } finally {
+      await ctx.services.settings.delete('page_cache_ttl');
+    }
+  });
+});
