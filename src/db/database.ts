@@ -9,6 +9,7 @@ import type { Database } from './schema.js';
 import * as core from './migrations/0001_core.js';
 import * as posts from './migrations/0002_posts.js';
 import * as updates from './migrations/0004_updates.js';
+import * as accounts from './migrations/0006_accounts.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -82,6 +83,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0001_core', up: core.up },
   { name: '0002_posts', up: posts.up },
   { name: '0004_updates', up: updates.up },
+  { name: '0006_accounts', up: accounts.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */
