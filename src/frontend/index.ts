@@ -13,8 +13,11 @@ import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
 import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
-import { frontendState, setFrontendState, urlFor } from './context.js';
+import { SESSION_COOKIE, frontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
+import { csrfToken } from './csrf.js';
+import { accountRoutes } from './routes/accounts.js';
+import { authoringRoutes } from './routes/authoring.js';
 import { homeRoutes } from './routes/home.js';
 import { THEMES_DIR, ThemeRenderer } from './themes.js';
 
@@ -83,7 +86,7 @@ declare module 'fastify' {
 export type FrontendModule = (kit: FrontendKit) => void;
 
 /** The modules that make up the public site, in registration order. */
-const MODULES: FrontendModule[] = [homeRoutes];
+const MODULES: FrontendModule[] = [homeRoutes, accountRoutes, authoringRoutes];
 
 interface Registered {
   methods: ('GET' | 'POST')[];
@@ -168,6 +171,15 @@ export function frontend(services: Services, themes = new ThemeRenderer()) {
         setFrontendState(request, { website, locale, locales, user: await visitorLookup(request) });
       };
 
+    // A page that depends on a session (the request carries one) or starts or ends one (it sets a
+    // cookie) is for this visitor only: no shared cache may keep it, nor the browser's history store.
+    app.addHook('onSend', async (request, reply) => {
+      if (!request.routeOptions.config?.name?.startsWith('frontend.')) return;
+      if (request.cookies[SESSION_COOKIE] !== undefined || reply.getHeader('set-cookie') !== undefined) {
+        reply.header('cache-control', 'private, no-store');
+      }
+    });
+
     // full_page_cache: issue 7 plugs the cache in here (lookup before the handler, store on send).
     const fullPageCache: preHandlerAsyncHookHandler = async () => {};
 
@@ -214,13 +226,19 @@ async function renderPage(
       : value;
   }
   const menus = await services.menus.treeOf(website.id);
+  const homeUrl = urlFor(state, '/');
   const html = await themes.render(website.fields.theme ?? '', template, {
     site,
     menus,
     locale,
     lang: htmlLang(locale),
-    user: state.user ? { id: state.user.id, name: state.user.name } : null,
-    home_url: urlFor(state, '/'),
+    user: state.user ? { id: state.user.id, name: state.user.name, username: state.user.username } : null,
+    home_url: homeUrl,
+    /** The locale prefix of this page's links (`` or `/fr`): `{{ base_path }}/user/login`. */
+    base_path: homeUrl === '/' ? '' : homeUrl,
+    // A signed-in visitor's pages are never cached, so they may carry the form token (the header's
+    // logout form needs it on every page).
+    csrf_token: state.user ? await csrfToken(services, request, reply) : null,
     ...data,
   });
   reply.type('text/html; charset=utf-8');
