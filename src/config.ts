@@ -137,7 +137,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const mailFrom = env.MAIL_FROM?.trim() || `Folio <no-reply@${new URL(appUrl).hostname}>`;
   if (mailFrom.length > 320 || /[\r\n]/.test(mailFrom) || !/@[^\s@>]+>?$/.test(mailFrom)) {
-    throw new ConfigError('MAIL_FROM', `"${mailFrom}" is not an email address (Name <user@host> or user@host)`);
+    throw new ConfigError(
+      'MAIL_FROM',
+      `"${mailFrom}" is not an email address (Name <user@host> or user@host)`,
+    );
   }
 
   return {

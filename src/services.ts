@@ -152,9 +152,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     menus: new MenusService(db, clock, cache, pages),
     updates,
     sessions,
-    throttle: new LoginThrottle(
-      redis ? new RedisCounterStore(redis, memoryCounters, warn) : memoryCounters,
-    ),
+    throttle: new LoginThrottle(redis ? new RedisCounterStore(redis, memoryCounters, warn) : memoryCounters),
     mailer: createMailer(config, warn),
     accounts: new AccountsService(db, clock, {
       users,

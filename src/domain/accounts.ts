@@ -86,7 +86,8 @@ export class AccountsService {
       });
     } catch (error) {
       // Another registration took the email or the username since we looked.
-      if (isUniqueViolation(error)) throw new AccountInputError(await this.takenFields(input.email, username));
+      if (isUniqueViolation(error))
+        throw new AccountInputError(await this.takenFields(input.email, username));
       throw error;
     }
   }
@@ -135,7 +136,8 @@ export class AccountsService {
     try {
       await this.db.updateTable('users').set(changes).where('id', '=', user.id).execute();
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AccountInputError({ email: ['The email has already been taken.'] });
+      if (isUniqueViolation(error))
+        throw new AccountInputError({ email: ['The email has already been taken.'] });
       throw error;
     }
     if (changingPassword) await this.deps.sessions.endAllOf(user.id, keepSessionId);
@@ -225,7 +227,9 @@ export class AccountsService {
 
   async resetLifetimeMinutes(): Promise<number> {
     const minutes = Number((await this.deps.settings.get(RESET_LIFETIME_SETTING))?.trim());
-    return Number.isInteger(minutes) && minutes >= 1 && minutes <= 7 * 24 * 60 ? minutes : DEFAULT_RESET_LIFETIME;
+    return Number.isInteger(minutes) && minutes >= 1 && minutes <= 7 * 24 * 60
+      ? minutes
+      : DEFAULT_RESET_LIFETIME;
   }
 
   /** Waits for background work (tests, and shutdown before the database closes). */
@@ -254,7 +258,10 @@ export class AccountsService {
   /** A free username from the name (else the email's local part): `jane-doe`, `jane-doe-2`… */
   private async freeUsername(name: string, email: string): Promise<string> {
     let base = slugify(name).slice(0, 24).replace(/-+$/, '');
-    if (base.length < 3) base = slugify(email.split('@')[0] ?? '').slice(0, 24).replace(/-+$/, '');
+    if (base.length < 3)
+      base = slugify(email.split('@')[0] ?? '')
+        .slice(0, 24)
+        .replace(/-+$/, '');
     if (base.length < 3) base = `user-${base}`.replace(/-+$/, '');
     return uniqueSlug(base, async (candidates) => {
       const rows = await this.db

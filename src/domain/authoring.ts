@@ -81,7 +81,10 @@ export class AuthoringService {
 
   async create(form: PostForm, user: User, websiteId: number): Promise<PostDetail> {
     const write = await this.toWrite(form, user, websiteId);
-    return this.posts.create({ ...write, websiteIds: [websiteId] }, { userId: user.id, isAdmin: user.isAdmin });
+    return this.posts.create(
+      { ...write, websiteIds: [websiteId] },
+      { userId: user.id, isAdmin: user.isAdmin },
+    );
   }
 
   /** Null when the post is gone; throws PostInputError for bad input. Access is checked by open(). */

@@ -62,5 +62,7 @@ export function createMailer(
   config: { smtpUrl: string | null; mailFrom: string },
   write: (line: string) => void,
 ): Mailer {
-  return config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new LogMailer(config.mailFrom, write);
+  return config.smtpUrl
+    ? new SmtpMailer(config.smtpUrl, config.mailFrom)
+    : new LogMailer(config.mailFrom, write);
 }

@@ -111,7 +111,6 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
-
 export function hashSessionId(id: string): string {
   return createHash('sha256').update(id).digest('hex');
 }

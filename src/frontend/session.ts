@@ -68,7 +68,11 @@ export async function signIn(
 }
 
 /** Ends the request's session, if any, and clears the cookie. */
-export async function signOut(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function signOut(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   const id = await sessionIdOf(services, request);
   if (id !== null) await services.sessions.end(id);
   reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(services) });
@@ -80,6 +84,7 @@ export async function signOut(services: Services, request: FastifyRequest, reply
  */
 export function safeRedirect(target: unknown, fallback: string): string {
   if (typeof target !== 'string' || target.length > 2000) return fallback;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (!target.startsWith('/') || target.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(target)) {
     return fallback;
   }

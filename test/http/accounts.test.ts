@@ -4,6 +4,7 @@
 // session (issue 8 parts 1 and 6).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { redactUrl } from '../../src/app.js';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { createTestContext, manualClock, testRedisUrl } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -16,7 +17,8 @@ describe('accounts', () => {
   const clock = manualClock(new Date());
   let addressCounter = 0;
   /** Every test gets its own client address, so attempt counters never cross tests. */
-  const visitor = () => new Visitor(ctx, 'site.test', `10.0.${Math.floor(++addressCounter / 250)}.${addressCounter % 250}`);
+  const visitor = () =>
+    new Visitor(ctx, 'site.test', `10.0.${Math.floor(++addressCounter / 250)}.${addressCounter % 250}`);
 
   before(async () => {
     ctx = await createTestContext({
@@ -37,9 +39,16 @@ describe('accounts', () => {
   after(() => ctx.close());
 
   const sessionCookie = (response: { cookies: Array<{ name: string }> }) =>
-    (response.cookies as Array<{ name: string; value: string; httpOnly?: boolean; sameSite?: string; maxAge?: number; path?: string }>).find(
-      (cookie) => cookie.name === 'folio_session',
-    );
+    (
+      response.cookies as Array<{
+        name: string;
+        value: string;
+        httpOnly?: boolean;
+        sameSite?: string;
+        maxAge?: number;
+        path?: string;
+      }>
+    ).find((cookie) => cookie.name === 'folio_session');
 
   describe('login', () => {
     let user: TestUser;
@@ -109,7 +118,10 @@ describe('accounts', () => {
     });
 
     it('missing fields are named in the messages', async () => {
-      const response = await visitor().submit('/user/login', '/user/login/submit', { email: '', password: '' });
+      const response = await visitor().submit('/user/login', '/user/login/submit', {
+        email: '',
+        password: '',
+      });
       assert.equal(response.statusCode, 422);
       assert.match(response.body, /The password field is required\./);
     });
@@ -120,7 +132,10 @@ describe('accounts', () => {
       const before = client.cookies.get('folio_session') as string;
       // Signed in, the login form redirects; a login posted anyway (another tab) starts a new session.
       assert.equal((await client.get('/user/login')).statusCode, 302);
-      const again = await client.submit('/', '/user/login/submit', { email: user.email, password: user.password });
+      const again = await client.submit('/', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
       assert.equal(again.statusCode, 303);
       const after = client.cookies.get('folio_session') as string;
       assert.notEqual(after, before);
@@ -147,8 +162,14 @@ describe('accounts', () => {
     });
 
     it('the login form keeps a safe redirect from its query and drops an unsafe one', async () => {
-      assert.match((await visitor().get('/user/login?redirect=/post/create')).body, /name="redirect" value="\/post\/create"/);
-      assert.match((await visitor().get('/user/login?redirect=//evil.test')).body, /name="redirect" value=""/);
+      assert.match(
+        (await visitor().get('/user/login?redirect=/post/create')).body,
+        /name="redirect" value="\/post\/create"/,
+      );
+      assert.match(
+        (await visitor().get('/user/login?redirect=//evil.test')).body,
+        /name="redirect" value=""/,
+      );
     });
 
     it('a tampered session cookie is no session', async () => {
@@ -230,7 +251,10 @@ describe('accounts', () => {
 
     it('bad credentials and bad input: 422 with errors by field', async () => {
       const client = visitor();
-      const wrong = await client.submit('/user/login', '/user/login/ajax', { email: user.email, password: 'nope-nope' });
+      const wrong = await client.submit('/user/login', '/user/login/ajax', {
+        email: user.email,
+        password: 'nope-nope',
+      });
       assert.equal(wrong.statusCode, 422);
       assert.deepEqual(wrong.json(), {
         code: 422,
@@ -262,7 +286,10 @@ describe('accounts', () => {
     });
 
     it('without the form token: 403 in JSON', async () => {
-      const response = await visitor().post('/user/login/ajax', { email: user.email, password: user.password });
+      const response = await visitor().post('/user/login/ajax', {
+        email: user.email,
+        password: user.password,
+      });
       assert.equal(response.statusCode, 403);
       assert.equal(response.json().status, 'fail');
       assert.match(response.json().message, /form has expired/);
@@ -280,7 +307,11 @@ describe('accounts', () => {
       assert.match(missing.body, /form has expired/);
       const other = await visitor().token('/user/login');
       await client.get('/user/login');
-      const foreign = await client.post('/user/login/submit', { _token: other, email: user.email, password: user.password });
+      const foreign = await client.post('/user/login/submit', {
+        _token: other,
+        email: user.email,
+        password: user.password,
+      });
       assert.equal(foreign.statusCode, 403);
       assert.equal(sessionCookie(foreign), undefined);
     });
@@ -288,8 +319,17 @@ describe('accounts', () => {
     it('a form posted from another site is refused, token or not', async () => {
       const client = visitor();
       const token = await client.token('/user/login');
-      for (const headers of [{ origin: 'http://evil.test' }, { 'sec-fetch-site': 'cross-site' }, { referer: 'http://evil.test/x' }]) {
-        const response = await client.post('/user/login/submit', { _token: token, email: user.email, password: user.password }, headers);
+      const crossSite: Record<string, string>[] = [
+        { origin: 'http://evil.test' },
+        { 'sec-fetch-site': 'cross-site' },
+        { referer: 'http://evil.test/x' },
+      ];
+      for (const headers of crossSite) {
+        const response = await client.post(
+          '/user/login/submit',
+          { _token: token, email: user.email, password: user.password },
+          headers,
+        );
         assert.equal(response.statusCode, 403, JSON.stringify(headers));
         assert.match(response.body, /Cross-site form submission refused/);
       }
@@ -308,7 +348,10 @@ describe('accounts', () => {
       // The csrf cookie of before the login is still in the jar; its token no longer verifies.
       const stale = await client.post('/user/profile/update', { _token: before, name: 'X', username: 'xxx' });
       assert.equal(stale.statusCode, 403);
-      const fresh = await client.submit('/user/profile', '/user/profile/update', { name: 'Renamed', username: `u${user.id}-renamed` });
+      const fresh = await client.submit('/user/profile', '/user/profile/update', {
+        name: 'Renamed',
+        username: `u${user.id}-renamed`,
+      });
       assert.equal(fresh.statusCode, 303);
     });
 
@@ -334,16 +377,25 @@ describe('accounts', () => {
       const user = await ctx.createUser();
       for (let i = 0; i < 5; i++) {
         const client = visitor(); // a new address every time: the account limit alone applies
-        const response = await client.submit('/user/login', '/user/login/submit', { email: user.email, password: 'wrong-password' });
+        const response = await client.submit('/user/login', '/user/login/submit', {
+          email: user.email,
+          password: 'wrong-password',
+        });
         assert.equal(response.statusCode, 422);
       }
-      const blocked = await visitor().submit('/user/login', '/user/login/submit', { email: user.email, password: user.password });
+      const blocked = await visitor().submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
       assert.equal(blocked.statusCode, 429);
       assert.match(blocked.body, /Too many login attempts\. Please try again in 15 minutes\./);
       const retryAfter = Number(blocked.headers['retry-after']);
       assert.ok(retryAfter > 800 && retryAfter <= 900, String(retryAfter));
       assert.equal(sessionCookie(blocked), undefined);
-      const json = await visitor().submit('/user/login', '/user/login/ajax', { email: user.email, password: user.password });
+      const json = await visitor().submit('/user/login', '/user/login/ajax', {
+        email: user.email,
+        password: user.password,
+      });
       assert.equal(json.statusCode, 429);
       assert.equal(json.json().status, 'fail');
       assert.match(json.json().message, /Too many login attempts/);
@@ -352,22 +404,37 @@ describe('accounts', () => {
 
     it('an unknown email is limited the same way (the limit reveals no account)', async () => {
       for (let i = 0; i < 5; i++) {
-        await visitor().submit('/user/login', '/user/login/submit', { email: 'ghost@example.test', password: 'wrong-password' });
+        await visitor().submit('/user/login', '/user/login/submit', {
+          email: 'ghost@example.test',
+          password: 'wrong-password',
+        });
       }
-      const response = await visitor().submit('/user/login', '/user/login/submit', { email: 'ghost@example.test', password: 'x' });
+      const response = await visitor().submit('/user/login', '/user/login/submit', {
+        email: 'ghost@example.test',
+        password: 'x',
+      });
       assert.equal(response.statusCode, 429);
     });
 
     it('20 failed attempts per address, whatever the accounts; other addresses go on', async () => {
       const client = visitor();
       for (let i = 0; i < 20; i++) {
-        const response = await client.submit('/user/login', '/user/login/submit', { email: `spray${i}@example.test`, password: 'wrong-password' });
+        const response = await client.submit('/user/login', '/user/login/submit', {
+          email: `spray${i}@example.test`,
+          password: 'wrong-password',
+        });
         assert.equal(response.statusCode, 422, `attempt ${i + 1}`);
       }
       const user = await ctx.createUser();
-      const blocked = await client.submit('/user/login', '/user/login/submit', { email: user.email, password: user.password });
+      const blocked = await client.submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
       assert.equal(blocked.statusCode, 429);
-      const elsewhere = await visitor().submit('/user/login', '/user/login/submit', { email: user.email, password: user.password });
+      const elsewhere = await visitor().submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
       assert.equal(elsewhere.statusCode, 303);
     });
 
@@ -375,11 +442,17 @@ describe('accounts', () => {
       const user = await ctx.createUser();
       const client = visitor();
       for (let i = 0; i < 4; i++) {
-        await client.submit('/user/login', '/user/login/submit', { email: user.email, password: 'wrong-password' });
+        await client.submit('/user/login', '/user/login/submit', {
+          email: user.email,
+          password: 'wrong-password',
+        });
       }
       await client.logIn(user.email, user.password);
       for (let i = 0; i < 4; i++) {
-        const response = await visitor().submit('/user/login', '/user/login/submit', { email: user.email, password: 'wrong-password' });
+        const response = await visitor().submit('/user/login', '/user/login/submit', {
+          email: user.email,
+          password: 'wrong-password',
+        });
         assert.equal(response.statusCode, 422);
       }
     });
@@ -429,7 +502,10 @@ describe('accounts', () => {
       });
       assert.equal(second.statusCode, 303);
       assert.equal((await ctx.services.users.findByEmail('ada2@example.test'))?.username, 'ada-lovelace-2');
-      assert.equal((await ctx.services.users.authenticatePassword('ada@example.test', 'analytical engine'))?.name, 'Ada Lovelace');
+      assert.equal(
+        (await ctx.services.users.authenticatePassword('ada@example.test', 'analytical engine'))?.name,
+        'Ada Lovelace',
+      );
     });
 
     it('a chosen username is kept; a taken one, a bad one, a short password or a mismatch are 422 with the values kept', async () => {
@@ -510,7 +586,10 @@ describe('accounts', () => {
       const client = visitor();
       for (let i = 0; i < 10; i++) {
         // Invalid forms count too: the limit is on attempts.
-        const response = await client.submit('/user/register', '/user/register/submit', { name: 'x', email: 'bad' });
+        const response = await client.submit('/user/register', '/user/register/submit', {
+          name: 'x',
+          email: 'bad',
+        });
         assert.equal(response.statusCode, 422);
       }
       const blocked = await client.submit('/user/register', '/user/register/submit', {
@@ -526,7 +605,8 @@ describe('accounts', () => {
   });
 
   describe('password reset', () => {
-    const linkIn = (text: string) => /http:\/\/site\.test(\/user\/password\/reset\/[A-Za-z0-9_-]{43})/.exec(text)?.[1];
+    const linkIn = (text: string) =>
+      /http:\/\/site\.test(\/user\/password\/reset\/[A-Za-z0-9_-]{43})/.exec(text)?.[1];
 
     it('end to end: mail with a one-time link, new password, every session ended, old password refused', async () => {
       const user = await ctx.createUser({ password: 'old password' });
@@ -558,7 +638,11 @@ describe('accounts', () => {
       assert.equal(page.statusCode, 200);
       assert.equal(page.headers['referrer-policy'], 'no-referrer');
       assert.equal(page.headers['x-test-route-name'], 'frontend.users.password.reset');
-      const mismatch = await client.post(link, { _token: tokenIn(page.body) as string, password: 'new password', password_confirmation: 'other' });
+      const mismatch = await client.post(link, {
+        _token: tokenIn(page.body) as string,
+        password: 'new password',
+        password_confirmation: 'other',
+      });
       assert.equal(mismatch.statusCode, 422);
       const done = await client.post(link, {
         _token: tokenIn(page.body) as string,
@@ -588,7 +672,9 @@ describe('accounts', () => {
 
     it('an unknown email gets the same answer and no mail (no user enumeration)', async () => {
       const user = await ctx.createUser();
-      const known = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', { email: user.email });
+      const known = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+        email: user.email,
+      });
       const unknown = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
         email: 'nobody-here@example.test',
       });
@@ -606,10 +692,14 @@ describe('accounts', () => {
       await ctx.services.settings.set('password_reset_lifetime', '10');
       try {
         const user = await ctx.createUser();
-        await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', { email: user.email });
+        await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+          email: user.email,
+        });
         await ctx.services.accounts.drain();
         const first = linkIn(mailer.sent[0]!.text) as string;
-        await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', { email: user.email });
+        await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+          email: user.email,
+        });
         await ctx.services.accounts.drain();
         const second = linkIn(mailer.sent[1]!.text) as string;
         assert.equal((await visitor().get(first)).statusCode, 404, 'replaced');
@@ -622,6 +712,13 @@ describe('accounts', () => {
       }
     });
 
+    it('a reset token in a URL is never written to the request log', () => {
+      assert.equal(
+        redactUrl(`/fr/user/password/reset/${'a'.repeat(43)}?x=1`),
+        '/fr/user/password/reset/[redacted]?x=1',
+      );
+    });
+
     it('a made-up token is an invalid link', async () => {
       assert.equal((await visitor().get(`/user/password/reset/${'A'.repeat(43)}`)).statusCode, 404);
       assert.equal((await visitor().get('/user/password/reset/short')).statusCode, 404);
@@ -630,10 +727,14 @@ describe('accounts', () => {
     it('3 requests per email per hour, then 429', async () => {
       const user = await ctx.createUser();
       for (let i = 0; i < 3; i++) {
-        const response = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', { email: user.email });
+        const response = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+          email: user.email,
+        });
         assert.equal(response.statusCode, 200);
       }
-      const blocked = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', { email: user.email });
+      const blocked = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+        email: user.email,
+      });
       assert.equal(blocked.statusCode, 429);
       assert.match(blocked.body, /Too many password reset requests/);
       await ctx.services.accounts.drain();
@@ -668,11 +769,17 @@ describe('accounts', () => {
       await ctx.services.accounts.updateProfile(other.id, { name: 'Other', username: 'taken-name' });
       const client = visitor();
       await client.logIn(user.email, user.password);
-      const taken = await client.submit('/user/profile', '/user/profile/update', { name: 'Me', username: 'taken-name' });
+      const taken = await client.submit('/user/profile', '/user/profile/update', {
+        name: 'Me',
+        username: 'taken-name',
+      });
       assert.equal(taken.statusCode, 422);
       assert.match(taken.body, /The username has already been taken\./);
       assert.match(taken.body, /value="Me"/);
-      const saved = await client.submit('/user/profile', '/user/profile/update', { name: 'Me <i>', username: 'My-Name' });
+      const saved = await client.submit('/user/profile', '/user/profile/update', {
+        name: 'Me <i>',
+        username: 'My-Name',
+      });
       assert.equal(saved.statusCode, 303);
       assert.equal(saved.headers.location, '/user/profile?saved=1');
       const page = await client.get('/user/profile?saved=1');
@@ -716,7 +823,10 @@ describe('accounts', () => {
       assert.match((await client.get('/user/settings?saved=1')).body, /Your settings have been saved\./);
       assert.match((await client.get('/')).body, /data-user-name/, 'this session stays');
       assert.doesNotMatch((await elsewhere.get('/')).body, /data-user-name/, 'the other one ended');
-      assert.equal((await ctx.services.users.authenticatePassword(user.email, 'second password'))?.id, user.id);
+      assert.equal(
+        (await ctx.services.users.authenticatePassword(user.email, 'second password'))?.id,
+        user.id,
+      );
     });
 
     it('settings: the email changes with the current password; a taken email is 422', async () => {
@@ -750,7 +860,11 @@ describe('accounts', () => {
       await client.get('/');
       const home = await client.get('/');
       assert.equal(home.headers['cache-control'], 'private, no-store');
-      assert.equal(home.headers['set-cookie'], undefined, 'no cookie is set: the page depends on the session');
+      assert.equal(
+        home.headers['set-cookie'],
+        undefined,
+        'no cookie is set: the page depends on the session',
+      );
     });
   });
 });

@@ -30,7 +30,14 @@ describe('post authoring', () => {
   const store = async (user: TestUser, form: Record<string, string | string[]>) =>
     (await as(user)).submit('/post/create', '/post/store', form);
 
-  const everyPost = { page: 1, pageSize: 100, sort: 'id', direction: 'desc', websiteId: null, status: 'any' } as const;
+  const everyPost = {
+    page: 1,
+    pageSize: 100,
+    sort: 'id',
+    direction: 'desc',
+    websiteId: null,
+    status: 'any',
+  } as const;
   const idFrom = (location: unknown) => Number(/\/post\/edit\/(\d+)\?saved=1$/.exec(String(location))?.[1]);
 
   before(async () => {
@@ -136,10 +143,20 @@ describe('post authoring', () => {
     const status = await store(author, { title: 'T', content: 'C', status: 'scheduled' });
     assert.equal(status.statusCode, 422);
     assert.match(status.body, /The selected status is invalid\./);
-    const category = await store(author, { title: 'T', content: 'C', status: 'draft', 'categories[]': ['999999'] });
+    const category = await store(author, {
+      title: 'T',
+      content: 'C',
+      status: 'draft',
+      'categories[]': ['999999'],
+    });
     assert.equal(category.statusCode, 422);
     assert.match(category.body, /The selected categories\.0 is invalid\./);
-    const tags = await store(author, { title: 'T', content: 'C', status: 'draft', tags: 'a,b,c,d,e,f,g,h,i,j,k' });
+    const tags = await store(author, {
+      title: 'T',
+      content: 'C',
+      status: 'draft',
+      tags: 'a,b,c,d,e,f,g,h,i,j,k',
+    });
     assert.equal(tags.statusCode, 422);
     assert.match(tags.body, /The tags may not have more than 10 items\./);
   });
@@ -183,7 +200,11 @@ describe('post authoring', () => {
   });
 
   it('a post whose content is only a script is empty after sanitizing (422)', async () => {
-    const response = await store(author, { title: 'Empty', content: '<script>alert(1)</script>', status: 'draft' });
+    const response = await store(author, {
+      title: 'Empty',
+      content: '<script>alert(1)</script>',
+      status: 'draft',
+    });
     assert.equal(response.statusCode, 422);
     assert.match(response.body, /The content field is required\./);
   });
@@ -217,8 +238,15 @@ describe('post authoring', () => {
     assert.equal(post?.status, 'published');
     assert.ok(post?.publishedAt);
     assert.equal(post?.slug, 'draft-to-publish', 'the slug stays');
-    assert.deepEqual(post?.tagList.map((tag) => tag.name), ['fresh']);
-    const invalid = await client.submit(`/post/edit/${id}`, `/post/update/${id}`, { title: 'x', content: '', status: 'draft' });
+    assert.deepEqual(
+      post?.tagList.map((tag) => tag.name),
+      ['fresh'],
+    );
+    const invalid = await client.submit(`/post/edit/${id}`, `/post/update/${id}`, {
+      title: 'x',
+      content: '',
+      status: 'draft',
+    });
     assert.equal(invalid.statusCode, 422);
     assert.match(invalid.body, /The content field is required\./);
   });
@@ -244,7 +272,9 @@ describe('post authoring', () => {
   it("an admin may edit another user's post; the author stays", async () => {
     const created = await store(author, { title: 'Moderated', content: '<p>x</p>', status: 'draft' });
     const id = idFrom(created.headers.location);
-    const response = await (await as(admin)).submit(`/post/edit/${id}`, `/post/update/${id}`, {
+    const response = await (
+      await as(admin)
+    ).submit(`/post/edit/${id}`, `/post/update/${id}`, {
       title: 'Moderated (edited)',
       content: '<p>x</p>',
       status: 'draft',
@@ -259,7 +289,11 @@ describe('post authoring', () => {
     const client = await as(author);
     assert.equal((await client.get('/post/edit/999999')).statusCode, 404);
     assert.equal((await client.get('/post/edit/no-such-post')).statusCode, 404);
-    const response = await client.submit('/post/create', '/post/update/999999', { title: 'x', content: 'y', status: 'draft' });
+    const response = await client.submit('/post/create', '/post/update/999999', {
+      title: 'x',
+      content: 'y',
+      status: 'draft',
+    });
     assert.equal(response.statusCode, 404);
   });
 });

@@ -12,7 +12,15 @@ import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { checkCsrf, csrfToken } from '../csrf.js';
 import type { FrontendKit } from '../index.js';
-import { clientAddress, installVisitorLookup, redirectToLogin, safeRedirect, sessionIdOf, signIn, signOut } from '../session.js';
+import {
+  clientAddress,
+  installVisitorLookup,
+  redirectToLogin,
+  safeRedirect,
+  sessionIdOf,
+  signIn,
+  signOut,
+} from '../session.js';
 
 const MAX_PASSWORD_LENGTH = 255;
 const BAD_CREDENTIALS = 'These credentials do not match our records.';
@@ -26,7 +34,10 @@ const email = z
   .trim()
   .min(1)
   .max(255)
-  .refine((value) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value), 'The :attribute must be a valid email address.');
+  .refine(
+    (value) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value),
+    'The :attribute must be a valid email address.',
+  );
 const password = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `The :attribute must be at least ${MIN_PASSWORD_LENGTH} characters.`)
@@ -35,7 +46,10 @@ const username = z
   .string()
   .trim()
   .toLowerCase()
-  .refine((value) => USERNAME_PATTERN.test(value), 'The :attribute must be 3 to 32 lower-case letters, digits, - or _.');
+  .refine(
+    (value) => USERNAME_PATTERN.test(value),
+    'The :attribute must be 3 to 32 lower-case letters, digits, - or _.',
+  );
 const confirmed = <T extends { password?: string; password_confirmation?: unknown }>(input: T) =>
   !input.password || input.password === input.password_confirmation;
 const confirmation = { message: 'The password confirmation does not match.', path: ['password'] };
@@ -183,7 +197,8 @@ export function accountRoutes(kit: FrontendKit): void {
     // Unknown email, wrong password and disabled account: one message, one cost (a dummy hash is
     // verified for an unknown email).
     const user = await services.users.authenticatePassword(input.data.email, input.data.password);
-    if (!user) return { ok: false, status: 422, message: BAD_CREDENTIALS, errors: { email: [BAD_CREDENTIALS] } };
+    if (!user)
+      return { ok: false, status: 422, message: BAD_CREDENTIALS, errors: { email: [BAD_CREDENTIALS] } };
     await services.throttle.loginSucceeded(input.data.email, address);
     await signIn(services, request, reply, user);
     return { ok: true, redirect: safeRedirect((request.body as Body).redirect, urlFor(state, '/')) };
@@ -247,30 +262,35 @@ export function accountRoutes(kit: FrontendKit): void {
     return registerForm(request, reply, state);
   });
 
-  kit.page('POST', '/user/register/submit', { name: 'users.register.submit' }, async (request, reply, state) => {
-    const reason = await refused(request);
-    if (reason) return message(request, reply, state, 403, 'Form refused', reason);
-    if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
-    const again = (status: number, errors: Errors) => {
-      reply.code(status);
-      return registerForm(request, reply, state, {
-        errors,
-        form: entered(request.body, ['name', 'email', 'username']),
-      });
-    };
-    const retryAfter = limited(reply, await services.throttle.registerAttempt(clientAddress(request)));
-    if (retryAfter !== null) return again(429, { email: [tooMany('registrations', retryAfter)] });
-    const input = parse(registerSchema, request.body);
-    if ('errors' in input) return again(422, input.errors);
-    try {
-      const user = await services.accounts.register(input.data);
-      await signIn(services, request, reply, user);
-    } catch (error) {
-      if (error instanceof AccountInputError) return again(422, error.errors);
-      throw error;
-    }
-    return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
-  });
+  kit.page(
+    'POST',
+    '/user/register/submit',
+    { name: 'users.register.submit' },
+    async (request, reply, state) => {
+      const reason = await refused(request);
+      if (reason) return message(request, reply, state, 403, 'Form refused', reason);
+      if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+      const again = (status: number, errors: Errors) => {
+        reply.code(status);
+        return registerForm(request, reply, state, {
+          errors,
+          form: entered(request.body, ['name', 'email', 'username']),
+        });
+      };
+      const retryAfter = limited(reply, await services.throttle.registerAttempt(clientAddress(request)));
+      if (retryAfter !== null) return again(429, { email: [tooMany('registrations', retryAfter)] });
+      const input = parse(registerSchema, request.body);
+      if ('errors' in input) return again(422, input.errors);
+      try {
+        const user = await services.accounts.register(input.data);
+        await signIn(services, request, reply, user);
+      } catch (error) {
+        if (error instanceof AccountInputError) return again(422, error.errors);
+        throw error;
+      }
+      return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
+    },
+  );
 
   // ---- Password reset ------------------------------------------------------------------------------
 
@@ -300,7 +320,10 @@ export function accountRoutes(kit: FrontendKit): void {
       const input = parse(forgotSchema, request.body);
       if ('errors' in input) {
         reply.code(422);
-        return forgotForm(request, reply, state, { errors: input.errors, form: entered(request.body, ['email']) });
+        return forgotForm(request, reply, state, {
+          errors: input.errors,
+          form: entered(request.body, ['email']),
+        });
       }
       const retryAfter = limited(
         reply,
@@ -359,8 +382,11 @@ export function accountRoutes(kit: FrontendKit): void {
     });
   };
 
-  kit.page('GET', '/user/password/reset/:token', { name: 'users.password.reset' }, async (request, reply, state) =>
-    resetForm(request, reply, state),
+  kit.page(
+    'GET',
+    '/user/password/reset/:token',
+    { name: 'users.password.reset' },
+    async (request, reply, state) => resetForm(request, reply, state),
   );
 
   kit.page(
@@ -417,25 +443,33 @@ export function accountRoutes(kit: FrontendKit): void {
     return profileForm(request, reply, state);
   });
 
-  kit.page(['GET', 'POST'], '/user/profile/update', { name: 'users.profile.update' }, async (request, reply, state) => {
-    if (redirectToLogin(request, reply, state)) return reply;
-    if (request.method !== 'POST') return reply.redirect(urlFor(state, '/user/profile'));
-    const reason = await refused(request);
-    if (reason) return message(request, reply, state, 403, 'Form refused', reason);
-    const again = (errors: Errors) => {
-      reply.code(422);
-      return profileForm(request, reply, state, { errors, form: entered(request.body, ['name', 'username']) });
-    };
-    const input = parse(profileSchema, request.body);
-    if ('errors' in input) return again(input.errors);
-    try {
-      await services.accounts.updateProfile(state.user!.id, input.data);
-    } catch (error) {
-      if (error instanceof AccountInputError) return again(error.errors);
-      throw error;
-    }
-    return reply.redirect(`${urlFor(state, '/user/profile')}?saved=1`, 303);
-  });
+  kit.page(
+    ['GET', 'POST'],
+    '/user/profile/update',
+    { name: 'users.profile.update' },
+    async (request, reply, state) => {
+      if (redirectToLogin(request, reply, state)) return reply;
+      if (request.method !== 'POST') return reply.redirect(urlFor(state, '/user/profile'));
+      const reason = await refused(request);
+      if (reason) return message(request, reply, state, 403, 'Form refused', reason);
+      const again = (errors: Errors) => {
+        reply.code(422);
+        return profileForm(request, reply, state, {
+          errors,
+          form: entered(request.body, ['name', 'username']),
+        });
+      };
+      const input = parse(profileSchema, request.body);
+      if ('errors' in input) return again(input.errors);
+      try {
+        await services.accounts.updateProfile(state.user!.id, input.data);
+      } catch (error) {
+        if (error instanceof AccountInputError) return again(error.errors);
+        throw error;
+      }
+      return reply.redirect(`${urlFor(state, '/user/profile')}?saved=1`, 303);
+    },
+  );
 
   const settingsForm = (
     request: FastifyRequest,

@@ -21,7 +21,8 @@ type Body = Record<string, unknown>;
 const MAX_CONTENT = 500_000;
 
 /** A list from a form: repeated fields (`categories[]=1&categories[]=2`) or one value. */
-const list = (value: unknown) => (value === undefined || value === '' ? [] : Array.isArray(value) ? value : [value]);
+const list = (value: unknown): unknown[] =>
+  value === undefined || value === '' ? [] : Array.isArray(value) ? (value as unknown[]) : [value];
 
 const httpUrl = z
   .string()
@@ -39,16 +40,33 @@ const httpUrl = z
 
 const postSchema = z.object({
   title: z.string().trim().min(1).max(255),
-  content: z.string().min(1).max(MAX_CONTENT).refine((value) => value.trim() !== '', 'The :attribute field is required.'),
+  content: z
+    .string()
+    .min(1)
+    .max(MAX_CONTENT)
+    .refine((value) => value.trim() !== '', 'The :attribute field is required.'),
   excerpt: z.string().max(1000).default(''),
   status: z.string(),
-  categories: z.preprocess(list, z.array(z.string().regex(/^\d{1,15}$/, 'The selected :attribute is invalid.')).max(50)),
+  categories: z.preprocess(
+    list,
+    z.array(z.string().regex(/^\d{1,15}$/, 'The selected :attribute is invalid.')).max(50),
+  ),
   tags: z
     .string()
     .max(1000)
     .default('')
-    .transform((value) => [...new Set(value.split(',').map((name) => name.trim()).filter((name) => name !== ''))])
-    .refine((names) => names.length <= MAX_TAG_NAMES, `The :attribute may not have more than ${MAX_TAG_NAMES} items.`)
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== ''),
+      ),
+    ])
+    .refine(
+      (names) => names.length <= MAX_TAG_NAMES,
+      `The :attribute may not have more than ${MAX_TAG_NAMES} items.`,
+    )
     .refine(
       (names) => names.every((name) => name.length <= MAX_TAG_NAME),
       `Each tag may not be greater than ${MAX_TAG_NAME} characters.`,
@@ -68,7 +86,10 @@ function byField(errors: Errors): Errors {
 
 /** The form as entered, to show it again. */
 function entered(body: Body | undefined): Record<string, unknown> {
-  const value = (field: string) => (typeof body?.[field] === 'string' ? (body[field] as string) : '');
+  const value = (field: string) => {
+    const given = body?.[field];
+    return typeof given === 'string' ? given : '';
+  };
   return {
     title: value('title'),
     content: value('content'),
@@ -116,7 +137,13 @@ export function authoringRoutes(kit: FrontendKit): void {
     });
   };
 
-  const refusal = (request: FastifyRequest, reply: FastifyReply, status: number, title: string, text: string) => {
+  const refusal = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    title: string,
+    text: string,
+  ) => {
     reply.code(status).header('cache-control', 'private, no-store');
     return kit.render(request, reply, 'user/message', { title, message: text });
   };

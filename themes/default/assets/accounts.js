@@ -1,3 +1,4 @@
+/* global document, window, fetch, FormData, URLSearchParams */
 // Logs in without a page reload through /user/login/ajax (JSON); without JavaScript the form posts
 // to /user/login/submit and works the same.
 document.addEventListener('DOMContentLoaded', () => {
