@@ -139,7 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (mailFrom.length > 320 || /[\r\n]/.test(mailFrom) || !/@[^\s@>]+>?$/.test(mailFrom)) {
     throw new ConfigError(
       'MAIL_FROM',
-      `"${mailFrom}" is not an email address (Name <user@host> or user@host)`,
+      `${JSON.stringify(mailFrom)} is not an email address (Name <user@host> or user@host)`,
     );
   }
 
