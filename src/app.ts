@@ -20,9 +20,11 @@ export interface AppOptions {
   logger?: boolean | { level: string };
 }
 
-/** A URL as logs may show it: the value of `api_token` is never written to a log. */
+/** A URL as logs may show it: an `api_token` value or a password reset token is never logged. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]api_token=)[^&#]*/gi, '$1[redacted]');
+  return url
+    .replace(/([?&]api_token=)[^&#]*/gi, '$1[redacted]')
+    .replace(/(\/user\/password\/reset\/)[^/?#]+/g, '$1[redacted]');
 }
 
 const requestSerializer = (request: FastifyRequest) => ({

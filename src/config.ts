@@ -19,6 +19,10 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** `smtp://` or `smtps://` URL of the mail server; null: mail is written to the log instead. */
+  smtpUrl: string | null;
+  /** The From address of mail Folio sends. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -118,6 +122,27 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('BODY_LIMIT', `"${bodyLimitRaw}" is not a number of bytes (at least 1024)`);
   }
 
+  const smtpRaw = env.SMTP_URL?.trim();
+  let smtpUrl: string | null = null;
+  if (smtpRaw) {
+    if (!/^smtps?:\/\/[^/]/.test(smtpRaw)) {
+      throw new ConfigError('SMTP_URL', `"${redact(smtpRaw)}" must be an smtp:// or smtps:// URL`);
+    }
+    try {
+      new URL(smtpRaw);
+    } catch {
+      throw new ConfigError('SMTP_URL', `"${redact(smtpRaw)}" is not a valid URL`);
+    }
+    smtpUrl = smtpRaw;
+  }
+  const mailFrom = env.MAIL_FROM?.trim() || `Folio <no-reply@${new URL(appUrl).hostname}>`;
+  if (mailFrom.length > 320 || /[\r\n]/.test(mailFrom) || !/@[^\s@>]+>?$/.test(mailFrom)) {
+    throw new ConfigError(
+      'MAIL_FROM',
+      `${JSON.stringify(mailFrom)} is not an email address (Name <user@host> or user@host)`,
+    );
+  }
+
   return {
     database,
     redisUrl,
@@ -127,5 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     mediaDir: path.resolve(read(env, 'MEDIA_DIR')),
     logLevel,
     bodyLimit: Number(bodyLimitRaw),
+    smtpUrl,
+    mailFrom,
   };
 }

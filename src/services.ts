@@ -2,6 +2,7 @@
 import { MemoryCache } from './cache/cache.js';
 import type { Cache } from './cache/cache.js';
 import { RedisCache } from './cache/redis-cache.js';
+import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
@@ -9,12 +10,17 @@ import { migrate, openDatabase } from './db/database.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
+import { AccountsService } from './domain/accounts.js';
+import { AuthoringService } from './domain/authoring.js';
 import { WebsiteBindings } from './domain/bindings.js';
 import { ClicksService } from './domain/clicks.js';
 import { CommentsService } from './domain/comments.js';
 import { LinksService } from './domain/links.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './domain/rate-limit.js';
 import type { RateLimiter } from './domain/rate-limit.js';
+import { LoginThrottle, MemoryCounterStore, RedisCounterStore } from './domain/login-throttle.js';
+import { createMailer } from './domain/mailer.js';
+import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
@@ -23,6 +29,7 @@ import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
 import { pageCacheInvalidator } from './cache/page-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
+import { DatabaseSessionStore, RedisSessionStore, SessionService } from './domain/sessions.js';
 import { SettingsService } from './domain/settings.js';
 import { TagsService } from './domain/tags.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
@@ -65,6 +72,16 @@ export interface Services {
   clicks: ClicksService;
   /** The link directory (posts of type `link`). */
   links: LinksService;
+  /** Visitor sessions of the public site: in the database, or in Redis when REDIS_URL is set. */
+  sessions: SessionService;
+  /** Login, registration and reset attempt limits: in memory, or in Redis when REDIS_URL is set. */
+  throttle: LoginThrottle;
+  /** Outgoing mail: SMTP when SMTP_URL is set, else the log. Tests replace it. */
+  mailer: Mailer;
+  /** Registration, profile and settings, password reset. */
+  accounts: AccountsService;
+  /** Writing posts from the public site (the posts service with the authors' rules). */
+  authoring: AuthoringService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
 }
@@ -119,7 +136,20 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     packageManager:
       options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
   });
+  const users = new UsersService(db, clock);
   const tags = new TagsService(db, clock, translations, bindings, changes);
+  // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
+  // session store that is down is an error (nobody is signed in), never a silent fallback.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        keyPrefix: `${options.cachePrefix ?? 'folio:'}a:`,
+        maxRetriesPerRequest: 1,
+        commandTimeout: 2000,
+        retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      })
+    : null;
+  redis?.on('error', () => undefined); // reported by the commands that fail
+  const memoryCounters = new MemoryCounterStore(clock);
   const rateLimiter: RateLimiter = config.redisUrl
     ? new RedisRateLimiter({
         url: config.redisUrl,
@@ -128,7 +158,13 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
         fallback: new MemoryRateLimiter(clock),
       })
     : new MemoryRateLimiter(clock);
-  return {
+  const sessions = new SessionService(
+    redis ? new RedisSessionStore(redis) : new DatabaseSessionStore(db),
+    users,
+    settings,
+    clock,
+  );
+  const services: Services = {
     config,
     database,
     clock,
@@ -137,7 +173,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     settings,
     translations,
     bindings,
-    users: new UsersService(db, clock),
+    users,
     posts,
     publicPosts: new PublicPostsService(db, clock),
     changes,
@@ -152,7 +188,21 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     comments: new CommentsService(db, clock, settings, cache),
     clicks: new ClicksService(db, database.dialect, clock),
     links: new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale }),
+    sessions,
+    throttle: new LoginThrottle(redis ? new RedisCounterStore(redis, memoryCounters, warn) : memoryCounters),
+    mailer: createMailer(config, warn),
+    accounts: new AccountsService(db, clock, {
+      users,
+      sessions,
+      settings,
+      mailer: () => services.mailer,
+      warn,
+    }),
+    authoring: new AuthoringService(posts, tags, settings),
     async close() {
+      await services.accounts.drain();
+      await services.mailer.close();
+      redis?.disconnect();
       await updates.releaseAll();
       await fetcher.close();
       await cache.close();
@@ -161,4 +211,5 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       await database.close();
     },
   };
+  return services;
 }

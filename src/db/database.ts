@@ -10,6 +10,7 @@ import * as core from './migrations/0001_core.js';
 import * as posts from './migrations/0002_posts.js';
 import * as updates from './migrations/0004_updates.js';
 import * as publicSite from './migrations/0005_public_site.js';
+import * as accounts from './migrations/0006_accounts.js';
 import * as community from './migrations/0007_community.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
@@ -85,6 +86,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0002_posts', up: posts.up },
   { name: '0004_updates', up: updates.up },
   { name: '0005_public_site', up: publicSite.up },
+  { name: '0006_accounts', up: accounts.up },
   { name: '0007_community', up: community.up },
 ];
 

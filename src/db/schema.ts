@@ -226,6 +226,26 @@ export interface UpdateStateTable {
   lock_owner: string | null;
 }
 
+/** A visitor session of the public site (0006); the session id itself is never stored. */
+export interface SessionsTable {
+  id: Generated<number>;
+  /** SHA-256 of the session id, hex. */
+  token_hash: string;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** A one-time password reset token (0006), stored as its SHA-256. */
+export interface PasswordResetsTable {
+  id: Generated<number>;
+  token_hash: string;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -245,4 +265,6 @@ export interface Database {
   update_state: UpdateStateTable;
   comment_votes: CommentVotesTable;
   links: LinksTable;
+  sessions: SessionsTable;
+  password_resets: PasswordResetsTable;
 }

@@ -4,12 +4,15 @@
 // 2. A request that carries a visitor session (or is a login/registration form, which must not be
 //    forgeable either) must also send the token of its form: `_token` (form field) or
 //    `X-CSRF-Token` (header), equal to the `folio_csrf` cookie. The cookie holds a random nonce signed
-//    with the installation's secret, so a cookie planted from another subdomain does not verify.
+//    with the installation's secret and bound to the visitor's session cookie: a token the attacker
+//    got for themselves (and plants from another subdomain) does not verify with the victim's
+//    session, and a token issued before login stops working after it.
 // Anonymous forms on cached pages (comments) carry no token; layer 1 covers them, and there is no
 // session whose authority a forged request could borrow.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
+import { SESSION_COOKIE } from './context.js';
 
 export const CSRF_COOKIE = 'folio_csrf';
 export const CSRF_FIELD = '_token';
@@ -21,17 +24,24 @@ export async function appSecret(services: Services): Promise<string> {
   return services.settings.setIfAbsent(APP_SECRET_SETTING, randomBytes(32).toString('base64url'));
 }
 
-function sign(secret: string, nonce: string): string {
-  return createHmac('sha256', secret).update(`csrf:${nonce}`).digest('base64url');
+/** What a token is bound to: the request's session cookie (whatever it holds), or nothing. */
+function bindingOf(request: FastifyRequest): string {
+  return request.cookies[SESSION_COOKIE] ?? '';
 }
 
-function validToken(secret: string, token: string): boolean {
+function sign(secret: string, nonce: string, binding: string): string {
+  return createHmac('sha256', secret).update(`csrf:${nonce}:${binding}`).digest('base64url');
+}
+
+function validToken(secret: string, token: string, binding: string): boolean {
   const [nonce, signature, extra] = token.split('.');
   if (!nonce || !signature || extra !== undefined) return false;
-  const expected = Buffer.from(sign(secret, nonce));
+  const expected = Buffer.from(sign(secret, nonce, binding));
   const given = Buffer.from(signature);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+const issuedTokens = new WeakMap<FastifyRequest, string>();
 
 function secureCookies(services: Services): boolean {
   return services.config.appUrl.startsWith('https:');
@@ -46,11 +56,15 @@ export async function csrfToken(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<string> {
+  // One token per request: a page asks for it in several places (its form, the header's logout).
+  const issued = issuedTokens.get(request);
+  if (issued) return issued;
   const secret = await appSecret(services);
   const current = request.cookies[CSRF_COOKIE];
-  if (current && validToken(secret, current)) return current;
+  if (current && validToken(secret, current, bindingOf(request))) return current;
   const nonce = randomBytes(18).toString('base64url');
-  const token = `${nonce}.${sign(secret, nonce)}`;
+  const token = `${nonce}.${sign(secret, nonce, bindingOf(request))}`;
+  issuedTokens.set(request, token);
   reply.setCookie(CSRF_COOKIE, token, {
     path: '/',
     httpOnly: true,
@@ -98,7 +112,7 @@ export async function checkCsrf(
     return 'The form has expired; reload the page and try again.';
   if (!timingSafeEqual(Buffer.from(sent), Buffer.from(cookie)))
     return 'The form has expired; reload the page and try again.';
-  return validToken(await appSecret(services), cookie)
+  return validToken(await appSecret(services), cookie, bindingOf(request))
     ? null
     : 'The form has expired; reload the page and try again.';
 }

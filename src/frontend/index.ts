@@ -13,11 +13,14 @@ import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
 import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
-import { frontendState, maybeFrontendState, setFrontendState, urlFor } from './context.js';
+import { SESSION_COOKIE, frontendState, maybeFrontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
+import { csrfToken } from './csrf.js';
 import type { SeoInput } from './seo.js';
 import { PageCache } from './page-cache.js';
 import { buildSeo, htmlLang } from './seo.js';
+import { accountRoutes } from './routes/accounts.js';
+import { authoringRoutes } from './routes/authoring.js';
 import { clickRoutes } from './routes/clicks.js';
 import { commentRoutes } from './routes/comments.js';
 import { homeRoutes } from './routes/home.js';
@@ -96,6 +99,8 @@ export type FrontendModule = (kit: FrontendKit) => void;
 /** The modules that make up the public site, in registration order. */
 const MODULES: FrontendModule[] = [
   homeRoutes,
+  accountRoutes,
+  authoringRoutes,
   postRoutes,
   pageRoutes,
   sitemapRoutes,
@@ -206,6 +211,15 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
         setFrontendState(request, { website, locale, locales, user: await visitorLookup(request) });
       };
 
+    // A page that depends on a session (the request carries one) or starts or ends one (it sets a
+    // cookie) is for this visitor only: no shared cache may keep it, nor the browser's history store.
+    app.addHook('onSend', async (request, reply) => {
+      if (!request.routeOptions.config?.name?.startsWith('frontend.')) return;
+      if (request.cookies[SESSION_COOKIE] !== undefined || reply.getHeader('set-cookie') !== undefined) {
+        reply.header('cache-control', 'private, no-store');
+      }
+    });
+
     // full_page_cache: a hit is answered here, before the handler; a miss is stored on send.
     const pageCache = new PageCache(services);
     const fullPageCache: preHandlerAsyncHookHandler = async (request, reply) =>
@@ -290,14 +304,20 @@ async function renderPage(
     seoInput,
     typeof site.site_seo_description === 'string' ? site.site_seo_description : '',
   );
+  const homeUrl = urlFor(state, '/');
   const html = await themes.render(website.fields.theme ?? '', template, {
     site,
     menus,
     locale,
     lang: htmlLang(locale),
-    user: state.user ? { id: state.user.id, name: state.user.name } : null,
-    home_url: urlFor(state, '/'),
+    user: state.user ? { id: state.user.id, name: state.user.name, username: state.user.username } : null,
+    home_url: homeUrl,
     search_url: urlFor(state, '/post/search'),
+    /** The locale prefix of this page's links (`` or `/fr`): `{{ base_path }}/user/login`. */
+    base_path: homeUrl === '/' ? '' : homeUrl,
+    // A signed-in visitor's pages are never cached, so they may carry the form token (the header's
+    // logout form needs it on every page).
+    csrf_token: state.user ? await csrfToken(services, request, reply) : null,
     ...data,
     seo,
   });

@@ -1,0 +1,265 @@
+// Writing posts on the public site (spec 4.8, R-F1 `frontend.posts.create/.store/.edit/.update`), for
+// signed-in users: the authoring service (the API's posts service plus the authors' rules) does the
+// work; these routes parse the form, check the CSRF token, and re-render the form with the messages
+// and the values entered when something is wrong.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { formatIssues } from '../../api/v1/validation.js';
+import { AUTHOR_STATUSES, MAX_TAG_NAME, MAX_TAG_NAMES } from '../../domain/authoring.js';
+import type { PostForm } from '../../domain/authoring.js';
+import { PostInputError } from '../../domain/posts.js';
+import type { PostDetail } from '../../domain/posts.js';
+import { urlFor } from '../context.js';
+import type { FrontendState } from '../context.js';
+import { checkCsrf, csrfToken } from '../csrf.js';
+import type { FrontendKit } from '../index.js';
+import { redirectToLogin } from '../session.js';
+
+type Errors = Record<string, string[]>;
+type Body = Record<string, unknown>;
+
+const MAX_CONTENT = 500_000;
+
+/** A list from a form: repeated fields (`categories[]=1&categories[]=2`) or one value. */
+const list = (value: unknown): unknown[] =>
+  value === undefined || value === '' ? [] : Array.isArray(value) ? (value as unknown[]) : [value];
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((value) => {
+    if (value === '') return true;
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'The :attribute must be an http or https URL.');
+
+const postSchema = z.object({
+  title: z.string().trim().min(1).max(255),
+  content: z
+    .string()
+    .min(1)
+    .max(MAX_CONTENT)
+    .refine((value) => value.trim() !== '', 'The :attribute field is required.'),
+  excerpt: z.string().max(1000).default(''),
+  status: z.string(),
+  categories: z.preprocess(
+    list,
+    z.array(z.string().regex(/^\d{1,15}$/, 'The selected :attribute is invalid.')).max(50),
+  ),
+  tags: z
+    .string()
+    .max(1000)
+    .default('')
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== ''),
+      ),
+    ])
+    .refine(
+      (names) => names.length <= MAX_TAG_NAMES,
+      `The :attribute may not have more than ${MAX_TAG_NAMES} items.`,
+    )
+    .refine(
+      (names) => names.every((name) => name.length <= MAX_TAG_NAME),
+      `Each tag may not be greater than ${MAX_TAG_NAME} characters.`,
+    ),
+  thumbnail_url: httpUrl.default(''),
+});
+
+/** Field messages as the form shows them: `categories.2` is reported on `categories`. */
+function byField(errors: Errors): Errors {
+  const fields: Errors = {};
+  for (const [key, messages] of Object.entries(errors)) {
+    const field = key.split('.')[0] as string;
+    fields[field] = [...new Set([...(fields[field] ?? []), ...messages])];
+  }
+  return fields;
+}
+
+/** The form as entered, to show it again. */
+function entered(body: Body | undefined): Record<string, unknown> {
+  const value = (field: string) => {
+    const given = body?.[field];
+    return typeof given === 'string' ? given : '';
+  };
+  return {
+    title: value('title'),
+    content: value('content'),
+    excerpt: value('excerpt'),
+    status: value('status') || 'draft',
+    categories: list(body?.categories).map(String),
+    tags: value('tags'),
+    thumbnail_url: value('thumbnail_url'),
+  };
+}
+
+function formOfPost(form: PostForm): Record<string, unknown> {
+  return {
+    title: form.title,
+    content: form.content,
+    excerpt: form.excerpt,
+    status: form.status,
+    categories: form.categories.map(String),
+    tags: form.tags.join(', '),
+    thumbnail_url: form.thumbnailUrl,
+  };
+}
+
+export function authoringRoutes(kit: FrontendKit): void {
+  const { services } = kit;
+
+  const render = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    template: 'post/create' | 'post/edit',
+    data: Record<string, unknown>,
+  ) => {
+    reply.header('cache-control', 'private, no-store');
+    const form = data.form as { status?: string };
+    // A scheduled post keeps its status in the list while it has it.
+    const statuses: string[] = [...AUTHOR_STATUSES];
+    if (form.status === 'scheduled') statuses.push('scheduled');
+    return kit.render(request, reply, template, {
+      csrf_token: await csrfToken(services, request, reply),
+      categories: await services.authoring.categories(state.locale),
+      statuses,
+      errors: {},
+      ...data,
+    });
+  };
+
+  const refusal = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    title: string,
+    text: string,
+  ) => {
+    reply.code(status).header('cache-control', 'private, no-store');
+    return kit.render(request, reply, 'user/message', { title, message: text });
+  };
+
+  /** Parses and checks the form; `allowed` are the statuses this form may set. */
+  const parseForm = (body: unknown, allowed: string[]): { form: PostForm } | { errors: Errors } => {
+    const result = postSchema.safeParse(body ?? {}, { reportInput: true });
+    if (!result.success) return { errors: byField(formatIssues(result.error.issues)) };
+    const input = result.data;
+    if (!allowed.includes(input.status)) return { errors: { status: ['The selected status is invalid.'] } };
+    return {
+      form: {
+        title: input.title,
+        content: input.content,
+        excerpt: input.excerpt,
+        status: input.status,
+        categories: input.categories.map(Number),
+        tags: input.tags,
+        thumbnailUrl: input.thumbnail_url,
+      },
+    };
+  };
+
+  kit.page('GET', '/post/create', { name: 'posts.create' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    return render(request, reply, state, 'post/create', {
+      title: 'Write a post',
+      action: urlFor(state, '/post/store'),
+      form: { status: 'draft', categories: [] },
+    });
+  });
+
+  kit.page('POST', '/post/store', { name: 'posts.store' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const reason = await checkCsrf(services, request, { requireToken: () => true });
+    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    const again = (errors: Errors) => {
+      reply.code(422);
+      return render(request, reply, state, 'post/create', {
+        title: 'Write a post',
+        action: urlFor(state, '/post/store'),
+        form: entered(request.body as Body),
+        errors,
+      });
+    };
+    const parsed = parseForm(request.body, [...AUTHOR_STATUSES]);
+    if ('errors' in parsed) return again(parsed.errors);
+    let post: PostDetail;
+    try {
+      post = await services.authoring.create(parsed.form, state.user!, state.website.id);
+    } catch (error) {
+      if (error instanceof PostInputError) return again(byField(error.errors));
+      throw error;
+    }
+    return reply.redirect(`${urlFor(state, `/post/edit/${post.id}`)}?saved=1`, 303);
+  });
+
+  /** The post of `/post/{edit,update}/{post}` when the user may edit it; else the reply is sent. */
+  const open = async (request: FastifyRequest, reply: FastifyReply, state: FrontendState) => {
+    const ref = (request.params as { post: string }).post;
+    const access = await services.authoring.open(ref, state.user!);
+    if ('post' in access) return access.post;
+    if (access.error === 'not_found') {
+      reply.header('cache-control', 'private, no-store');
+      await reply.send(await kit.notFound(request, reply));
+    } else {
+      await reply.send(
+        await refusal(request, reply, 403, 'Not your post', 'You can only edit posts you wrote.'),
+      );
+    }
+    return null;
+  };
+
+  const editData = (state: FrontendState, post: PostDetail) => ({
+    title: `Edit: ${post.title}`,
+    action: urlFor(state, `/post/update/${post.id}`),
+    post: { id: post.id, slug: post.slug, status: post.status, url: urlFor(state, `/post/${post.slug}`) },
+  });
+
+  kit.page('GET', '/post/edit/:post', { name: 'posts.edit' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const post = await open(request, reply, state);
+    if (!post) return reply;
+    return render(request, reply, state, 'post/edit', {
+      ...editData(state, post),
+      form: formOfPost(services.authoring.formOf(post)),
+      notice: (request.query as Body).saved === '1' ? 'Your post has been saved.' : null,
+    });
+  });
+
+  kit.page('POST', '/post/update/:post', { name: 'posts.update' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const reason = await checkCsrf(services, request, { requireToken: () => true });
+    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    const post = await open(request, reply, state);
+    if (!post) return reply;
+    const again = (errors: Errors) => {
+      reply.code(422);
+      return render(request, reply, state, 'post/edit', {
+        ...editData(state, post),
+        form: entered(request.body as Body),
+        errors,
+      });
+    };
+    const statuses: string[] = [...AUTHOR_STATUSES];
+    if (post.status === 'scheduled') statuses.push('scheduled');
+    const parsed = parseForm(request.body, statuses);
+    if ('errors' in parsed) return again(parsed.errors);
+    let updated: PostDetail | null;
+    try {
+      updated = await services.authoring.update(post, parsed.form, state.user!, state.website.id);
+    } catch (error) {
+      if (error instanceof PostInputError) return again(byField(error.errors));
+      throw error;
+    }
+    if (!updated) return kit.notFound(request, reply);
+    return reply.redirect(`${urlFor(state, `/post/edit/${updated.id}`)}?saved=1`, 303);
+  });
+}

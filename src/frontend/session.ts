@@ -1,0 +1,114 @@
+// The visitor session of the public site over HTTP: the `folio_session` cookie holds the session id
+// and an HMAC of it made with the installation's secret (shared by every node), so a forged or
+// altered cookie is refused before any lookup. The cookie is HttpOnly, SameSite=Lax, Secure when
+// APP_URL is https, and lives as long as the session. Signing in always starts a new session
+// (rotation: a session id planted before login is worth nothing after it).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../domain/users.js';
+import type { Services } from '../services.js';
+import { SESSION_COOKIE, urlFor } from './context.js';
+import type { FrontendState } from './context.js';
+import { appSecret } from './csrf.js';
+import type { FrontendKit } from './index.js';
+
+function signature(secret: string, id: string): string {
+  return createHmac('sha256', secret).update(`session:${id}`).digest('base64url');
+}
+
+function secure(services: Services): boolean {
+  return services.config.appUrl.startsWith('https:');
+}
+
+/** The session id of the request's cookie when its signature holds, else null. */
+export async function sessionIdOf(services: Services, request: FastifyRequest): Promise<string | null> {
+  const cookie = request.cookies[SESSION_COOKIE];
+  if (!cookie || cookie.length > 200) return null;
+  const [id, mac, extra] = cookie.split('.');
+  if (!id || !mac || extra !== undefined) return null;
+  const expected = Buffer.from(signature(await appSecret(services), id));
+  const given = Buffer.from(mac);
+  return expected.length === given.length && timingSafeEqual(expected, given) ? id : null;
+}
+
+/** Installs the session lookup that fills `state.user` on every public page. */
+export function installVisitorLookup(kit: FrontendKit): void {
+  const { services } = kit;
+  kit.setVisitorLookup(async (request) => {
+    const id = await sessionIdOf(services, request);
+    if (id === null) return null;
+    try {
+      return await services.sessions.userOf(id);
+    } catch (error) {
+      // The session store is down (Redis): the visitor is treated as signed out, and it is logged.
+      request.log.warn({ err: error }, 'session lookup failed');
+      return null;
+    }
+  });
+}
+
+/** Starts a new session for the user (ending the request's old one) and sets the cookie. */
+export async function signIn(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: User,
+): Promise<void> {
+  const previous = await sessionIdOf(services, request);
+  if (previous !== null) await services.sessions.end(previous);
+  const session = await services.sessions.start(user.id);
+  const secret = await appSecret(services);
+  reply.setCookie(SESSION_COOKIE, `${session.id}.${signature(secret, session.id)}`, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: secure(services),
+    maxAge: session.maxAgeSeconds,
+  });
+}
+
+/** Ends the request's session, if any, and clears the cookie. */
+export async function signOut(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const id = await sessionIdOf(services, request);
+  if (id !== null) await services.sessions.end(id);
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(services) });
+}
+
+/**
+ * A local path to go to after a form, from untrusted input: only a path of this site (`/…`, never
+ * `//host` or `/\host`, which browsers read as another site), else the fallback.
+ */
+export function safeRedirect(target: unknown, fallback: string): string {
+  if (typeof target !== 'string' || target.length > 2000) return fallback;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (!target.startsWith('/') || target.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(target)) {
+    return fallback;
+  }
+  try {
+    const url = new URL(target, 'http://folio.invalid');
+    if (url.host !== 'folio.invalid') return fallback;
+    return `${url.pathname}${url.search}${url.hash}`;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Sends an anonymous visitor of a page that needs a user to the login form (which brings them back
+ * here afterwards); returns true when it did.
+ */
+export function redirectToLogin(request: FastifyRequest, reply: FastifyReply, state: FrontendState): boolean {
+  if (state.user) return false;
+  const back = request.method === 'GET' ? request.url : urlFor(state, '/');
+  void reply.redirect(`${urlFor(state, '/user/login')}?redirect=${encodeURIComponent(back)}`, 302);
+  return true;
+}
+
+/** The address the attempt counters use. */
+export function clientAddress(request: FastifyRequest): string {
+  return request.ip || 'unknown';
+}

@@ -1,0 +1,94 @@
+// The accounts and authoring pages in a real headless Chromium: a visitor registers, logs out, logs in
+// (through the JSON login of the page's script), writes a post, and logs out.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support/browser.js';
+import type { RunningServer } from '../support/browser.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext } from '../support/harness.js';
+
+describe(
+  'accounts and authoring in Chromium',
+  { skip: !chromiumAvailable && 'Debian chromium is not installed' },
+  () => {
+    let ctx: TestContext;
+    let browser: Browser;
+    let server: RunningServer;
+
+    before(async () => {
+      ctx = await createTestContext();
+      await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+      await ctx.services.websites.create({ siteName: 'Browser Site', domain: 'browser.test' });
+      server = await listen(ctx);
+      browser = await launchBrowser();
+    });
+    after(async () => {
+      await browser?.close();
+      await ctx.close();
+    });
+
+    it('registers, logs out, logs in, writes a post, and logs out', async () => {
+      const page = await browser.newPage();
+      const origin = server.origin('browser.test');
+
+      await page.goto(`${origin}/user/register`);
+      await page.fill('#name', 'Chromium Writer');
+      await page.fill('#email', 'writer@example.test');
+      await page.fill('#password', 'a long password');
+      await page.fill('#password_confirmation', 'a long password');
+      await screenshot(page, 'accounts-register');
+      await Promise.all([
+        page.waitForURL(`${origin}/user/profile?welcome=1`),
+        page.click('button[type=submit]'),
+      ]);
+      assert.equal(await page.locator('[data-user-name]').textContent(), 'Chromium Writer');
+      assert.equal(await page.inputValue('#username'), 'chromium-writer');
+
+      await Promise.all([page.waitForURL(`${origin}/`), page.click('.account-nav button')]);
+      assert.equal(await page.locator('[data-user-name]').count(), 0);
+
+      // A wrong password first: the page's script shows the JSON login's message without a reload.
+      await page.goto(`${origin}/user/login?redirect=/post/create`);
+      await page.fill('#email', 'writer@example.test');
+      await page.fill('#password', 'not the password');
+      await page.click('button[type=submit]');
+      await page.locator('[data-login-message]:not([hidden])').waitFor();
+      assert.equal(
+        await page.locator('[data-login-message]').textContent(),
+        'These credentials do not match our records.',
+      );
+      await page.fill('#password', 'a long password');
+      await Promise.all([page.waitForURL(`${origin}/post/create`), page.click('button[type=submit]')]);
+
+      await page.fill('#title', 'Written in Chromium');
+      await page.fill('#content', '<p>Hello from a <em>real</em> browser.</p><script>alert(1)</script>');
+      await page.fill('#tags', 'browser, e2e');
+      await page.selectOption('#status', 'published');
+      await screenshot(page, 'accounts-write-post');
+      await Promise.all([
+        page.waitForURL(/\/post\/edit\/\d+\?saved=1$/),
+        page.click('.post-form button[type=submit]'),
+      ]);
+      assert.equal(await page.locator('.notice').textContent(), 'Your post has been saved.');
+      assert.equal(await page.locator('[data-post-status]').textContent(), 'published');
+      const id = Number(/\/post\/edit\/(\d+)/.exec(page.url())?.[1]);
+      const post = await ctx.services.posts.findDetail(id);
+      assert.equal(post?.title, 'Written in Chromium');
+      assert.equal(post?.content, '<p>Hello from a <em>real</em> browser.</p>');
+      assert.equal(post?.author?.name, 'Chromium Writer');
+
+      await Promise.all([page.waitForURL(`${origin}/`), page.click('.account-nav button')]);
+      assert.equal(await page.locator('[data-user-name]').count(), 0);
+      const cookies = await page.context().cookies();
+      assert.equal(
+        cookies.find((cookie) => cookie.name === 'folio_session'),
+        undefined,
+      );
+      await page.goto(`${origin}/post/create`);
+      assert.match(page.url(), /\/user\/login\?redirect=%2Fpost%2Fcreate$/);
+      await page.close();
+    });
+  },
+);

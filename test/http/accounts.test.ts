@@ -1,0 +1,870 @@
+// Accounts of the public site over real HTTP (spec 4.8, R-F1 `frontend.users.*`): login (form and
+// JSON), sessions in signed cookies, rotation, logout, CSRF refusal, attempt limits, registration,
+// password reset by mail, profile and settings, and the cache headers of pages that depend on a
+// session (issue 8 parts 1 and 6).
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { redactUrl } from '../../src/app.js';
+import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { createTestContext, manualClock, testRedisUrl } from '../support/harness.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+import { RecordingMailer } from '../support/mail.js';
+import { Visitor, tokenIn } from '../support/visitor.js';
+
+describe('accounts', () => {
+  let ctx: TestContext;
+  let mailer: RecordingMailer;
+  const clock = manualClock(new Date());
+  let addressCounter = 0;
+  /** Every test gets its own client address, so attempt counters never cross tests. */
+  const visitor = () =>
+    new Visitor(ctx, 'site.test', `10.0.${Math.floor(++addressCounter / 250)}.${addressCounter % 250}`);
+
+  before(async () => {
+    ctx = await createTestContext({
+      clock,
+      extend: (app) => {
+        app.addHook('onSend', async (request, reply) => {
+          reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
+        });
+      },
+    });
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+  });
+  beforeEach(() => {
+    mailer = new RecordingMailer();
+    ctx.services.mailer = mailer;
+  });
+  after(() => ctx.close());
+
+  const sessionCookie = (response: { cookies: Array<{ name: string }> }) =>
+    (
+      response.cookies as Array<{
+        name: string;
+        value: string;
+        httpOnly?: boolean;
+        sameSite?: string;
+        maxAge?: number;
+        path?: string;
+      }>
+    ).find((cookie) => cookie.name === 'folio_session');
+
+  describe('login', () => {
+    let user: TestUser;
+    before(async () => (user = await ctx.createUser({ password: 'correct horse battery' })));
+
+    it('R-F1 users.login: the form carries a CSRF token, and is never cached', async () => {
+      const response = await visitor().get('/user/login');
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['x-test-route-name'], 'frontend.users.login');
+      assert.ok(tokenIn(response.body));
+      assert.match(String(response.headers['set-cookie']), /folio_csrf=.*HttpOnly.*SameSite=Lax/i);
+      assert.equal(response.headers['cache-control'], 'private, no-store');
+      assert.match(response.body, /action="\/user\/login\/submit"/);
+    });
+
+    it('a right password starts a session in a signed, HttpOnly, SameSite=Lax cookie', async () => {
+      const client = visitor();
+      const response = await client.submit('/user/login', '/user/login/submit', {
+        email: user.email.toUpperCase(),
+        password: user.password,
+      });
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, '/');
+      assert.equal(response.headers['cache-control'], 'private, no-store');
+      const cookie = sessionCookie(response);
+      assert.ok(cookie);
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'Lax');
+      assert.equal(cookie.path, '/');
+      assert.equal(cookie.maxAge, 7 * 24 * 3600);
+      assert.match(cookie.value, /^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]+$/);
+      const home = await client.get('/');
+      assert.match(home.body, /data-user-name>User \d+</);
+      assert.equal(home.headers['cache-control'], 'private, no-store', 'a page for a session is private');
+    });
+
+    it('the session id is stored hashed: the table never holds the cookie value', async () => {
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const id = (client.cookies.get('folio_session') as string).split('.')[0] as string;
+      if (!testRedisUrl) {
+        const rows = await ctx.services.database.db.selectFrom('sessions').selectAll().execute();
+        assert.ok(rows.length > 0);
+        assert.ok(rows.every((row) => row.token_hash !== id && /^[0-9a-f]{64}$/.test(row.token_hash)));
+      }
+      assert.equal((await ctx.services.sessions.userOf(id))?.id, user.id);
+    });
+
+    it('unknown email and wrong password get the same answer (no user enumeration)', async () => {
+      const wrong = await visitor().submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: 'not the password',
+      });
+      const unknown = await visitor().submit('/user/login', '/user/login/submit', {
+        email: 'nobody@example.test',
+        password: 'not the password',
+      });
+      assert.equal(wrong.statusCode, 422);
+      assert.equal(unknown.statusCode, 422);
+      const message = (body: string) => /role="alert"[^>]*>([^<]*)</.exec(body)?.[1];
+      assert.equal(message(wrong.body), 'These credentials do not match our records.');
+      assert.equal(message(unknown.body), message(wrong.body));
+      assert.equal(sessionCookie(wrong), undefined);
+      // The form keeps the email, never the password.
+      assert.match(unknown.body, /value="nobody@example.test"/);
+      assert.doesNotMatch(unknown.body, /not the password/);
+    });
+
+    it('missing fields are named in the messages', async () => {
+      const response = await visitor().submit('/user/login', '/user/login/submit', {
+        email: '',
+        password: '',
+      });
+      assert.equal(response.statusCode, 422);
+      assert.match(response.body, /The password field is required\./);
+    });
+
+    it('logging in rotates the session: a planted or previous session id is worth nothing after it', async () => {
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const before = client.cookies.get('folio_session') as string;
+      // Signed in, the login form redirects; a login posted anyway (another tab) starts a new session.
+      assert.equal((await client.get('/user/login')).statusCode, 302);
+      const again = await client.submit('/', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(again.statusCode, 303);
+      const after = client.cookies.get('folio_session') as string;
+      assert.notEqual(after, before);
+      assert.equal(await ctx.services.sessions.userOf(before.split('.')[0] as string), null);
+    });
+
+    it('after login, only a local path is a redirect target (no open redirect)', async () => {
+      const targets: Array<[string, string]> = [
+        ['/user/profile?tab=1', '/user/profile?tab=1'],
+        ['//evil.test/x', '/'],
+        ['https://evil.test/', '/'],
+        ['/\\evil.test', '/'],
+        ['javascript:alert(1)', '/'],
+        ['/%0d%0aSet-Cookie:x=1', '/%0d%0aSet-Cookie:x=1'],
+      ];
+      for (const [redirect, expected] of targets) {
+        const response = await visitor().submit('/user/login', '/user/login/submit', {
+          email: user.email,
+          password: user.password,
+          redirect,
+        });
+        assert.equal(response.headers.location, expected, redirect);
+      }
+    });
+
+    it('the login form keeps a safe redirect from its query and drops an unsafe one', async () => {
+      assert.match(
+        (await visitor().get('/user/login?redirect=/post/create')).body,
+        /name="redirect" value="\/post\/create"/,
+      );
+      assert.match(
+        (await visitor().get('/user/login?redirect=//evil.test')).body,
+        /name="redirect" value=""/,
+      );
+    });
+
+    it('a tampered session cookie is no session', async () => {
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const [id, mac] = (client.cookies.get('folio_session') as string).split('.') as [string, string];
+      client.cookies.set('folio_session', `${id}.${mac.slice(0, -2)}AA`);
+      assert.doesNotMatch((await client.get('/')).body, /data-user-name/);
+      client.cookies.set('folio_session', `${id.slice(0, -1)}${id.endsWith('A') ? 'B' : 'A'}.${mac}`);
+      assert.doesNotMatch((await client.get('/')).body, /data-user-name/);
+    });
+
+    it('a disabled user is signed out at once', async () => {
+      const other = await ctx.createUser();
+      const client = visitor();
+      await client.logIn(other.email, other.password);
+      assert.match((await client.get('/')).body, /data-user-name/);
+      await ctx.services.users.setActive(other.id, false);
+      assert.doesNotMatch((await client.get('/')).body, /data-user-name/);
+      const again = await visitor().submit('/user/login', '/user/login/submit', {
+        email: other.email,
+        password: other.password,
+      });
+      assert.equal(again.statusCode, 422);
+    });
+
+    it(
+      'a session ends after its lifetime (setting session_lifetime, minutes)',
+      { skip: testRedisUrl ? 'Redis expires sessions on its own clock' : false },
+      async () => {
+        await ctx.services.settings.set('session_lifetime', '30');
+        try {
+          const client = visitor();
+          await client.logIn(user.email, user.password);
+          clock.advance(29 * 60_000);
+          assert.match((await client.get('/')).body, /data-user-name/);
+          clock.advance(2 * 60_000);
+          assert.doesNotMatch((await client.get('/')).body, /data-user-name/);
+        } finally {
+          await ctx.services.settings.delete('session_lifetime');
+        }
+      },
+    );
+
+    it('R-F3: the login form is served under a locale prefix, posting to the prefixed action', async () => {
+      await ctx.services.settings.set('supported_locales', 'en,fr');
+      try {
+        const response = await visitor().get('/fr/user/login');
+        assert.equal(response.statusCode, 200);
+        assert.match(response.body, /action="\/fr\/user\/login\/submit"/);
+      } finally {
+        await ctx.services.settings.delete('supported_locales');
+      }
+    });
+  });
+
+  describe('login through JSON (/user/login/ajax)', () => {
+    let user: TestUser;
+    before(async () => (user = await ctx.createUser()));
+
+    it('success: 200 {status: success, message, redirect} and the session cookie', async () => {
+      const client = visitor();
+      const response = await client.submit('/user/login', '/user/login/ajax', {
+        email: user.email,
+        password: user.password,
+        redirect: '/user/settings',
+      });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['x-test-route-name'], 'frontend.users.login.ajax');
+      assert.deepEqual(response.json(), {
+        code: 200,
+        status: 'success',
+        message: 'You are logged in.',
+        redirect: '/user/settings',
+      });
+      assert.ok(sessionCookie(response));
+      assert.equal(response.headers['cache-control'], 'private, no-store');
+    });
+
+    it('bad credentials and bad input: 422 with errors by field', async () => {
+      const client = visitor();
+      const wrong = await client.submit('/user/login', '/user/login/ajax', {
+        email: user.email,
+        password: 'nope-nope',
+      });
+      assert.equal(wrong.statusCode, 422);
+      assert.deepEqual(wrong.json(), {
+        code: 422,
+        status: 'fail',
+        message: 'These credentials do not match our records.',
+        errors: { email: ['These credentials do not match our records.'] },
+      });
+      const missing = await client.submit('/user/login', '/user/login/ajax', { email: user.email });
+      assert.equal(missing.statusCode, 422);
+      assert.deepEqual(missing.json().errors, { password: ['The password field is required.'] });
+    });
+
+    it('a JSON body with the token in X-CSRF-Token works too', async () => {
+      const client = visitor();
+      const token = await client.token('/user/login');
+      const response = await ctx.request({
+        method: 'POST',
+        url: '/user/login/ajax',
+        remoteAddress: client.address,
+        headers: {
+          host: 'site.test',
+          'content-type': 'application/json',
+          'x-csrf-token': token,
+          cookie: `folio_csrf=${client.cookies.get('folio_csrf')}`,
+        },
+        payload: JSON.stringify({ email: user.email, password: user.password }),
+      });
+      assert.equal(response.statusCode, 200);
+    });
+
+    it('without the form token: 403 in JSON', async () => {
+      const response = await visitor().post('/user/login/ajax', {
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(response.statusCode, 403);
+      assert.equal(response.json().status, 'fail');
+      assert.match(response.json().message, /form has expired/);
+    });
+  });
+
+  describe('CSRF refusal', () => {
+    let user: TestUser;
+    before(async () => (user = await ctx.createUser()));
+
+    it('a login form without its token, or with a token not of its cookie, is refused (403)', async () => {
+      const client = visitor();
+      const missing = await client.post('/user/login/submit', { email: user.email, password: user.password });
+      assert.equal(missing.statusCode, 403);
+      assert.match(missing.body, /form has expired/);
+      const other = await visitor().token('/user/login');
+      await client.get('/user/login');
+      const foreign = await client.post('/user/login/submit', {
+        _token: other,
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(foreign.statusCode, 403);
+      assert.equal(sessionCookie(foreign), undefined);
+    });
+
+    it('a form posted from another site is refused, token or not', async () => {
+      const client = visitor();
+      const token = await client.token('/user/login');
+      const crossSite: Record<string, string>[] = [
+        { origin: 'http://evil.test' },
+        { 'sec-fetch-site': 'cross-site' },
+        { referer: 'http://evil.test/x' },
+      ];
+      for (const headers of crossSite) {
+        const response = await client.post(
+          '/user/login/submit',
+          { _token: token, email: user.email, password: user.password },
+          headers,
+        );
+        assert.equal(response.statusCode, 403, JSON.stringify(headers));
+        assert.match(response.body, /Cross-site form submission refused/);
+      }
+      const same = await client.post(
+        '/user/login/submit',
+        { _token: token, email: user.email, password: user.password },
+        { origin: 'http://site.test' },
+      );
+      assert.equal(same.statusCode, 303);
+    });
+
+    it('a token issued before login does not work after it (it is bound to the session)', async () => {
+      const client = visitor();
+      const before = await client.token('/user/login');
+      await client.post('/user/login/submit', { _token: before, email: user.email, password: user.password });
+      // The csrf cookie of before the login is still in the jar; its token no longer verifies.
+      const stale = await client.post('/user/profile/update', { _token: before, name: 'X', username: 'xxx' });
+      assert.equal(stale.statusCode, 403);
+      const fresh = await client.submit('/user/profile', '/user/profile/update', {
+        name: 'Renamed',
+        username: `u${user.id}-renamed`,
+      });
+      assert.equal(fresh.statusCode, 303);
+    });
+
+    it('every account form refuses a post without its token', async () => {
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      for (const url of [
+        '/user/register/submit',
+        '/user/password/forgot/submit',
+        '/user/profile/update',
+        '/user/settings/update',
+        '/user/logout',
+      ]) {
+        const response = await client.post(url, { email: user.email, name: 'x' });
+        assert.equal(response.statusCode, 403, url);
+      }
+      assert.match((await client.get('/')).body, /data-user-name/, 'still signed in');
+    });
+  });
+
+  describe('attempt limits', () => {
+    it('5 attempts per account in 15 minutes, then 429 with Retry-After, even with the right password', async () => {
+      const user = await ctx.createUser();
+      for (let i = 0; i < 5; i++) {
+        const client = visitor(); // a new address every time: the account limit alone applies
+        const response = await client.submit('/user/login', '/user/login/submit', {
+          email: user.email,
+          password: 'wrong-password',
+        });
+        assert.equal(response.statusCode, 422);
+      }
+      const blocked = await visitor().submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(blocked.statusCode, 429);
+      assert.match(blocked.body, /Too many login attempts\. Please try again in 15 minutes\./);
+      const retryAfter = Number(blocked.headers['retry-after']);
+      assert.ok(retryAfter > 800 && retryAfter <= 900, String(retryAfter));
+      assert.equal(sessionCookie(blocked), undefined);
+      const json = await visitor().submit('/user/login', '/user/login/ajax', {
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(json.statusCode, 429);
+      assert.equal(json.json().status, 'fail');
+      assert.match(json.json().message, /Too many login attempts/);
+      assert.ok(json.json().retry_after > 0);
+    });
+
+    it('an unknown email is limited the same way (the limit reveals no account)', async () => {
+      for (let i = 0; i < 5; i++) {
+        await visitor().submit('/user/login', '/user/login/submit', {
+          email: 'ghost@example.test',
+          password: 'wrong-password',
+        });
+      }
+      const response = await visitor().submit('/user/login', '/user/login/submit', {
+        email: 'ghost@example.test',
+        password: 'x',
+      });
+      assert.equal(response.statusCode, 429);
+    });
+
+    it('20 failed attempts per address, whatever the accounts; other addresses go on', async () => {
+      const client = visitor();
+      for (let i = 0; i < 20; i++) {
+        const response = await client.submit('/user/login', '/user/login/submit', {
+          email: `spray${i}@example.test`,
+          password: 'wrong-password',
+        });
+        assert.equal(response.statusCode, 422, `attempt ${i + 1}`);
+      }
+      const user = await ctx.createUser();
+      const blocked = await client.submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(blocked.statusCode, 429);
+      const elsewhere = await visitor().submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(elsewhere.statusCode, 303);
+    });
+
+    it('a successful login clears the account count', async () => {
+      const user = await ctx.createUser();
+      const client = visitor();
+      for (let i = 0; i < 4; i++) {
+        await client.submit('/user/login', '/user/login/submit', {
+          email: user.email,
+          password: 'wrong-password',
+        });
+      }
+      await client.logIn(user.email, user.password);
+      for (let i = 0; i < 4; i++) {
+        const response = await visitor().submit('/user/login', '/user/login/submit', {
+          email: user.email,
+          password: 'wrong-password',
+        });
+        assert.equal(response.statusCode, 422);
+      }
+    });
+  });
+
+  describe('logout', () => {
+    it('ends the session and clears the cookie; the old cookie gives no user', async () => {
+      const user = await ctx.createUser();
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const old = client.cookies.get('folio_session') as string;
+      const home = await client.get('/');
+      const response = await client.post('/user/logout', { _token: tokenIn(home.body) as string });
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, '/');
+      assert.equal(response.headers['x-test-route-name'], 'frontend.users.logout');
+      assert.match(String(response.headers['set-cookie']), /folio_session=;/);
+      assert.equal(client.cookies.has('folio_session'), false);
+      assert.equal(await ctx.services.sessions.userOf(old.split('.')[0] as string), null);
+      const replay = new Visitor(ctx, 'site.test', client.address);
+      replay.cookies.set('folio_session', old);
+      assert.doesNotMatch((await replay.get('/')).body, /data-user-name/);
+    });
+  });
+
+  describe('registration', () => {
+    it('creates the account with a unique username, signs in, and sends to the profile', async () => {
+      const first = visitor();
+      const response = await first.submit('/user/register', '/user/register/submit', {
+        name: 'Ada Lovelace',
+        email: 'ada@example.test',
+        password: 'analytical engine',
+        password_confirmation: 'analytical engine',
+      });
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, '/user/profile?welcome=1');
+      assert.equal(response.headers['x-test-route-name'], 'frontend.users.register.submit');
+      assert.ok(sessionCookie(response));
+      const profile = await first.get('/user/profile?welcome=1');
+      assert.match(profile.body, /Welcome! Your account is ready\./);
+      assert.match(profile.body, /name="username"[^>]*value="ada-lovelace"/);
+      const second = await visitor().submit('/user/register', '/user/register/submit', {
+        name: 'Ada Lovelace',
+        email: 'ada2@example.test',
+        password: 'analytical engine',
+        password_confirmation: 'analytical engine',
+      });
+      assert.equal(second.statusCode, 303);
+      assert.equal((await ctx.services.users.findByEmail('ada2@example.test'))?.username, 'ada-lovelace-2');
+      assert.equal(
+        (await ctx.services.users.authenticatePassword('ada@example.test', 'analytical engine'))?.name,
+        'Ada Lovelace',
+      );
+    });
+
+    it('a chosen username is kept; a taken one, a bad one, a short password or a mismatch are 422 with the values kept', async () => {
+      const ok = await visitor().submit('/user/register', '/user/register/submit', {
+        name: 'Grace',
+        email: 'grace@example.test',
+        username: 'Grace_H',
+        password: 'compiler1',
+        password_confirmation: 'compiler1',
+      });
+      assert.equal(ok.statusCode, 303);
+      assert.equal((await ctx.services.users.findByEmail('grace@example.test'))?.username, 'grace_h');
+      const bad = await visitor().submit('/user/register', '/user/register/submit', {
+        name: 'Grace <b>Two</b>',
+        email: 'not-an-email',
+        username: 'grace_h',
+        password: 'short',
+        password_confirmation: 'other',
+      });
+      assert.equal(bad.statusCode, 422);
+      assert.match(bad.body, /The email must be a valid email address\./);
+      assert.match(bad.body, /The password must be at least 8 characters\./);
+      assert.match(bad.body, /value="Grace &lt;b&gt;Two&lt;\/b&gt;"/);
+      const taken = await visitor().submit('/user/register', '/user/register/submit', {
+        name: 'Grace',
+        email: 'grace2@example.test',
+        username: 'grace_h',
+        password: 'compiler1',
+        password_confirmation: 'compiler2',
+      });
+      assert.equal(taken.statusCode, 422);
+      assert.match(taken.body, /The password confirmation does not match\./);
+      const takenUsername = await visitor().submit('/user/register', '/user/register/submit', {
+        name: 'Grace',
+        email: 'grace2@example.test',
+        username: 'grace_h',
+        password: 'compiler1',
+        password_confirmation: 'compiler1',
+      });
+      assert.equal(takenUsername.statusCode, 422);
+      assert.match(takenUsername.body, /The username has already been taken\./);
+      const invalidUsername = await visitor().submit('/user/register', '/user/register/submit', {
+        name: 'Grace',
+        email: 'grace3@example.test',
+        username: 'a/b',
+        password: 'compiler1',
+        password_confirmation: 'compiler1',
+      });
+      assert.equal(invalidUsername.statusCode, 422);
+      assert.match(invalidUsername.body, /The username must be 3 to 32 lower-case letters/);
+      assert.equal(await ctx.services.users.findByEmail('grace2@example.test'), null);
+    });
+
+    it('setting enable_registration off closes the form and its submission (403)', async () => {
+      await ctx.services.settings.set('enable_registration', 'off');
+      try {
+        const client = visitor();
+        const form = await client.get('/user/register');
+        assert.equal(form.statusCode, 403);
+        assert.match(form.body, /Registration is closed/);
+        const token = tokenIn(form.body) as string;
+        const submit = await client.post('/user/register/submit', {
+          _token: token,
+          name: 'Closed',
+          email: 'closed@example.test',
+          password: 'password1',
+          password_confirmation: 'password1',
+        });
+        assert.equal(submit.statusCode, 403);
+        assert.equal(await ctx.services.users.findByEmail('closed@example.test'), null);
+        assert.doesNotMatch((await client.get('/user/login')).body, /Create an account/);
+      } finally {
+        await ctx.services.settings.delete('enable_registration');
+      }
+    });
+
+    it('10 registrations per address per hour, then 429', async () => {
+      const client = visitor();
+      for (let i = 0; i < 10; i++) {
+        // Invalid forms count too: the limit is on attempts.
+        const response = await client.submit('/user/register', '/user/register/submit', {
+          name: 'x',
+          email: 'bad',
+        });
+        assert.equal(response.statusCode, 422);
+      }
+      const blocked = await client.submit('/user/register', '/user/register/submit', {
+        name: 'Late',
+        email: 'late@example.test',
+        password: 'password1',
+        password_confirmation: 'password1',
+      });
+      assert.equal(blocked.statusCode, 429);
+      assert.match(blocked.body, /Too many registrations/);
+      assert.equal(await ctx.services.users.findByEmail('late@example.test'), null);
+    });
+  });
+
+  describe('password reset', () => {
+    const linkIn = (text: string) =>
+      /http:\/\/site\.test(\/user\/password\/reset\/[A-Za-z0-9_-]{43})/.exec(text)?.[1];
+
+    it('end to end: mail with a one-time link, new password, every session ended, old password refused', async () => {
+      const user = await ctx.createUser({ password: 'old password' });
+      const signedIn = visitor();
+      await signedIn.logIn(user.email, 'old password');
+
+      const client = visitor();
+      const form = await client.get('/user/password/forgot');
+      assert.equal(form.headers['x-test-route-name'], 'frontend.users.password.forgot');
+      const response = await client.post('/user/password/forgot/submit', {
+        _token: tokenIn(form.body) as string,
+        email: user.email,
+      });
+      assert.equal(response.statusCode, 200);
+      assert.match(response.body, /If an account exists for that email/);
+      await ctx.services.accounts.drain();
+      assert.equal(mailer.sent.length, 1);
+      const mail = mailer.sent[0]!;
+      assert.equal(mail.to, user.email);
+      assert.match(mail.subject, /Reset your password on Site/);
+      const link = linkIn(mail.text);
+      assert.ok(link, mail.text);
+      // Only a hash of the token is stored.
+      const token = link.split('/').pop() as string;
+      const rows = await ctx.services.database.db.selectFrom('password_resets').selectAll().execute();
+      assert.ok(rows.every((row) => row.token_hash !== token));
+
+      const page = await client.get(link);
+      assert.equal(page.statusCode, 200);
+      assert.equal(page.headers['referrer-policy'], 'no-referrer');
+      assert.equal(page.headers['x-test-route-name'], 'frontend.users.password.reset');
+      const mismatch = await client.post(link, {
+        _token: tokenIn(page.body) as string,
+        password: 'new password',
+        password_confirmation: 'other',
+      });
+      assert.equal(mismatch.statusCode, 422);
+      const done = await client.post(link, {
+        _token: tokenIn(page.body) as string,
+        password: 'new password',
+        password_confirmation: 'new password',
+      });
+      assert.equal(done.statusCode, 303);
+      assert.equal(done.headers.location, '/user/login?reset=1');
+      assert.match((await client.get('/user/login?reset=1')).body, /Your password has been changed/);
+
+      assert.equal(await ctx.services.users.authenticatePassword(user.email, 'old password'), null);
+      assert.equal((await ctx.services.users.authenticatePassword(user.email, 'new password'))?.id, user.id);
+      assert.doesNotMatch((await signedIn.get('/')).body, /data-user-name/, 'the other session ended');
+
+      // The link works once.
+      const again = await client.get(link);
+      assert.equal(again.statusCode, 404);
+      assert.match(again.body, /invalid, used or expired/);
+      const replay = await client.post(link, {
+        _token: await client.token('/user/login'),
+        password: 'third password',
+        password_confirmation: 'third password',
+      });
+      assert.equal(replay.statusCode, 404);
+      assert.equal(await ctx.services.users.authenticatePassword(user.email, 'third password'), null);
+    });
+
+    it('an unknown email gets the same answer and no mail (no user enumeration)', async () => {
+      const user = await ctx.createUser();
+      const known = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+        email: user.email,
+      });
+      const unknown = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+        email: 'nobody-here@example.test',
+      });
+      await ctx.services.accounts.drain();
+      assert.equal(unknown.statusCode, known.statusCode);
+      const main = (body: string) => /<main[^>]*>([\s\S]*)<\/main>/.exec(body)?.[1];
+      assert.equal(main(unknown.body), main(known.body));
+      assert.deepEqual(
+        mailer.sent.map((mail) => mail.to),
+        [user.email],
+      );
+    });
+
+    it('a link expires (setting password_reset_lifetime, minutes); a new request replaces the old link', async () => {
+      await ctx.services.settings.set('password_reset_lifetime', '10');
+      try {
+        const user = await ctx.createUser();
+        await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+          email: user.email,
+        });
+        await ctx.services.accounts.drain();
+        const first = linkIn(mailer.sent[0]!.text) as string;
+        await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+          email: user.email,
+        });
+        await ctx.services.accounts.drain();
+        const second = linkIn(mailer.sent[1]!.text) as string;
+        assert.equal((await visitor().get(first)).statusCode, 404, 'replaced');
+        assert.equal((await visitor().get(second)).statusCode, 200);
+        assert.match(mailer.sent[1]!.text, /within 10 minutes/);
+        clock.advance(11 * 60_000);
+        assert.equal((await visitor().get(second)).statusCode, 404, 'expired');
+      } finally {
+        await ctx.services.settings.delete('password_reset_lifetime');
+      }
+    });
+
+    it('a reset token in a URL is never written to the request log', () => {
+      assert.equal(
+        redactUrl(`/fr/user/password/reset/${'a'.repeat(43)}?x=1`),
+        '/fr/user/password/reset/[redacted]?x=1',
+      );
+    });
+
+    it('a made-up token is an invalid link', async () => {
+      assert.equal((await visitor().get(`/user/password/reset/${'A'.repeat(43)}`)).statusCode, 404);
+      assert.equal((await visitor().get('/user/password/reset/short')).statusCode, 404);
+    });
+
+    it('3 requests per email per hour, then 429', async () => {
+      const user = await ctx.createUser();
+      for (let i = 0; i < 3; i++) {
+        const response = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+          email: user.email,
+        });
+        assert.equal(response.statusCode, 200);
+      }
+      const blocked = await visitor().submit('/user/password/forgot', '/user/password/forgot/submit', {
+        email: user.email,
+      });
+      assert.equal(blocked.statusCode, 429);
+      assert.match(blocked.body, /Too many password reset requests/);
+      await ctx.services.accounts.drain();
+      assert.equal(mailer.sent.length, 3);
+    });
+  });
+
+  describe('profile and settings (auth)', () => {
+    it('anonymous visitors are sent to the login form, and come back after it', async () => {
+      const client = visitor();
+      for (const url of ['/user/profile', '/user/settings']) {
+        const response = await client.get(url);
+        assert.equal(response.statusCode, 302);
+        assert.equal(response.headers.location, `/user/login?redirect=${encodeURIComponent(url)}`);
+      }
+      const user = await ctx.createUser();
+      const login = await client.submit('/user/login?redirect=%2Fuser%2Fsettings', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+        redirect: '/user/settings',
+      });
+      assert.equal(login.headers.location, '/user/settings');
+      const settings = await client.get('/user/settings');
+      assert.equal(settings.statusCode, 200);
+      assert.equal(settings.headers['x-test-route-name'], 'frontend.users.settings');
+      assert.equal(settings.headers['cache-control'], 'private, no-store');
+    });
+
+    it('the profile changes the name and the username; a taken username is 422', async () => {
+      const user = await ctx.createUser();
+      const other = await ctx.createUser();
+      await ctx.services.accounts.updateProfile(other.id, { name: 'Other', username: 'taken-name' });
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const taken = await client.submit('/user/profile', '/user/profile/update', {
+        name: 'Me',
+        username: 'taken-name',
+      });
+      assert.equal(taken.statusCode, 422);
+      assert.match(taken.body, /The username has already been taken\./);
+      assert.match(taken.body, /value="Me"/);
+      const saved = await client.submit('/user/profile', '/user/profile/update', {
+        name: 'Me <i>',
+        username: 'My-Name',
+      });
+      assert.equal(saved.statusCode, 303);
+      assert.equal(saved.headers.location, '/user/profile?saved=1');
+      const page = await client.get('/user/profile?saved=1');
+      assert.match(page.body, /Your profile has been saved\./);
+      assert.match(page.body, /data-user-name>Me &lt;i&gt;</);
+      assert.equal((await ctx.services.users.findById(user.id))?.username, 'my-name');
+      const get = await client.get('/user/profile/update');
+      assert.equal(get.statusCode, 302);
+      assert.equal(get.headers.location, '/user/profile');
+    });
+
+    it('settings: a new password needs the current one, and ends every other session but this one', async () => {
+      const user = await ctx.createUser({ password: 'first password' });
+      const elsewhere = visitor();
+      await elsewhere.logIn(user.email, 'first password');
+      const client = visitor();
+      await client.logIn(user.email, 'first password');
+      const missing = await client.submit('/user/settings', '/user/settings/update', {
+        email: user.email,
+        password: 'second password',
+        password_confirmation: 'second password',
+      });
+      assert.equal(missing.statusCode, 422);
+      assert.match(missing.body, /The current password field is required\./);
+      const wrong = await client.submit('/user/settings', '/user/settings/update', {
+        email: user.email,
+        current_password: 'nope nope',
+        password: 'second password',
+        password_confirmation: 'second password',
+      });
+      assert.equal(wrong.statusCode, 422);
+      assert.match(wrong.body, /The current password is incorrect\./);
+      const ok = await client.submit('/user/settings', '/user/settings/update', {
+        email: user.email,
+        current_password: 'first password',
+        password: 'second password',
+        password_confirmation: 'second password',
+      });
+      assert.equal(ok.statusCode, 303);
+      assert.equal(ok.headers.location, '/user/settings?saved=1');
+      assert.match((await client.get('/user/settings?saved=1')).body, /Your settings have been saved\./);
+      assert.match((await client.get('/')).body, /data-user-name/, 'this session stays');
+      assert.doesNotMatch((await elsewhere.get('/')).body, /data-user-name/, 'the other one ended');
+      assert.equal(
+        (await ctx.services.users.authenticatePassword(user.email, 'second password'))?.id,
+        user.id,
+      );
+    });
+
+    it('settings: the email changes with the current password; a taken email is 422', async () => {
+      const user = await ctx.createUser();
+      const other = await ctx.createUser();
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const taken = await client.submit('/user/settings', '/user/settings/update', {
+        email: other.email,
+        current_password: user.password,
+      });
+      assert.equal(taken.statusCode, 422);
+      assert.match(taken.body, /The email has already been taken\./);
+      const ok = await client.submit('/user/settings', '/user/settings/update', {
+        email: `New-${user.email}`,
+        current_password: user.password,
+      });
+      assert.equal(ok.statusCode, 303);
+      assert.equal((await ctx.services.users.findById(user.id))?.email, `new-${user.email}`);
+    });
+  });
+
+  describe('cache headers (issue 8 part 6)', () => {
+    it('a public page is not marked private for an anonymous visitor, and is for a session', async () => {
+      const anonymous = await visitor().get('/');
+      assert.equal(anonymous.statusCode, 200);
+      assert.equal(anonymous.headers['cache-control'], undefined);
+      const user = await ctx.createUser();
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      await client.get('/');
+      const home = await client.get('/');
+      assert.equal(home.headers['cache-control'], 'private, no-store');
+      assert.equal(
+        home.headers['set-cookie'],
+        undefined,
+        'no cookie is set: the page depends on the session',
+      );
+    });
+  });
+});

@@ -1,0 +1,57 @@
+// Mail configuration (SMTP_URL, MAIL_FROM) and the choice of mailer: SMTP when configured, else the log.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { LogMailer, SmtpMailer, createMailer } from '../../src/domain/mailer.js';
+
+describe('mail configuration', () => {
+  it('defaults: no SMTP, a no-reply sender on the APP_URL host', () => {
+    const config = loadConfig({ APP_URL: 'https://blog.example.com' });
+    assert.equal(config.smtpUrl, null);
+    assert.equal(config.mailFrom, 'Folio <no-reply@blog.example.com>');
+  });
+
+  it('reads SMTP_URL and MAIL_FROM', () => {
+    const config = loadConfig({
+      SMTP_URL: 'smtps://u:p@mail.example.com:465',
+      MAIL_FROM: 'Blog <hi@example.com>',
+    });
+    assert.equal(config.smtpUrl, 'smtps://u:p@mail.example.com:465');
+    assert.equal(config.mailFrom, 'Blog <hi@example.com>');
+  });
+
+  for (const [variable, value] of [
+    ['SMTP_URL', 'http://mail.example.com'],
+    ['SMTP_URL', 'smtp://u:s3cret@'],
+    ['MAIL_FROM', 'nobody'],
+    ['MAIL_FROM', 'a@b.test\r\nBcc: x@y.test'],
+  ] as const) {
+    it(`stops with one line naming ${variable} for ${JSON.stringify(value)}, never printing a password`, () => {
+      assert.throws(
+        () => loadConfig({ [variable]: value }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, new RegExp(`^Invalid ${variable}: `));
+          assert.ok(!error.message.includes('s3cret'));
+          assert.ok(!error.message.includes('\n'));
+          return true;
+        },
+      );
+    });
+  }
+
+  it('SMTP when SMTP_URL is set, else the log, which writes the whole message', async () => {
+    assert.ok(
+      createMailer({ smtpUrl: 'smtp://localhost:2525', mailFrom: 'a@b.test' }, () => undefined) instanceof
+        SmtpMailer,
+    );
+    const lines: string[] = [];
+    const mailer = createMailer({ smtpUrl: null, mailFrom: 'a@b.test' }, (line) => lines.push(line));
+    assert.ok(mailer instanceof LogMailer);
+    await mailer.send({ to: 'c@d.test', subject: 'Hi', text: 'Open http://x.test/link' });
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /to c@d\.test/);
+    assert.match(lines[0]!, /Subject: Hi/);
+    assert.match(lines[0]!, /http:\/\/x\.test\/link/);
+  });
+});
