@@ -29,7 +29,7 @@ describe(
       await ctx.close();
     });
 
-    it('registers, logs out, logs in, writes a post, and logs out', async () => {
+    it('registers, logs out, logs in, writes a post, comments on it, and logs out', async () => {
       const page = await browser.newPage();
       const origin = server.origin('browser.test');
 
@@ -41,7 +41,7 @@ describe(
       await screenshot(page, 'accounts-register');
       await Promise.all([
         page.waitForURL(`${origin}/user/profile?welcome=1`),
-        page.click('button[type=submit]'),
+        page.click('main button[type=submit]'),
       ]);
       assert.equal(await page.locator('[data-user-name]').textContent(), 'Chromium Writer');
       assert.equal(await page.inputValue('#username'), 'chromium-writer');
@@ -53,14 +53,14 @@ describe(
       await page.goto(`${origin}/user/login?redirect=/post/create`);
       await page.fill('#email', 'writer@example.test');
       await page.fill('#password', 'not the password');
-      await page.click('button[type=submit]');
+      await page.click('main button[type=submit]');
       await page.locator('[data-login-message]:not([hidden])').waitFor();
       assert.equal(
         await page.locator('[data-login-message]').textContent(),
         'These credentials do not match our records.',
       );
       await page.fill('#password', 'a long password');
-      await Promise.all([page.waitForURL(`${origin}/post/create`), page.click('button[type=submit]')]);
+      await Promise.all([page.waitForURL(`${origin}/post/create`), page.click('main button[type=submit]')]);
 
       await page.fill('#title', 'Written in Chromium');
       await page.fill('#content', '<p>Hello from a <em>real</em> browser.</p><script>alert(1)</script>');
@@ -78,6 +78,21 @@ describe(
       assert.equal(post?.title, 'Written in Chromium');
       assert.equal(post?.content, '<p>Hello from a <em>real</em> browser.</p>');
       assert.equal(post?.author?.name, 'Chromium Writer');
+
+      // Comment on it from its public page (a signed-in author's comment is published at once).
+      await page.goto(`${origin}/post/${post?.slug}`);
+      assert.equal(await page.locator('h1').first().textContent(), 'Written in Chromium');
+      await page.fill('#comment-content-new', 'Nice <b>post</b>!<img src=x onerror="window.__xss=1">');
+      await Promise.all([
+        page.waitForURL(/\?comment=approved#comment-\d+$/),
+        page.click('#comment-form button[type=submit]'),
+      ]);
+      const comment = page.locator('.comment-list .comment').first();
+      assert.equal(await comment.locator('.comment-author').textContent(), 'Chromium Writer');
+      assert.equal(await comment.locator('.comment-body b').textContent(), 'post');
+      assert.equal(await comment.locator('.comment-body img').count(), 0);
+      assert.equal(await page.evaluate(() => (globalThis as { __xss?: number }).__xss), undefined);
+      await screenshot(page, 'accounts-commented-post');
 
       await Promise.all([page.waitForURL(`${origin}/`), page.click('.account-nav button')]);
       assert.equal(await page.locator('[data-user-name]').count(), 0);

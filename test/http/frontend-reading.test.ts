@@ -262,8 +262,12 @@ describe('public reading site', () => {
 
   it('static segments are not slugs: search, rank and list keep their pages; create and edit are not posts', async () => {
     assert.match((await get('/post/rank')).body, /<h1>Rankings<\/h1>/);
-    assert.equal((await get('/post/create')).statusCode, 404);
-    assert.equal((await get('/post/edit/1')).statusCode, 404);
+    // Authoring pages (accounts module): a visitor is sent to log in, never shown a post named `create`.
+    for (const url of ['/post/create', '/post/edit/1']) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 302, url);
+      assert.match(String(response.headers.location), /^\/user\/login/, url);
+    }
     assert.equal((await get('/post/search')).statusCode, 404);
   });
 
