@@ -43,6 +43,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         ? false
         : { ...(logger === true ? {} : logger), serializers: { req: requestSerializer } },
     bodyLimit: config.bodyLimit,
+    // A number of hops trusts that many proxies nearest to the server (proxy-addr's hop count).
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
+        : config.trustProxy,
     genReqId: () => randomUUID(),
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
     // Keep-alive connections that are idle close at once on shutdown; busy ones finish first.

@@ -1,5 +1,6 @@
 // Reads the environment once into a typed, validated Config. A bad value throws a ConfigError whose
 // message is one line naming the variable; the CLI prints it and exits.
+import net from 'node:net';
 import path from 'node:path';
 
 export type DatabaseConfig =
@@ -23,6 +24,11 @@ export interface Config {
   smtpUrl: string | null;
   /** The From address of mail Folio sends. */
   mailFrom: string;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (rate limits, hashed IPs):
+   * false (none, the default), a number of hops, or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -93,6 +99,26 @@ export function redact(url: string): string {
   return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }
 
+function parseTrustProxy(raw: string | undefined): false | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || /^(false|0|off|no)$/i.test(value)) return false;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = net.isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `"${entry}" is not an IP address or CIDR range (give a number of hops, or addresses separated by commas)`,
+      );
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const database = parseDatabaseUrl(read(env, 'DATABASE_URL'));
 
@@ -154,5 +180,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: Number(bodyLimitRaw),
     smtpUrl,
     mailFrom,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }

@@ -18,6 +18,17 @@ describe('config', () => {
     assert.equal(config.mediaDir, path.resolve('data/media'));
     assert.equal(config.logLevel, 'info');
     assert.equal(config.bodyLimit, 10 * 1024 * 1024);
+    assert.equal(config.trustProxy, false);
+  });
+
+  it('TRUST_PROXY: off, a number of hops, or proxy addresses and CIDR ranges', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1' }).trustProxy, [
+      '10.0.0.1',
+      '192.168.0.0/16',
+      '::1',
+    ]);
   });
 
   it('reads every variable', () => {
@@ -66,6 +77,8 @@ describe('config', () => {
     ['APP_URL', 'not a url', /^Invalid APP_URL: /],
     ['LOG_LEVEL', 'loud', /^Invalid LOG_LEVEL: "loud" is not one of/],
     ['BODY_LIMIT', '10MB', /^Invalid BODY_LIMIT: /],
+    ['TRUST_PROXY', 'true', /^Invalid TRUST_PROXY: "true" is not an IP address/],
+    ['TRUST_PROXY', '10.0.0.0/33', /^Invalid TRUST_PROXY: /],
   ];
   for (const [variable, value, message] of bad) {
     it(`stops with one line naming ${variable} for ${JSON.stringify(value)}`, () => {
