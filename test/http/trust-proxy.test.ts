@@ -19,7 +19,7 @@ async function clientAddress(trustProxy: Config['trustProxy'], remoteAddress: st
       remoteAddress,
       headers: { 'x-forwarded-for': '198.51.100.7' },
     });
-    return (response.json() as { ip: string }).ip;
+    return response.json<{ ip: string }>().ip;
   } finally {
     await ctx.close();
   }
