@@ -46,7 +46,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // A number of hops trusts that many proxies nearest to the server (proxy-addr's hop count).
     trustProxy:
       typeof config.trustProxy === 'number'
-        ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.trustProxy)
         : config.trustProxy,
     genReqId: () => randomUUID(),
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
