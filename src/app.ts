@@ -12,11 +12,14 @@ import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
+import type { QueryCounter } from './http/query-counter.js';
 import type { Services } from './services.js';
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests). Defaults to the configured level. */
   logger?: boolean | { level: string };
+  /** Counts SQL queries per request into `x-folio-queries` (FOLIO_QUERY_COUNTER=1, benchmarks only). */
+  queryCounter?: QueryCounter;
 }
 
 /** A URL as logs may show it: the value of `api_token` is never written to a log. */
@@ -47,6 +50,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   app.decorateRequest('apiUser', null);
+  options.queryCounter?.install(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

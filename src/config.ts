@@ -19,6 +19,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** FOLIO_QUERY_COUNTER=1: count SQL queries per request into `x-folio-queries` (benchmarks). */
+  queryCounter: boolean;
 }
 
 export class ConfigError extends Error {
@@ -127,5 +129,6 @@ export function loadConfig(env: Env = process.env): Config {
     mediaDir: path.resolve(read(env, 'MEDIA_DIR')),
     logLevel,
     bodyLimit: Number(bodyLimitRaw),
+    queryCounter: env.FOLIO_QUERY_COUNTER?.trim() === '1',
   };
 }
