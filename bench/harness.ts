@@ -134,6 +134,8 @@ export interface BenchOptions {
   load: LoadOptions;
   /** Load phases of the growth check (shorter). */
   growthLoad: LoadOptions;
+  /** Folio and bare alternate in this many rounds per route (the measured time is split). */
+  rounds: number;
   /** Probe with FOLIO_QUERY_COUNTER=1 in a server of its own, so the load runs without the counter. */
   separateProbeServer: boolean;
   postgresUrl: string;
@@ -161,6 +163,7 @@ export interface BenchResults {
     amount?: number;
     warmupSeconds: number;
     growthSeconds?: number;
+    rounds: number;
     posts: number;
     growthSizes: number[];
   };
@@ -238,6 +241,29 @@ export async function prepareDatabase(
 
 function header(value: string | string[] | undefined): string | null {
   return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+/** Rounds of one server and route as one measurement: total rate, median latencies. */
+function combine(rounds: Measurement[]): Measurement {
+  const requests = rounds.reduce((sum, m) => sum + m.requests, 0);
+  const seconds = rounds.reduce((sum, m) => sum + m.seconds, 0);
+  const peaks = rounds.map((m) => m.peakRssMb).filter((value): value is number => value !== null);
+  return {
+    rps: seconds > 0 ? requests / seconds : 0,
+    p50: median(rounds.map((m) => m.p50)),
+    p99: median(rounds.map((m) => m.p99)),
+    requests,
+    errors: rounds.reduce((sum, m) => sum + m.errors, 0),
+    seconds,
+    peakRssMb: peaks.length ? Math.max(...peaks) : null,
+    roundsRps: rounds.map((m) => Math.round(m.rps)),
+  };
 }
 
 async function runScenario(
@@ -335,15 +361,29 @@ async function runScenario(
     servers.push(bare);
 
     for (const [index, { route, target }] of measured.entries()) {
-      route.folio = await measure(folio.url, target, load, folio.pid);
       const bareTarget: Target = {
         method: target.method,
         path: `/r/${index}`,
         headers: target.body ? { 'content-type': target.headers['content-type'] ?? 'text/plain' } : {},
         body: target.body,
       };
-      route.bare = await measure(bare.url, bareTarget, load, bare.pid);
-      route.ratio = route.bare.rps > 0 ? route.folio.rps / route.bare.rps : 0;
+      // Folio and bare take turns in short rounds, so that both see the same machine: the ratio is
+      // the median of the rounds' ratios.
+      const rounds = Math.max(1, options.rounds);
+      const folioRounds: Measurement[] = [];
+      const bareRounds: Measurement[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const phase: LoadOptions = {
+          ...load,
+          seconds: load.seconds === undefined ? undefined : load.seconds / rounds,
+          warmupSeconds: round === 0 ? load.warmupSeconds : 0,
+        };
+        folioRounds.push(await measure(folio.url, target, phase, folio.pid));
+        bareRounds.push(await measure(bare.url, bareTarget, phase, bare.pid));
+      }
+      route.folio = combine(folioRounds);
+      route.bare = combine(bareRounds);
+      route.ratio = median(folioRounds.map((f, k) => f.rps / Math.max(1e-9, bareRounds[k]?.rps ?? 0)));
       if (route.folio.errors > 0) {
         route.status = 'error';
         route.reason = `${route.folio.errors} failed requests under load`;
@@ -394,6 +434,7 @@ export async function runBenchmarks(options: BenchOptions): Promise<BenchResults
       amount: options.load.amount,
       warmupSeconds: options.load.warmupSeconds,
       growthSeconds: options.growthLoad.seconds,
+      rounds: options.rounds,
       posts: options.posts,
       growthSizes: options.growthSizes,
     },

@@ -32,6 +32,8 @@ export interface Measurement {
   seconds: number;
   /** The server's largest RSS sampled during the measured phase, MB. */
   peakRssMb: number | null;
+  /** Requests per second of each round, when the measurement took several. */
+  roundsRps?: number[];
 }
 
 async function cannon(

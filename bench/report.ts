@@ -33,7 +33,7 @@ function loadLine(results: BenchResults): string {
   const phase =
     settings.amount !== undefined
       ? `${settings.amount} requests per measurement (smoke run: figures mean nothing)`
-      : `${settings.seconds} s per measurement after ${settings.warmupSeconds} s of warm-up` +
+      : `${settings.seconds} s per measurement (in ${settings.rounds} rounds, Folio and bare taking turns) after ${settings.warmupSeconds} s of warm-up` +
         (settings.growthSeconds ? ` (growth check: ${settings.growthSeconds} s)` : '');
   const server =
     settings.server === 'dist'
@@ -131,7 +131,7 @@ export function resultsMarkdown(results: BenchResults): string {
     loadLine(results),
     '',
     'Every Folio figure stands next to a bare Fastify server answering a body of the same bytes and content ' +
-      'type, measured in the same run: **ratio** = Folio req/s ÷ bare req/s, the share of raw Fastify speed ' +
+      'type, measured in the same run: **ratio** = Folio req/s ÷ bare req/s (the median of the rounds), the share of raw Fastify speed ' +
       'that Folio keeps. Ratios hold on a noisy machine where absolute numbers do not. SQL queries per ' +
       'request come from `x-folio-queries` (FOLIO_QUERY_COUNTER=1) in a separate probing run; "cold" is the ' +
       'first request after start.',

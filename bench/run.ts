@@ -12,6 +12,7 @@
 //   --posts=N           BENCH_POSTS            posts of the main data set (10000)
 //   --growth=a,b,c      BENCH_GROWTH           growth check sizes (1000,10000,100000); 0 or "" for none
 //   --growth-seconds=N  BENCH_GROWTH_SECONDS   seconds per growth measurement (5)
+//   --rounds=N          BENCH_ROUNDS           Folio and bare take turns in N rounds per route (3)
 //   --dialects=…        BENCH_DIALECTS         sqlite,postgres
 //   --routes=…          BENCH_ROUTES           only these route ids (api-list,api-show,api-tags,home,
 //                                              post-page,post-page-cached,sitemap)
@@ -68,6 +69,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
       posts: { type: 'string' },
       growth: { type: 'string' },
       'growth-seconds': { type: 'string' },
+      rounds: { type: 'string' },
       dialects: { type: 'string' },
       routes: { type: 'string' },
       server: { type: 'string' },
@@ -132,6 +134,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
       growthLoad: smoke
         ? { connections, amount: 40, warmupSeconds: 0 }
         : { connections, seconds: growthSeconds, warmupSeconds: Math.min(warmup, growthSeconds / 2) },
+      rounds: number('rounds', pick('rounds', 'BENCH_ROUNDS'), smoke ? 1 : 3),
       separateProbeServer: !smoke,
       postgresUrl: env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/folio_bench',
       redisUrl: env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/15',

@@ -17,6 +17,7 @@ import { slugify, uniqueSlug } from './slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
 import { toIso } from './values.js';
+import { WEBSITES_TAG } from './websites.js';
 
 export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
@@ -154,6 +155,8 @@ const POST_MODEL = 'post';
 const TRANSLATABLE_FIELDS = ['title', 'excerpt', 'content', 'keywords'] as const;
 /** Cache tag flushed by every post write (the public site caches post pages under it). */
 export const POSTS_CACHE_TAG = 'posts';
+/** How long a list's total may be served from the cache (writes through this service flush it). */
+const COUNT_CACHE_TTL_SECONDS = 60;
 
 export interface PostsDependencies {
   translations: TranslationsService;
@@ -215,8 +218,27 @@ export class PostsService {
       base = base.where('posts.id', 'not in', query.excludedIds);
     }
 
-    const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
-    const total = Number(countRow?.total ?? 0);
+    // The total is the one part of a page whose cost grows with the data (it counts every match), so
+    // it is cached until the next post or website change, or a minute; keyword searches are not.
+    const count = async () =>
+      Number(
+        (await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst())?.total ?? 0,
+      );
+    const countKey = JSON.stringify([
+      query.websiteId,
+      status,
+      [...tagIds].sort((a, b) => a - b),
+      query.tagType ?? null,
+      [...(query.excludedIds ?? [])].sort((a, b) => a - b),
+    ]);
+    const total =
+      terms.length > 0
+        ? await count()
+        : await this.deps.cache.remember(
+            `posts:count:${countKey}`,
+            { tags: [POSTS_CACHE_TAG, WEBSITES_TAG], ttlSeconds: COUNT_CACHE_TTL_SECONDS },
+            count,
+          );
     if (total === 0) return { items: [], total };
 
     let ordered = base
