@@ -118,7 +118,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
     smoke,
     soak: values.soak === true,
     outDir: path.resolve(pick('out', 'BENCH_OUT') ?? path.join(PROJECT_DIR, 'bench')),
-    soakMinutes: number('minutes', pick('minutes', 'BENCH_SOAK_MINUTES'), smoke ? 0.05 : 10),
+    soakMinutes: number('minutes', pick('minutes', 'BENCH_SOAK_MINUTES'), smoke ? 0.02 : 10),
     soakDialect: (pick('soak-dialect', 'BENCH_SOAK_DIALECT') ?? 'sqlite') as Dialect,
     bench: {
       mode: smoke ? 'smoke' : 'full',

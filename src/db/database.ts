@@ -9,7 +9,7 @@ import type { Database } from './schema.js';
 import * as core from './migrations/0001_core.js';
 import * as posts from './migrations/0002_posts.js';
 import * as updates from './migrations/0004_updates.js';
-import { SqliteBooleanPlugin } from './sqlite-booleans.js';
+import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 export type Db = Kysely<Database>;
@@ -47,8 +47,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: sqlite }),
-      plugins: [new SqliteBooleanPlugin()],
+      dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }),
       log: log && ((event) => log(event)),
     });
     return { db, dialect: 'sqlite', sqlite, pgOptions: null, close: () => db.destroy() };
