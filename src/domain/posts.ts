@@ -194,10 +194,6 @@ export class PostsService {
       .where('posts.type', '=', POST_MODEL);
     const status = query.status ?? 'published';
     if (status !== 'any') base = base.where('posts.status', '=', status);
-    if (query.websiteId !== null) {
-      const websiteId = query.websiteId;
-      base = base.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
-    }
     const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
     if (terms.length > 0) base = base.where((eb) => eb.or(terms.map((term) => this.matches(eb, term))));
     const tagIds = query.tagIds ?? [];
@@ -220,9 +216,20 @@ export class PostsService {
 
     // The total is the one part of a page whose cost grows with the data (it counts every match), so
     // it is cached until the next post or website change, or a minute; keyword searches are not.
+    // On a website, its posts and global ones; the page's check is per row (see visibleOnWebsite).
+    const websiteId = query.websiteId;
+    const visible = (perRow: boolean) => (qb: typeof base) =>
+      websiteId === null
+        ? qb
+        : qb.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId, { perRow }));
     const count = async () =>
       Number(
-        (await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst())?.total ?? 0,
+        (
+          await base
+            .$call(visible(false))
+            .select((eb) => eb.fn.countAll<number>().as('total'))
+            .executeTakeFirst()
+        )?.total ?? 0,
       );
     const countKey = JSON.stringify([
       query.websiteId,
@@ -242,6 +249,7 @@ export class PostsService {
     if (total === 0) return { items: [], total };
 
     let ordered = base
+      .$call(visible(true))
       .leftJoin('users', 'users.id', 'posts.author_id')
       .select([
         'posts.id',
