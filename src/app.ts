@@ -13,11 +13,14 @@ import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
+import type { QueryCounter } from './http/query-counter.js';
 import type { Services } from './services.js';
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests). Defaults to the configured level. */
   logger?: boolean | { level: string };
+  /** Counts SQL queries per request into `x-folio-queries` (FOLIO_QUERY_COUNTER=1, benchmarks only). */
+  queryCounter?: QueryCounter;
 }
 
 /** A URL as logs may show it: an `api_token` value or a password reset token is never logged. */
@@ -58,6 +61,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   app.decorateRequest('apiUser', null);
+  options.queryCounter?.install(app);
   // While the app is stopping, a response that was in flight when close() began is the last on its
   // connection: `Connection: close` ends a keep-alive connection that would otherwise stay open.
   let stopping = false;

@@ -8,6 +8,7 @@ import { migrate } from './db/database.js';
 import { InputError } from './domain/errors.js';
 import { installIfNeeded } from './domain/install.js';
 import { PostScheduler } from './domain/scheduler.js';
+import { QueryCounter } from './http/query-counter.js';
 import { createServices } from './services.js';
 import type { Services } from './services.js';
 
@@ -58,7 +59,8 @@ async function requireUser(services: Services, email: string) {
 }
 
 async function serve(config: Config, install: boolean, output: Output): Promise<number> {
-  const services = createServices(config);
+  const queryCounter = config.queryCounter ? new QueryCounter() : undefined;
+  const services = createServices(config, { onQuery: queryCounter?.onQuery });
   try {
     await migrate(services.database);
     if (install) {
@@ -76,7 +78,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
     throw error;
   }
 
-  const app = await buildApp(services);
+  const app = await buildApp(services, { queryCounter });
   const scheduler = new PostScheduler(services.posts, {
     onPublished: (ids) => app.log.info({ ids }, `published ${ids.length} scheduled post(s)`),
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),

@@ -29,6 +29,8 @@ export interface Config {
    * false (none, the default), a number of hops, or the proxies' addresses and CIDR ranges.
    */
   trustProxy: false | number | string[];
+  /** FOLIO_QUERY_COUNTER=1: count SQL queries per request into `x-folio-queries` (benchmarks). */
+  queryCounter: boolean;
 }
 
 export class ConfigError extends Error {
@@ -181,5 +183,6 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     mailFrom,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    queryCounter: env.FOLIO_QUERY_COUNTER?.trim() === '1',
   };
 }

@@ -12,7 +12,7 @@ import * as updates from './migrations/0004_updates.js';
 import * as publicSite from './migrations/0005_public_site.js';
 import * as accounts from './migrations/0006_accounts.js';
 import * as community from './migrations/0007_community.js';
-import { SqliteBooleanPlugin } from './sqlite-booleans.js';
+import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 export type Db = Kysely<Database>;
@@ -50,8 +50,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: sqlite }),
-      plugins: [new SqliteBooleanPlugin()],
+      dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }),
       log: log && ((event) => log(event)),
     });
     return { db, dialect: 'sqlite', sqlite, pgOptions: null, close: () => db.destroy() };

@@ -57,20 +57,29 @@ export class WebsiteBindings {
 /**
  * A WHERE condition: the model whose id is in `idColumn` shows on `websiteId`: bound to it, or bound
  * to no website at all.
+ *
+ * `perRow`: for a query that stops after a few rows (a page in index order). PostgreSQL otherwise
+ * turns both EXISTS into hashed subplans, which read every binding of the model type before the
+ * first row: the cost of a page would grow with the data. `LIMIT 1 OFFSET 0` keeps them correlated
+ * index lookups, a few per row read (SQLite does that anyway). A count, which reads every row, is
+ * better off hashed: leave it out there.
  */
 export function visibleOnWebsite<DB extends Database, TB extends keyof DB & string>(
   eb: ExpressionBuilder<DB, TB>,
   modelType: string,
   idColumn: Expression<number>,
   websiteId: number,
+  options: { perRow?: boolean } = {},
 ): Expression<SqlBool> {
   const e = eb as unknown as ExpressionBuilder<Database, never>;
-  const bindings = () =>
-    e
+  const bindings = () => {
+    const query = e
       .selectFrom('website_bindings')
       .select('website_bindings.model_id')
       .where('website_bindings.model_type', '=', modelType)
       .where('website_bindings.model_id', '=', idColumn);
+    return options.perRow ? query.limit(1).offset(0) : query;
+  };
   return e.or([
     e.not(e.exists(bindings())),
     e.exists(bindings().where('website_bindings.website_id', '=', websiteId)),

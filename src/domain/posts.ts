@@ -18,6 +18,7 @@ import { slugify, uniqueSlug } from './slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
 import { toIso } from './values.js';
+import { WEBSITES_TAG } from './websites.js';
 
 export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
@@ -155,6 +156,8 @@ const POST_MODEL = 'post';
 const TRANSLATABLE_FIELDS = ['title', 'excerpt', 'content', 'keywords'] as const;
 /** Cache tag flushed by every post write (the public site caches post pages under it). */
 export const POSTS_CACHE_TAG = 'posts';
+/** How long a list's total may be served from the cache (writes through this service flush it). */
+const COUNT_CACHE_TTL_SECONDS = 60;
 
 export interface PostsDependencies {
   translations: TranslationsService;
@@ -194,10 +197,6 @@ export class PostsService {
       .where('posts.type', '=', POST_MODEL);
     const status = query.status ?? 'published';
     if (status !== 'any') base = base.where('posts.status', '=', status);
-    if (query.websiteId !== null) {
-      const websiteId = query.websiteId;
-      base = base.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
-    }
     const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
     if (terms.length > 0) base = base.where((eb) => eb.or(terms.map((term) => this.matches(eb, term))));
     const tagIds = query.tagIds ?? [];
@@ -218,11 +217,42 @@ export class PostsService {
       base = base.where('posts.id', 'not in', query.excludedIds);
     }
 
-    const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
-    const total = Number(countRow?.total ?? 0);
+    // The total is the one part of a page whose cost grows with the data (it counts every match), so
+    // it is cached until the next post or website change, or a minute; keyword searches are not.
+    // On a website, its posts and global ones; the page's check is per row (see visibleOnWebsite).
+    const websiteId = query.websiteId;
+    const visible = (perRow: boolean) => (qb: typeof base) =>
+      websiteId === null
+        ? qb
+        : qb.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId, { perRow }));
+    const count = async () =>
+      Number(
+        (
+          await base
+            .$call(visible(false))
+            .select((eb) => eb.fn.countAll<number>().as('total'))
+            .executeTakeFirst()
+        )?.total ?? 0,
+      );
+    const countKey = JSON.stringify([
+      query.websiteId,
+      status,
+      [...tagIds].sort((a, b) => a - b),
+      query.tagType ?? null,
+      [...(query.excludedIds ?? [])].sort((a, b) => a - b),
+    ]);
+    const total =
+      terms.length > 0
+        ? await count()
+        : await this.deps.cache.remember(
+            `posts:count:${countKey}`,
+            { tags: [POSTS_CACHE_TAG, WEBSITES_TAG], ttlSeconds: COUNT_CACHE_TTL_SECONDS },
+            count,
+          );
     if (total === 0) return { items: [], total };
 
     let ordered = base
+      .$call(visible(true))
       .leftJoin('users', 'users.id', 'posts.author_id')
       .select([
         'posts.id',

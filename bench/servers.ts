@@ -1,0 +1,205 @@
+// The processes a benchmark measures: Folio (compiled, NODE_ENV=production, or through tsx for the
+// smoke run) and the bare Fastify baseline, each in a child process of its own so that its memory is
+// measured apart from the load generator. Memory comes from /proc/<pid>/status (Linux): VmRSS sampled
+// while a measurement runs, VmHWM (the kernel's peak RSS) when the process stops.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/** `dist`: `node bin/folio.js serve` (run `npm run build` first); `tsx`: from source, for smoke runs. */
+export type ServerMode = 'dist' | 'tsx';
+
+export interface ServerProcess {
+  name: string;
+  pid: number;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** The last lines the process wrote, for error messages. */
+  output(): string;
+  /** Stops the process (SIGTERM, then SIGKILL after 15 s); answers its peak RSS in MB, when known. */
+  stop(): Promise<{ peakRssMb: number | null }>;
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** One field of /proc/<pid>/status in MB (VmRSS, VmHWM), or null where there is no /proc. */
+export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; answers the samples. */
+export function sampleMemory(pid: number, everyMs = 250) {
+  const samples: Array<{ t: number; rssMb: number }> = [];
+  const started = performance.now();
+  const take = () => {
+    const rssMb = procMemoryMb(pid, 'VmRSS');
+    if (rssMb !== null) samples.push({ t: (performance.now() - started) / 1000, rssMb });
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    samples,
+    stop() {
+      clearInterval(timer);
+      take();
+      return {
+        samples,
+        peakMb: samples.length ? Math.max(...samples.map((s) => s.rssMb)) : null,
+      };
+    },
+  };
+}
+
+function track(child: ChildProcess) {
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (lines.length > 40) lines.splice(0, lines.length - 40);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stopped = false;
+  return {
+    output: () => lines.join('\n'),
+    exited,
+    stop: async (): Promise<{ peakRssMb: number | null }> => {
+      const peakRssMb = child.pid ? procMemoryMb(child.pid, 'VmHWM') : null;
+      if (!stopped && child.exitCode === null) {
+        stopped = true;
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      return { peakRssMb };
+    },
+  };
+}
+
+async function waitFor(url: string, timeoutMs: number, exited: Promise<unknown>, output: () => string) {
+  const deadline = Date.now() + timeoutMs;
+  let gone = false;
+  void exited.then(() => (gone = true));
+  while (Date.now() < deadline) {
+    if (gone) throw new Error(`server exited before it was ready:\n${output()}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server not ready after ${timeoutMs} ms:\n${output()}`);
+}
+
+export interface FolioOptions {
+  mode: ServerMode;
+  databaseUrl: string;
+  redisUrl?: string;
+  mediaDir: string;
+  /** FOLIO_QUERY_COUNTER=1: responses carry x-folio-queries (it costs a little: probes only). */
+  queryCounter: boolean;
+  /** Write a V8 CPU profile (--cpu-prof) into this directory when the server stops. */
+  cpuProfDir?: string;
+}
+
+export async function startFolio(options: FolioOptions): Promise<ServerProcess> {
+  const port = await freePort();
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  const entry =
+    options.mode === 'dist'
+      ? [path.join(PROJECT_DIR, 'bin/folio.js'), 'serve']
+      : ['--import', 'tsx', path.join(PROJECT_DIR, 'src/dev.ts'), 'serve'];
+  if (options.mode === 'dist' && !fs.existsSync(path.join(PROJECT_DIR, 'dist/cli.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
+  }
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
+    cwd: PROJECT_DIR,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      DATABASE_URL: options.databaseUrl,
+      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      APP_URL: 'http://site1.test',
+      MEDIA_DIR: options.mediaDir,
+      LOG_LEVEL: 'warn',
+      ...(options.queryCounter ? { FOLIO_QUERY_COUNTER: '1' } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tracked = track(child);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${url}/healthz`, 60_000, tracked.exited, tracked.output);
+  } catch (error) {
+    await tracked.stop();
+    throw error;
+  }
+  return { name: 'folio', pid: child.pid as number, url, output: tracked.output, stop: tracked.stop };
+}
+
+/** One response of the bare server: what it answers at `/r/<index>`. */
+export interface BareRoute {
+  method: 'GET' | 'POST';
+  contentType: string;
+  /** The body, base64. */
+  body: string;
+}
+
+/** Starts bench/bare-server.mjs answering each route's body; route i is at `/r/i`. */
+export async function startBare(routes: BareRoute[], specFile: string): Promise<ServerProcess> {
+  fs.writeFileSync(specFile, JSON.stringify(routes));
+  const child = spawn(process.execPath, [path.join(PROJECT_DIR, 'bench/bare-server.mjs'), specFile], {
+    cwd: PROJECT_DIR,
+    env: { PATH: process.env.PATH, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tracked = track(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const match = /listening (\d+)/.exec(text);
+      if (match) {
+        child.stdout?.off('data', onData);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    void tracked.exited.then(() => reject(new Error(`bare server exited:\n${tracked.output()}`)));
+  });
+  return {
+    name: 'bare',
+    pid: child.pid as number,
+    url: `http://127.0.0.1:${port}`,
+    output: tracked.output,
+    stop: tracked.stop,
+  };
+}
