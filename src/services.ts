@@ -175,7 +175,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     bindings,
     users,
     posts,
-    publicPosts: new PublicPostsService(db, clock),
+    publicPosts: new PublicPostsService(db, clock, cache),
     changes,
     media,
     fetcher,

@@ -33,6 +33,11 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
         if (websites.length === 0) tags.add(pageTags.globalPostLists);
         for (const websiteId of websites) tags.add(pageTags.postLists(websiteId));
       }
+      // Moved posts leave the lists of the websites they were on (or, when they were global, of all).
+      if (change.formerWebsiteIds !== undefined) {
+        if (change.formerWebsiteIds.length === 0) tags.add(pageTags.globalPostLists);
+        for (const websiteId of change.formerWebsiteIds) tags.add(pageTags.postLists(websiteId));
+      }
       return [...tags];
     }
     case 'tag':

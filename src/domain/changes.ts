@@ -3,7 +3,12 @@
 // live in the shared cache (Redis on several nodes), so one node's flush is seen by every node.
 export type ContentChange =
   /** Posts created, updated, deleted or published (their pages, and the listings they show on). */
-  | { kind: 'post'; ids: readonly number[] }
+  | {
+      kind: 'post';
+      ids: readonly number[];
+      /** The websites the posts were bound to before the change, when it moved them (none: global). */
+      formerWebsiteIds?: readonly number[];
+    }
   /** A tag created or changed. */
   | { kind: 'tag'; id: number; type: string }
   /** A page created or deleted. */

@@ -524,6 +524,11 @@ export class PostsService {
     if (input.authorId !== undefined) changes.author_id = input.authorId;
     if (thumbnail !== undefined) changes.thumbnail = thumbnail;
 
+    // Bindings before the update, when it rebinds: the websites the post leaves must drop it too.
+    const formerWebsiteIds =
+      input.websiteIds !== undefined
+        ? ((await this.deps.bindings.websitesOf(POST_MODEL, [id])).get(id) ?? [])
+        : undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
         await trx
@@ -543,7 +548,7 @@ export class PostsService {
       if (isUniqueViolation(error)) throw new PostInputError({ slug: ['The slug has already been taken.'] });
       throw error;
     }
-    await this.changed([id]);
+    await this.changed([id], formerWebsiteIds);
     return this.findDetail(id);
   }
 
@@ -586,9 +591,9 @@ export class PostsService {
     return (await this.deps.settings.get(POST_SETTINGS.defaultLocale))?.trim() || DEFAULT_LOCALE;
   }
 
-  private async changed(ids: number[]): Promise<void> {
+  private async changed(ids: number[], formerWebsiteIds?: number[]): Promise<void> {
     await this.deps.cache.flushTags([POSTS_CACHE_TAG]);
-    await this.deps.changes?.announce({ kind: 'post', ids });
+    await this.deps.changes?.announce({ kind: 'post', ids, formerWebsiteIds });
   }
 
   /** Rules that need the database: tags, categories, author and websites exist; the thumbnail. */

@@ -4,6 +4,8 @@
 // and one query each for tags, translations of the posts and translations of the tag names: no N+1.
 import { sql } from 'kysely';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Cache } from '../cache/cache.js';
+import { pageTags } from '../cache/page-tags.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { visibleOnWebsite } from './bindings.js';
@@ -12,6 +14,7 @@ import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';
 import { toIso } from './values.js';
+import { WEBSITES_TAG } from './websites.js';
 
 const POST_MODEL = 'post';
 const PAGE_MODEL = 'page';
@@ -128,14 +131,19 @@ export function plainExcerpt(html: string, max = 220): string {
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** How long a list's total may be served from the cache (content changes flush it sooner). */
+const LIST_TOTAL_TTL_SECONDS = 60;
+
 export class PublicPostsService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Keeps list totals (a count reads every matching row) until a post or website change. */
+    private readonly cache?: Cache,
   ) {}
 
   /** Live, published, due posts of type `post` shown on the website. */
-  private live(websiteId: number) {
+  private live(websiteId: number, options: { perRow?: boolean } = {}) {
     const now = nowIso(this.clock);
     return this.db
       .selectFrom('posts')
@@ -144,11 +152,49 @@ export class PublicPostsService {
       .where('posts.deleted_at', 'is', null)
       .where('posts.published_at', 'is not', null)
       .where('posts.published_at', '<=', now)
-      .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
+      .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId, options));
   }
 
   async list(query: PublicListQuery): Promise<PublicPage<PublicPost>> {
-    let base = this.live(query.websiteId);
+    const counted = async () => {
+      const row = await this.filtered(this.live(query.websiteId), query)
+        .select((eb) => eb.fn.countAll<number>().as('total'))
+        .executeTakeFirst();
+      return Number(row?.total ?? 0);
+    };
+    // The total of a list without search terms is kept for a minute at most, and dropped at once when a
+    // post or website changes (the page cache's list tags); a search's total is always counted.
+    const key = JSON.stringify([
+      query.websiteId,
+      query.tagIds ?? [],
+      query.authorId ?? null,
+      query.publishedWithin ?? null,
+    ]);
+    const total =
+      this.cache && (query.terms ?? []).length === 0
+        ? await this.cache.remember(
+            `public-posts:count:${key}`,
+            {
+              tags: [pageTags.postLists(query.websiteId), pageTags.globalPostLists, WEBSITES_TAG],
+              ttlSeconds: LIST_TOTAL_TTL_SECONDS,
+            },
+            counted,
+          )
+        : await counted();
+    if (total === 0) return { items: [], total };
+    const rows = await this.filtered(this.live(query.websiteId, { perRow: true }), query)
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select(SUMMARY_COLUMNS)
+      .orderBy('posts.published_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute();
+    return { items: await this.hydrate(rows, query.locale), total };
+  }
+
+  /** The list's filters: tags, author, search terms, publication period. */
+  private filtered(base: ReturnType<PublicPostsService['live']>, query: PublicListQuery) {
     const tagIds = query.tagIds ?? [];
     if (tagIds.length > 0) {
       base = base.where((eb) =>
@@ -170,18 +216,7 @@ export class PublicPostsService {
         .where('posts.published_at', '<', query.publishedWithin.to);
     }
 
-    const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
-    const total = Number(countRow?.total ?? 0);
-    if (total === 0) return { items: [], total };
-    const rows = await base
-      .leftJoin('users', 'users.id', 'posts.author_id')
-      .select(SUMMARY_COLUMNS)
-      .orderBy('posts.published_at', 'desc')
-      .orderBy('posts.id', 'desc')
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
-      .execute();
-    return { items: await this.hydrate(rows, query.locale), total };
+    return base;
   }
 
   /** Posts ranked by the clicks of these kinds (within the period), most first; posts without any are left out (R-F5). */

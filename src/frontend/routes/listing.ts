@@ -48,11 +48,22 @@ export interface PostCard {
   score: number | null;
 }
 
+// One formatter per locale: building an Intl.DateTimeFormat costs far more than formatting with it.
+const dateFormats = new Map<string, Intl.DateTimeFormat | null>();
+
 export function formatDate(iso: string, locale: string): string {
+  let format = dateFormats.get(locale);
+  if (format === undefined) {
+    try {
+      format = new Intl.DateTimeFormat(htmlLang(locale), { dateStyle: 'long', timeZone: 'UTC' });
+    } catch {
+      format = null; // a locale Intl does not know: ISO dates
+    }
+    if (dateFormats.size < 100) dateFormats.set(locale, format);
+  }
+  if (!format) return iso.slice(0, 10);
   try {
-    return new Intl.DateTimeFormat(htmlLang(locale), { dateStyle: 'long', timeZone: 'UTC' }).format(
-      new Date(iso),
-    );
+    return format.format(new Date(iso));
   } catch {
     return iso.slice(0, 10);
   }
