@@ -396,15 +396,6 @@ export class AccountsService {
     return Number.isInteger(minutes) && minutes >= 1 && minutes <= 7 * 24 * 60 ? minutes : fallback;
   }
 
-  /** Deletes pending registrations whose link has expired (each new registration does it too). */
-  async pruneRegistrations(): Promise<number> {
-    const result = await this.db
-      .deleteFrom('pending_registrations')
-      .where('expires_at', '<=', nowIso(this.clock))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  }
-
   /** Waits for background work (tests, and shutdown before the database closes). */
   async drain(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
