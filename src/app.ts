@@ -23,11 +23,15 @@ export interface AppOptions {
   queryCounter?: QueryCounter;
 }
 
-/** A URL as logs may show it: an `api_token` value or a password reset token is never logged. */
+/**
+ * A URL as logs may show it: an `api_token` value, a password reset token or a registration's
+ * confirmation token is never logged.
+ */
 export function redactUrl(url: string): string {
   return url
     .replace(/([?&]api_token=)[^&#]*/gi, '$1[redacted]')
-    .replace(/(\/user\/password\/reset\/)[^/?#]+/g, '$1[redacted]');
+    .replace(/(\/user\/password\/reset\/)[^/?#]+/g, '$1[redacted]')
+    .replace(/(\/user\/register\/confirm\/)[^/?#]+/g, '$1[redacted]');
 }
 
 const requestSerializer = (request: FastifyRequest) => ({

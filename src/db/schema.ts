@@ -246,6 +246,20 @@ export interface PasswordResetsTable {
   used_at: Timestamp | null;
 }
 
+export interface PendingRegistrationsTable {
+  id: Generated<number>;
+  /** SHA-256 of the confirmation link's token, hex. */
+  token_hash: string;
+  /** Normalized (trimmed, lower-case); one pending registration per email. */
+  email: string;
+  name: string;
+  /** The username asked for, or null (made from the name at confirmation). */
+  username: string | null;
+  password_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -267,4 +281,5 @@ export interface Database {
   links: LinksTable;
   sessions: SessionsTable;
   password_resets: PasswordResetsTable;
+  pending_registrations: PendingRegistrationsTable;
 }

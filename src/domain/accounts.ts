@@ -1,8 +1,11 @@
-// Self-service accounts of the public site: registration (with a unique public username), profile and
-// settings changes, and password reset by a one-time, expiring token delivered by mail. The token is
-// 32 random bytes; only its SHA-256 is stored, and using it is one conditional UPDATE, so it works
-// once even when two requests race. Shapes of input are checked by the routes; the rules that need the
-// database are checked here and reported per field, like a validation error.
+// Self-service accounts of the public site: registration confirmed by mail (with a unique public
+// username), profile and settings changes, and password reset by a one-time, expiring token delivered
+// by mail. Tokens are 32 random bytes; only their SHA-256 is stored, and using one is a single
+// conditional write (an UPDATE of the reset, a DELETE of the pending registration), so it works once
+// even when two requests race. Registration never tells whether an email has an account: the answer is
+// the same, at the same cost, and only the mail (to the address's owner) differs. Shapes of input are
+// checked by the routes; the rules that need the database are checked here and reported per field,
+// like a validation error.
 import { createHash, randomBytes } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Db } from '../db/database.js';
@@ -22,6 +25,11 @@ export const REGISTRATION_SETTING = 'enable_registration';
 export const RESET_LIFETIME_SETTING = 'password_reset_lifetime';
 /** Minutes a reset link stays valid. */
 export const DEFAULT_RESET_LIFETIME = 60;
+export const REGISTRATION_LIFETIME_SETTING = 'registration_confirm_lifetime';
+/** Minutes a registration's confirmation link stays valid. */
+export const DEFAULT_REGISTRATION_LIFETIME = 60;
+/** Reset and confirmation tokens: 32 random bytes in base64url. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export class AccountInputError extends Error {
   constructor(readonly errors: Record<string, string[]>) {
@@ -38,6 +46,13 @@ export interface Registration {
   password: string;
 }
 
+/** Absolute links for the registration mails (built by the route from the host the visitor used). */
+export interface RegistrationLinks {
+  confirm: (token: string) => string;
+  login: string;
+  reset: string;
+}
+
 export interface SettingsChange {
   email: string;
   /** Blank: the password stays. */
@@ -47,9 +62,11 @@ export interface SettingsChange {
 }
 
 const hashResetToken = (token: string) => createHash('sha256').update(`reset:${token}`).digest('hex');
+const hashRegistrationToken = (token: string) =>
+  createHash('sha256').update(`register:${token}`).digest('hex');
 
 export class AccountsService {
-  /** Background work (reset mail) still running; close() waits for it. */
+  /** Background work (reset and registration mail) still running; close() waits for it. */
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
@@ -68,27 +85,167 @@ export class AccountsService {
     return this.deps.settings.flag(REGISTRATION_SETTING, true);
   }
 
-  async register(input: Registration): Promise<User> {
-    const errors: Record<string, string[]> = {};
-    if (await this.deps.users.findByEmail(input.email)) errors.email = ['The email has already been taken.'];
-    let username = input.username?.trim().toLowerCase() || undefined;
+  // ---- Registration, confirmed by mail ---------------------------------------------------------------
+
+  /**
+   * Checks what a registration can be refused for without telling anything about the email: the
+   * username asked for (usernames are public). Throws AccountInputError.
+   */
+  async checkRegistration(input: Registration): Promise<void> {
+    const username = input.username?.trim().toLowerCase() || undefined;
     if (username !== undefined && (await this.usernameTaken(username, null))) {
-      errors.username = ['The username has already been taken.'];
+      throw new AccountInputError({ username: ['The username has already been taken.'] });
     }
-    if (Object.keys(errors).length > 0) throw new AccountInputError(errors);
-    username ??= await this.freeUsername(input.name, input.email);
-    try {
-      return await this.deps.users.create({
-        name: input.name,
-        email: input.email,
-        username,
-        password: input.password,
+  }
+
+  /**
+   * Starts a registration. The password is hashed here, whatever the email, so the caller's response
+   * time is the same for every address; everything that depends on whether the email has an account
+   * (storing the pending registration and mailing its link, or mailing the owner a notice) happens in
+   * the background, like a reset request. Nothing is created until the link is opened.
+   */
+  async requestRegistration(input: Registration, links: RegistrationLinks, siteName: string): Promise<void> {
+    const passwordHash = await argon2Hash(input.password);
+    const work = this.startRegistration(input, passwordHash, links, siteName).catch((error: unknown) =>
+      this.deps.warn(`registration mail failed: ${(error as Error).message}`),
+    );
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  private async startRegistration(
+    input: Registration,
+    passwordHash: string,
+    links: RegistrationLinks,
+    siteName: string,
+  ): Promise<void> {
+    const email = normalizeEmail(input.email);
+    const owner = await this.deps.users.findByEmail(email);
+    if (owner) {
+      // A disabled account can neither log in nor reset its password: nothing to tell its owner.
+      if (!owner.isActive) return;
+      await this.deps.mailer().send({
+        to: owner.email,
+        subject: `Someone tried to register with your address on ${siteName}`,
+        text:
+          `Hello ${owner.name},\n\n` +
+          `Someone tried to create an account on ${siteName} with your address. You already have one, ` +
+          `so nothing was created.\n` +
+          `If that was you, you can log in or reset your password: ${links.reset}\n\n` +
+          `Log in: ${links.login}\n\n` +
+          `If it was not you, ignore this message: your account stays as it is.\n`,
       });
-    } catch (error) {
-      // Another registration took the email or the username since we looked.
-      if (isUniqueViolation(error))
-        throw new AccountInputError(await this.takenFields(input.email, username));
-      throw error;
+      return;
+    }
+    const token = randomBytes(32).toString('base64url');
+    const minutes = await this.registrationLifetimeMinutes();
+    const now = this.clock.now();
+    const stored = await this.db
+      .transaction()
+      .execute(async (trx) => {
+        // Expired registrations go (any email); a new one for this email replaces its previous link.
+        await trx
+          .deleteFrom('pending_registrations')
+          .where((eb) => eb.or([eb('email', '=', email), eb('expires_at', '<=', now.toISOString())]))
+          .execute();
+        await trx
+          .insertInto('pending_registrations')
+          .values({
+            token_hash: hashRegistrationToken(token),
+            email,
+            name: input.name.trim(),
+            username: input.username?.trim().toLowerCase() || null,
+            password_hash: passwordHash,
+            created_at: now.toISOString(),
+            expires_at: new Date(now.getTime() + minutes * 60_000).toISOString(),
+          })
+          .execute();
+        return true;
+      })
+      .catch((error: unknown) => {
+        // Two registrations for one email at once: the other one's link stands.
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      });
+    if (!stored) return;
+    await this.deps.mailer().send({
+      to: email,
+      subject: `Finish creating your account on ${siteName}`,
+      text:
+        `Hello ${input.name.trim()},\n\n` +
+        `Someone (hopefully you) asked to create an account on ${siteName} with this address.\n` +
+        `To finish, open this link within ${minutes} minutes:\n\n${links.confirm(token)}\n\n` +
+        `The link works once. If you did not ask for it, ignore this message: no account is created.\n`,
+    });
+  }
+
+  /**
+   * Creates the account of a live confirmation token and uses the token up, in one transaction: the
+   * pending row is deleted by the same transaction that inserts the user, so of two clicks at once
+   * only one creates it (and the unique index on users.email stays the last guard). Returns null when
+   * the token is unknown, used or expired, or when the email got an account in the meantime.
+   *
+   * A username asked for that was taken since the registration becomes its next free variant
+   * (`grace` -> `grace-2`); the user sees it on the profile page and may change it there.
+   */
+  async confirmRegistration(token: string): Promise<User | null> {
+    if (!TOKEN_PATTERN.test(token)) return null;
+    const tokenHash = hashRegistrationToken(token);
+    for (let attempt = 1; ; attempt++) {
+      const now = nowIso(this.clock);
+      const pending = await this.db
+        .selectFrom('pending_registrations')
+        .selectAll()
+        .where('token_hash', '=', tokenHash)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (!pending) return null;
+      const username =
+        pending.username !== null
+          ? await this.usernameOrVariant(pending.username)
+          : await this.freeUsername(pending.name, pending.email);
+      try {
+        const id = await this.db.transaction().execute(async (trx) => {
+          const claimed = await trx
+            .deleteFrom('pending_registrations')
+            .where('id', '=', pending.id)
+            .where('token_hash', '=', tokenHash)
+            .returning('id')
+            .executeTakeFirst();
+          if (!claimed) return null; // used by a request that ran at the same time
+          const taken = await trx
+            .selectFrom('users')
+            .select('id')
+            .where('email', '=', pending.email)
+            .executeTakeFirst();
+          if (taken) return null;
+          const row = await trx
+            .insertInto('users')
+            .values({
+              name: pending.name,
+              email: pending.email,
+              username,
+              password_hash: pending.password_hash,
+              is_admin: false,
+              is_active: true,
+              created_at: now,
+              updated_at: now,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          return row.id;
+        });
+        return id === null ? null : await this.deps.users.findById(id);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // The transaction rolled back. Either the email got an account since we looked (the link is
+        // dead: its row goes), or another account took the username (try the next variant).
+        if (await this.deps.users.findByEmail(pending.email)) {
+          await this.db.deleteFrom('pending_registrations').where('id', '=', pending.id).execute();
+          return null;
+        }
+        if (attempt >= 3) throw error;
+      }
     }
   }
 
@@ -189,7 +346,7 @@ export class AccountsService {
 
   /** Whether a reset token is live (the form is shown only for one). */
   async resetTokenValid(token: string): Promise<boolean> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+    if (!TOKEN_PATTERN.test(token)) return false;
     const row = await this.db
       .selectFrom('password_resets')
       .select('id')
@@ -205,7 +362,7 @@ export class AccountsService {
    * Returns false when the token is unknown, used or expired.
    */
   async resetPassword(token: string, password: string): Promise<boolean> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return false;
+    if (!TOKEN_PATTERN.test(token)) return false;
     const now = nowIso(this.clock);
     const used = await this.db
       .updateTable('password_resets')
@@ -226,10 +383,17 @@ export class AccountsService {
   }
 
   async resetLifetimeMinutes(): Promise<number> {
-    const minutes = Number((await this.deps.settings.get(RESET_LIFETIME_SETTING))?.trim());
-    return Number.isInteger(minutes) && minutes >= 1 && minutes <= 7 * 24 * 60
-      ? minutes
-      : DEFAULT_RESET_LIFETIME;
+    return this.minutesSetting(RESET_LIFETIME_SETTING, DEFAULT_RESET_LIFETIME);
+  }
+
+  async registrationLifetimeMinutes(): Promise<number> {
+    return this.minutesSetting(REGISTRATION_LIFETIME_SETTING, DEFAULT_REGISTRATION_LIFETIME);
+  }
+
+  /** A setting in minutes, 1 to 7 days; anything else is the default. */
+  private async minutesSetting(key: string, fallback: number): Promise<number> {
+    const minutes = Number((await this.deps.settings.get(key))?.trim());
+    return Number.isInteger(minutes) && minutes >= 1 && minutes <= 7 * 24 * 60 ? minutes : fallback;
   }
 
   /** Waits for background work (tests, and shutdown before the database closes). */
@@ -273,10 +437,17 @@ export class AccountsService {
     });
   }
 
-  private async takenFields(email: string, username: string): Promise<Record<string, string[]>> {
-    const errors: Record<string, string[]> = {};
-    if (await this.deps.users.findByEmail(email)) errors.email = ['The email has already been taken.'];
-    if (await this.usernameTaken(username, null)) errors.username = ['The username has already been taken.'];
-    return Object.keys(errors).length > 0 ? errors : { email: ['The email has already been taken.'] };
+  /** The username itself when free, else its first free variant (`grace-2`…, within 32 characters). */
+  private async usernameOrVariant(username: string): Promise<string> {
+    if (!(await this.usernameTaken(username, null))) return username;
+    const base = username.slice(0, 28).replace(/[-_]+$/, '');
+    return uniqueSlug(base.length >= 3 ? base : `user-${base}`.replace(/-+$/, ''), async (candidates) => {
+      const rows = await this.db
+        .selectFrom('users')
+        .select('username')
+        .where('username', 'in', candidates)
+        .execute();
+      return new Set(rows.map((row) => row.username ?? ''));
+    });
   }
 }

@@ -143,6 +143,8 @@ export interface ThrottleLimits {
   loginPerAddress: Limit;
   /** Registrations per client address. */
   registerPerAddress: Limit;
+  /** Registrations per email (each one mails the address), whether or not it has an account. */
+  registerPerEmail: Limit;
   /** Password reset requests per client address, and per email. */
   resetPerAddress: Limit;
   resetPerAccount: Limit;
@@ -152,6 +154,7 @@ export const DEFAULT_LIMITS: ThrottleLimits = {
   loginPerAccount: { max: 5, windowSeconds: 15 * 60 },
   loginPerAddress: { max: 20, windowSeconds: 15 * 60 },
   registerPerAddress: { max: 10, windowSeconds: 60 * 60 },
+  registerPerEmail: { max: 3, windowSeconds: 60 * 60 },
   resetPerAddress: { max: 10, windowSeconds: 60 * 60 },
   resetPerAccount: { max: 3, windowSeconds: 60 * 60 },
 };
@@ -207,6 +210,18 @@ export class LoginThrottle {
   async registerAttempt(address: string): Promise<Verdict> {
     const limit = this.limits.registerPerAddress;
     return verdict([await this.store.hit(`register:addr:${address}`, limit.windowSeconds)], [limit]);
+  }
+
+  /**
+   * Counts a valid registration for an email (normalized, existing or not) and says whether it may
+   * mail the address again.
+   */
+  async registerEmailAttempt(email: string): Promise<Verdict> {
+    const limit = this.limits.registerPerEmail;
+    return verdict(
+      [await this.store.hit(`register:acct:${LoginThrottle.account(email)}`, limit.windowSeconds)],
+      [limit],
+    );
   }
 
   /** Counts a password reset request and says whether it may go on. */

@@ -1,5 +1,6 @@
-// The accounts and authoring pages in a real headless Chromium: a visitor registers, logs out, logs in
-// (through the JSON login of the page's script), writes a post, and logs out.
+// The accounts and authoring pages in a real headless Chromium: a visitor registers (and opens the
+// confirmation link mailed to them), logs out, logs in (through the JSON login of the page's script),
+// writes a post, comments on it, and logs out.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -8,6 +9,7 @@ import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support
 import type { RunningServer } from '../support/browser.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { RecordingMailer } from '../support/mail.js';
 
 describe(
   'accounts and authoring in Chromium',
@@ -16,9 +18,11 @@ describe(
     let ctx: TestContext;
     let browser: Browser;
     let server: RunningServer;
+    const mailer = new RecordingMailer();
 
     before(async () => {
       ctx = await createTestContext();
+      ctx.services.mailer = mailer;
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       await ctx.services.websites.create({ siteName: 'Browser Site', domain: 'browser.test' });
       server = await listen(ctx);
@@ -40,9 +44,21 @@ describe(
       await page.fill('#password_confirmation', 'a long password');
       await screenshot(page, 'accounts-register');
       await Promise.all([
-        page.waitForURL(`${origin}/user/profile?welcome=1`),
+        page.waitForURL(`${origin}/user/register/submit`),
         page.click('main button[type=submit]'),
       ]);
+      assert.equal(await page.locator('main h1').textContent(), 'Check your email');
+      assert.equal(await page.locator('[data-user-name]').count(), 0, 'not signed in before the link');
+
+      // The link from the mail, opened in the browser, creates the account and signs in.
+      await ctx.services.accounts.drain();
+      const mail = mailer.sent.find((sent) => sent.to === 'writer@example.test');
+      assert.ok(mail, 'a confirmation mail');
+      const link = /https?:\/\/\S+\/user\/register\/confirm\/[A-Za-z0-9_-]{43}/.exec(mail.text)?.[0];
+      assert.ok(link, mail.text);
+      assert.equal(new URL(link).origin, origin, 'the link points at the host the visitor used');
+      await page.goto(link);
+      assert.equal(page.url(), `${origin}/user/profile?welcome=1`);
       assert.equal(await page.locator('[data-user-name]').textContent(), 'Chromium Writer');
       assert.equal(await page.inputValue('#username'), 'chromium-writer');
 

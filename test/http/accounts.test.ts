@@ -1,7 +1,7 @@
 // Accounts of the public site over real HTTP (spec 4.8, R-F1 `frontend.users.*`): login (form and
-// JSON), sessions in signed cookies, rotation, logout, CSRF refusal, attempt limits, registration,
-// password reset by mail, profile and settings, and the cache headers of pages that depend on a
-// session (issue 8 parts 1 and 6).
+// JSON), sessions in signed cookies, rotation, logout, CSRF refusal, attempt limits, registration
+// confirmed by mail (no user enumeration), password reset by mail, profile and settings, and the cache
+// headers of pages that depend on a session (issue 8 parts 1 and 6).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { redactUrl } from '../../src/app.js';
@@ -478,47 +478,234 @@ describe('accounts', () => {
     });
   });
 
-  describe('registration', () => {
-    it('creates the account with a unique username, signs in, and sends to the profile', async () => {
-      const first = visitor();
-      const response = await first.submit('/user/register', '/user/register/submit', {
-        name: 'Ada Lovelace',
-        email: 'ada@example.test',
-        password: 'analytical engine',
-        password_confirmation: 'analytical engine',
-      });
-      assert.equal(response.statusCode, 303);
-      assert.equal(response.headers.location, '/user/profile?welcome=1');
+  describe('registration (confirmed by mail)', () => {
+    const confirmIn = (text: string) =>
+      /http:\/\/site\.test(\/user\/register\/confirm\/[A-Za-z0-9_-]{43})(?:\s|$)/.exec(text)?.[1];
+    const register = (client: Visitor, form: Record<string, string>) =>
+      client.submit('/user/register', '/user/register/submit', form);
+    const fields = (name: string, email: string, extra: Record<string, string> = {}) => ({
+      name,
+      email,
+      password: 'analytical engine',
+      password_confirmation: 'analytical engine',
+      ...extra,
+    });
+    /** The confirmation link mailed to `email` (the latest), once the background work is done. */
+    const linkFor = async (email: string) => {
+      await ctx.services.accounts.drain();
+      const mail = mailer.sent.filter((sent) => sent.to === email).pop();
+      assert.ok(mail, `no mail to ${email}`);
+      const link = confirmIn(mail.text);
+      assert.ok(link, mail.text);
+      return link;
+    };
+    const main = (body: string) => /<main[^>]*>([\s\S]*)<\/main>/.exec(body)?.[1];
+    const INVALID = /This link is invalid or has expired\./;
+
+    it('end to end: the form answers "check your email"; the mailed link creates the account, signs in, and sends to the profile', async () => {
+      const client = visitor();
+      const response = await register(client, fields('Ada Lovelace', 'Ada@Example.test'));
+      assert.equal(response.statusCode, 200);
       assert.equal(response.headers['x-test-route-name'], 'frontend.users.register.submit');
-      assert.ok(sessionCookie(response));
-      const profile = await first.get('/user/profile?welcome=1');
+      assert.equal(response.headers['cache-control'], 'private, no-store');
+      assert.match(
+        response.body,
+        /Check your email: we sent a link to finish creating your account to Ada@Example\.test\./,
+      );
+      assert.equal(sessionCookie(response), undefined, 'nobody is signed in yet');
+      assert.equal(await ctx.services.users.findByEmail('ada@example.test'), null, 'nothing created yet');
+
+      const link = await linkFor('ada@example.test');
+      const mail = mailer.sent.at(-1)!;
+      assert.match(mail.subject, /Finish creating your account on Site/);
+      assert.match(mail.text, /within 60 minutes/);
+      // Only a hash of the token is stored, with the password's argon2 hash (never the password).
+      const token = link.split('/').pop() as string;
+      const rows = await ctx.services.database.db.selectFrom('pending_registrations').selectAll().execute();
+      const row = rows.find((candidate) => candidate.email === 'ada@example.test');
+      assert.ok(row);
+      assert.notEqual(row.token_hash, token);
+      assert.match(row.token_hash, /^[0-9a-f]{64}$/);
+      assert.match(row.password_hash, /^\$argon2/);
+
+      // Opened from the mail client: another visitor (no cookies, no form token), a cross-site navigation.
+      const opener = visitor();
+      const confirmed = await opener.get(link, { 'sec-fetch-site': 'cross-site' });
+      assert.equal(confirmed.statusCode, 303);
+      assert.equal(confirmed.headers.location, '/user/profile?welcome=1');
+      assert.equal(confirmed.headers['x-test-route-name'], 'frontend.users.register.confirm');
+      assert.equal(confirmed.headers['referrer-policy'], 'no-referrer');
+      assert.equal(confirmed.headers['cache-control'], 'private, no-store');
+      assert.ok(sessionCookie(confirmed));
+      const profile = await opener.get('/user/profile?welcome=1');
       assert.match(profile.body, /Welcome! Your account is ready\./);
       assert.match(profile.body, /name="username"[^>]*value="ada-lovelace"/);
-      const second = await visitor().submit('/user/register', '/user/register/submit', {
-        name: 'Ada Lovelace',
-        email: 'ada2@example.test',
-        password: 'analytical engine',
-        password_confirmation: 'analytical engine',
-      });
-      assert.equal(second.statusCode, 303);
-      assert.equal((await ctx.services.users.findByEmail('ada2@example.test'))?.username, 'ada-lovelace-2');
       assert.equal(
         (await ctx.services.users.authenticatePassword('ada@example.test', 'analytical engine'))?.name,
         'Ada Lovelace',
       );
+      assert.equal(
+        (await ctx.services.database.db.selectFrom('pending_registrations').selectAll().execute()).find(
+          (candidate) => candidate.email === 'ada@example.test',
+        ),
+        undefined,
+        'the pending registration is gone',
+      );
+
+      // The next Ada gets the next free username.
+      await register(visitor(), fields('Ada Lovelace', 'ada2@example.test'));
+      assert.equal((await visitor().get(await linkFor('ada2@example.test'))).statusCode, 303);
+      assert.equal((await ctx.services.users.findByEmail('ada2@example.test'))?.username, 'ada-lovelace-2');
     });
 
-    it('a chosen username is kept; a taken one, a bad one, a short password or a mismatch are 422 with the values kept', async () => {
-      const ok = await visitor().submit('/user/register', '/user/register/submit', {
-        name: 'Grace',
-        email: 'grace@example.test',
-        username: 'Grace_H',
-        password: 'compiler1',
-        password_confirmation: 'compiler1',
-      });
-      assert.equal(ok.statusCode, 303);
+    it('a new and an existing email get the same answer; the owner is mailed a notice and nothing is created (no user enumeration)', async () => {
+      const owner = await ctx.createUser({ password: 'the owner password' });
+      const fresh = `fresh-${addressCounter}@example.test`;
+      const existing = await register(visitor(), fields('Mallory', owner.email));
+      const unknown = await register(visitor(), fields('Mallory', fresh));
+      const upper = await register(visitor(), fields('Mallory', owner.email.toUpperCase()));
+      await ctx.services.accounts.drain();
+      for (const response of [existing, upper]) {
+        assert.equal(response.statusCode, unknown.statusCode);
+        assert.equal(response.headers['cache-control'], unknown.headers['cache-control']);
+        assert.deepEqual(
+          response.cookies.map((cookie) => cookie.name).sort(),
+          unknown.cookies.map((cookie) => cookie.name).sort(),
+        );
+      }
+      assert.equal(unknown.statusCode, 200);
+      // The pages differ only by the echoed email.
+      const generic = (body: string, email: string) => main(body)?.replaceAll(email, '{email}');
+      assert.equal(generic(existing.body, owner.email), generic(unknown.body, fresh));
+      assert.equal(generic(upper.body, owner.email.toUpperCase()), generic(unknown.body, fresh));
+
+      // The owner is told (twice: one per attempt); the new address gets its link.
+      const notices = mailer.sent.filter((mail) => mail.to === owner.email);
+      assert.equal(notices.length, 2);
+      assert.match(notices[0]!.subject, /Someone tried to register with your address on Site/);
+      assert.match(
+        notices[0]!.text,
+        /Someone tried to create an account on Site with your address\. You already have one, so nothing was created\./,
+      );
+      assert.match(
+        notices[0]!.text,
+        /If that was you, you can log in or reset your password: http:\/\/site\.test\/user\/password\/forgot\n/,
+      );
+      assert.match(notices[0]!.text, /Log in: http:\/\/site\.test\/user\/login\n/);
+      assert.equal(confirmIn(notices[0]!.text), undefined, 'no confirmation link for an existing account');
+      assert.ok(await linkFor(fresh));
+
+      // Nothing changed for the owner, and nothing waits for their email.
+      const user = await ctx.services.users.findByEmail(owner.email);
+      assert.equal(user?.name, `User ${/^user(\d+)-/.exec(owner.email)?.[1]}`);
+      assert.equal(
+        (await ctx.services.users.authenticatePassword(owner.email, 'the owner password'))?.id,
+        owner.id,
+      );
+      const pending = await ctx.services.database.db
+        .selectFrom('pending_registrations')
+        .select('email')
+        .where('email', '=', owner.email)
+        .execute();
+      assert.deepEqual(pending, []);
+    });
+
+    it('the link works once, also under two clicks at once', async () => {
+      await register(visitor(), fields('Twice', 'twice@example.test'));
+      const link = await linkFor('twice@example.test');
+      const [a, b] = await Promise.all([visitor().get(link), visitor().get(link)]);
+      assert.deepEqual([a.statusCode, b.statusCode].sort(), [303, 400]);
+      const loser = a.statusCode === 400 ? a : b;
+      assert.match(loser.body, INVALID);
+      assert.equal(sessionCookie(loser), undefined);
+      const users = await ctx.services.database.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', 'twice@example.test')
+        .execute();
+      assert.equal(users.length, 1);
+      const again = await visitor().get(link);
+      assert.equal(again.statusCode, 400);
+      assert.match(again.body, INVALID);
+      assert.equal(again.headers['referrer-policy'], 'no-referrer');
+      assert.equal(again.headers['cache-control'], 'private, no-store');
+    });
+
+    it('a HEAD of the link (a mail scanner) does not use it up', async () => {
+      await register(visitor(), fields('Scanned', 'scanned@example.test'));
+      const link = await linkFor('scanned@example.test');
+      const head = await ctx.request({ method: 'HEAD', url: link, headers: { host: 'site.test' } });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.headers['referrer-policy'], 'no-referrer');
+      assert.equal(await ctx.services.users.findByEmail('scanned@example.test'), null);
+      assert.equal((await visitor().get(link)).statusCode, 303);
+    });
+
+    it('a link expires (setting registration_confirm_lifetime, minutes); a new registration replaces the old link', async () => {
+      await ctx.services.settings.set('registration_confirm_lifetime', '10');
+      try {
+        await register(visitor(), fields('Late', 'late-comer@example.test'));
+        const first = await linkFor('late-comer@example.test');
+        assert.match(mailer.sent.at(-1)!.text, /within 10 minutes/);
+        await register(visitor(), fields('Late Two', 'late-comer@example.test'));
+        const second = await linkFor('late-comer@example.test');
+        assert.notEqual(first, second);
+        const replaced = await visitor().get(first);
+        assert.equal(replaced.statusCode, 400, 'replaced');
+        assert.match(replaced.body, INVALID);
+        clock.advance(11 * 60_000);
+        const expired = await visitor().get(second);
+        assert.equal(expired.statusCode, 400, 'expired');
+        assert.match(expired.body, INVALID);
+        assert.equal(await ctx.services.users.findByEmail('late-comer@example.test'), null);
+        // Registering again works, and the new name is the one kept.
+        await register(visitor(), fields('Late Three', 'late-comer@example.test'));
+        assert.equal((await visitor().get(await linkFor('late-comer@example.test'))).statusCode, 303);
+        assert.equal((await ctx.services.users.findByEmail('late-comer@example.test'))?.name, 'Late Three');
+      } finally {
+        await ctx.services.settings.delete('registration_confirm_lifetime');
+      }
+    });
+
+    it('a made-up token is an invalid link', async () => {
+      for (const url of [`/user/register/confirm/${'A'.repeat(43)}`, '/user/register/confirm/short']) {
+        const response = await visitor().get(url);
+        assert.equal(response.statusCode, 400, url);
+        assert.match(response.body, INVALID);
+        assert.equal(response.headers['referrer-policy'], 'no-referrer');
+      }
+    });
+
+    it('an email that got an account since the registration makes the link invalid', async () => {
+      await register(visitor(), fields('Slow', 'slow@example.test'));
+      const link = await linkFor('slow@example.test');
+      const user = await ctx.createUser({ email: 'slow@example.test', password: 'someone else' });
+      const response = await visitor().get(link);
+      assert.equal(response.statusCode, 400);
+      assert.match(response.body, INVALID);
+      assert.equal(sessionCookie(response), undefined);
+      assert.equal((await ctx.services.users.findByEmail('slow@example.test'))?.id, user.id);
+      assert.equal(
+        await ctx.services.users.authenticatePassword('slow@example.test', 'analytical engine'),
+        null,
+      );
+      assert.equal((await visitor().get(link)).statusCode, 400);
+    });
+
+    it('a confirmation token in a URL is never written to the request log', () => {
+      assert.equal(
+        redactUrl(`/fr/user/register/confirm/${'a'.repeat(43)}?x=1`),
+        '/fr/user/register/confirm/[redacted]?x=1',
+      );
+    });
+
+    it('a chosen username is kept; a taken one, a bad one, a short password or a mismatch are 422 on the form with the values kept', async () => {
+      const ok = await register(visitor(), fields('Grace', 'grace@example.test', { username: 'Grace_H' }));
+      assert.equal(ok.statusCode, 200);
+      assert.equal((await visitor().get(await linkFor('grace@example.test'))).statusCode, 303);
       assert.equal((await ctx.services.users.findByEmail('grace@example.test'))?.username, 'grace_h');
-      const bad = await visitor().submit('/user/register', '/user/register/submit', {
+      const sent = mailer.sent.length;
+      const bad = await register(visitor(), {
         name: 'Grace <b>Two</b>',
         email: 'not-an-email',
         username: 'grace_h',
@@ -529,37 +716,49 @@ describe('accounts', () => {
       assert.match(bad.body, /The email must be a valid email address\./);
       assert.match(bad.body, /The password must be at least 8 characters\./);
       assert.match(bad.body, /value="Grace &lt;b&gt;Two&lt;\/b&gt;"/);
-      const taken = await visitor().submit('/user/register', '/user/register/submit', {
-        name: 'Grace',
-        email: 'grace2@example.test',
-        username: 'grace_h',
-        password: 'compiler1',
+      const mismatch = await register(visitor(), {
+        ...fields('Grace', 'grace2@example.test', { username: 'grace_h' }),
         password_confirmation: 'compiler2',
       });
-      assert.equal(taken.statusCode, 422);
-      assert.match(taken.body, /The password confirmation does not match\./);
-      const takenUsername = await visitor().submit('/user/register', '/user/register/submit', {
-        name: 'Grace',
-        email: 'grace2@example.test',
-        username: 'grace_h',
-        password: 'compiler1',
-        password_confirmation: 'compiler1',
-      });
+      assert.equal(mismatch.statusCode, 422);
+      assert.match(mismatch.body, /The password confirmation does not match\./);
+      const missing = await register(visitor(), { name: '', email: '', password: '' });
+      assert.equal(missing.statusCode, 422);
+      assert.match(missing.body, /The name field is required\./);
+      assert.match(missing.body, /The email field is required\./);
+      // A taken username says nothing about emails (usernames are public, in the address of posts).
+      const takenUsername = await register(
+        visitor(),
+        fields('Grace', 'grace2@example.test', { username: 'grace_h' }),
+      );
       assert.equal(takenUsername.statusCode, 422);
       assert.match(takenUsername.body, /The username has already been taken\./);
-      const invalidUsername = await visitor().submit('/user/register', '/user/register/submit', {
-        name: 'Grace',
-        email: 'grace3@example.test',
-        username: 'a/b',
-        password: 'compiler1',
-        password_confirmation: 'compiler1',
-      });
+      assert.match(takenUsername.body, /value="grace2@example.test"/);
+      const invalidUsername = await register(
+        visitor(),
+        fields('Grace', 'grace3@example.test', { username: 'a/b' }),
+      );
       assert.equal(invalidUsername.statusCode, 422);
       assert.match(invalidUsername.body, /The username must be 3 to 32 lower-case letters/);
+      await ctx.services.accounts.drain();
+      assert.equal(mailer.sent.length, sent, 'no mail for a refused form');
       assert.equal(await ctx.services.users.findByEmail('grace2@example.test'), null);
     });
 
-    it('setting enable_registration off closes the form and its submission (403)', async () => {
+    it('a username taken between the registration and its confirmation becomes the next free variant', async () => {
+      await register(visitor(), fields('Hopper One', 'hopper1@example.test', { username: 'hopper' }));
+      await register(visitor(), fields('Hopper Two', 'hopper2@example.test', { username: 'hopper' }));
+      const second = await linkFor('hopper2@example.test');
+      const first = await linkFor('hopper1@example.test');
+      assert.equal((await visitor().get(second)).statusCode, 303);
+      assert.equal((await visitor().get(first)).statusCode, 303);
+      assert.equal((await ctx.services.users.findByEmail('hopper2@example.test'))?.username, 'hopper');
+      assert.equal((await ctx.services.users.findByEmail('hopper1@example.test'))?.username, 'hopper-2');
+    });
+
+    it('setting enable_registration off closes the form, its submission and the links (403)', async () => {
+      await register(visitor(), fields('Before', 'before-closing@example.test'));
+      const link = await linkFor('before-closing@example.test');
       await ctx.services.settings.set('enable_registration', 'off');
       try {
         const client = visitor();
@@ -569,13 +768,17 @@ describe('accounts', () => {
         const token = tokenIn(form.body) as string;
         const submit = await client.post('/user/register/submit', {
           _token: token,
-          name: 'Closed',
-          email: 'closed@example.test',
-          password: 'password1',
-          password_confirmation: 'password1',
+          ...fields('Closed', 'closed@example.test'),
         });
         assert.equal(submit.statusCode, 403);
-        assert.equal(await ctx.services.users.findByEmail('closed@example.test'), null);
+        assert.equal((await visitor().get(link)).statusCode, 403);
+        await ctx.services.accounts.drain();
+        assert.equal(
+          mailer.sent.filter((mail) => mail.to === 'closed@example.test').length,
+          0,
+          'no mail while closed',
+        );
+        assert.equal(await ctx.services.users.findByEmail('before-closing@example.test'), null);
         assert.doesNotMatch((await client.get('/user/login')).body, /Create an account/);
       } finally {
         await ctx.services.settings.delete('enable_registration');
@@ -586,21 +789,31 @@ describe('accounts', () => {
       const client = visitor();
       for (let i = 0; i < 10; i++) {
         // Invalid forms count too: the limit is on attempts.
-        const response = await client.submit('/user/register', '/user/register/submit', {
-          name: 'x',
-          email: 'bad',
-        });
+        const response = await register(client, { name: 'x', email: 'bad' });
         assert.equal(response.statusCode, 422);
       }
-      const blocked = await client.submit('/user/register', '/user/register/submit', {
-        name: 'Late',
-        email: 'late@example.test',
-        password: 'password1',
-        password_confirmation: 'password1',
-      });
+      const blocked = await register(client, fields('Late', 'blocked@example.test'));
       assert.equal(blocked.statusCode, 429);
       assert.match(blocked.body, /Too many registrations/);
-      assert.equal(await ctx.services.users.findByEmail('late@example.test'), null);
+      await ctx.services.accounts.drain();
+      assert.equal(mailer.sent.length, 0);
+    });
+
+    it('3 mails per email per hour, existing account or not; past it the same page and no mail', async () => {
+      const owner = await ctx.createUser();
+      const fresh = `often-${addressCounter}@example.test`;
+      const pages: string[] = [];
+      for (const email of [owner.email, fresh]) {
+        for (let i = 0; i < 4; i++) {
+          const response = await register(visitor(), fields('Often', email));
+          assert.equal(response.statusCode, 200);
+          pages.push(main(response.body)?.replaceAll(email, '{email}') ?? '');
+        }
+      }
+      assert.equal(new Set(pages).size, 1, 'one page for all of them');
+      await ctx.services.accounts.drain();
+      assert.equal(mailer.sent.filter((mail) => mail.to === owner.email).length, 3);
+      assert.equal(mailer.sent.filter((mail) => mail.to === fresh).length, 3);
     });
   });
 

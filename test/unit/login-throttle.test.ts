@@ -11,6 +11,7 @@ const limits = {
   loginPerAccount: { max: 2, windowSeconds: 60 },
   loginPerAddress: { max: 3, windowSeconds: 60 },
   registerPerAddress: { max: 1, windowSeconds: 60 },
+  registerPerEmail: { max: 2, windowSeconds: 60 },
   resetPerAddress: { max: 5, windowSeconds: 60 },
   resetPerAccount: { max: 1, windowSeconds: 60 },
 };
@@ -58,6 +59,19 @@ describe('login policy', () => {
     assert.equal((await throttle.loginAttempt('c@x.test', '1.1.1.1')).allowed, true);
     assert.equal((await throttle.loginAttempt('d@x.test', '1.1.1.1')).allowed, false);
     assert.equal((await throttle.loginAttempt('a@x.test', '9.9.9.9')).allowed, true);
+  });
+
+  it('registrations are counted per email too, normalized, separately from logins and resets', async () => {
+    const clock = manualClock();
+    const throttle = new LoginThrottle(new MemoryCounterStore(clock), limits);
+    assert.deepEqual(await throttle.registerEmailAttempt('New@x.test'), { allowed: true });
+    await throttle.loginAttempt('new@x.test', '1.1.1.1');
+    await throttle.resetAttempt('new@x.test', '1.1.1.1');
+    assert.deepEqual(await throttle.registerEmailAttempt(' new@x.test'), { allowed: true });
+    assert.deepEqual(await throttle.registerEmailAttempt('new@x.test'), { allowed: false, retryAfter: 60 });
+    assert.deepEqual(await throttle.registerEmailAttempt('other@x.test'), { allowed: true });
+    clock.advance(60_000);
+    assert.deepEqual(await throttle.registerEmailAttempt('new@x.test'), { allowed: true });
   });
 });
 

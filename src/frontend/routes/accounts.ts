@@ -1,7 +1,8 @@
 // Accounts of the public site (spec 4.8, R-F1 `frontend.users.*`): login (form and JSON), logout,
-// registration, password reset by mail, profile and settings. Every form carries the CSRF token and
-// every submission checks it; login, registration and reset requests are counted per account and per
-// address; messages never tell whether an email has an account (registration aside, see README).
+// registration confirmed by mail, password reset by mail, profile and settings. Every form carries the
+// CSRF token and every submission checks it; login, registration and reset requests are counted per
+// account (email) and per address; messages and response times never tell whether an email has an
+// account.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { formatIssues } from '../../api/v1/validation.js';
@@ -140,6 +141,15 @@ export function accountRoutes(kit: FrontendKit): void {
 
   /** CSRF for every form of this area: same origin, and the form's token (requireToken always). */
   const refused = (request: FastifyRequest) => checkCsrf(services, request, { requireToken: () => true });
+
+  /**
+   * A link for a mail: the host the visitor used (a domain of this website, checked by has_website)
+   * with APP_URL's scheme, and the visitor's locale prefix.
+   */
+  const absoluteUrl = (request: FastifyRequest, state: FrontendState, path: string) =>
+    `${new URL(services.config.appUrl).protocol}//${request.host}${urlFor(state, path)}`;
+
+  const siteNameOf = (state: FrontendState) => String(state.website.fields.site_name ?? state.website.domain);
 
   const limited = (reply: FastifyReply, verdict: Verdict): number | null => {
     if (verdict.allowed) return null;
@@ -282,12 +292,71 @@ export function accountRoutes(kit: FrontendKit): void {
       const input = parse(registerSchema, request.body);
       if ('errors' in input) return again(422, input.errors);
       try {
-        const user = await services.accounts.register(input.data);
-        await signIn(services, request, reply, user);
+        // Only what says nothing about the email: a taken username (usernames are public).
+        await services.accounts.checkRegistration(input.data);
       } catch (error) {
         if (error instanceof AccountInputError) return again(422, error.errors);
         throw error;
       }
+      // Past this point the answer is the same for every valid email, with or without an account,
+      // and for one mailed too often (the limit per email only stops the mail).
+      const mailAllowed = (await services.throttle.registerEmailAttempt(input.data.email)).allowed;
+      if (mailAllowed) {
+        await services.accounts.requestRegistration(
+          input.data,
+          {
+            confirm: (token) => absoluteUrl(request, state, `/user/register/confirm/${token}`),
+            login: absoluteUrl(request, state, '/user/login'),
+            reset: absoluteUrl(request, state, '/user/password/forgot'),
+          },
+          siteNameOf(state),
+        );
+      }
+      return message(
+        request,
+        reply,
+        state,
+        200,
+        'Check your email',
+        `Check your email: we sent a link to finish creating your account to ${input.data.email}.`,
+      );
+    },
+  );
+
+  kit.page(
+    'GET',
+    '/user/register/confirm/:token',
+    { name: 'users.register.confirm' },
+    async (request, reply, state) => {
+      // Opened from a mail: a top-level navigation from another site or an app, so no form token and
+      // no same-origin check. The token is in the URL: no page resource may carry it in a Referer.
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('cache-control', 'private, no-store');
+      if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+      // A HEAD (a mail scanner checking the link) must not use the token up.
+      if (request.method === 'HEAD') {
+        return message(
+          request,
+          reply,
+          state,
+          200,
+          'Create your account',
+          'Open this link in your browser to finish creating your account.',
+        );
+      }
+      const token = (request.params as { token: string }).token;
+      const user = await services.accounts.confirmRegistration(token);
+      if (!user) {
+        return message(
+          request,
+          reply,
+          state,
+          400,
+          'Invalid link',
+          'This link is invalid or has expired. Register again to get a new one.',
+        );
+      }
+      await signIn(services, request, reply, user);
       return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
     },
   );
@@ -335,15 +404,11 @@ export function accountRoutes(kit: FrontendKit): void {
           form: entered(request.body, ['email']),
         });
       }
-      // The link points at the host the visitor used (a domain of this website, checked by
-      // has_website), with APP_URL's scheme; the mail goes out in the background.
-      const scheme = new URL(services.config.appUrl).protocol;
-      const origin = `${scheme}//${request.host}`;
-      const siteName = String(state.website.fields.site_name ?? state.website.domain);
+      // The mail goes out in the background.
       services.accounts.requestPasswordReset(
         input.data.email,
-        (token) => `${origin}${urlFor(state, `/user/password/reset/${token}`)}`,
-        siteName,
+        (token) => absoluteUrl(request, state, `/user/password/reset/${token}`),
+        siteNameOf(state),
       );
       return message(
         request,
