@@ -20,9 +20,21 @@ const PG_CHANNEL = 'folio_changes';
 
 export function createChangeFeed(handle: DatabaseHandle, log: (message: string) => void): ChangeFeed {
   if (handle.sqlite) {
-    const sqlite = handle.sqlite;
+    // Prepared once: `sqlite.pragma()` would compile the statement again on every call, and settings
+    // read the revision several times per request.
+    // The value is also kept until the event loop's next turn: the several reads of one request (and of
+    // requests served in the same turn) cost one, and another process's commit is seen a turn later.
+    const dataVersion = handle.sqlite.prepare('PRAGMA data_version').pluck();
+    let current: number | null = null;
+    const forget = () => (current = null);
     return {
-      revision: () => sqlite.pragma('data_version', { simple: true }) as number,
+      revision: () => {
+        if (current === null) {
+          current = dataVersion.get() as number;
+          setImmediate(forget);
+        }
+        return current;
+      },
       publish: () => Promise.resolve(),
       close: () => Promise.resolve(),
     };

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Liquid } from 'liquidjs';
+import type { FS } from 'liquidjs';
 
 export const DEFAULT_THEME = 'default';
 
@@ -15,16 +16,73 @@ export const THEMES_DIR = fileURLToPath(new URL('../../themes', import.meta.url)
 
 const THEME_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
+export interface ThemeOptions {
+  /**
+   * Remember which theme files exist (and that they lie inside the theme folder) for the life of the
+   * process. LiquidJS looks every template, layout and partial up again on each render (a stat and two
+   * realpath calls per candidate folder), which costs more than rendering a page. On by default in
+   * production, where themes change only with a deployment (a restart); off in development, where
+   * templates are edited live.
+   */
+  cacheLookups?: boolean;
+}
+
+/** Liquid's file access with memoized lookups (see ThemeOptions.cacheLookups). */
+function memoizedFs(): FS {
+  const exists = new Map<string, boolean>();
+  const contained = new Map<string, boolean>();
+  const existsSync = (file: string) => {
+    let found = exists.get(file);
+    if (found === undefined) exists.set(file, (found = fs.existsSync(file)));
+    return found;
+  };
+  const containsSync = (root: string, file: string) => {
+    const key = `${root}\0${file}`;
+    let inside = contained.get(key);
+    if (inside === undefined) {
+      try {
+        const realRoot = fs.realpathSync(root);
+        inside = fs
+          .realpathSync(file)
+          .startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+      } catch {
+        inside = false;
+      }
+      contained.set(key, inside);
+    }
+    return inside;
+  };
+  return {
+    existsSync,
+    exists: async (file) => existsSync(file),
+    readFileSync: (file) => fs.readFileSync(file, 'utf8'),
+    readFile: (file) => fs.promises.readFile(file, 'utf8'),
+    resolve: (dir, file, ext) => path.resolve(dir, path.extname(file) ? file : file + ext),
+    containsSync,
+    contains: async (root, file) => containsSync(root, file),
+    dirname: (file) => path.dirname(file),
+    sep: path.sep,
+  };
+}
+
 export class ThemeRenderer {
   private readonly engines = new Map<string, Liquid>();
   private readonly versions = new Map<string, string>();
+  private readonly files: FS | undefined;
+  private readonly exists: (file: string) => boolean;
 
-  constructor(private readonly root: string = THEMES_DIR) {}
+  constructor(
+    private readonly root: string = THEMES_DIR,
+    options: ThemeOptions = {},
+  ) {
+    this.files = (options.cacheLookups ?? process.env.NODE_ENV === 'production') ? memoizedFs() : undefined;
+    this.exists = this.files ? this.files.existsSync : fs.existsSync;
+  }
 
   /** The theme that will render: the named one when it exists, else the default theme. */
   resolve(theme: string | null | undefined): string {
     const name = (theme ?? '').trim().toLowerCase();
-    if (name !== DEFAULT_THEME && THEME_NAME.test(name) && fs.existsSync(path.join(this.root, name)))
+    if (name !== DEFAULT_THEME && THEME_NAME.test(name) && this.exists(path.join(this.root, name)))
       return name;
     return DEFAULT_THEME;
   }
@@ -34,7 +92,7 @@ export class ThemeRenderer {
     if (!/^[a-z0-9][a-z0-9/_-]*$/i.test(template) || template.includes('..')) return false;
     const resolved = this.resolve(theme);
     return [resolved, DEFAULT_THEME].some((name) =>
-      fs.existsSync(path.join(this.root, name, `${template}.liquid`)),
+      this.exists(path.join(this.root, name, `${template}.liquid`)),
     );
   }
 
@@ -55,7 +113,7 @@ export class ThemeRenderer {
     const clean = file.replace(/^\/+/, '');
     if (!/^[a-z0-9][a-z0-9/._-]*$/i.test(clean) || clean.includes('..')) return '';
     const owner = [theme, DEFAULT_THEME].find((name) =>
-      fs.existsSync(path.join(this.root, name, 'assets', clean)),
+      this.exists(path.join(this.root, name, 'assets', clean)),
     );
     if (!owner) return '';
     const full = path.join(this.root, owner, 'assets', clean);
@@ -81,6 +139,7 @@ export class ThemeRenderer {
         outputEscape: 'escape',
         strictFilters: true,
         ownPropertyOnly: true,
+        ...(this.files ? { fs: this.files } : {}),
       });
       engine.registerFilter('asset', (file: unknown) => this.assetUrl(theme, String(file)));
       this.engines.set(theme, engine);
