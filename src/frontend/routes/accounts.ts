@@ -508,33 +508,54 @@ export function accountRoutes(kit: FrontendKit): void {
     return profileForm(request, reply, state);
   });
 
-  kit.page(
-    ['GET', 'POST'],
-    '/user/profile/update',
-    { name: 'users.profile.update' },
-    async (request, reply, state) => {
+  /**
+   * The update routes of the signed-in visitor's own forms (profile, settings): a GET goes back to the
+   * form; a POST is checked (CSRF, then the schema), saved, and answered with the form again (422) or
+   * a redirect to it with `?saved=1`.
+   */
+  const updateRoute = <S extends z.ZodType>(spec: {
+    path: string;
+    name: string;
+    formPath: string;
+    schema: S;
+    fields: string[];
+    form: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      state: FrontendState,
+      data: Body,
+    ) => Promise<unknown>;
+    save: (request: FastifyRequest, state: FrontendState, data: z.output<S>) => Promise<void>;
+  }) =>
+    kit.page(['GET', 'POST'], spec.path, { name: spec.name }, async (request, reply, state) => {
       if (redirectToLogin(request, reply, state)) return reply;
-      if (request.method !== 'POST') return reply.redirect(urlFor(state, '/user/profile'));
+      if (request.method !== 'POST') return reply.redirect(urlFor(state, spec.formPath));
       const reason = await refused(request);
       if (reason) return message(request, reply, state, 403, 'Form refused', reason);
       const again = (errors: Errors) => {
         reply.code(422);
-        return profileForm(request, reply, state, {
-          errors,
-          form: entered(request.body, ['name', 'username']),
-        });
+        return spec.form(request, reply, state, { errors, form: entered(request.body, spec.fields) });
       };
-      const input = parse(profileSchema, request.body);
+      const input = parse(spec.schema, request.body);
       if ('errors' in input) return again(input.errors);
       try {
-        await services.accounts.updateProfile(state.user!.id, input.data);
+        await spec.save(request, state, input.data);
       } catch (error) {
         if (error instanceof AccountInputError) return again(error.errors);
         throw error;
       }
-      return reply.redirect(`${urlFor(state, '/user/profile')}?saved=1`, 303);
-    },
-  );
+      return reply.redirect(`${urlFor(state, spec.formPath)}?saved=1`, 303);
+    });
+
+  updateRoute({
+    path: '/user/profile/update',
+    name: 'users.profile.update',
+    formPath: '/user/profile',
+    schema: profileSchema,
+    fields: ['name', 'username'],
+    form: profileForm,
+    save: (_request, state, data) => services.accounts.updateProfile(state.user!.id, data),
+  });
 
   const settingsForm = (
     request: FastifyRequest,
@@ -555,37 +576,18 @@ export function accountRoutes(kit: FrontendKit): void {
     return settingsForm(request, reply, state);
   });
 
-  kit.page(
-    ['GET', 'POST'],
-    '/user/settings/update',
-    { name: 'users.settings.update' },
-    async (request, reply, state) => {
-      if (redirectToLogin(request, reply, state)) return reply;
-      if (request.method !== 'POST') return reply.redirect(urlFor(state, '/user/settings'));
-      const reason = await refused(request);
-      if (reason) return message(request, reply, state, 403, 'Form refused', reason);
-      const again = (errors: Errors) => {
-        reply.code(422);
-        return settingsForm(request, reply, state, { errors, form: entered(request.body, ['email']) });
-      };
-      const input = parse(settingsSchema, request.body);
-      if ('errors' in input) return again(input.errors);
-      const sessionId = (await sessionIdOf(services, request)) as string;
-      try {
-        await services.accounts.updateSettings(
-          state.user!,
-          {
-            email: input.data.email,
-            newPassword: input.data.password,
-            currentPassword: input.data.current_password,
-          },
-          sessionId,
-        );
-      } catch (error) {
-        if (error instanceof AccountInputError) return again(error.errors);
-        throw error;
-      }
-      return reply.redirect(`${urlFor(state, '/user/settings')}?saved=1`, 303);
-    },
-  );
+  updateRoute({
+    path: '/user/settings/update',
+    name: 'users.settings.update',
+    formPath: '/user/settings',
+    schema: settingsSchema,
+    fields: ['email'],
+    form: settingsForm,
+    save: async (request, state, data) =>
+      services.accounts.updateSettings(
+        state.user!,
+        { email: data.email, newPassword: data.password, currentPassword: data.current_password },
+        (await sessionIdOf(services, request)) as string,
+      ),
+  });
 }
