@@ -178,6 +178,24 @@ function likeTerm(column: Expression<unknown>, term: string): Expression<SqlBool
   return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
 }
 
+/** A post whose title, excerpt or content, or one of their translations, contains the term. */
+export function postMatches(eb: ExpressionBuilder<Database, 'posts'>, term: string): Expression<SqlBool> {
+  return eb.or([
+    likeTerm(eb.ref('posts.title'), term),
+    likeTerm(eb.ref('posts.excerpt'), term),
+    likeTerm(eb.ref('posts.content'), term),
+    eb.exists(
+      eb
+        .selectFrom('translations')
+        .select('translations.id')
+        .where('translations.model_type', '=', POST_MODEL)
+        .whereRef('translations.model_id', '=', 'posts.id')
+        .where('translations.field', 'in', ['title', 'excerpt', 'content'])
+        .where((inner) => likeTerm(inner.ref('translations.value'), term)),
+    ),
+  ]);
+}
+
 function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   return e?.code === '23505' || /UNIQUE constraint failed/i.test(e?.message ?? '');
@@ -198,7 +216,7 @@ export class PostsService {
     const status = query.status ?? 'published';
     if (status !== 'any') base = base.where('posts.status', '=', status);
     const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
-    if (terms.length > 0) base = base.where((eb) => eb.or(terms.map((term) => this.matches(eb, term))));
+    if (terms.length > 0) base = base.where((eb) => eb.or(terms.map((term) => postMatches(eb, term))));
     const tagIds = query.tagIds ?? [];
     if (tagIds.length > 0 || query.tagType) {
       base = base.where((eb) => {
@@ -292,24 +310,6 @@ export class PostsService {
       updatedAt: toIso(row.updated_at),
     }));
     return { items, total };
-  }
-
-  /** A post whose title, excerpt or content, or one of their translations, contains the term. */
-  private matches(eb: ExpressionBuilder<Database, 'posts'>, term: string): Expression<SqlBool> {
-    return eb.or([
-      likeTerm(eb.ref('posts.title'), term),
-      likeTerm(eb.ref('posts.excerpt'), term),
-      likeTerm(eb.ref('posts.content'), term),
-      eb.exists(
-        eb
-          .selectFrom('translations')
-          .select('translations.id')
-          .where('translations.model_type', '=', POST_MODEL)
-          .whereRef('translations.model_id', '=', 'posts.id')
-          .where('translations.field', 'in', ['title', 'excerpt', 'content'])
-          .where((inner) => likeTerm(inner.ref('translations.value'), term)),
-      ),
-    ]);
   }
 
   /** The tags of many posts in one query (no N+1), in a stable order. */

@@ -2,14 +2,12 @@
 // `post` whose status is `published` and whose `published_at` has come, shown on the website (bound
 // to it, or global). Texts in the reader's locale (R-T3). Every list is one count, one page query,
 // and one query each for tags, translations of the posts and translations of the tag names: no N+1.
-import { sql } from 'kysely';
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import { pageTags } from '../cache/page-tags.js';
 import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
+import { postMatches } from './posts.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';
@@ -99,12 +97,6 @@ export interface PublicPage<T> {
 export interface SitemapEntry {
   slug: string;
   lastModified: string;
-}
-
-/** `lower(column) LIKE %term%`, with % and _ of the term taken literally, on both dialects. */
-function likeTerm(column: Expression<unknown>, term: string): Expression<SqlBool> {
-  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
 }
 
 /** Plain text of HTML content, shortened at a word boundary: the excerpt of a post without one. */
@@ -209,7 +201,7 @@ export class PublicPostsService {
       );
     }
     if (query.authorId !== undefined) base = base.where('posts.author_id', '=', query.authorId);
-    for (const term of query.terms ?? []) base = base.where((eb) => this.matches(eb, term));
+    for (const term of query.terms ?? []) base = base.where((eb) => postMatches(eb, term));
     if (query.publishedWithin) {
       base = base
         .where('posts.published_at', '>=', query.publishedWithin.from)
@@ -411,23 +403,6 @@ export class PublicPostsService {
   }
 
   // ---- Helpers -------------------------------------------------------------------------------------
-
-  private matches(eb: ExpressionBuilder<Database, 'posts'>, term: string): Expression<SqlBool> {
-    return eb.or([
-      likeTerm(eb.ref('posts.title'), term),
-      likeTerm(eb.ref('posts.excerpt'), term),
-      likeTerm(eb.ref('posts.content'), term),
-      eb.exists(
-        eb
-          .selectFrom('translations')
-          .select('translations.id')
-          .where('translations.model_type', '=', POST_MODEL)
-          .whereRef('translations.model_id', '=', 'posts.id')
-          .where('translations.field', 'in', ['title', 'excerpt', 'content'])
-          .where((inner) => likeTerm(inner.ref('translations.value'), term)),
-      ),
-    ]);
-  }
 
   /** Summaries of post rows: titles and excerpts in the locale, tags, in the rows' order. */
   private async hydrate(rows: SummaryRow[], locale: string): Promise<PublicPost[]> {
