@@ -185,7 +185,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     menus: new MenusService(db, clock, cache, pages),
     updates,
     rateLimiter,
-    comments: new CommentsService(db, clock, settings, cache),
+    comments: new CommentsService(db, clock, settings, changes),
     clicks: new ClicksService(db, database.dialect, clock),
     links: new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale }),
     sessions,

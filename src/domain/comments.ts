@@ -2,14 +2,13 @@
 // the tree built in memory), and likes and reports counted once per voter. No HTTP here: the public
 // site's routes call this service.
 import sanitizeHtml from 'sanitize-html';
-import type { Cache } from '../cache/cache.js';
 import { pageTags } from '../cache/page-tags.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
+import type { ContentChanges } from './changes.js';
 import type { Clock } from './clock.js';
 import { isStorableId } from './ids.js';
-import { POSTS_CACHE_TAG } from './posts.js';
 import type { SettingsService } from './settings.js';
 import { toIso } from './values.js';
 
@@ -147,7 +146,8 @@ export class CommentsService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly settings: SettingsService,
-    private readonly cache: Cache,
+    /** Told when a post's pages show something new (the page cache flushes that post's pages). */
+    private readonly changes: ContentChanges,
   ) {}
 
   async enabled(): Promise<boolean> {
@@ -388,8 +388,7 @@ export class CommentsService {
     });
     if (outcome.counted) {
       // A like changes a number on the post's pages; a comment held after reports leaves the thread.
-      if (kind === 'like') await this.cache.flushTags([postCacheTag(comment.post_id)]);
-      else if (outcome.after.status !== 'approved') await this.threadChanged(comment.post_id);
+      if (kind === 'like' || outcome.after.status !== 'approved') await this.threadChanged(comment.post_id);
     }
     return {
       counted: outcome.counted,
@@ -405,8 +404,8 @@ export class CommentsService {
     return Number.isInteger(value) && value >= 0 ? value : DEFAULT_REPORT_THRESHOLD;
   }
 
-  /** The post's pages show another thread: flush them (the page cache tags them per post and as posts). */
+  /** The post's pages show another thread or count: announced like every other content change. */
   private async threadChanged(postId: number): Promise<void> {
-    await this.cache.flushTags([postCacheTag(postId), POSTS_CACHE_TAG]);
+    await this.changes.announce({ kind: 'comments', postId });
   }
 }
