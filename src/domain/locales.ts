@@ -56,3 +56,13 @@ export function localizedPath(path: string, locale: string, locales: LocaleSetti
   if (!locales.supported.includes(normalized)) return path;
   return `/${normalized}${path}`;
 }
+
+/**
+ * The locale a URL's first segment names (R-F3): a supported locale other than the default, spelled
+ * canonically (`zh_TW`, not `zh-tw`); else null.
+ */
+export function prefixLocale(segment: string, locales: LocaleSettings): string | null {
+  const normalized = normalizeLocale(segment);
+  if (segment !== normalized || normalized === locales.defaultLocale) return null;
+  return locales.supported.includes(normalized) ? normalized : null;
+}

@@ -6,9 +6,9 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { INSTALLED_SETTING } from '../domain/install.js';
-import { localeSettings } from '../domain/locales.js';
+import { localeSettings, prefixLocale } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
-import { normalizeLocale, translate } from '../domain/translations.js';
+import { translate } from '../domain/translations.js';
 import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
 import { currentWebsite } from '../http/website-context.js';
@@ -196,17 +196,9 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
         const locales = await localeSettings(services.settings);
         let locale = locales.defaultLocale;
         if (localized) {
-          // A prefix must be a supported locale other than the default, written as it is canonically.
-          const prefix = (request.params as { locale: string }).locale;
-          const normalized = normalizeLocale(prefix);
-          if (
-            prefix !== normalized ||
-            normalized === locales.defaultLocale ||
-            !locales.supported.includes(normalized)
-          ) {
-            return reply.callNotFound();
-          }
-          locale = normalized;
+          const prefixed = prefixLocale((request.params as { locale: string }).locale, locales);
+          if (prefixed === null) return reply.callNotFound();
+          locale = prefixed;
         }
         setFrontendState(request, { website, locale, locales, user: await visitorLookup(request) });
       };
@@ -237,22 +229,15 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
       if (!website) return null;
       if (!maybeFrontendState(request)) {
         const locales = await localeSettings(services.settings);
-        const first = normalizeLocale(request.url.split(/[/?]/)[1] ?? '');
-        const prefixed =
-          request.url.startsWith(`/${first}`) &&
-          first !== locales.defaultLocale &&
-          locales.supported.includes(first);
+        const prefixed = prefixLocale(request.url.split(/[/?]/)[1] ?? '', locales);
         setFrontendState(request, {
           website,
-          locale: prefixed ? first : locales.defaultLocale,
+          locale: prefixed ?? locales.defaultLocale,
           locales,
           user: await visitorLookup(request),
         });
       }
-      reply.code(404);
-      return renderPage(services, themes, request, reply, '404', {
-        seo: { title: 'Page not found', noindex: true },
-      });
+      return kit.notFound(request, reply);
     };
 
     for (const route of registered) {
