@@ -411,12 +411,7 @@ export class PostsService {
     if (status === 'scheduled' && !input.publishedAt) {
       errors.published_at = ['The published at field is required when status is scheduled.'];
     }
-    let slug: string | undefined;
-    if (input.slug !== undefined) {
-      slug = slugify(input.slug);
-      if (slug === '') errors.slug = ['The slug format is invalid.'];
-      else if (await this.slugTaken(slug, null)) errors.slug = ['The slug has already been taken.'];
-    }
+    const slug = await this.requestedSlug(input.slug, null, errors);
     if (Object.keys(errors).length > 0) throw new PostInputError(errors);
 
     const now = nowIso(this.clock);
@@ -491,12 +486,7 @@ export class PostsService {
     if (status === 'scheduled' && !publishedAtAfter) {
       errors.published_at = ['The published at field is required when status is scheduled.'];
     }
-    let slug: string | undefined;
-    if (input.slug !== undefined) {
-      slug = slugify(input.slug);
-      if (slug === '') errors.slug = ['The slug format is invalid.'];
-      else if (await this.slugTaken(slug, id)) errors.slug = ['The slug has already been taken.'];
-    }
+    const slug = await this.requestedSlug(input.slug, id, errors);
     if (Object.keys(errors).length > 0) throw new PostInputError(errors);
 
     const now = nowIso(this.clock);
@@ -742,6 +732,19 @@ export class PostsService {
       .where('slug', 'in', candidates)
       .execute();
     return new Set(rows.map((row) => row.slug));
+  }
+
+  /** The slug the input asks for, normalized (undefined when none); its errors are added to `errors`. */
+  private async requestedSlug(
+    raw: string | undefined,
+    exceptId: number | null,
+    errors: Record<string, string[]>,
+  ): Promise<string | undefined> {
+    if (raw === undefined) return undefined;
+    const slug = slugify(raw);
+    if (slug === '') errors.slug = ['The slug format is invalid.'];
+    else if (await this.slugTaken(slug, exceptId)) errors.slug = ['The slug has already been taken.'];
+    return slug;
   }
 
   private async slugTaken(slug: string, exceptId: number | null): Promise<boolean> {
