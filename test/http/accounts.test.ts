@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { redactUrl } from '../../src/app.js';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
-import { createTestContext, manualClock, testRedisUrl } from '../support/harness.js';
+import { createTestContext, exposeRouteNames, manualClock, testRedisUrl } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { Visitor, tokenIn } from '../support/visitor.js';
@@ -23,11 +23,7 @@ describe('accounts', () => {
   before(async () => {
     ctx = await createTestContext({
       clock,
-      extend: (app) => {
-        app.addHook('onSend', async (request, reply) => {
-          reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
-        });
-      },
+      extend: exposeRouteNames,
     });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });

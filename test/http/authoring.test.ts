@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
-import { createTestContext } from '../support/harness.js';
+import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor } from '../support/visitor.js';
 
@@ -41,13 +41,7 @@ describe('post authoring', () => {
   const idFrom = (location: unknown) => Number(/\/post\/edit\/(\d+)\?saved=1$/.exec(String(location))?.[1]);
 
   before(async () => {
-    ctx = await createTestContext({
-      extend: (app) => {
-        app.addHook('onSend', async (request, reply) => {
-          reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
-        });
-      },
-    });
+    ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     websiteId = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
     author = await ctx.createUser();

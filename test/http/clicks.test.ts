@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { isBot } from '../../src/domain/clicks.js';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
-import { createTestContext } from '../support/harness.js';
+import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
 
@@ -23,13 +23,7 @@ describe('clicks', () => {
   let ip = '';
 
   before(async () => {
-    ctx = await createTestContext({
-      extend: (app) => {
-        app.addHook('onSend', async (request, reply) => {
-          reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
-        });
-      },
-    });
+    ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
     const other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });

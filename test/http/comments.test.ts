@@ -9,7 +9,7 @@ import type { FrontendState } from '../../src/frontend/context.js';
 import type { FrontendKit, TemplateDataProvider } from '../../src/frontend/index.js';
 import { commentRoutes } from '../../src/frontend/routes/comments.js';
 import { ThemeRenderer } from '../../src/frontend/themes.js';
-import { createTestContext } from '../support/harness.js';
+import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
 
@@ -27,13 +27,7 @@ describe('comments', () => {
   let ip = '';
 
   before(async () => {
-    ctx = await createTestContext({
-      extend: (app) => {
-        app.addHook('onSend', async (request, reply) => {
-          reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
-        });
-      },
-    });
+    ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     websiteId = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
     const otherWebsite = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { THEMES_DIR } from '../../src/frontend/themes.js';
-import { createTestContext } from '../support/harness.js';
+import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 const XSD = path.resolve('test/fixtures/sitemap.xsd');
@@ -37,13 +37,7 @@ describe('public reading site', () => {
     ctx.request({ method: 'GET', url, headers: { host: 'site.test', ...headers } });
 
   before(async () => {
-    ctx = await createTestContext({
-      extend: (app) => {
-        app.addHook('onSend', async (request, reply) => {
-          reply.header('x-test-route-name', request.routeOptions.config?.name ?? '');
-        });
-      },
-    });
+    ctx = await createTestContext({ extend: exposeRouteNames });
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await services.settings.set('supported_locales', 'en,fr');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
-import { createTestContext } from '../support/harness.js';
+import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 describe('public site shell', () => {
@@ -11,13 +11,7 @@ describe('public site shell', () => {
   let websiteId: number;
 
   before(async () => {
-    ctx = await createTestContext({
-      extend: (app) => {
-        app.addHook('onSend', async (request, reply) => {
-          reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
-        });
-      },
-    });
+    ctx = await createTestContext({ extend: exposeRouteNames });
     websiteId = await ctx.services.websites.create({
       siteName: { en: 'Tom & Jerry <Blog>', fr: 'Le blog de Tom' },
       domain: 'site.test',

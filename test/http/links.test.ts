@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { main } from '../../src/cli.js';
 import { InputError } from '../../src/domain/errors.js';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
-import { createTestContext } from '../support/harness.js';
+import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 describe('links', () => {
@@ -16,13 +16,7 @@ describe('links', () => {
   let foreignId: number;
 
   before(async () => {
-    ctx = await createTestContext({
-      extend: (app) => {
-        app.addHook('onSend', async (request, reply) => {
-          reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
-        });
-      },
-    });
+    ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
     otherWebsite = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });

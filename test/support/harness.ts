@@ -152,6 +152,13 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
   };
 }
 
+/** An `extend` that names each answer's route in `x-test-route-name` (tests of the R-F1 names). */
+export function exposeRouteNames(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-test-route-name', request.routeOptions.config.name ?? '');
+  });
+}
+
 /** A clock that tests move by hand. */
 export function manualClock(
   start = new Date('2026-01-01T00:00:00.000Z'),
