@@ -1,6 +1,11 @@
 // The cache: values with a time to live and tags, flushed by tag. Tags are versioned: every entry
-// remembers the version of each of its tags when it was written, and a flush bumps the versions, so
-// a flush is one cheap write that every app node sees (on Redis), never a scan of the keys.
+// remembers the version of each of its tags when it was written (its stamp), and a flush bumps the
+// versions, so a flush is one cheap write that every app node sees (on Redis), never a scan of keys.
+//
+// Every entry also carries the tag ALL_TAG, so clear() is one flush. A process can tell without any
+// I/O whether a stamp is still current when it knows the tag versions (always in process; on Redis
+// while its mirror of the versions is kept fresh by published flushes): the full-page cache serves
+// its hottest pages from process memory on that basis.
 import { LRUCache } from 'lru-cache';
 
 export interface CacheOptions {
@@ -8,6 +13,9 @@ export interface CacheOptions {
   ttlSeconds?: number;
   tags?: readonly string[];
 }
+
+/** The version of each tag of an entry when it was written (or of tags about to be used). */
+export type TagStamp = Readonly<Record<string, number>>;
 
 export interface Cache {
   get<T>(key: string): Promise<T | undefined>;
@@ -20,13 +28,48 @@ export interface Cache {
   /** Invalidates everything. */
   clear(): Promise<void>;
   close(): Promise<void>;
+
+  /**
+   * The current versions of these tags (and of ALL_TAG): take it *before* reading what a value is
+   * computed from, and store the value with setStamped(), so that a flush meanwhile wins. Null when
+   * the versions cannot be read (the cache is unavailable).
+   */
+  stamp(tags: readonly string[]): Promise<TagStamp | null>;
+  /** Stores a value under a stamp taken earlier. */
+  setStamped(key: string, value: unknown, stamp: TagStamp, ttlSeconds?: number): Promise<void>;
+  /** A current entry: its value, its stamp and when it expires (epoch ms, 0 for never). */
+  getStamped<T>(key: string): Promise<StampedValue<T> | undefined>;
+  /**
+   * Whether an entry of this stamp is still current, answered without I/O; false whenever this
+   * process cannot tell for sure.
+   */
+  isCurrent(stamp: TagStamp): boolean;
+  /**
+   * Counts the flushes this process has made or seen. Unchanged between two readings means no flush
+   * this process could know of happened in between.
+   */
+  readonly flushCount: number;
 }
 
-/** What an entry holds: the value and the tag versions it was written under. */
+export interface StampedValue<T> {
+  value: T;
+  stamp: TagStamp;
+  /** Epoch milliseconds when the entry expires; 0 for never. */
+  expires: number;
+}
+
+/** What an entry holds: the value, the tag versions it was written under, and its expiry. */
 export interface StoredEntry {
   value: unknown;
   tags: Record<string, number>;
+  /** Epoch milliseconds; 0 or absent for never. */
+  expires?: number;
 }
+
+/** Carried by every entry: flushing it is clear(). */
+export const ALL_TAG = '__all__';
+
+const expiryOf = (ttlSeconds: number) => (ttlSeconds > 0 ? Date.now() + ttlSeconds * 1000 : 0);
 
 /**
  * The shared part of both drivers: remember() with one computation per key at a time, and tag
@@ -34,22 +77,31 @@ export interface StoredEntry {
  */
 export abstract class TaggedCache implements Cache {
   private readonly pending = new Map<string, Promise<unknown>>();
+  protected flushes = 0;
 
   protected abstract read(key: string): Promise<StoredEntry | undefined>;
   protected abstract write(key: string, entry: StoredEntry, ttlSeconds: number): Promise<void>;
   /** Current versions of the tags, or null when they cannot be read (the cache is unavailable). */
   protected abstract tagVersions(tags: readonly string[]): Promise<number[] | null>;
+  /** The version of a tag when this process knows it without I/O, else undefined. */
+  protected abstract knownVersion(tag: string): number | undefined;
   abstract delete(key: string): Promise<void>;
   abstract flushTags(tags: readonly string[]): Promise<void>;
-  abstract clear(): Promise<void>;
   abstract close(): Promise<void>;
 
-  /** The tags an entry is stored under: the given ones, plus any the driver always adds. */
-  protected tagsOf(tags: readonly string[]): string[] {
-    return [...tags];
+  get flushCount(): number {
+    return this.flushes;
+  }
+
+  async clear(): Promise<void> {
+    await this.flushTags([ALL_TAG]);
   }
 
   async get<T>(key: string): Promise<T | undefined> {
+    return (await this.getStamped<T>(key))?.value;
+  }
+
+  async getStamped<T>(key: string): Promise<StampedValue<T> | undefined> {
     const entry = await this.read(key);
     if (!entry) return undefined;
     const tags = Object.keys(entry.tags);
@@ -57,20 +109,30 @@ export abstract class TaggedCache implements Cache {
       const current = await this.tagVersions(tags);
       if (!current || tags.some((tag, i) => current[i] !== entry.tags[tag])) return undefined;
     }
-    return entry.value as T;
+    return { value: entry.value as T, stamp: entry.tags, expires: entry.expires ?? 0 };
   }
 
-  /** An entry for the value, stamped with the tag versions of now; null when they cannot be read. */
-  private async stamp(value: unknown, options: CacheOptions): Promise<StoredEntry | null> {
-    const tags = this.tagsOf([...new Set(options.tags ?? [])]);
-    const versions = await this.tagVersions(tags);
+  isCurrent(stamp: TagStamp): boolean {
+    for (const tag in stamp) {
+      if (this.knownVersion(tag) !== stamp[tag]) return false;
+    }
+    return true;
+  }
+
+  async stamp(tags: readonly string[]): Promise<TagStamp | null> {
+    const all = [...new Set([...tags, ALL_TAG])];
+    const versions = await this.tagVersions(all);
     if (!versions) return null;
-    return { value, tags: Object.fromEntries(tags.map((tag, i) => [tag, versions[i] ?? 0])) };
+    return Object.fromEntries(all.map((tag, i) => [tag, versions[i] ?? 0]));
+  }
+
+  async setStamped(key: string, value: unknown, stamp: TagStamp, ttlSeconds = 0): Promise<void> {
+    await this.write(key, { value, tags: { ...stamp }, expires: expiryOf(ttlSeconds) }, ttlSeconds);
   }
 
   async set(key: string, value: unknown, options: CacheOptions = {}): Promise<void> {
-    const entry = await this.stamp(value, options);
-    if (entry) await this.write(key, entry, options.ttlSeconds ?? 0);
+    const stamp = await this.stamp(options.tags ?? []);
+    if (stamp) await this.setStamped(key, value, stamp, options.ttlSeconds ?? 0);
   }
 
   async remember<T>(key: string, options: CacheOptions, compute: () => Promise<T>): Promise<T> {
@@ -80,9 +142,9 @@ export abstract class TaggedCache implements Cache {
     if (running) return running as Promise<T>;
     const work = (async () => {
       // Tag versions are read before computing: a flush during the computation wins.
-      const stamp = await this.stamp(undefined, options);
+      const stamp = await this.stamp(options.tags ?? []);
       const value = await compute();
-      if (value !== undefined && stamp) await this.write(key, { ...stamp, value }, options.ttlSeconds ?? 0);
+      if (value !== undefined && stamp) await this.setStamped(key, value, stamp, options.ttlSeconds ?? 0);
       return value;
     })().finally(() => this.pending.delete(key));
     this.pending.set(key, work);
@@ -124,15 +186,21 @@ export class MemoryCache extends TaggedCache {
     return tags.map((tag) => this.versions.get(tag) ?? 0);
   }
 
+  protected knownVersion(tag: string): number {
+    return this.versions.get(tag) ?? 0;
+  }
+
   async delete(key: string): Promise<void> {
     this.entries.delete(key);
   }
 
   async flushTags(tags: readonly string[]): Promise<void> {
     for (const tag of tags) this.versions.set(tag, (this.versions.get(tag) ?? 0) + 1);
+    this.flushes++;
   }
 
-  async clear(): Promise<void> {
+  override async clear(): Promise<void> {
+    await super.clear();
     this.entries.clear();
   }
 

@@ -1,13 +1,32 @@
 // The Redis cache driver: entries and tag versions live in Redis, so every app node shares them and
 // a tag flush (one INCR per tag) is seen by all nodes at once. When Redis is unreachable the cache
 // degrades to "no caching" with a logged warning; users never see a cache error.
+//
+// Each node also mirrors the tag versions it has used: a flush bumps the versions and publishes the
+// new ones in one script (atomic, so every node sees flushes in the order they happened), and every
+// node applies what it hears. While the subscription is live, a hit costs one GET instead of a GET
+// and an MGET of its tags, and isCurrent() answers from memory. Whenever the subscription drops, the
+// mirror is thrown away (flushes may have been missed) and rebuilt from Redis once it is back.
 import { Redis } from 'ioredis';
-import { TaggedCache } from './cache.js';
+import { ALL_TAG as ALL, TaggedCache } from './cache.js';
 import type { StoredEntry } from './cache.js';
 
-/** Every entry carries this tag, so clear() is one INCR instead of a scan of the keys. */
-const ALL = '__all__';
 const WARN_EVERY_MS = 30_000;
+/** A mirror this large is dropped and rebuilt on demand: it only saves round trips. */
+const MIRROR_LIMIT = 200_000;
+
+/** INCR every tag key, publish `tag<TAB>version` lines on ARGV[1], answer the new versions. */
+const FLUSH_SCRIPT = `
+local lines = {}
+local versions = {}
+for i, key in ipairs(KEYS) do
+  local version = redis.call('INCR', key)
+  versions[i] = version
+  lines[i] = ARGV[i + 1] .. '\\t' .. version
+end
+redis.call('PUBLISH', ARGV[1], table.concat(lines, '\\n'))
+return versions
+`;
 
 export interface RedisCacheOptions {
   url: string;
@@ -18,20 +37,32 @@ export interface RedisCacheOptions {
   commandTimeoutMs?: number;
 }
 
+type FlushCommand = (keys: string[], argv: string[]) => Promise<number[]>;
+
 export class RedisCache extends TaggedCache {
   private readonly redis: Redis;
+  private readonly subscriber: Redis;
+  private readonly channel: string;
   private readonly warn: (message: string) => void;
   private lastWarning = 0;
   /** A flush failed while Redis was away: everything is invalidated once it is back. */
   private flushLost = false;
   /** Resolves when the first connection is ready; commands wait for it (briefly) at start-up only. */
   private readonly firstReady: Promise<void>;
+  /** Tag versions known to be current while `mirrorLive` (see the top of the file). */
+  private readonly mirror = new Map<string, number>();
+  private mirrorLive = false;
+  /** Bumped whenever the mirror is dropped: an MGET answered across a drop is not mirrored. */
+  private mirrorEpoch = 0;
+  private readonly flushScript: FlushCommand;
 
   constructor(options: RedisCacheOptions) {
     super();
+    const prefix = options.prefix ?? 'folio:';
+    this.channel = `${prefix}flushes`;
     this.warn = options.warn ?? ((message) => console.warn(message));
     this.redis = new Redis(options.url, {
-      keyPrefix: options.prefix ?? 'folio:',
+      keyPrefix: prefix,
       // Fail fast instead of queueing while disconnected; keep reconnecting in the background.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -39,15 +70,61 @@ export class RedisCache extends TaggedCache {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
       lazyConnect: false,
     });
+    this.redis.defineCommand('folioFlush', { lua: FLUSH_SCRIPT });
+    const withScript = this.redis as Redis & {
+      folioFlush(numberOfKeys: number, ...args: string[]): Promise<number[]>;
+    };
+    this.flushScript = (keys, argv) => withScript.folioFlush(keys.length, ...keys, ...argv);
     this.firstReady = new Promise((resolve) => this.redis.once('ready', () => resolve()));
     this.redis.on('error', (error: Error) => this.degraded(`connection: ${error.message}`));
     this.redis.on('ready', () => {
       if (!this.flushLost) return;
-      this.redis.incr(`t:${ALL}`).then(
-        () => (this.flushLost = false),
-        () => undefined,
+      this.flushTags([ALL]).catch(() => undefined);
+    });
+
+    this.subscriber = new Redis(options.url, {
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      autoResubscribe: false,
+      maxRetriesPerRequest: null,
+    });
+    this.subscriber.on('error', () => this.dropMirror());
+    this.subscriber.on('close', () => this.dropMirror());
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(this.channel).then(
+        () => {
+          this.dropMirror();
+          this.mirrorLive = true;
+        },
+        () => this.dropMirror(),
       );
     });
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.channel) this.heard(message);
+    });
+  }
+
+  private dropMirror(): void {
+    this.mirrorLive = false;
+    this.mirror.clear();
+    this.mirrorEpoch++;
+    this.flushes++; // whatever was known may have been flushed meanwhile
+  }
+
+  /** A flush published by any node (this one included): versions only ever grow. */
+  private heard(message: string): void {
+    if (!this.mirrorLive) return;
+    for (const line of message.split('\n')) {
+      const tab = line.lastIndexOf('\t');
+      if (tab > 0) this.mirrorVersion(line.slice(0, tab), Number(line.slice(tab + 1)));
+    }
+    this.flushes++;
+  }
+
+  private mirrorVersion(tag: string, version: number): void {
+    if (!Number.isFinite(version)) return;
+    if (this.mirror.size >= MIRROR_LIMIT) this.mirror.clear();
+    const known = this.mirror.get(tag);
+    if (known === undefined || version > known) this.mirror.set(tag, version);
   }
 
   private degraded(reason: string): void {
@@ -72,8 +149,8 @@ export class RedisCache extends TaggedCache {
     return false;
   }
 
-  protected override tagsOf(tags: readonly string[]): string[] {
-    return [...tags, ALL];
+  protected knownVersion(tag: string): number | undefined {
+    return this.mirrorLive && this.redis.status === 'ready' ? this.mirror.get(tag) : undefined;
   }
 
   protected async read(key: string): Promise<StoredEntry | undefined> {
@@ -101,9 +178,25 @@ export class RedisCache extends TaggedCache {
   protected async tagVersions(tags: readonly string[]): Promise<number[] | null> {
     if (tags.length === 0) return [];
     if (!(await this.available())) return null;
+    const versions = tags.map((tag) => this.knownVersion(tag));
+    const missing = tags.filter((_, i) => versions[i] === undefined);
+    if (missing.length === 0) return versions as number[];
+    const live = this.mirrorLive;
+    const epoch = this.mirrorEpoch;
     try {
-      const values = await this.redis.mget(tags.map((tag) => `t:${tag}`));
-      return values.map((value) => Number(value ?? 0));
+      const values = (await this.redis.mget(missing.map((tag) => `t:${tag}`))).map((value) =>
+        Number(value ?? 0),
+      );
+      // Mirrored only when the subscription was live all along: no flush can have been missed.
+      const mirrored = live && this.mirrorLive && epoch === this.mirrorEpoch;
+      let next = 0;
+      return tags.map((tag, i) => {
+        const known = versions[i];
+        if (known !== undefined) return known;
+        const value = values[next++] ?? 0;
+        if (mirrored) this.mirrorVersion(tag, value);
+        return value;
+      });
     } catch (error) {
       this.degraded((error as Error).message);
       return null;
@@ -120,28 +213,31 @@ export class RedisCache extends TaggedCache {
   }
 
   async flushTags(tags: readonly string[]): Promise<void> {
-    if (tags.length === 0) return;
+    const unique = [...new Set(tags)];
+    if (unique.length === 0) return;
+    this.flushes++;
     if (!(await this.available())) {
       this.flushLost = true;
       return;
     }
     try {
-      const pipeline = this.redis.pipeline();
-      for (const tag of new Set(tags)) pipeline.incr(`t:${tag}`);
-      const results = await pipeline.exec();
-      const failed = results?.find(([error]) => error);
-      if (failed?.[0]) throw failed[0];
+      const versions = await this.flushScript(
+        unique.map((tag) => `t:${tag}`),
+        [this.channel, ...unique],
+      );
+      // This node sees its own flush at once (its published copy, heard later, changes nothing).
+      if (this.mirrorLive) unique.forEach((tag, i) => this.mirrorVersion(tag, Number(versions[i])));
+      if (tags.includes(ALL)) this.flushLost = false;
     } catch (error) {
       this.flushLost = true;
+      this.dropMirror();
       this.degraded((error as Error).message);
     }
   }
 
-  async clear(): Promise<void> {
-    await this.flushTags([ALL]);
-  }
-
   async close(): Promise<void> {
+    this.dropMirror();
     this.redis.disconnect();
+    this.subscriber.disconnect();
   }
 }

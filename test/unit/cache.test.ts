@@ -87,6 +87,37 @@ for (const [name, make] of drivers) {
       await cache.clear();
       assert.equal(await cache.get('d2'), undefined);
     });
+
+    it('stamps: an entry stored under a stamp taken before a flush is stale at once', async () => {
+      const before = await cache.stamp(['s1']);
+      assert.ok(before);
+      await cache.flushTags(['s1']);
+      await cache.setStamped('late', 'rendered before the flush', before, 60);
+      assert.equal(await cache.get('late'), undefined);
+      const now = await cache.stamp(['s1']);
+      assert.ok(now);
+      await cache.setStamped('fresh', 'v', now, 60);
+      const stored = await cache.getStamped<string>('fresh');
+      assert.equal(stored?.value, 'v');
+      assert.deepEqual(stored?.stamp, now);
+      assert.ok(stored && stored.expires > Date.now() && stored.expires <= Date.now() + 60_000);
+    });
+
+    it('isCurrent answers from memory, and a flush or clear() makes a stamp stale', async () => {
+      // Redis answers from its mirror once the subscription is up (a few ms after connecting).
+      const stamp = await cache.stamp(['c1', 'c2']);
+      assert.ok(stamp);
+      await waitFor(() => cache.isCurrent(stamp));
+      const count = cache.flushCount;
+      await cache.flushTags(['c2']);
+      assert.equal(cache.isCurrent(stamp), false);
+      assert.ok(cache.flushCount > count);
+      const again = await cache.stamp(['c1']);
+      assert.ok(again);
+      assert.equal(cache.isCurrent(again), true);
+      await cache.clear();
+      assert.equal(cache.isCurrent(again), false);
+    });
   });
 }
 
@@ -112,12 +143,28 @@ describe('redis cache across app nodes', () => {
       await nodeA.set('x', 1);
       await nodeB.clear();
       assert.equal(await nodeA.get('x'), undefined);
+
+      // Node A's mirror hears node B's flush: a stamp it held current turns stale without a query.
+      const stamp = await nodeA.stamp(['post:1']);
+      assert.ok(stamp);
+      await waitFor(() => nodeA.isCurrent(stamp));
+      await nodeB.flushTags(['post:1']);
+      await waitFor(() => !nodeA.isCurrent(stamp));
+      assert.deepEqual(await nodeA.stamp(['post:1']), await nodeB.stamp(['post:1']));
     } finally {
       await nodeA.close();
       await nodeB.close();
     }
   });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail('condition not met in time');
+    await sleep(5);
+  }
+}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn(
