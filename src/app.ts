@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { apiV1 } from './api/v1/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
+import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
 import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
 import type { QueryCounter } from './http/query-counter.js';
@@ -85,8 +86,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // Text answers (pages, CSS, JS, XML, robots.txt) are compressed; images, already compressed, never.
   await app.register(fastifyCompress, {
     global: true,
-    customTypes:
-      /^(?:text\/(?:html|css|plain|xml|javascript)|application\/(?:javascript|xml|rss\+xml|atom\+xml))(?:;|$)/,
+    customTypes: COMPRESSIBLE_TYPES,
+    threshold: COMPRESS_THRESHOLD,
   });
   await installBodyParsers(app);
   await installMultipart(app, { fileSize: config.bodyLimit });

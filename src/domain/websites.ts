@@ -19,6 +19,8 @@ import { flag, toIso } from './values.js';
 
 export const WEBSITE_MODEL = 'website';
 export const WEBSITES_TAG = 'websites';
+/** Flushed when a domain starts or stops leading to a website (which website a host shows). */
+export const DOMAINS_TAG = 'domains';
 const HOST_CACHE_TTL_SECONDS = 300;
 
 /** Text fields an API caller may write (spec 2.6); the first four accept locale maps. */
@@ -177,7 +179,7 @@ export class WebsitesService {
         return website.id;
       }),
     );
-    await this.changed(id);
+    await this.changed(id, true);
     return id;
   }
 
@@ -293,7 +295,7 @@ export class WebsitesService {
         }
       }),
     );
-    await this.changed(id);
+    await this.changed(id, domain !== undefined && domain !== current.domain);
     const updated = await this.find(id);
     if (!updated) throw new NotFoundError('Website not found');
     return updated;
@@ -343,7 +345,7 @@ export class WebsitesService {
       return Number(result.numDeletedRows) > 0;
     });
     if (!deleted) throw new NotFoundError('Website not found');
-    await this.changed(id);
+    await this.changed(id, true);
   }
 
   /** Adds an alias (spec 4.4, R-W4); answers what was already there without changing it. */
@@ -368,7 +370,7 @@ export class WebsitesService {
         .returning('id')
         .executeTakeFirstOrThrow(),
     );
-    await this.changed(id);
+    await this.changed(id, true);
     return { outcome: 'created', aliasId: row.id, domain };
   }
 
@@ -403,7 +405,7 @@ export class WebsitesService {
         .execute();
       return { removed: domain, primary: promoted.domain };
     });
-    await this.changed(id);
+    await this.changed(id, true);
     return result;
   }
 
@@ -442,8 +444,8 @@ export class WebsitesService {
     return Number(row?.n ?? 0);
   }
 
-  private async changed(id: number): Promise<void> {
-    await this.cache.flushTags([WEBSITES_TAG]);
+  private async changed(id: number, domainsChanged: boolean): Promise<void> {
+    await this.cache.flushTags(domainsChanged ? [WEBSITES_TAG, DOMAINS_TAG] : [WEBSITES_TAG]);
     await this.changes?.announce({ kind: 'website', id });
   }
 

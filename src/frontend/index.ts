@@ -4,7 +4,13 @@
 // renderer for the website's theme. Localized routes are registered twice: as they are, for the
 // default locale, and under a `/{locale}` prefix for every other supported locale (R-F3).
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import { INSTALLED_SETTING } from '../domain/install.js';
 import { localeSettings, prefixLocale } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
@@ -216,6 +222,8 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
     const pageCache = new PageCache(services);
     const fullPageCache: preHandlerAsyncHookHandler = async (request, reply) =>
       pageCache.lookup(request, reply);
+    // Ready pages in process memory are answered even before is_installed and has_website.
+    const hotPages: onRequestAsyncHookHandler = async (request, reply) => pageCache.serveHot(request, reply);
     app.addHook('onSend', async (request, reply, payload) =>
       request.routeOptions.config?.name?.startsWith('frontend.')
         ? pageCache.onSend(request, reply, payload)
@@ -249,6 +257,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
           url,
           exposeHeadRoute: false,
           config: { name: `frontend.${route.options.name}`, cacheable: route.options.cacheable === true },
+          ...(route.options.cacheable ? { onRequest: hotPages } : {}),
           preHandler: [isInstalled, withState(prefixed), fullPageCache],
           handler: (request, reply) => route.handler(request, reply, frontendState(request)),
         });

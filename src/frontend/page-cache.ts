@@ -8,13 +8,30 @@
 // - Keyed by website, locale, host, path and query. A hit is served before the handler: no database
 //   query (the website lookup is itself cached) and no template rendering.
 // - Each entry carries cache tags of what it shows (page-tags.ts); a content change flushes exactly
-//   those. An entry never outlives the moment the next scheduled post goes public.
+//   those. An entry never outlives the moment the next scheduled post goes public. The tag versions
+//   are read before the page is rendered, and a page during whose rendering any flush happened is
+//   not stored: a change made while a page renders can never be hidden by it.
+// - The hottest pages are also kept ready to send in process memory (HotPages): the body as bytes
+//   and, once asked for, compressed (br, gzip), keyed by the request's host and URL. Such a hit is
+//   answered in the route's onRequest, before any other frontend hook, when the cache can tell
+//   without I/O that its tags are current (always in process; on Redis through its mirror of the
+//   versions) and the settings have not changed since (locales, the TTL, the installation).
 // - ETag (weak: the body may be sent compressed) and Last-Modified, with 304 for conditional GETs.
 // - `x-folio-cache: hit | miss | bypass` tells tests and benchmarks what happened.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { TagStamp } from '../cache/cache.js';
 import { pageTags } from '../cache/page-tags.js';
 import { websiteMenuCacheTag } from '../domain/menus.js';
+import { DOMAINS_TAG } from '../domain/websites.js';
+import {
+  COMPRESSIBLE_TYPES,
+  COMPRESS_THRESHOLD,
+  compressForStorage,
+  preferredEncoding,
+} from '../http/compression.js';
+import type { StoredEncoding } from '../http/compression.js';
 import type { Services } from '../services.js';
 import { SESSION_COOKIE, frontendState } from './context.js';
 
@@ -35,6 +52,11 @@ interface Pending {
   key: string;
   tags: Set<string>;
   maxTtl: number;
+  /** Versions of the page's first tags, read before rendering. */
+  stamp: TagStamp;
+  /** The cache's flush count before rendering: if it moved, the page is not stored. */
+  flushCount: number;
+  settings: ReadonlyMap<string, string>;
 }
 
 const pending = new WeakMap<FastifyRequest, Pending>();
@@ -71,10 +93,56 @@ export function notModified(request: FastifyRequest, etag: string, lastModified?
   return false;
 }
 
+const shortUrl = (url: string) => (url.length > 200 ? createHash('sha1').update(url).digest('hex') : url);
+
 function cacheKey(request: FastifyRequest, websiteId: number, locale: string): string {
-  const url = request.url.length > 200 ? createHash('sha1').update(request.url).digest('hex') : request.url;
-  return `page:${websiteId}:${locale}:${request.host.toLowerCase()}:${url}`;
+  return `page:${websiteId}:${locale}:${request.host.toLowerCase()}:${shortUrl(request.url)}`;
 }
+
+/** What a request asks for before the website and locale are known: its host and URL. */
+const hotKey = (request: FastifyRequest) => `${request.host.toLowerCase()} ${shortUrl(request.url)}`;
+
+const hasSession = (request: FastifyRequest) => request.cookies[SESSION_COOKIE] !== undefined;
+
+/** A cached page ready to send: its bytes, and the compressed bytes once a client asked for them. */
+interface ReadyPage {
+  body: Buffer;
+  encoded: Partial<Record<StoredEncoding, Buffer>>;
+  compressible: boolean;
+  type: string;
+  etag: string;
+  lastModified: string;
+}
+
+interface HotEntry {
+  page: ReadyPage;
+  stamp: TagStamp;
+  /** Clock milliseconds; 0 for never. */
+  expires: number;
+  /** The settings snapshot the page was made under: a settings change retires the entry. */
+  settings: ReadonlyMap<string, string>;
+}
+
+function readyPage(page: CachedPage): ReadyPage {
+  const body = Buffer.from(page.body);
+  return {
+    body,
+    encoded: {},
+    compressible: body.length >= COMPRESS_THRESHOLD && COMPRESSIBLE_TYPES.test(page.type),
+    type: page.type,
+    etag: page.etag,
+    lastModified: page.lastModified,
+  };
+}
+
+const entrySize = (entry: HotEntry) =>
+  entry.page.body.length +
+  (entry.page.encoded.br?.length ?? 0) +
+  (entry.page.encoded.gzip?.length ?? 0) +
+  512;
+
+/** Process memory kept for ready-to-send pages. */
+export const HOT_PAGES_MAX_BYTES = 48 * 1024 * 1024;
 
 export async function pageCacheTtl(services: Services): Promise<number> {
   const raw = (await services.settings.get(PAGE_CACHE_TTL_SETTING))?.trim() ?? '';
@@ -83,7 +151,34 @@ export async function pageCacheTtl(services: Services): Promise<number> {
 }
 
 export class PageCache {
+  private readonly hot = new LRUCache<string, HotEntry>({
+    maxSize: HOT_PAGES_MAX_BYTES,
+    sizeCalculation: entrySize,
+  });
+
   constructor(private readonly services: Services) {}
+
+  /**
+   * The onRequest hook of cacheable routes: answers from a ready page in process memory when it is
+   * known to be current, before the website, locale and visitor are resolved. Anything else goes on
+   * to the frontend hooks (and lookup()).
+   */
+  async serveHot(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || hasSession(request)) return undefined;
+    const key = hotKey(request);
+    const entry = this.hot.get(key);
+    if (!entry) return undefined;
+    const settings = await this.services.settings.all();
+    if (
+      !this.services.cache.isCurrent(entry.stamp) ||
+      entry.settings !== settings ||
+      (entry.expires !== 0 && entry.expires <= this.services.clock.now().getTime())
+    ) {
+      this.hot.delete(key);
+      return undefined;
+    }
+    return this.send(request, reply, key, entry);
+  }
 
   /**
    * The `full_page_cache` hook (after the website, locale and visitor are known): answers a hit, or
@@ -96,7 +191,7 @@ export class PageCache {
       (request.method === 'GET' || request.method === 'HEAD') &&
       state.website.enabledPageCache &&
       state.user === null &&
-      request.cookies[SESSION_COOKIE] === undefined;
+      !hasSession(request);
     if (!eligible) {
       reply.header(CACHE_HEADER, 'bypass');
       return undefined;
@@ -106,23 +201,26 @@ export class PageCache {
       reply.header(CACHE_HEADER, 'bypass');
       return undefined;
     }
+    const { cache } = this.services;
+    const settings = await this.services.settings.all();
     const key = cacheKey(request, state.website.id, state.locale);
-    const hit = await this.services.cache.get<CachedPage>(key);
+    const hit = await cache.getStamped<CachedPage>(key);
     if (hit) {
-      reply
-        .header(CACHE_HEADER, 'hit')
-        .header('etag', hit.etag)
-        .header('last-modified', hit.lastModified)
-        .type(hit.type);
-      if (notModified(request, hit.etag, hit.lastModified)) return reply.code(304).send();
-      return reply.code(200).send(hit.body);
+      const entry: HotEntry = {
+        page: readyPage(hit.value),
+        stamp: hit.stamp,
+        expires: this.clockExpiry(hit.expires),
+        settings,
+      };
+      // Only pages whose stamp covers domain changes may skip the website lookup (host -> website).
+      if (DOMAINS_TAG in hit.stamp) this.hot.set(hotKey(request), entry);
+      return this.send(request, reply, null, entry);
     }
     const websiteId = state.website.id;
-    pending.set(request, {
-      key,
-      tags: new Set([pageTags.site(websiteId), websiteMenuCacheTag(websiteId)]),
-      maxTtl: ttl,
-    });
+    const tags = [pageTags.site(websiteId), websiteMenuCacheTag(websiteId), DOMAINS_TAG];
+    const flushCount = cache.flushCount;
+    const stamp = await cache.stamp(tags);
+    if (stamp) pending.set(request, { key, tags: new Set(tags), maxTtl: ttl, stamp, flushCount, settings });
     reply.header(CACHE_HEADER, 'miss');
     return undefined;
   }
@@ -140,15 +238,11 @@ export class PageCache {
     if (entry && !reply.hasHeader('set-cookie')) {
       const lastModified = new Date(this.services.clock.now().getTime()).toUTCString();
       reply.header('last-modified', lastModified);
-      const page: CachedPage = {
+      await this.store(request, entry, {
         body: payload,
         type: String(reply.getHeader('content-type') ?? 'text/html; charset=utf-8'),
         etag,
         lastModified,
-      };
-      await this.services.cache.set(entry.key, page, {
-        ttlSeconds: await this.ttlFor(entry),
-        tags: [...entry.tags],
       });
     } else if (entry) {
       reply.header(CACHE_HEADER, 'bypass');
@@ -158,6 +252,54 @@ export class PageCache {
       return '';
     }
     return payload;
+  }
+
+  /** Stores a rendered page, unless a flush happened while it rendered (it may show older data). */
+  private async store(request: FastifyRequest, entry: Pending, page: CachedPage): Promise<void> {
+    const { cache } = this.services;
+    const added = [...entry.tags].filter((tag) => !(tag in entry.stamp));
+    const addedStamp = added.length > 0 ? await cache.stamp(added) : {};
+    if (!addedStamp || cache.flushCount !== entry.flushCount) return;
+    const stamp = { ...entry.stamp, ...addedStamp };
+    const ttl = await this.ttlFor(entry);
+    await cache.setStamped(entry.key, page, stamp, ttl);
+    this.hot.set(hotKey(request), {
+      page: readyPage(page),
+      stamp,
+      expires: this.services.clock.now().getTime() + ttl * 1000,
+      settings: entry.settings,
+    });
+  }
+
+  /** Sends a cached page: 304 when the client has it, else its bytes in the best stored encoding. */
+  private send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string | null,
+    entry: HotEntry,
+  ): FastifyReply {
+    const { page } = entry;
+    reply
+      .header(CACHE_HEADER, 'hit')
+      .header('etag', page.etag)
+      .header('last-modified', page.lastModified)
+      .type(page.type);
+    if (page.compressible) reply.header('vary', 'accept-encoding');
+    if (notModified(request, page.etag, page.lastModified)) return reply.code(304).send();
+    const encoding = page.compressible ? preferredEncoding(request.headers['accept-encoding']) : null;
+    if (encoding === null) return reply.code(200).send(page.body);
+    let encoded = page.encoded[encoding];
+    if (!encoded) {
+      encoded = page.encoded[encoding] = compressForStorage(page.body, encoding);
+      if (key !== null && this.hot.peek(key) === entry) this.hot.set(key, entry); // its new size
+    }
+    return reply.code(200).header('content-encoding', encoding).send(encoded);
+  }
+
+  /** A shared entry's expiry (wall-clock ms) on the services' clock, which tests may move. */
+  private clockExpiry(expires: number): number {
+    if (expires === 0) return 0;
+    return this.services.clock.now().getTime() + Math.max(expires - Date.now(), 0);
   }
 
   /** The entry's TTL, cut short when a scheduled post goes public before it would expire. */

@@ -2,6 +2,7 @@
 // each kind of change that touch exactly the affected pages (on PostgreSQL the cache is Redis).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -261,6 +262,82 @@ describe('full-page cache', () => {
     await warm('/post/first');
     await ctx.services.changes.announce({ kind: 'comments', postId: firstId });
     assert.equal(await state('/post/first'), 'miss');
+  });
+
+  it('a hit is answered from memory before the website lookup', async () => {
+    await warm('/post/first');
+    const websites = ctx.services.websites;
+    const resolveHost = websites.resolveHost.bind(websites);
+    let lookups = 0;
+    websites.resolveHost = async (host) => {
+      lookups++;
+      return resolveHost(host);
+    };
+    try {
+      assert.equal(await state('/post/first'), 'hit');
+      assert.equal(lookups, 0);
+    } finally {
+      websites.resolveHost = resolveHost;
+    }
+  });
+
+  it('hits are sent compressed as the client asks (br, gzip), compressed once, same page', async () => {
+    const plain = await get('/post/first');
+    assert.equal(plain.headers['x-folio-cache'], 'hit');
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.match(String(plain.headers.vary), /accept-encoding/i);
+    for (const [accept, encoding, decode] of [
+      ['gzip, deflate, br', 'br', zlib.brotliDecompressSync],
+      ['gzip', 'gzip', zlib.gunzipSync],
+      ['br;q=0.5, gzip;q=0.9', 'gzip', zlib.gunzipSync],
+    ] as const) {
+      for (let i = 0; i < 2; i++) {
+        const page = await get('/post/first', { 'accept-encoding': accept });
+        assert.equal(page.headers['x-folio-cache'], 'hit');
+        assert.equal(page.headers['content-encoding'], encoding, accept);
+        assert.equal(decode(page.rawPayload).toString(), plain.body);
+        assert.equal(page.headers.etag, plain.headers.etag);
+      }
+    }
+    const identity = await get('/post/first', { 'accept-encoding': 'identity' });
+    assert.equal(identity.headers['content-encoding'], undefined);
+    assert.equal(identity.body, plain.body);
+  });
+
+  it('a host whose domain is removed stops showing the website at once', async () => {
+    await ctx.services.websites.addDomain(websiteId, 'alias-cache.test');
+    await warm('/post/first', 'alias-cache.test');
+    await ctx.services.websites.removeDomain(websiteId, 'alias-cache.test');
+    const page = await get('/post/first', {}, 'alias-cache.test');
+    assert.equal(page.statusCode, 404);
+    assert.notEqual(page.headers['x-folio-cache'], 'hit');
+  });
+
+  it('a settings change retires the cached pages it may touch (a locale taken away)', async () => {
+    await warm('/fr/post/first');
+    await ctx.services.settings.set('supported_locales', 'en');
+    try {
+      assert.equal((await get('/fr/post/first')).statusCode, 404);
+    } finally {
+      await ctx.services.settings.set('supported_locales', 'en,fr');
+    }
+  });
+
+  it('a page during whose rendering anything was flushed is not stored', async () => {
+    // Some content changes while the page renders (after the cache lookup, before the store).
+    const menus = ctx.services.menus;
+    const treeOf = menus.treeOf.bind(menus);
+    menus.treeOf = async (id) => {
+      await ctx.services.cache.flushTags(['something-else']);
+      return treeOf(id);
+    };
+    try {
+      assert.equal(await state('/post/first?render=1'), 'miss');
+      assert.equal(await state('/post/first?render=1'), 'miss');
+    } finally {
+      menus.treeOf = treeOf;
+    }
+    await warm('/post/first?render=1');
   });
 
   it('page_cache_ttl 0 turns caching off', async () => {
