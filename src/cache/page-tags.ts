@@ -1,7 +1,8 @@
 // Cache tags of the public site's full-page cache, and the listener that maps a content change to
 // the tags it flushes. A cached page carries the tags of everything it shows:
 // - every page: `site:{w}` (the website's fields and domains) and the website's menu tag;
-// - a page showing posts: `post:{id}` for each of them, `tag:{id}` for each tag it names;
+// - a page showing posts: `post:{id}` for each of them, `tag:{id}` for each tag it names, `author:{id}`
+//   for each author it names;
 // - a page listing posts: `post-lists:site:{w}` and `post-lists:global` (a new or changed post
 //   bound to website w changes w's lists; a global post changes every website's lists);
 // - tag pages and sitemaps of a tag type: `tag-type:{type}`; pages: `page:{id}`, `pages-list`.
@@ -17,6 +18,7 @@ export const pageTags = {
   tag: (tagId: number) => `tag:${tagId}`,
   tagType: (type: string) => `tag-type:${type}`,
   page: (pageId: number) => `page:${pageId}`,
+  author: (userId: number) => `author:${userId}`,
   pagesList: 'pages-list',
 } as const;
 
@@ -48,6 +50,8 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
       return [pageTags.site(change.id)];
     case 'comments':
       return [pageTags.post(change.postId)];
+    case 'author':
+      return [pageTags.author(change.id)];
   }
 }
 

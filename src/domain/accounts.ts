@@ -11,6 +11,7 @@ import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { nowIso } from './clock.js';
+import type { ContentChanges } from './changes.js';
 import type { Clock } from './clock.js';
 import type { Mailer } from './mailer.js';
 import type { SessionService } from './sessions.js';
@@ -78,6 +79,7 @@ export class AccountsService {
       settings: SettingsService;
       mailer: () => Mailer;
       warn: (message: string) => void;
+      changes?: ContentChanges;
     },
   ) {}
 
@@ -265,6 +267,7 @@ export class AccountsService {
         throw new AccountInputError({ username: ['The username has already been taken.'] });
       throw error;
     }
+    await this.deps.changes?.announce({ kind: 'author', id: userId });
   }
 
   /**

@@ -16,7 +16,9 @@ export type ContentChange =
   /** A website, its fields or its domains changed. */
   | { kind: 'website'; id: number }
   /** Comments of a post changed (the comments module announces it): the post's pages only. */
-  | { kind: 'comments'; postId: number };
+  | { kind: 'comments'; postId: number }
+  /** A user's public name or username changed (pages naming them as an author). */
+  | { kind: 'author'; id: number };
 
 export type ChangeListener = (change: ContentChange) => Promise<void>;
 

@@ -142,13 +142,19 @@ export function pagination(
   };
 }
 
-/** Cache tags of a page that lists these posts: its website's lists, each post and each tag shown. */
+/** Cache tags of what a post shows: the post, its tags and its author. */
+export function postCacheTags(post: PublicPost): string[] {
+  return [
+    pageTags.post(post.id),
+    ...post.tags.map((tag) => pageTags.tag(tag.id)),
+    ...(post.author ? [pageTags.author(post.author.id)] : []),
+  ];
+}
+
+/** Cache tags of a page that lists these posts: its website's lists, each post, tag and author shown. */
 export function tagListing(request: FastifyRequest, state: FrontendState, posts: PublicPost[]): void {
   tagPage(request, pageTags.postLists(state.website.id), pageTags.globalPostLists);
-  for (const post of posts) {
-    tagPage(request, pageTags.post(post.id));
-    for (const tag of post.tags) tagPage(request, pageTags.tag(tag.id));
-  }
+  for (const post of posts) tagPage(request, ...postCacheTags(post));
 }
 
 /** The categories of the sidebar (the website's `post_category` tags), through the data cache. */

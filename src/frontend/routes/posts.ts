@@ -2,6 +2,7 @@
 // tag (R-F2), a user's posts, and a single post, registered last of the `/post/…` routes (static
 // segments such as `create`, `search`, `rank` and `list` always win in the router).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { rememberDiscovered } from '../../cache/data-cache.js';
 import { pageTags } from '../../cache/page-tags.js';
 import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
 import { urlFor } from '../context.js';
@@ -11,7 +12,7 @@ import { checkCsrf } from '../csrf.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, tagPage } from '../page-cache.js';
 import { postTagTypes } from '../tag-types.js';
-import { formatDate, listingData, pageNumber, postCards, postsPerPage } from './listing.js';
+import { formatDate, listingData, pageNumber, postCacheTags, postCards, postsPerPage } from './listing.js';
 
 export const PERIODS = ['today', 'yesterday', 'week', 'month'] as const;
 export type PeriodName = (typeof PERIODS)[number];
@@ -24,6 +25,8 @@ const LIST_KINDS: Record<ListName, RankKind[]> = { hot: ['view'], new: [], like:
 const RANK_KINDS: RankKind[] = ['view', 'like', 'fav'];
 /** Lists by clicks change with every click, which announces nothing: cached briefly only. */
 const CLICK_LIST_TTL = 300;
+/** A post's page data stays in the data cache this long at most (changes drop it at once). */
+const POST_DATA_TTL_SECONDS = 600;
 
 const MAX_KEYWORD_LENGTH = 100;
 const MAX_TERMS = 5;
@@ -328,15 +331,32 @@ export function postRoutes(kit: FrontendKit): void {
   kit.page('GET', '/post/:slug', { name: 'posts.show', cacheable: true }, async (request, reply, state) => {
     const { slug } = request.params as { slug: string };
     if (!POST_SLUG.test(slug)) return kit.notFound(request, reply);
-    const post = await services.publicPosts.findBySlug(state.website.id, slug, state.locale);
+    const websiteId = state.website.id;
+    // Through the website's data cache, content cleaned once: any change to a post of the website (or
+    // to a global post), to one of its tags or to its author's name drops it.
+    const post = await rememberDiscovered(
+      services.cache,
+      state.website,
+      `post:${state.locale}:${slug}`,
+      {
+        tags: [pageTags.postLists(websiteId), pageTags.globalPostLists, pageTags.site(websiteId)],
+        ttlSeconds: POST_DATA_TTL_SECONDS,
+      },
+      async () => {
+        const found = await services.publicPosts.findBySlug(websiteId, slug, state.locale);
+        return (
+          found && { value: { ...found, content: cleanContent(found.content) }, tags: postCacheTags(found) }
+        );
+      },
+    );
     if (!post) return kit.notFound(request, reply);
-    tagPage(request, pageTags.post(post.id), ...post.tags.map((tag) => pageTags.tag(tag.id)));
+    tagPage(request, ...postCacheTags(post));
     const [card] = postCards([post], state, await postTagTypes(services.settings));
     // Alternates: the base text serves every locale, so the post exists in all of them.
     return kit.render(request, reply, 'post', {
       post: {
         ...card,
-        content: cleanContent(post.content),
+        content: post.content,
         updated_date: formatDate(post.updatedAt, state.locale),
       },
       seo: {

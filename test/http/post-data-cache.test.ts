@@ -1,0 +1,134 @@
+// The website data cache (`enabled_data_cache`, on by default) on a post's page when the full-page
+// cache is off: the post (content cleaned once) and an anonymous reader's comment thread are read
+// once, and every change that shows on the page (the post, its tags, its author's name, its
+// comments) shows at once. With the switch off, every view reads them again.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext } from '../support/harness.js';
+
+describe('post page through the website data cache', () => {
+  let ctx: TestContext;
+  let websiteId: number;
+  let authorId: number;
+  let postId: number;
+  let postReads = 0;
+  let threadReads = 0;
+
+  const view = async (url = '/post/data-cached') => {
+    const page = await ctx.request({ method: 'GET', url, headers: { host: 'data.test' } });
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['x-folio-cache'], 'bypass', 'the full-page cache is off');
+    return page.body;
+  };
+  const actor = () => ({ userId: authorId, isAdmin: true });
+
+  before(async () => {
+    ctx = await createTestContext();
+    const { services } = ctx;
+    await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    websiteId = await services.websites.create({ siteName: 'Data', domain: 'data.test' });
+    authorId = (await ctx.createUser({ admin: true })).id;
+    await services.accounts.updateProfile(authorId, { name: 'Ada Author', username: 'ada' });
+    const tag = await services.tags.store({
+      name: 'Birds',
+      type: 'post_tag',
+      updateWhenDuplicated: false,
+      defaultLocale: 'en',
+    });
+    postId = (
+      await services.posts.create(
+        {
+          title: 'Data cached',
+          content: '<p>Body<script>alert(1)</script></p>',
+          tags: [tag.tag.id],
+          websiteIds: [websiteId],
+        },
+        actor(),
+      )
+    ).id;
+    const publicPosts = services.publicPosts;
+    const findBySlug = publicPosts.findBySlug.bind(publicPosts);
+    publicPosts.findBySlug = async (...args) => {
+      postReads++;
+      return findBySlug(...args);
+    };
+    const comments = services.comments;
+    const thread = comments.thread.bind(comments);
+    comments.thread = async (...args) => {
+      threadReads++;
+      return thread(...args);
+    };
+  });
+  after(() => ctx.close());
+  beforeEach(() => {
+    postReads = 0;
+    threadReads = 0;
+  });
+
+  it('reads the post and the thread once for many views, content cleaned', async () => {
+    const first = await view();
+    assert.match(first, /<p>Body<\/p>/);
+    assert.doesNotMatch(first, /alert\(1\)/);
+    assert.equal(await view(), first);
+    assert.equal(await view(), first);
+    assert.equal(postReads, 1);
+    assert.equal(threadReads, 1);
+  });
+
+  it('a post change shows at once', async () => {
+    await view();
+    await ctx.services.posts.update(postId, { title: 'Data cached, edited' }, actor());
+    assert.match(await view(), /Data cached, edited/);
+  });
+
+  it('a change to one of its tags drops the cached post', async () => {
+    await view();
+    const reads = postReads;
+    await view();
+    assert.equal(postReads, reads, 'cached');
+    await ctx.services.tags.store({
+      name: 'Birds',
+      type: 'post_tag',
+      description: 'Feathered',
+      updateWhenDuplicated: true,
+      defaultLocale: 'en',
+    });
+    await view();
+    assert.equal(postReads, reads + 1);
+  });
+
+  it("the author's new name shows at once", async () => {
+    assert.match(await view(), /Ada Author/);
+    await ctx.services.accounts.updateProfile(authorId, { name: 'Ada Lovelace', username: 'ada' });
+    assert.match(await view(), /Ada Lovelace/);
+  });
+
+  it('a new approved comment shows at once', async () => {
+    await view();
+    await ctx.services.comments.store({
+      postId,
+      content: 'Lovely birds',
+      name: 'Reader',
+      email: 'reader@x.test',
+      websiteId,
+      ipHash: 'x'.repeat(64),
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0',
+      user: { id: authorId, name: 'Ada Lovelace', email: 'ada@x.test' },
+    });
+    assert.match(await view(), /Lovely birds/);
+  });
+
+  it('with enabled_data_cache off, every view reads again', async () => {
+    await ctx.services.websites.update(websiteId, { enabled_data_cache: false });
+    try {
+      await view();
+      await view();
+      assert.equal(postReads, 2);
+      assert.equal(threadReads, 2);
+    } finally {
+      await ctx.services.websites.update(websiteId, { enabled_data_cache: true });
+    }
+  });
+});
