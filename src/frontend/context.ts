@@ -18,6 +18,8 @@ export interface FrontendState {
   locales: LocaleSettings;
   /** The signed-in visitor (session cookie), or null. Pages for a user are never cached. */
   user: User | null;
+  /** The cache's flush count when the request began (before it read any data): see fragments.ts. */
+  flushCount: number;
 }
 
 const states = new WeakMap<FastifyRequest, FrontendState>();

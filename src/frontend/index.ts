@@ -23,7 +23,9 @@ import { SESSION_COOKIE, frontendState, maybeFrontendState, setFrontendState, ur
 import type { FrontendState } from './context.js';
 import { csrfToken } from './csrf.js';
 import type { SeoInput } from './seo.js';
-import { PageCache } from './page-cache.js';
+import { FragmentStore } from './fragments.js';
+import type { FragmentScope } from './fragments.js';
+import { PageCache, baseTags, pageTagsOf } from './page-cache.js';
 import { buildSeo, htmlLang } from './seo.js';
 import { accountRoutes } from './routes/accounts.js';
 import { authoringRoutes } from './routes/authoring.js';
@@ -133,6 +135,7 @@ export interface FrontendPlugin {
 }
 
 export function frontend(services: Services, themes = new ThemeRenderer()): FrontendPlugin {
+  const fragments = new FragmentStore((stamp) => services.cache.isCurrent(stamp));
   let notFoundPage: FrontendPlugin['notFoundPage'] = async () => null;
   const plugin = async function frontendPlugin(app: FastifyInstance): Promise<void> {
     const registered: Registered[] = [];
@@ -150,11 +153,11 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
         for (const provider of providers.get(template) ?? []) {
           data = { ...data, ...(await provider(request, reply, frontendState(request), data)) };
         }
-        return renderPage(services, themes, request, reply, template, data);
+        return renderPage(services, themes, fragments, request, reply, template, data);
       },
       async notFound(request, reply) {
         reply.code(404);
-        return renderPage(services, themes, request, reply, '404', {
+        return renderPage(services, themes, fragments, request, reply, '404', {
           seo: { title: 'Page not found', noindex: true },
         });
       },
@@ -192,6 +195,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
     // has_website, then the locale and the visitor: the FrontendState every handler reads.
     const withState = (localized: boolean): preHandlerAsyncHookHandler =>
       async function resolveState(request, reply) {
+        const flushCount = services.cache.flushCount;
         const website = await currentWebsite(services, request);
         if (!website) {
           reply.code(404).type('text/html; charset=utf-8');
@@ -206,7 +210,8 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
           if (prefixed === null) return reply.callNotFound();
           locale = prefixed;
         }
-        setFrontendState(request, { website, locale, locales, user: await visitorLookup(request) });
+        const user = await visitorLookup(request);
+        setFrontendState(request, { website, locale, locales, user, flushCount });
       };
 
     // A page that depends on a session (the request carries one) or starts or ends one (it sets a
@@ -236,6 +241,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
       const website = await currentWebsite(services, request);
       if (!website) return null;
       if (!maybeFrontendState(request)) {
+        const flushCount = services.cache.flushCount;
         const locales = await localeSettings(services.settings);
         const prefixed = prefixLocale(request.url.split(/[/?]/)[1] ?? '', locales);
         setFrontendState(request, {
@@ -243,6 +249,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
           locale: prefixed ?? locales.defaultLocale,
           locales,
           user: await visitorLookup(request),
+          flushCount,
         });
       }
       return kit.notFound(request, reply);
@@ -272,6 +279,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
 async function renderPage(
   services: Services,
   themes: ThemeRenderer,
+  fragments: FragmentStore,
   request: FastifyRequest,
   reply: FastifyReply,
   template: string,
@@ -299,22 +307,52 @@ async function renderPage(
     typeof site.site_seo_description === 'string' ? site.site_seo_description : '',
   );
   const homeUrl = urlFor(state, '/');
-  const html = await themes.render(website.fields.theme ?? '', template, {
-    site,
-    menus,
-    locale,
-    lang: htmlLang(locale),
-    user: state.user ? { id: state.user.id, name: state.user.name, username: state.user.username } : null,
-    home_url: homeUrl,
-    search_url: urlFor(state, '/post/search'),
-    /** The locale prefix of this page's links (`` or `/fr`): `{{ base_path }}/user/login`. */
-    base_path: homeUrl === '/' ? '' : homeUrl,
-    // A signed-in visitor's pages are never cached, so they may carry the form token (the header's
-    // logout form needs it on every page).
-    csrf_token: state.user ? await csrfToken(services, request, reply) : null,
-    ...data,
-    seo,
-  });
+  const theme = website.fields.theme ?? '';
+  const html = await themes.render(
+    theme,
+    template,
+    {
+      site,
+      menus,
+      locale,
+      lang: htmlLang(locale),
+      user: state.user ? { id: state.user.id, name: state.user.name, username: state.user.username } : null,
+      home_url: homeUrl,
+      search_url: urlFor(state, '/post/search'),
+      /** The locale prefix of this page's links (`` or `/fr`): `{{ base_path }}/user/login`. */
+      base_path: homeUrl === '/' ? '' : homeUrl,
+      // A signed-in visitor's pages are never cached, so they may carry the form token (the header's
+      // logout form needs it on every page).
+      csrf_token: state.user ? await csrfToken(services, request, reply) : null,
+      ...data,
+      seo,
+    },
+    await fragmentScope(
+      services,
+      fragments,
+      request,
+      `${themes.resolve(theme)} ${website.id} ${locale} ${homeUrl} `,
+    ),
+  );
   reply.type('text/html; charset=utf-8');
   return html;
+}
+
+/**
+ * The fragment cache of one rendering (fragments.ts): its fragments may be stored only when no flush
+ * happened since the request began, stamped with the tags of everything the page shows.
+ */
+async function fragmentScope(
+  services: Services,
+  store: FragmentStore,
+  request: FastifyRequest,
+  prefix: string,
+): Promise<FragmentScope> {
+  const { cache } = services;
+  const state = frontendState(request);
+  const settings = await services.settings.all();
+  const tags = [...pageTagsOf(request), ...baseTags(state.website.id)];
+  let stamp = state.flushCount === cache.flushCount ? await cache.stamp(tags) : null;
+  if (cache.flushCount !== state.flushCount) stamp = null;
+  return { store, prefix, stamp, settings };
 }

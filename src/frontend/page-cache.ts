@@ -60,11 +60,19 @@ interface Pending {
 }
 
 const pending = new WeakMap<FastifyRequest, Pending>();
+const requestTags = new WeakMap<FastifyRequest, Set<string>>();
 
-/** Adds cache tags to the page being rendered (what it shows); a no-op when it will not be cached. */
+/** The cache tags of what the page being rendered shows (the page cache's and the fragments'). */
+export function pageTagsOf(request: FastifyRequest): Set<string> {
+  let tags = requestTags.get(request);
+  if (!tags) requestTags.set(request, (tags = new Set()));
+  return tags;
+}
+
+/** Adds cache tags to the page being rendered (what it shows). */
 export function tagPage(request: FastifyRequest, ...tags: string[]): void {
-  const entry = pending.get(request);
-  if (entry) for (const tag of tags) entry.tags.add(tag);
+  const set = pageTagsOf(request);
+  for (const tag of tags) set.add(tag);
 }
 
 /** Caps how long the page being rendered may be cached (pages that change without an event). */
@@ -92,6 +100,9 @@ export function notModified(request: FastifyRequest, etag: string, lastModified?
   }
   return false;
 }
+
+/** The tags of every page of a website: its fields and domains, and its menus. */
+export const baseTags = (websiteId: number) => [pageTags.site(websiteId), websiteMenuCacheTag(websiteId)];
 
 const shortUrl = (url: string) => (url.length > 200 ? createHash('sha1').update(url).digest('hex') : url);
 
@@ -216,11 +227,12 @@ export class PageCache {
       if (DOMAINS_TAG in hit.stamp) this.hot.set(hotKey(request), entry);
       return this.send(request, reply, null, entry);
     }
-    const websiteId = state.website.id;
-    const tags = [pageTags.site(websiteId), websiteMenuCacheTag(websiteId), DOMAINS_TAG];
+    const tags = [...baseTags(state.website.id), DOMAINS_TAG];
     const flushCount = cache.flushCount;
     const stamp = await cache.stamp(tags);
-    if (stamp) pending.set(request, { key, tags: new Set(tags), maxTtl: ttl, stamp, flushCount, settings });
+    tagPage(request, ...tags);
+    if (stamp)
+      pending.set(request, { key, tags: pageTagsOf(request), maxTtl: ttl, stamp, flushCount, settings });
     reply.header(CACHE_HEADER, 'miss');
     return undefined;
   }

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Liquid } from 'liquidjs';
 import type { FS } from 'liquidjs';
+import { CacheBlockTag, FRAGMENTS } from './fragments.js';
+import type { FragmentScope } from './fragments.js';
 
 export const DEFAULT_THEME = 'default';
 
@@ -99,10 +101,18 @@ export class ThemeRenderer {
   /**
    * Renders synchronously: every value a template sees is computed before (data providers are async),
    * and LiquidJS's async mode costs about a third more per page for nothing (each tag goes through
-   * promises). Parsed templates are cached, so files are read once per engine.
+   * promises). Parsed templates are cached, so files are read once per engine. With a fragment scope,
+   * `{% cache %}` blocks are answered from it (fragments.ts); without one they always render.
    */
-  async render(theme: string, template: string, data: Record<string, unknown>): Promise<string> {
-    return this.engine(this.resolve(theme)).renderFileSync(template, data) as string;
+  async render(
+    theme: string,
+    template: string,
+    data: Record<string, unknown>,
+    fragments?: FragmentScope,
+  ): Promise<string> {
+    const engine = this.engine(this.resolve(theme));
+    if (!fragments) return engine.renderFileSync(template, data) as string;
+    return engine.renderFileSync(template, data, { globals: { [FRAGMENTS]: fragments } }) as string;
   }
 
   /**
@@ -142,6 +152,7 @@ export class ThemeRenderer {
         ...(this.files ? { fs: this.files } : {}),
       });
       engine.registerFilter('asset', (file: unknown) => this.assetUrl(theme, String(file)));
+      engine.registerTag('cache', CacheBlockTag);
       this.engines.set(theme, engine);
     }
     return engine;

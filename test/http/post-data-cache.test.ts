@@ -1,12 +1,14 @@
-// The website data cache (`enabled_data_cache`, on by default) on a post's page when the full-page
-// cache is off: the post (content cleaned once) and an anonymous reader's comment thread are read
-// once, and every change that shows on the page (the post, its tags, its author's name, its
-// comments) shows at once. With the switch off, every view reads them again.
+// The website data cache (`enabled_data_cache`, on by default) and the theme's fragment cache on a
+// post's page when the full-page cache is off: the post (content cleaned once) and an anonymous
+// reader's comment thread are read once, and every change that shows on the page (the post, its
+// tags, its author's name, its comments, the menus) shows at once. A signed-in reader still sees
+// their own comment awaiting moderation. With the switch off, every view reads the data again.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { Visitor } from '../support/visitor.js';
 
 describe('post page through the website data cache', () => {
   let ctx: TestContext;
@@ -118,6 +120,53 @@ describe('post page through the website data cache', () => {
       user: { id: authorId, name: 'Ada Lovelace', email: 'ada@x.test' },
     });
     assert.match(await view(), /Lovely birds/);
+  });
+
+  it('a menu change shows at once', async () => {
+    await view();
+    const { localeSettings } = await import('../../src/domain/locales.js');
+    await ctx.services.menus.sync(
+      websiteId,
+      [
+        {
+          order: 1,
+          name: 'Fresh menu entry',
+          type: 'link',
+          pageId: null,
+          url: '/blog',
+          target: '_self',
+          icon: null,
+          parentPageId: null,
+        },
+      ],
+      { locales: await localeSettings(ctx.services.settings) },
+    );
+    assert.match(await view(), /Fresh menu entry/);
+  });
+
+  it("a signed-in reader sees their comment awaiting moderation; others don't", async () => {
+    const anonymous = await view();
+    const reader = await ctx.createUser();
+    await ctx.services.settings.set('comments_moderation', 'all');
+    try {
+      await ctx.services.comments.store({
+        postId,
+        content: 'Held back for now',
+        websiteId,
+        ipHash: 'y'.repeat(64),
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0',
+        user: { id: reader.id, name: 'Held Reader', email: reader.email },
+      });
+    } finally {
+      await ctx.services.settings.set('comments_moderation', 'anonymous');
+    }
+    const visitor = new Visitor(ctx, 'data.test');
+    await visitor.logIn(reader.email, reader.password);
+    const own = await visitor.get('/post/data-cached');
+    assert.match(own.body, /Held back for now/);
+    assert.match(own.body, /Awaiting moderation/);
+    assert.doesNotMatch(await view(), /Held back for now/);
+    assert.match(anonymous, /comment-list|No comments yet/);
   });
 
   it('with enabled_data_cache off, every view reads again', async () => {
