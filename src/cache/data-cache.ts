@@ -14,6 +14,8 @@ export interface Discovered<T> {
   value: T;
   /** Tags known only once the value is computed (a post found by its slug: `post:{id}`). */
   tags: readonly string[];
+  /** A shorter time to live than the options' one, known once computed. */
+  ttlSeconds?: number;
 }
 
 /**
@@ -38,7 +40,13 @@ export async function rememberDiscovered<T>(
   if (!result || !stamp || cache.flushCount !== flushes) return result?.value ?? null;
   const discovered = await cache.stamp(result.tags);
   if (discovered && cache.flushCount === flushes) {
-    await cache.setStamped(fullKey, result.value, { ...stamp, ...discovered }, options.ttlSeconds ?? 0);
+    const ttl = Math.min(result.ttlSeconds ?? Infinity, options.ttlSeconds || Infinity);
+    await cache.setStamped(
+      fullKey,
+      result.value,
+      { ...stamp, ...discovered },
+      Number.isFinite(ttl) ? ttl : 0,
+    );
   }
   return result.value;
 }

@@ -17,6 +17,7 @@ describe('post page through the website data cache', () => {
   let postId: number;
   let postReads = 0;
   let threadReads = 0;
+  let listReads = 0;
 
   const view = async (url = '/post/data-cached') => {
     const page = await ctx.request({ method: 'GET', url, headers: { host: 'data.test' } });
@@ -56,6 +57,11 @@ describe('post page through the website data cache', () => {
       postReads++;
       return findBySlug(...args);
     };
+    const list = publicPosts.list.bind(publicPosts);
+    publicPosts.list = async (...args) => {
+      listReads++;
+      return list(...args);
+    };
     const comments = services.comments;
     const thread = comments.thread.bind(comments);
     comments.thread = async (...args) => {
@@ -67,6 +73,7 @@ describe('post page through the website data cache', () => {
   beforeEach(() => {
     postReads = 0;
     threadReads = 0;
+    listReads = 0;
   });
 
   it('reads the post and the thread once for many views, content cleaned', async () => {
@@ -167,6 +174,30 @@ describe('post page through the website data cache', () => {
     assert.match(own.body, /Awaiting moderation/);
     assert.doesNotMatch(await view(), /Held back for now/);
     assert.match(anonymous, /comment-list|No comments yet/);
+  });
+
+  it('lists come from the data cache; a new post, and a scheduled one when its time comes, show at once', async () => {
+    const home = await view('/');
+    assert.equal(await view('/'), home);
+    assert.equal(listReads, 1);
+    await ctx.services.posts.create(
+      { title: 'Brand new', content: '<p>x</p>', websiteIds: [websiteId] },
+      actor(),
+    );
+    assert.match(await view('/'), /Brand new/);
+    await ctx.services.posts.create(
+      {
+        title: 'Due soon',
+        content: '<p>y</p>',
+        websiteIds: [websiteId],
+        status: 'published',
+        publishedAt: new Date(Date.now() + 1500).toISOString(),
+      },
+      actor(),
+    );
+    assert.doesNotMatch(await view('/'), /Due soon/);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    assert.match(await view('/'), /Due soon/);
   });
 
   it('with enabled_data_cache off, every view reads again', async () => {

@@ -1,13 +1,13 @@
 // The home page (frontend.pages.home) and the blog (frontend.pages.blog, paginated).
 import type { FrontendKit } from '../index.js';
-import { listingData, pageNumber, postsPerPage } from './listing.js';
+import { listPosts, listingData, pageNumber, postsPerPage } from './listing.js';
 
 export function homeRoutes(kit: FrontendKit): void {
   const { services } = kit;
 
   kit.page('GET', '/', { name: 'pages.home', cacheable: true }, async (request, reply, state) => {
     const pageSize = await postsPerPage(services);
-    const result = await services.publicPosts.list({
+    const result = await listPosts(services, state, {
       websiteId: state.website.id,
       locale: state.locale,
       page: 1,
@@ -21,7 +21,7 @@ export function homeRoutes(kit: FrontendKit): void {
     const page = pageNumber(request);
     if (page === null) return kit.notFound(request, reply);
     const pageSize = await postsPerPage(services);
-    const result = await services.publicPosts.list({
+    const result = await listPosts(services, state, {
       websiteId: state.website.id,
       locale: state.locale,
       page,

@@ -1,9 +1,9 @@
 // Shared by the reading routes: the page number, post cards as templates see them, pagination links,
 // the sidebar, and the cache tags of a page that lists posts.
 import type { FastifyRequest } from 'fastify';
-import { rememberForWebsite } from '../../cache/data-cache.js';
+import { rememberDiscovered, rememberForWebsite } from '../../cache/data-cache.js';
 import { pageTags } from '../../cache/page-tags.js';
-import type { PublicPage, PublicPost } from '../../domain/public-posts.js';
+import type { PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
 import type { Services } from '../../services.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
@@ -140,6 +140,50 @@ export function pagination(
     previous_url: page > 1 ? at(Math.min(page - 1, last)) : null,
     next_url: page < last ? at(page + 1) : null,
   };
+}
+
+/** A page of a list stays in the data cache this long at most (changes drop it at once). */
+const LIST_DATA_TTL_SECONDS = 600;
+
+/**
+ * A page of the website's posts through its data cache (lists by tag, author or none; searches and
+ * periods are read every time). Any change to a post of the website, or to a global post, drops it,
+ * as do changes to the tags and authors it names; it never outlives the moment the next scheduled
+ * post goes public by its time alone.
+ */
+export async function listPosts(
+  services: Services,
+  state: FrontendState,
+  query: PublicListQuery,
+): Promise<PublicPage<PublicPost>> {
+  if ((query.terms ?? []).length > 0 || query.publishedWithin) return services.publicPosts.list(query);
+  const websiteId = state.website.id;
+  const page = await rememberDiscovered(
+    services.cache,
+    state.website,
+    `posts:${JSON.stringify([query.locale, query.page, query.pageSize, query.tagIds ?? [], query.authorId ?? null])}`,
+    {
+      tags: [pageTags.postLists(websiteId), pageTags.globalPostLists, pageTags.site(websiteId)],
+      ttlSeconds: LIST_DATA_TTL_SECONDS,
+    },
+    async () => {
+      const result = await services.publicPosts.list(query);
+      return {
+        value: result,
+        tags: result.items.flatMap(postCacheTags),
+        ttlSeconds: await untilNextPublication(services, LIST_DATA_TTL_SECONDS),
+      };
+    },
+  );
+  return page ?? services.publicPosts.list(query);
+}
+
+/** `seconds`, or less when a scheduled post goes public by its time alone before then. */
+async function untilNextPublication(services: Services, seconds: number): Promise<number> {
+  const next = await services.publicPosts.nextPublication();
+  if (!next) return seconds;
+  const left = Math.ceil((Date.parse(next) - services.clock.now().getTime()) / 1000);
+  return Math.max(1, Math.min(seconds, left));
 }
 
 /** Cache tags of what a post shows: the post, its tags and its author. */

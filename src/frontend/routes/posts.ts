@@ -12,7 +12,15 @@ import { checkCsrf } from '../csrf.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, tagPage } from '../page-cache.js';
 import { postTagTypes } from '../tag-types.js';
-import { formatDate, listingData, pageNumber, postCacheTags, postCards, postsPerPage } from './listing.js';
+import {
+  formatDate,
+  listPosts,
+  listingData,
+  pageNumber,
+  postCacheTags,
+  postCards,
+  postsPerPage,
+} from './listing.js';
 
 export const PERIODS = ['today', 'yesterday', 'week', 'month'] as const;
 export type PeriodName = (typeof PERIODS)[number];
@@ -125,7 +133,7 @@ export function postRoutes(kit: FrontendKit): void {
       reply,
       state,
       'posts',
-      (page, size) => services.publicPosts.list(list(state, page, size)),
+      (page, size) => listPosts(services, state, list(state, page, size)),
       {
         path: '/post',
         heading: 'All posts',
@@ -277,7 +285,7 @@ export function postRoutes(kit: FrontendKit): void {
         reply,
         state,
         'user_posts',
-        (page, size) => services.publicPosts.list({ ...list(state, page, size), authorId: author.id }),
+        (page, size) => listPosts(services, state, { ...list(state, page, size), authorId: author.id }),
         {
           path: `/user/${encodeURIComponent(username)}/posts`,
           heading: `Posts by ${author.name}`,
@@ -306,7 +314,7 @@ export function postRoutes(kit: FrontendKit): void {
         reply,
         state,
         'tag',
-        (page, size) => services.publicPosts.list({ ...list(state, page, size), tagIds }),
+        (page, size) => listPosts(services, state, { ...list(state, page, size), tagIds }),
         {
           path: `/post/${type}/${encodeURIComponent(tag.slug)}`,
           heading: tag.name,
