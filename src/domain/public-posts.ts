@@ -148,6 +148,26 @@ export class PublicPostsService {
   }
 
   async list(query: PublicListQuery): Promise<PublicPage<PublicPost>> {
+    const total = await this.total(query);
+    if (total === 0) return { items: [], total };
+    const rows = await this.filtered(this.live(query.websiteId, { perRow: true }), query)
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select(SUMMARY_COLUMNS)
+      .orderBy('posts.published_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute();
+    return { items: await this.hydrate(rows, query.locale), total };
+  }
+
+  /** How many posts the website shows (what its sitemap lists). */
+  async count(websiteId: number): Promise<number> {
+    return this.total({ websiteId, locale: '', page: 1, pageSize: 1 });
+  }
+
+  /** How many posts a list has in all (its pages aside). */
+  private async total(query: PublicListQuery): Promise<number> {
     const counted = async () => {
       const row = await this.filtered(this.live(query.websiteId), query)
         .select((eb) => eb.fn.countAll<number>().as('total'))
@@ -162,7 +182,7 @@ export class PublicPostsService {
       query.authorId ?? null,
       query.publishedWithin ?? null,
     ]);
-    const total =
+    const total: number =
       this.cache && (query.terms ?? []).length === 0
         ? await this.cache.remember(
             `public-posts:count:${key}`,
@@ -173,16 +193,7 @@ export class PublicPostsService {
             counted,
           )
         : await counted();
-    if (total === 0) return { items: [], total };
-    const rows = await this.filtered(this.live(query.websiteId, { perRow: true }), query)
-      .leftJoin('users', 'users.id', 'posts.author_id')
-      .select(SUMMARY_COLUMNS)
-      .orderBy('posts.published_at', 'desc')
-      .orderBy('posts.id', 'desc')
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
-      .execute();
-    return { items: await this.hydrate(rows, query.locale), total };
+    return total;
   }
 
   /** The list's filters: tags, author, search terms, publication period. */
@@ -296,12 +307,13 @@ export class PublicPostsService {
   }
 
   /** Slugs and last changes of the website's public posts, newest first (a sitemap). */
-  async sitemap(websiteId: number, limit: number): Promise<SitemapEntry[]> {
+  async sitemap(websiteId: number, limit: number, offset = 0): Promise<SitemapEntry[]> {
     const rows = await this.live(websiteId)
       .select(['posts.slug', 'posts.updated_at'])
       .orderBy('posts.published_at', 'desc')
       .orderBy('posts.id', 'desc')
       .limit(limit)
+      .offset(offset)
       .execute();
     return rows.map((row) => ({ slug: row.slug, lastModified: toIso(row.updated_at) }));
   }

@@ -1,28 +1,14 @@
 // The public reading site through real HTTP (spec 4.8, R-F1..R-F5): every reading route, its status
 // codes and redirects, what readers may see, locales, SEO tags, sitemaps and robots.txt.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { THEMES_DIR } from '../../src/frontend/themes.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
-
-const XSD = path.resolve('test/fixtures/sitemap.xsd');
-
-/** xmllint's verdict on a sitemap (throws with its message when invalid). */
-function validateSitemap(xml: string): void {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sitemap-')), 'sitemap.xml');
-  fs.writeFileSync(file, xml);
-  try {
-    execFileSync('/usr/bin/xmllint', ['--noout', '--schema', XSD, file], { stdio: 'pipe' });
-  } finally {
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  }
-}
+import { validateSitemap } from '../support/sitemaps.js';
 
 describe('public reading site', () => {
   let ctx: TestContext;

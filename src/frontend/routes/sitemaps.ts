@@ -1,7 +1,9 @@
 // Sitemaps (frontend.sitemaps.posts/.pages/.tags) in the sitemaps.org 0.9 format, and robots.txt that
 // points to them. Every URL is absolute on the website's primary domain; each page appears once per
 // supported locale (the sitemap schema has no room for hreflang annotations without extensions).
-// A sitemap holds at most 50,000 URLs, as the protocol requires.
+// A sitemap holds at most 50,000 URLs, as the protocol requires; the posts' sitemap is split into
+// files of URLS_PER_FILE URLs once it outgrows one (`/sitemap/posts` is then a sitemap index of
+// `/sitemap/posts?page=N`), so that no post is left out and no file costs more than a moment.
 import type { FastifyRequest } from 'fastify';
 import { pageTags } from '../../cache/page-tags.js';
 import { localizedPath } from '../../domain/locales.js';
@@ -13,6 +15,8 @@ import { siteOrigin } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
 const MAX_URLS = 50_000;
+/** URLs (posts × locales) per file of the posts' sitemap: about 1.3 MB. */
+export const URLS_PER_FILE = 10_000;
 /** Models whose tags have public pages, and where: `/post/{short}/{slug}`, `/link/{short}/{slug}`. */
 const TAG_MODELS = ['post', 'link'] as const;
 
@@ -40,11 +44,17 @@ function escapeXml(text: string): string {
   return escapeHtml(text);
 }
 
+function sitemapIndex(locations: string[]): string {
+  const entries = locations.map((loc) => `<sitemap><loc>${escapeXml(loc)}</loc></sitemap>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</sitemapindex>\n`;
+}
+
 export function sitemapRoutes(kit: FrontendKit): void {
   const { services } = kit;
   const xml = 'application/xml; charset=utf-8';
-  const limit = (state: FrontendState) =>
-    Math.floor(MAX_URLS / (state.locales.localized ? state.locales.supported.length : 1)) - 1;
+  const localeCount = (state: FrontendState) =>
+    state.locales.localized ? state.locales.supported.length : 1;
+  const limit = (state: FrontendState) => Math.floor(MAX_URLS / localeCount(state)) - 1;
   const origin = (request: FastifyRequest, state: FrontendState) => siteOrigin(services, request, state);
 
   kit.page(
@@ -53,10 +63,22 @@ export function sitemapRoutes(kit: FrontendKit): void {
     { name: 'sitemaps.posts', localized: false, cacheable: true },
     async (request, reply, state) => {
       tagPage(request, pageTags.postLists(state.website.id), pageTags.globalPostLists);
-      const posts = await services.publicPosts.sitemap(state.website.id, limit(state));
+      // Posts per file: the listing's URL and each post's, in every locale, within URLS_PER_FILE.
+      const perFile = Math.floor(URLS_PER_FILE / localeCount(state)) - 1;
+      const files = Math.max(1, Math.ceil((await services.publicPosts.count(state.website.id)) / perFile));
+      const query = request.query as { page?: unknown };
+      if (query.page === undefined && files > 1) {
+        reply.type(xml);
+        const base = `${origin(request, state)}/sitemap/posts?page=`;
+        return sitemapIndex(Array.from({ length: files }, (_, i) => `${base}${i + 1}`));
+      }
+      const pageText = query.page === undefined ? '1' : typeof query.page === 'string' ? query.page : '';
+      const page = Number(pageText);
+      if (!/^[1-9]\d{0,6}$/.test(pageText) || page > files) return kit.notFound(request, reply);
+      const posts = await services.publicPosts.sitemap(state.website.id, perFile, (page - 1) * perFile);
       // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
       const entries: Entry[] = [
-        { path: '/post', lastModified: posts[0]?.lastModified },
+        ...(page === 1 ? [{ path: '/post', lastModified: posts[0]?.lastModified }] : []),
         ...posts.map((post) => ({
           path: `/post/${encodeURIComponent(post.slug)}`,
           lastModified: post.lastModified,
