@@ -65,6 +65,12 @@ export const ROUTES: RouteSpec[] = [
     growth: true,
   },
   {
+    id: 'post-page-nothing-cached',
+    label: 'Public post page, data cache off too',
+    target: (seed) => get(`/post/${seed.sampleSlug}`, BENCH_HOSTS.nothingCached),
+    optional: true,
+  },
+  {
     id: 'post-page-cached',
     label: 'Public post page, cached',
     target: (seed) => get(`/post/${seed.sampleSlug}`, BENCH_HOSTS.cached),
@@ -74,8 +80,15 @@ export const ROUTES: RouteSpec[] = [
   },
   {
     id: 'sitemap',
-    label: 'Sitemap of posts',
+    label: 'Sitemap of posts (an index past 10,000 URLs)',
     target: () => get('/sitemap/posts', BENCH_HOSTS.uncached),
+    optional: true,
+    growth: true,
+  },
+  {
+    id: 'sitemap-file',
+    label: 'Sitemap of posts, first file',
+    target: () => get('/sitemap/posts?page=1', BENCH_HOSTS.uncached),
     optional: true,
     growth: true,
   },

@@ -15,7 +15,8 @@
 //   --rounds=N          BENCH_ROUNDS           Folio and bare take turns in N rounds per route (3)
 //   --dialects=…        BENCH_DIALECTS         sqlite,postgres
 //   --routes=…          BENCH_ROUTES           only these route ids (api-list,api-show,api-tags,home,
-//                                              post-page,post-page-cached,sitemap)
+//                                              post-page,post-page-nothing-cached,
+//                                              post-page-cached,sitemap,sitemap-file)
 //   --server=dist|tsx   BENCH_SERVER           compiled (default) or from source
 //   --cpu-prof=DIR      BENCH_CPU_PROF         write a V8 CPU profile of the measured Folio process
 //   --out=DIR           BENCH_OUT              where RESULTS.md / SOAK.md go (bench/)

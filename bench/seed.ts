@@ -41,7 +41,15 @@ export interface SeedInfo {
   seconds: number;
 }
 
-export const BENCH_HOSTS = { uncached: 'site1.test', cached: 'site2.test' } as const;
+/**
+ * site1: full-page cache off, data cache on (the defaults); site2: both on; site3: both off, so that
+ * every request reads every query and renders every template.
+ */
+export const BENCH_HOSTS = {
+  uncached: 'site1.test',
+  cached: 'site2.test',
+  nothingCached: 'site3.test',
+} as const;
 
 /** Endpoints measured without authentication (`<switch>_should_auth` = none): no token overhead. */
 const PUBLIC_ENDPOINTS = ['svc_api_posts_index', 'svc_api_posts_show', 'svc_api_tag_index'];
@@ -214,6 +222,7 @@ export async function seed(databaseUrl: string, posts: number): Promise<SeedInfo
           site_seo_description: sentence(14),
           site_seo_keywords: 'folio, benchmark, cms',
           enabled_page_cache: website.pageCache,
+          enabled_data_cache: website.domain !== BENCH_HOSTS.nothingCached,
         })
         .where('id', '=', website.id)
         .execute();

@@ -35,7 +35,17 @@ describe('benchmark harness (smoke)', { skip }, () => {
     assert.equal(main.dialect, 'sqlite');
     assert.deepEqual(
       main.routes.map((r) => r.id),
-      ['api-list', 'api-show', 'api-tags', 'home', 'post-page', 'post-page-cached', 'sitemap'],
+      [
+        'api-list',
+        'api-show',
+        'api-tags',
+        'home',
+        'post-page',
+        'post-page-nothing-cached',
+        'post-page-cached',
+        'sitemap',
+        'sitemap-file',
+      ],
     );
     for (const route of main.routes) {
       assert.notEqual(route.status, 'error', `${route.id}: ${route.reason}`);
@@ -50,7 +60,14 @@ describe('benchmark harness (smoke)', { skip }, () => {
       assert.ok(route.bytes && route.bytes > 0, route.id);
       assert.equal(typeof route.queries, 'number', `${route.id}: queries from x-folio-queries`);
     }
-    for (const id of ['api-list', 'api-show', 'api-tags', 'home']) {
+    for (const id of [
+      'api-list',
+      'api-show',
+      'api-tags',
+      'home',
+      'post-page-nothing-cached',
+      'sitemap-file',
+    ]) {
       assert.equal(main.routes.find((r) => r.id === id)?.status, 'ok', id);
     }
     // The growth check: the same routes at another size.

@@ -4,6 +4,7 @@
 // cache is off, or the visitor is signed in) avoids rendering again what does not change with the
 // request: menus, a post's article, a comment thread.
 //
+// - It is part of the website's data cache: with `enabled_data_cache` off, blocks always render.
 // - A fragment is identified by the theme, the website, the locale and the locale's base path, plus
 //   the tag's own keys: the keys must name everything else the block shows (a post's article:
 //   `post.id`). A block must not show anything that belongs to one visitor (their name, a form

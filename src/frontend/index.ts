@@ -339,17 +339,19 @@ async function renderPage(
 }
 
 /**
- * The fragment cache of one rendering (fragments.ts): its fragments may be stored only when no flush
- * happened since the request began, stamped with the tags of everything the page shows.
+ * The fragment cache of one rendering (fragments.ts), part of the website's data cache (none when its
+ * switch `enabled_data_cache` is off): its fragments may be stored only when no flush happened since
+ * the request began, stamped with the tags of everything the page shows.
  */
 async function fragmentScope(
   services: Services,
   store: FragmentStore,
   request: FastifyRequest,
   prefix: string,
-): Promise<FragmentScope> {
+): Promise<FragmentScope | undefined> {
   const { cache } = services;
   const state = frontendState(request);
+  if (!state.website.enabledDataCache) return undefined;
   const settings = await services.settings.all();
   const tags = [...pageTagsOf(request), ...baseTags(state.website.id)];
   let stamp = state.flushCount === cache.flushCount ? await cache.stamp(tags) : null;

@@ -207,6 +207,13 @@ describe('post page through the website data cache', () => {
       await view();
       assert.equal(postReads, 2);
       assert.equal(threadReads, 2);
+      // Changed behind the services' back: only a page rendered from scratch (no fragment) shows it.
+      await ctx.services.database.db
+        .updateTable('posts')
+        .set({ title: 'Renamed in the database' })
+        .where('id', '=', postId)
+        .execute();
+      assert.match(await view(), /<h1>Renamed in the database<\/h1>/);
     } finally {
       await ctx.services.websites.update(websiteId, { enabled_data_cache: true });
     }
