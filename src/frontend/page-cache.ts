@@ -18,7 +18,7 @@
 //   versions) and the settings have not changed since (locales, the TTL, the installation).
 // - ETag (weak: the body may be sent compressed) and Last-Modified, with 304 for conditional GETs.
 // - `x-folio-cache: hit | miss | bypass` tells tests and benchmarks what happened.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { TagStamp } from '../cache/cache.js';
@@ -82,7 +82,7 @@ export function limitPageTtl(request: FastifyRequest, seconds: number): void {
 }
 
 export function weakEtag(body: string): string {
-  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+  return `W/"${hash('sha1', body, 'base64url')}"`;
 }
 
 /** Whether a conditional GET/HEAD may be answered 304 (If-None-Match wins over If-Modified-Since). */
