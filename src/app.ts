@@ -73,9 +73,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('preClose', async () => {
     stopping = true;
   });
-  app.addHook('onSend', async (request, reply) => {
+  // Callback hooks on the hot path: an async hook costs a promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (stopping) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   const site = frontend(services);

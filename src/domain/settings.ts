@@ -30,6 +30,11 @@ export class SettingsService {
     return this.loading;
   }
 
+  /** The snapshot when it is known to be current without a query (the hot path of cached pages). */
+  current(): ReadonlyMap<string, string> | null {
+    return this.snapshot && this.feed.revision(CHANNEL) === this.snapshotRevision ? this.snapshot : null;
+  }
+
   async get(key: string): Promise<string | undefined> {
     return (await this.all()).get(key);
   }

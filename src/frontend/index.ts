@@ -216,11 +216,14 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
 
     // A page that depends on a session (the request carries one) or starts or ends one (it sets a
     // cookie) is for this visitor only: no shared cache may keep it, nor the browser's history store.
-    app.addHook('onSend', async (request, reply) => {
-      if (!request.routeOptions.config?.name?.startsWith('frontend.')) return;
-      if (request.cookies[SESSION_COOKIE] !== undefined || reply.getHeader('set-cookie') !== undefined) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (
+        request.routeOptions.config?.name?.startsWith('frontend.') &&
+        (request.cookies[SESSION_COOKIE] !== undefined || reply.getHeader('set-cookie') !== undefined)
+      ) {
         reply.header('cache-control', 'private, no-store');
       }
+      done(null, payload);
     });
 
     // full_page_cache: a hit is answered here, before the handler; a miss is stored on send.
@@ -229,11 +232,17 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
       pageCache.lookup(request, reply);
     // Ready pages in process memory are answered even before is_installed and has_website.
     const hotPages: onRequestAsyncHookHandler = async (request, reply) => pageCache.serveHot(request, reply);
-    app.addHook('onSend', async (request, reply, payload) =>
-      request.routeOptions.config?.name?.startsWith('frontend.')
-        ? pageCache.onSend(request, reply, payload)
-        : payload,
-    );
+    app.addHook('onSend', (request, reply, payload, done) => {
+      // Cache hits (they set the ETag) and other routes pass straight through.
+      if (!request.routeOptions.config?.name?.startsWith('frontend.') || reply.hasHeader('etag')) {
+        done(null, payload);
+        return;
+      }
+      pageCache.onSend(request, reply, payload).then(
+        (result) => done(null, result),
+        (error: Error) => done(error),
+      );
+    });
 
     // Unknown paths of a known website: the themed 404, in the locale of the path's prefix.
     notFoundPage = async (request, reply) => {

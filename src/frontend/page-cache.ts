@@ -179,7 +179,7 @@ export class PageCache {
     const key = hotKey(request);
     const entry = this.hot.get(key);
     if (!entry) return undefined;
-    const settings = await this.services.settings.all();
+    const settings = this.services.settings.current() ?? (await this.services.settings.all());
     if (
       !this.services.cache.isCurrent(entry.stamp) ||
       entry.settings !== settings ||

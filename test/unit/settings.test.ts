@@ -85,4 +85,16 @@ describe('settings', () => {
       .execute();
     assert.equal(await ctx.services.settings.get('cached'), 'yes');
   });
+
+  it('current() answers the snapshot without a query while it is current, and null once it is not', async () => {
+    const snapshot = await ctx.services.settings.all();
+    assert.equal(ctx.services.settings.current(), snapshot);
+    await otherNode.settings.set('elsewhere', String(Date.now()));
+    const deadline = Date.now() + 2000;
+    while (ctx.services.settings.current() !== null && Date.now() < deadline) await sleep(20);
+    assert.equal(ctx.services.settings.current(), null);
+    const reloaded = await ctx.services.settings.all();
+    assert.notEqual(reloaded, snapshot);
+    assert.equal(ctx.services.settings.current(), reloaded);
+  });
 });
