@@ -197,6 +197,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       settings,
       mailer: () => services.mailer,
       warn,
+      cache,
     }),
     authoring: new AuthoringService(posts, tags, settings),
     async close() {
