@@ -17,6 +17,7 @@ import type { SettingsService } from './settings.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
+import { USERS_CACHE_TAG } from './users.js';
 import { toIso } from './values.js';
 import { WEBSITES_TAG } from './websites.js';
 
@@ -159,6 +160,15 @@ export const POSTS_CACHE_TAG = 'posts';
 /** How long a list's total may be served from the cache (writes through this service flush it). */
 const COUNT_CACHE_TTL_SECONDS = 60;
 
+/**
+ * The cache tags of anything cached from what list() and findDetail() read: posts and their tags
+ * (POSTS_CACHE_TAG: every post write, and every tag change, see the constructor), website bindings
+ * and websites (WEBSITES_TAG: a deleted website unbinds and deletes posts), authors' names and
+ * emails (USERS_CACHE_TAG). Whatever is cached under all of them is flushed by every change that
+ * could alter it.
+ */
+export const POST_READ_CACHE_TAGS: readonly string[] = [POSTS_CACHE_TAG, WEBSITES_TAG, USERS_CACHE_TAG];
+
 export interface PostsDependencies {
   translations: TranslationsService;
   bindings: WebsiteBindings;
@@ -206,7 +216,33 @@ export class PostsService {
     private readonly db: Db,
     protected readonly clock: Clock,
     private readonly deps: PostsDependencies,
-  ) {}
+  ) {
+    // Posts show their tags' names and types: a tag change is a change of the posts' answers.
+    deps.changes?.subscribe(async (change) => {
+      if (change.kind === 'tag') await deps.cache.flushTags([POSTS_CACHE_TAG]);
+    });
+  }
+
+  /**
+   * A key naming the answer of list(query), for callers that cache what they make of it under
+   * POST_READ_CACHE_TAGS; null when it must not be cached (random order, keyword searches).
+   */
+  listCacheKey(query: PostListQuery): string | null {
+    if (query.random) return null;
+    if ((query.keywords ?? []).some((term) => term.trim() !== '')) return null;
+    const ids = (list: number[] | undefined) => [...new Set(list ?? [])].sort((a, b) => a - b);
+    return JSON.stringify([
+      query.websiteId,
+      query.status ?? 'published',
+      query.sort,
+      query.direction,
+      query.page,
+      query.pageSize,
+      ids(query.tagIds),
+      query.tagType || null,
+      ids(query.excludedIds),
+    ]);
+  }
 
   async list(query: PostListQuery): Promise<Page<PostSummary>> {
     let base = this.db
