@@ -9,6 +9,7 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { visibleOnWebsite } from './bindings.js';
 import type { WebsiteBindings } from './bindings.js';
+import { isStorableId } from './ids.js';
 import { localizeImages } from './localize-images.js';
 import { NotAnImageError } from './media.js';
 import type { MediaService } from './media.js';
@@ -377,7 +378,8 @@ export class PostsService {
       .select('id')
       .where('deleted_at', 'is', null)
       .where('type', '=', POST_MODEL);
-    if (/^\d{1,15}$/.test(ref)) {
+    // An id beyond the column's range cannot exist (and PostgreSQL would fail on it): a slug then.
+    if (/^\d{1,15}$/.test(ref) && isStorableId(Number(ref))) {
       const byId = await live.where('id', '=', Number(ref)).executeTakeFirst();
       if (byId) return byId.id;
     }
@@ -387,16 +389,34 @@ export class PostsService {
 
   /** A live post with everything show and create answer (R-P4), or null. */
   async findDetail(id: number): Promise<PostDetail | null> {
-    const row = await this.db
+    return this.detailOf(await this.detailRow('posts.id', id));
+  }
+
+  /**
+   * findDetail(resolveId(ref)) without the separate lookup: the post row is read by id (when the
+   * reference is numeric, tried first) or by slug (R-P6) directly.
+   */
+  async findDetailByRef(ref: string): Promise<PostDetail | null> {
+    const id = /^\d{1,15}$/.test(ref) ? Number(ref) : null;
+    const byId = id !== null && isStorableId(id) ? await this.detailRow('posts.id', id) : undefined;
+    return this.detailOf(byId ?? (await this.detailRow('posts.slug', ref)));
+  }
+
+  private detailRow(column: 'posts.id' | 'posts.slug', value: number | string) {
+    return this.db
       .selectFrom('posts')
       .leftJoin('users', 'users.id', 'posts.author_id')
       .selectAll('posts')
       .select(['users.name as author_name', 'users.email as author_email'])
-      .where('posts.id', '=', id)
+      .where(column, '=', value)
       .where('posts.deleted_at', 'is', null)
       .where('posts.type', '=', POST_MODEL)
       .executeTakeFirst();
+  }
+
+  private async detailOf(row: Awaited<ReturnType<PostsService['detailRow']>>): Promise<PostDetail | null> {
     if (!row) return null;
+    const id = row.id;
     const [tags, translations, websites] = await Promise.all([
       this.tagsOf([id]),
       this.deps.translations.forModels(POST_MODEL, [id]),

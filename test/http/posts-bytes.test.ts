@@ -146,6 +146,8 @@ describe('posts API answers, byte for byte', () => {
     assert.equal((await get('/api/v1/posts/hidden-draft')).body, notFound);
     assert.equal((await get('/api/v1/posts/5')).body, notFound);
     assert.equal((await get('/api/v1/posts/nope')).body, notFound);
+    // Beyond the id column's range: no such id, on every dialect (PostgreSQL used to answer a 500).
+    assert.equal((await get('/api/v1/posts/999999999999999')).body, notFound);
     const withToken = await get(`/api/v1/posts/hidden-draft?api_token=${user.token}`);
     assert.equal(withToken.statusCode, 200);
     assert.match(

@@ -340,8 +340,7 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
   /** The post named by an id or slug, whatever its status; undefined when there is none. */
   async function shownPost(ref: string): Promise<ShownPost | undefined> {
     const compute = async (): Promise<ShownPost | undefined> => {
-      const id = await services.posts.resolveId(ref);
-      const post = id === null ? null : await services.posts.findDetail(id);
+      const post = await services.posts.findDetailByRef(ref);
       // Undefined is never cached: unknown names cannot fill the cache.
       return post
         ? { status: post.status, text: JSON.stringify(postDetailJson(post, config.appUrl)) }
