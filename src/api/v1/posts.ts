@@ -281,7 +281,7 @@ export function postDetailJson(post: PostDetail, baseUrl: string): Json {
  * How long a cached list page or post may be served. Every change that could alter one flushes it
  * sooner (POST_READ_CACHE_TAGS); this bounds what a change made behind the services' back could do.
  */
-const ANSWER_TTL_SECONDS = 300;
+const ANSWER_TTL_SECONDS = 60;
 
 /** A page of the list as JSON text, with what its pagination needs. */
 interface ListPage {
@@ -322,6 +322,8 @@ function slugParam(request: FastifyRequest): string {
 export function registerPostRoutes(router: ApiRouter, services: Services): void {
   const { config } = services;
   const answerCache = { tags: POST_READ_CACHE_TAGS, ttlSeconds: ANSWER_TTL_SECONDS };
+  // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
+  const keyPrefix = `api:posts:${config.appUrl}:`;
 
   /** A page of the list: the same for every caller who may ask for it (status is in the query). */
   async function listPage(query: PostListQuery): Promise<ListPage> {
@@ -334,7 +336,9 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
       };
     };
     const key = services.posts.listCacheKey(query);
-    return key === null ? compute() : services.cache.remember(`api:posts:list:${key}`, answerCache, compute);
+    return key === null
+      ? compute()
+      : services.cache.remember(`${keyPrefix}list:${key}`, answerCache, compute);
   }
 
   /** The post named by an id or slug, whatever its status; undefined when there is none. */
@@ -347,7 +351,7 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
         : undefined;
     };
     if (ref.length > MAX_SLUG_LENGTH) return compute();
-    return services.cache.remember(`api:posts:show:${ref}`, answerCache, compute);
+    return services.cache.remember(`${keyPrefix}show:${ref}`, answerCache, compute);
   }
 
   router.route(['GET', 'POST'], '/posts', { switchKey: 'svc_api_posts_index' }, async (request) => {
