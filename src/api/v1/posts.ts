@@ -1,6 +1,9 @@
 // Posts API (spec 4.1). Routes parse input, call the posts service, and shape the response.
+import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import type { Cache, CacheOptions } from '../../cache/cache.js';
 import {
   DEFAULT_POST_PAGE_SIZE,
   MAX_POST_PAGE_SIZE,
@@ -297,11 +300,55 @@ interface ShownPost {
   text: string;
 }
 
+/** How much answer text one process keeps (LocalAnswers), in bytes: text and its encoded answer. */
+const LOCAL_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Cached answers kept in this process. The shared cache (Redis on several nodes) holds only a token
+ * per key, stamped with the tag versions like any entry, so flushes and expiry work as they do for
+ * every entry, on every node. The answer itself stays here under the token it was made for: a request
+ * reads the token (small), and uses the local answer only when it was made for that very token. A
+ * token this process has no answer for (another node made it, or it was evicted here) gets one made
+ * now: made after the token was read, it is at least as new as the token; a flush since then makes
+ * the token unreadable, so the answer is never used again.
+ */
+export class LocalAnswers<T extends object> {
+  private readonly entries: LRUCache<string, { token: string; value: T }>;
+
+  constructor(size: (value: T) => number) {
+    this.entries = new LRUCache({
+      maxSize: LOCAL_ANSWERS_MAX_BYTES,
+      sizeCalculation: (entry) => Math.max(1, size(entry.value)),
+    });
+  }
+
+  async remember(
+    cache: Cache,
+    key: string,
+    options: CacheOptions,
+    compute: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    let made: T | undefined;
+    const token = await cache.remember<string | undefined>(key, options, async () => {
+      made = await compute();
+      if (made === undefined) return undefined; // never cached: unknown names cannot fill the cache
+      const fresh = randomUUID();
+      this.entries.set(key, { token: fresh, value: made });
+      return fresh;
+    });
+    if (made !== undefined || token === undefined) return made;
+    const local = this.entries.get(key);
+    if (local?.token === token) return local.value;
+    const value = await compute();
+    if (value !== undefined) this.entries.set(key, { token, value });
+    return value;
+  }
+}
+
 /**
  * The bytes of the last answer made from a cached value, by what else went into it (the pagination
- * of a list page). The memory cache answers the same object until its entry changes, so a repeated
- * request reuses the bytes; other drivers answer a new object each time, and the answer is built
- * each time (what serializing it would cost anyway).
+ * of a list page). LocalAnswers answers the same object until its entry changes, so a repeated
+ * request reuses the bytes.
  */
 const answers = new WeakMap<object, { variant: string; answer: JsonText }>();
 function answerOf(owner: object, variant: string, build: () => JsonText): JsonText {
@@ -324,6 +371,9 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
   const answerCache = { tags: POST_READ_CACHE_TAGS, ttlSeconds: ANSWER_TTL_SECONDS };
   // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
   const keyPrefix = `api:posts:${config.appUrl}:`;
+  // Each string's text and, at most, its encoded answer (3 bytes per character in all, roughly).
+  const listPages = new LocalAnswers<ListPage>((page) => page.items.length * 3);
+  const shownPosts = new LocalAnswers<ShownPost>((post) => post.text.length * 3);
 
   /** A page of the list: the same for every caller who may ask for it (status is in the query). */
   async function listPage(query: PostListQuery): Promise<ListPage> {
@@ -336,22 +386,21 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
       };
     };
     const key = services.posts.listCacheKey(query);
-    return key === null
-      ? compute()
-      : services.cache.remember(`${keyPrefix}list:${key}`, answerCache, compute);
+    if (key === null) return compute();
+    const page = await listPages.remember(services.cache, `${keyPrefix}list:${key}`, answerCache, compute);
+    return page ?? compute(); // (compute never answers undefined)
   }
 
   /** The post named by an id or slug, whatever its status; undefined when there is none. */
   async function shownPost(ref: string): Promise<ShownPost | undefined> {
     const compute = async (): Promise<ShownPost | undefined> => {
       const post = await services.posts.findDetailByRef(ref);
-      // Undefined is never cached: unknown names cannot fill the cache.
       return post
         ? { status: post.status, text: JSON.stringify(postDetailJson(post, config.appUrl)) }
         : undefined;
     };
     if (ref.length > MAX_SLUG_LENGTH) return compute();
-    return services.cache.remember(`${keyPrefix}show:${ref}`, answerCache, compute);
+    return shownPosts.remember(services.cache, `${keyPrefix}show:${ref}`, answerCache, compute);
   }
 
   router.route(['GET', 'POST'], '/posts', { switchKey: 'svc_api_posts_index' }, async (request) => {
