@@ -198,6 +198,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       mailer: () => services.mailer,
       warn,
       changes,
+      cache,
     }),
     authoring: new AuthoringService(posts, tags, settings),
     async close() {

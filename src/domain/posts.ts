@@ -1,6 +1,7 @@
 // Posts: the domain service shared by the API and the public website. It knows nothing of HTTP.
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Expression, SqlBool } from 'kysely';
+import type { ExpressionBuilder, Expression, InferResult, Kysely, SqlBool } from 'kysely';
+import { CompiledQueries, param } from '../db/compiled.js';
 import type { Cache } from '../cache/cache.js';
 import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
@@ -9,6 +10,7 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { visibleOnWebsite } from './bindings.js';
 import type { WebsiteBindings } from './bindings.js';
+import { isStorableId } from './ids.js';
 import { localizeImages } from './localize-images.js';
 import { NotAnImageError } from './media.js';
 import type { MediaService } from './media.js';
@@ -17,6 +19,7 @@ import type { SettingsService } from './settings.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
+import { USERS_CACHE_TAG } from './users.js';
 import { toIso } from './values.js';
 import { WEBSITES_TAG } from './websites.js';
 
@@ -159,6 +162,15 @@ export const POSTS_CACHE_TAG = 'posts';
 /** How long a list's total may be served from the cache (writes through this service flush it). */
 const COUNT_CACHE_TTL_SECONDS = 60;
 
+/**
+ * The cache tags of anything cached from what list() and findDetail() read: posts and their tags
+ * (POSTS_CACHE_TAG: every post write, and every tag change, see the constructor), website bindings
+ * and websites (WEBSITES_TAG: a deleted website unbinds and deletes posts), authors' names and
+ * emails (USERS_CACHE_TAG). Whatever is cached under all of them is flushed by every change that
+ * could alter it.
+ */
+export const POST_READ_CACHE_TAGS: readonly string[] = [POSTS_CACHE_TAG, WEBSITES_TAG, USERS_CACHE_TAG];
+
 export interface PostsDependencies {
   translations: TranslationsService;
   bindings: WebsiteBindings;
@@ -173,17 +185,28 @@ export interface PostsDependencies {
 }
 
 /** `lower(column) LIKE pattern`, with % and _ of the term taken literally, on both dialects. */
-function likeTerm(column: Expression<unknown>, term: string): Expression<SqlBool> {
-  const pattern = `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+function likeTerm(column: Expression<unknown>, pattern: string): Expression<SqlBool> {
   return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
 }
 
-/** A post whose title, excerpt or content, or one of their translations, contains the term. */
-export function postMatches(eb: ExpressionBuilder<Database, 'posts'>, term: string): Expression<SqlBool> {
+/** The LIKE pattern of likeTerm() for a term. */
+function likePattern(term: string): string {
+  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * A post whose title, excerpt or content, or one of their translations, contains the term. `pattern`:
+ * the term's LIKE pattern when it is given apart (a Param of a query compiled once).
+ */
+export function postMatches(
+  eb: ExpressionBuilder<Database, 'posts'>,
+  term: string,
+  pattern = likePattern(term),
+): Expression<SqlBool> {
   return eb.or([
-    likeTerm(eb.ref('posts.title'), term),
-    likeTerm(eb.ref('posts.excerpt'), term),
-    likeTerm(eb.ref('posts.content'), term),
+    likeTerm(eb.ref('posts.title'), pattern),
+    likeTerm(eb.ref('posts.excerpt'), pattern),
+    likeTerm(eb.ref('posts.content'), pattern),
     eb.exists(
       eb
         .selectFrom('translations')
@@ -191,10 +214,111 @@ export function postMatches(eb: ExpressionBuilder<Database, 'posts'>, term: stri
         .where('translations.model_type', '=', POST_MODEL)
         .whereRef('translations.model_id', '=', 'posts.id')
         .where('translations.field', 'in', ['title', 'excerpt', 'content'])
-        .where((inner) => likeTerm(inner.ref('translations.value'), term)),
+        .where((inner) => likeTerm(inner.ref('translations.value'), pattern)),
     ),
   ]);
 }
+
+/** What decides the SQL text of a list's queries (the values are Params). */
+interface ListShape {
+  anyStatus: boolean;
+  terms: number;
+  tags: number;
+  tagType: boolean;
+  excluded: number;
+  onWebsite: boolean;
+  random: boolean;
+  sort: PostSortField;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * The count and the page of a list of this shape, with Params for every value that varies: `status`,
+ * `term:i` (LIKE patterns), `tag:i`, `tagType`, `excluded:i`, `website`, `limit`, `offset`.
+ */
+function listQueries(db: Db, shape: ListShape) {
+  let base = db
+    .selectFrom('posts')
+    .where('posts.deleted_at', 'is', null)
+    .where('posts.type', '=', POST_MODEL);
+  if (!shape.anyStatus) base = base.where('posts.status', '=', param<string>('status'));
+  if (shape.terms > 0) {
+    base = base.where((eb) =>
+      eb.or(Array.from({ length: shape.terms }, (_, i) => postMatches(eb, '', param<string>(`term:${i}`)))),
+    );
+  }
+  if (shape.tags > 0 || shape.tagType) {
+    base = base.where((eb) => {
+      let tagged = eb
+        .selectFrom('taggables')
+        .innerJoin('tags', 'tags.id', 'taggables.tag_id')
+        .select('taggables.tag_id')
+        .where('taggables.taggable_type', '=', POST_MODEL)
+        .whereRef('taggables.taggable_id', '=', 'posts.id');
+      if (shape.tags > 0) {
+        tagged = tagged.where(
+          'taggables.tag_id',
+          'in',
+          Array.from({ length: shape.tags }, (_, i) => param<number>(`tag:${i}`)),
+        );
+      }
+      if (shape.tagType) tagged = tagged.where('tags.type', '=', param<string>('tagType'));
+      return eb.exists(tagged);
+    });
+  }
+  if (shape.excluded > 0) {
+    base = base.where(
+      'posts.id',
+      'not in',
+      Array.from({ length: shape.excluded }, (_, i) => param<number>(`excluded:${i}`)),
+    );
+  }
+  // On a website, its posts and global ones; the page's check is per row (see visibleOnWebsite).
+  const visible = (perRow: boolean) => (qb: typeof base) =>
+    shape.onWebsite
+      ? qb.where((eb) =>
+          visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), param<number>('website'), { perRow }),
+        )
+      : qb;
+  const count = base.$call(visible(false)).select((eb) => eb.fn.countAll<number>().as('total'));
+  let page = base
+    .$call(visible(true))
+    .leftJoin('users', 'users.id', 'posts.author_id')
+    .select([
+      'posts.id',
+      'posts.title',
+      'posts.slug',
+      'posts.excerpt',
+      'posts.content',
+      'posts.thumbnail',
+      'posts.status',
+      'posts.published_at',
+      'posts.created_at',
+      'posts.updated_at',
+      'users.id as author_id',
+      'users.name as author_name',
+    ]);
+  page = shape.random
+    ? page.orderBy(sql`random()`)
+    : page.orderBy(`posts.${shape.sort}`, shape.direction).orderBy('posts.id', 'desc');
+  return { count, page: page.limit(param<number>('limit')).offset(param<number>('offset')) };
+}
+
+type ListRow = InferResult<ReturnType<typeof listQueries>['page']>[number];
+
+/** A live post with its author's name and email, by id or by slug (the Param `value`). */
+function detailQuery(db: Db, column: 'posts.id' | 'posts.slug') {
+  return db
+    .selectFrom('posts')
+    .leftJoin('users', 'users.id', 'posts.author_id')
+    .selectAll('posts')
+    .select(['users.name as author_name', 'users.email as author_email'])
+    .where(column, '=', param<string>('value'))
+    .where('posts.deleted_at', 'is', null)
+    .where('posts.type', '=', POST_MODEL);
+}
+
+type DetailRow = InferResult<ReturnType<typeof detailQuery>>[number];
 
 function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
@@ -202,62 +326,104 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 export class PostsService {
+  /** The list's queries, compiled once per shape (see listQueries). */
+  private readonly countQueries = new CompiledQueries<{ total: number | string | bigint }>();
+  private readonly pageQueries = new CompiledQueries<ListRow>();
+  private readonly detailQueries = new CompiledQueries<DetailRow>();
+  private readonly tagQueries = new CompiledQueries<{
+    post_id: number;
+    id: number;
+    name: string;
+    type: string;
+  }>();
+
   constructor(
     private readonly db: Db,
     protected readonly clock: Clock,
     private readonly deps: PostsDependencies,
-  ) {}
+  ) {
+    // Posts show their tags' names and types: a tag change is a change of the posts' answers.
+    deps.changes?.subscribe(async (change) => {
+      if (change.kind === 'tag') await deps.cache.flushTags([POSTS_CACHE_TAG]);
+    });
+  }
+
+  /**
+   * A key naming the answer of list(query), for callers that cache what they make of it under
+   * POST_READ_CACHE_TAGS; null when it must not be cached (random order, keyword searches).
+   */
+  listCacheKey(query: PostListQuery): string | null {
+    if (query.random) return null;
+    if ((query.keywords ?? []).some((term) => term.trim() !== '')) return null;
+    const ids = (list: number[] | undefined) => [...new Set(list ?? [])].sort((a, b) => a - b);
+    return JSON.stringify([
+      query.websiteId,
+      query.status ?? 'published',
+      query.sort,
+      query.direction,
+      query.page,
+      query.pageSize,
+      ids(query.tagIds),
+      query.tagType || null,
+      ids(query.excludedIds),
+    ]);
+  }
 
   async list(query: PostListQuery): Promise<Page<PostSummary>> {
-    let base = this.db
-      .selectFrom('posts')
-      .where('posts.deleted_at', 'is', null)
-      .where('posts.type', '=', POST_MODEL);
     const status = query.status ?? 'published';
-    if (status !== 'any') base = base.where('posts.status', '=', status);
     const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
-    if (terms.length > 0) base = base.where((eb) => eb.or(terms.map((term) => postMatches(eb, term))));
     const tagIds = query.tagIds ?? [];
-    if (tagIds.length > 0 || query.tagType) {
-      base = base.where((eb) => {
-        let tagged = eb
-          .selectFrom('taggables')
-          .innerJoin('tags', 'tags.id', 'taggables.tag_id')
-          .select('taggables.tag_id')
-          .where('taggables.taggable_type', '=', POST_MODEL)
-          .whereRef('taggables.taggable_id', '=', 'posts.id');
-        if (tagIds.length > 0) tagged = tagged.where('taggables.tag_id', 'in', tagIds);
-        if (query.tagType) tagged = tagged.where('tags.type', '=', query.tagType);
-        return eb.exists(tagged);
-      });
-    }
-    if (query.excludedIds && query.excludedIds.length > 0) {
-      base = base.where('posts.id', 'not in', query.excludedIds);
-    }
+    const excludedIds = query.excludedIds ?? [];
+    const websiteId = query.websiteId;
+    // The values of the Params of the list's compiled queries (see listQueries).
+    const values = (name: string): unknown => {
+      const [kind, index] = name.split(':') as [string, string | undefined];
+      switch (kind) {
+        case 'status':
+          return status;
+        case 'term':
+          return likePattern(terms[Number(index)] ?? '');
+        case 'tag':
+          return tagIds[Number(index)];
+        case 'tagType':
+          return query.tagType;
+        case 'excluded':
+          return excludedIds[Number(index)];
+        case 'website':
+          return websiteId;
+        case 'limit':
+          return query.pageSize;
+        case 'offset':
+          return (query.page - 1) * query.pageSize;
+      }
+      throw new Error(`posts list: no value for ${name}`);
+    };
+    const shape: ListShape = {
+      anyStatus: status === 'any',
+      terms: terms.length,
+      tags: tagIds.length,
+      tagType: Boolean(query.tagType),
+      excluded: excludedIds.length,
+      onWebsite: websiteId !== null,
+      random: query.random === true,
+      sort: query.sort,
+      direction: query.direction,
+    };
+    const shapeKey = JSON.stringify(shape);
+    const db = this.db as unknown as Kysely<never>;
 
     // The total is the one part of a page whose cost grows with the data (it counts every match), so
     // it is cached until the next post or website change, or a minute; keyword searches are not.
-    // On a website, its posts and global ones; the page's check is per row (see visibleOnWebsite).
-    const websiteId = query.websiteId;
-    const visible = (perRow: boolean) => (qb: typeof base) =>
-      websiteId === null
-        ? qb
-        : qb.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId, { perRow }));
-    const count = async () =>
-      Number(
-        (
-          await base
-            .$call(visible(false))
-            .select((eb) => eb.fn.countAll<number>().as('total'))
-            .executeTakeFirst()
-        )?.total ?? 0,
-      );
+    const count = async () => {
+      const query = this.countQueries.get(shapeKey, () => listQueries(this.db, shape).count);
+      return Number((await query.execute(db, values))[0]?.total ?? 0);
+    };
     const countKey = JSON.stringify([
       query.websiteId,
       status,
       [...tagIds].sort((a, b) => a - b),
       query.tagType ?? null,
-      [...(query.excludedIds ?? [])].sort((a, b) => a - b),
+      [...excludedIds].sort((a, b) => a - b),
     ]);
     const total =
       terms.length > 0
@@ -269,31 +435,8 @@ export class PostsService {
           );
     if (total === 0) return { items: [], total };
 
-    let ordered = base
-      .$call(visible(true))
-      .leftJoin('users', 'users.id', 'posts.author_id')
-      .select([
-        'posts.id',
-        'posts.title',
-        'posts.slug',
-        'posts.excerpt',
-        'posts.content',
-        'posts.thumbnail',
-        'posts.status',
-        'posts.published_at',
-        'posts.created_at',
-        'posts.updated_at',
-        'users.id as author_id',
-        'users.name as author_name',
-      ]);
-    ordered = query.random
-      ? ordered.orderBy(sql`random()`)
-      : ordered.orderBy(`posts.${query.sort}`, query.direction).orderBy('posts.id', 'desc');
-    const rows = await ordered
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
-      .execute();
-
+    const page = this.pageQueries.get(shapeKey, () => listQueries(this.db, shape).page);
+    const rows = await page.execute(db, values);
     const tagsByPost = await this.tagsOf(rows.map((row) => row.id));
     const items = rows.map((row) => ({
       id: row.id,
@@ -316,14 +459,20 @@ export class PostsService {
   private async tagsOf(postIds: number[]): Promise<Map<number, PostTag[]>> {
     const byPost = new Map<number, PostTag[]>();
     if (postIds.length === 0) return byPost;
-    const rows = await this.db
-      .selectFrom('taggables')
-      .innerJoin('tags', 'tags.id', 'taggables.tag_id')
-      .select(['taggables.taggable_id as post_id', 'tags.id', 'tags.name', 'tags.type'])
-      .where('taggables.taggable_type', '=', POST_MODEL)
-      .where('taggables.taggable_id', 'in', postIds)
-      .orderBy('tags.id')
-      .execute();
+    const query = this.tagQueries.get(String(postIds.length), () =>
+      this.db
+        .selectFrom('taggables')
+        .innerJoin('tags', 'tags.id', 'taggables.tag_id')
+        .select(['taggables.taggable_id as post_id', 'tags.id', 'tags.name', 'tags.type'])
+        .where('taggables.taggable_type', '=', POST_MODEL)
+        .where(
+          'taggables.taggable_id',
+          'in',
+          postIds.map((_, i) => param<number>(`${i}`)),
+        )
+        .orderBy('tags.id'),
+    );
+    const rows = await query.execute(this.db as unknown as Kysely<never>, (name) => postIds[Number(name)]);
     for (const row of rows) {
       const list = byPost.get(row.post_id) ?? [];
       list.push({ id: row.id, name: row.name, type: row.type });
@@ -341,7 +490,8 @@ export class PostsService {
       .select('id')
       .where('deleted_at', 'is', null)
       .where('type', '=', POST_MODEL);
-    if (/^\d{1,15}$/.test(ref)) {
+    // An id beyond the column's range cannot exist (and PostgreSQL would fail on it): a slug then.
+    if (/^\d{1,15}$/.test(ref) && isStorableId(Number(ref))) {
       const byId = await live.where('id', '=', Number(ref)).executeTakeFirst();
       if (byId) return byId.id;
     }
@@ -351,16 +501,27 @@ export class PostsService {
 
   /** A live post with everything show and create answer (R-P4), or null. */
   async findDetail(id: number): Promise<PostDetail | null> {
-    const row = await this.db
-      .selectFrom('posts')
-      .leftJoin('users', 'users.id', 'posts.author_id')
-      .selectAll('posts')
-      .select(['users.name as author_name', 'users.email as author_email'])
-      .where('posts.id', '=', id)
-      .where('posts.deleted_at', 'is', null)
-      .where('posts.type', '=', POST_MODEL)
-      .executeTakeFirst();
+    return this.detailOf(await this.detailRow('posts.id', id));
+  }
+
+  /**
+   * findDetail(resolveId(ref)) without the separate lookup: the post row is read by id (when the
+   * reference is numeric, tried first) or by slug (R-P6) directly.
+   */
+  async findDetailByRef(ref: string): Promise<PostDetail | null> {
+    const id = /^\d{1,15}$/.test(ref) ? Number(ref) : null;
+    const byId = id !== null && isStorableId(id) ? await this.detailRow('posts.id', id) : undefined;
+    return this.detailOf(byId ?? (await this.detailRow('posts.slug', ref)));
+  }
+
+  private async detailRow(column: 'posts.id' | 'posts.slug', value: number | string) {
+    const query = this.detailQueries.get(column, () => detailQuery(this.db, column));
+    return (await query.execute(this.db as unknown as Kysely<never>, () => value))[0];
+  }
+
+  private async detailOf(row: DetailRow | undefined): Promise<PostDetail | null> {
     if (!row) return null;
+    const id = row.id;
     const [tags, translations, websites] = await Promise.all([
       this.tagsOf([id]),
       this.deps.translations.forModels(POST_MODEL, [id]),

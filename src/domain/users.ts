@@ -37,6 +37,12 @@ const TOKEN_PREFIX = 'folio_';
 let dummyHash: Promise<string> | undefined;
 const getDummyHash = () => (dummyHash ??= argon2Hash(randomBytes(16).toString('hex')));
 
+/**
+ * Cache tag of cached answers that show a user's name or email (the API's post answers show their
+ * author's); flushed whenever a user's name or email changes.
+ */
+export const USERS_CACHE_TAG = 'users';
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

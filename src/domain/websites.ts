@@ -133,6 +133,19 @@ export function normalizeDomain(input: string): string | null {
   return ascii.split('.').every((part) => label.test(part)) ? ascii : null;
 }
 
+/** normalizeDomain() of request hosts, remembered: every request resolves its Host. Bounded. */
+const hostDomains = new Map<string, string | null>();
+const MAX_REMEMBERED_HOSTS = 1000;
+function normalizedHost(host: string): string | null {
+  let domain = hostDomains.get(host);
+  if (domain === undefined) {
+    domain = normalizeDomain(host);
+    if (hostDomains.size >= MAX_REMEMBERED_HOSTS) hostDomains.clear();
+    hostDomains.set(host, domain);
+  }
+  return domain;
+}
+
 function requireDomain(input: string): string {
   const domain = normalizeDomain(input);
   if (domain === null) throw new InvalidDomainError();
@@ -419,7 +432,7 @@ export class WebsitesService {
    * website or domain change flushes it.
    */
   async resolveHost(host: string): Promise<Website | null> {
-    const domain = normalizeDomain(host);
+    const domain = normalizedHost(host);
     if (domain === null) return null;
     const cached = await this.cache.remember<{ website: Website | null }>(
       `website:host:${domain}`,

@@ -1,23 +1,27 @@
 // Posts API (spec 4.1). Routes parse input, call the posts service, and shape the response.
+import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import type { Cache, CacheOptions } from '../../cache/cache.js';
 import {
   DEFAULT_POST_PAGE_SIZE,
   MAX_POST_PAGE_SIZE,
   POST_LIST_STATUSES,
+  POST_READ_CACHE_TAGS,
   POST_STATUSES,
   PostInputError,
   SORTABLE_POST_FIELDS,
 } from '../../domain/posts.js';
-import type { Actor, PostDetail, PostSummary, PostWrite } from '../../domain/posts.js';
+import type { Actor, PostDetail, PostListQuery, PostSummary, PostWrite } from '../../domain/posts.js';
 import { MAX_SLUG_LENGTH } from '../../domain/slugs.js';
 import { isValidLocale } from '../../domain/translations.js';
 import type { Translatable } from '../../domain/translations.js';
 import { currentWebsiteId } from '../../http/website-context.js';
 import { UploadedFile } from '../../http/multipart.js';
 import type { Services } from '../../services.js';
-import { ApiError, success, validationFailed } from './envelope.js';
-import type { Json } from './envelope.js';
+import { ApiError, success, successText, validationFailed } from './envelope.js';
+import type { Json, JsonText } from './envelope.js';
 import { requestInput } from './input.js';
 import { paginate } from './pagination.js';
 import type { ApiRouter } from './router.js';
@@ -40,6 +44,32 @@ const listSchema = z.object({
   page: optional(integer()).default(1),
   is_random: optional(boolean()).default(false),
 });
+
+const LIST_FIELDS = Object.keys(listSchema.shape);
+type ListInput = z.output<typeof listSchema>;
+/** Validated list inputs by the JSON of their fields: validation is a pure function of them. */
+const listInputs = new Map<string, ListInput>();
+const MAX_REMEMBERED_INPUTS = 500;
+
+/**
+ * validate(listSchema, raw), remembered for input that JSON states faithfully (query strings, JSON
+ * and form bodies; never multipart, whose files JSON cannot tell apart). Only the schema's fields
+ * make the key: the schema strips the others, and an api_token is never kept.
+ */
+function listInput(request: FastifyRequest): ListInput {
+  const raw = requestInput(request);
+  if (request.isMultipart()) return validate(listSchema, raw);
+  const fields: Record<string, unknown> = {};
+  for (const field of LIST_FIELDS) if (raw[field] !== undefined) fields[field] = raw[field];
+  const key = JSON.stringify(fields);
+  let input = listInputs.get(key);
+  if (input === undefined) {
+    input = validate(listSchema, raw);
+    if (listInputs.size >= MAX_REMEMBERED_INPUTS) listInputs.clear();
+    listInputs.set(key, input);
+  }
+  return input;
+}
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
@@ -248,6 +278,88 @@ export function postDetailJson(post: PostDetail, baseUrl: string): Json {
   };
 }
 
+// ---- Cached answers --------------------------------------------------------------------------------
+
+/**
+ * How long a cached list page or post may be served. Every change that could alter one flushes it
+ * sooner (POST_READ_CACHE_TAGS); this bounds what a change made behind the services' back could do.
+ */
+const ANSWER_TTL_SECONDS = 60;
+
+/** A page of the list as JSON text, with what its pagination needs. */
+interface ListPage {
+  /** The JSON text of the `data.data` array. */
+  items: string;
+  count: number;
+  total: number;
+}
+
+/** A post as show answers it, as JSON text, with the status that decides who may see it. */
+interface ShownPost {
+  status: string;
+  text: string;
+}
+
+/** How much answer text one process keeps (LocalAnswers), in bytes: text and its encoded answer. */
+const LOCAL_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Cached answers kept in this process. The shared cache (Redis on several nodes) holds only a token
+ * per key, stamped with the tag versions like any entry, so flushes and expiry work as they do for
+ * every entry, on every node. The answer itself stays here under the token it was made for: a request
+ * reads the token (small), and uses the local answer only when it was made for that very token. A
+ * token this process has no answer for (another node made it, or it was evicted here) gets one made
+ * now: made after the token was read, it is at least as new as the token; a flush since then makes
+ * the token unreadable, so the answer is never used again.
+ */
+export class LocalAnswers<T extends object> {
+  private readonly entries: LRUCache<string, { token: string; value: T }>;
+
+  constructor(size: (value: T) => number) {
+    this.entries = new LRUCache({
+      maxSize: LOCAL_ANSWERS_MAX_BYTES,
+      sizeCalculation: (entry) => Math.max(1, size(entry.value)),
+    });
+  }
+
+  async remember(
+    cache: Cache,
+    key: string,
+    options: CacheOptions,
+    compute: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    let made: T | undefined;
+    const token = await cache.remember<string | undefined>(key, options, async () => {
+      made = await compute();
+      if (made === undefined) return undefined; // never cached: unknown names cannot fill the cache
+      const fresh = randomUUID();
+      this.entries.set(key, { token: fresh, value: made });
+      return fresh;
+    });
+    if (made !== undefined || token === undefined) return made;
+    const local = this.entries.get(key);
+    if (local?.token === token) return local.value;
+    const value = await compute();
+    if (value !== undefined) this.entries.set(key, { token, value });
+    return value;
+  }
+}
+
+/**
+ * The bytes of the last answer made from a cached value, by what else went into it (the pagination
+ * of a list page). LocalAnswers answers the same object until its entry changes, so a repeated
+ * request reuses the bytes.
+ */
+const answers = new WeakMap<object, { variant: string; answer: JsonText }>();
+function answerOf(owner: object, variant: string, build: () => JsonText): JsonText {
+  let memo = answers.get(owner);
+  if (memo?.variant !== variant) {
+    memo = { variant, answer: build() };
+    answers.set(owner, memo);
+  }
+  return memo.answer;
+}
+
 // ---- Routes ----------------------------------------------------------------------------------------
 
 function slugParam(request: FastifyRequest): string {
@@ -256,16 +368,50 @@ function slugParam(request: FastifyRequest): string {
 
 export function registerPostRoutes(router: ApiRouter, services: Services): void {
   const { config } = services;
+  const answerCache = { tags: POST_READ_CACHE_TAGS, ttlSeconds: ANSWER_TTL_SECONDS };
+  // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
+  const keyPrefix = `api:posts:${config.appUrl}:`;
+  // Each string's text and, at most, its encoded answer (3 bytes per character in all, roughly).
+  const listPages = new LocalAnswers<ListPage>((page) => page.items.length * 3);
+  const shownPosts = new LocalAnswers<ShownPost>((post) => post.text.length * 3);
+
+  /** A page of the list: the same for every caller who may ask for it (status is in the query). */
+  async function listPage(query: PostListQuery): Promise<ListPage> {
+    const compute = async (): Promise<ListPage> => {
+      const result = await services.posts.list(query);
+      return {
+        items: JSON.stringify(result.items.map((post) => postListJson(post, config.appUrl))),
+        count: result.items.length,
+        total: result.total,
+      };
+    };
+    const key = services.posts.listCacheKey(query);
+    if (key === null) return compute();
+    const page = await listPages.remember(services.cache, `${keyPrefix}list:${key}`, answerCache, compute);
+    return page ?? compute(); // (compute never answers undefined)
+  }
+
+  /** The post named by an id or slug, whatever its status; undefined when there is none. */
+  async function shownPost(ref: string): Promise<ShownPost | undefined> {
+    const compute = async (): Promise<ShownPost | undefined> => {
+      const post = await services.posts.findDetailByRef(ref);
+      return post
+        ? { status: post.status, text: JSON.stringify(postDetailJson(post, config.appUrl)) }
+        : undefined;
+    };
+    if (ref.length > MAX_SLUG_LENGTH) return compute();
+    return shownPosts.remember(services.cache, `${keyPrefix}show:${ref}`, answerCache, compute);
+  }
 
   router.route(['GET', 'POST'], '/posts', { switchKey: 'svc_api_posts_index' }, async (request) => {
-    const input = validate(listSchema, requestInput(request));
+    const input = listInput(request);
     // A caller without a user (a public list) sees published posts only.
     if (request.apiUser === null && input.status !== undefined && input.status !== 'published') {
       throw validationFailed({ status: ['The selected status is invalid.'] });
     }
     const page = Math.max(1, input.page);
     const pageSize = clamp(input.page_size, 1, MAX_POST_PAGE_SIZE);
-    const result = await services.posts.list({
+    const result = await listPage({
       page,
       pageSize,
       sort: input.sort,
@@ -278,10 +424,12 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
       excludedIds: input.excluded_post_ids,
       random: input.is_random,
     });
-    return success('Successfully fetched posts', {
-      data: result.items.map((post) => postListJson(post, config.appUrl)),
-      pagination: paginate(request, page, pageSize, result.items.length, result.total),
-    });
+    const pagination = paginate(request, page, pageSize, result.count, result.total);
+    // The bytes of success(message, {data: items, pagination}), the items serialized once per page.
+    const paginationText = JSON.stringify(pagination);
+    return answerOf(result, paginationText, () =>
+      successText('Successfully fetched posts', `{"data":${result.items},"pagination":${paginationText}}`),
+    );
   });
 
   router.route(['POST'], '/posts/store', { switchKey: 'svc_api_posts_store' }, async (request) => {
@@ -323,11 +471,15 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
     return success('Post deleted successfully', null);
   });
 
-  router.route(['GET', 'POST'], '/posts/:slug', { switchKey: 'svc_api_posts_show' }, async (request) => {
-    const id = await services.posts.resolveId(slugParam(request));
-    const post = id === null ? null : await services.posts.findDetail(id);
-    // A caller without a user (a public endpoint) sees published posts only.
-    if (!post || (request.apiUser === null && post.status !== 'published')) throw notFound();
-    return success('Successfully fetched post', postDetailJson(post, config.appUrl));
-  });
+  router.route(
+    ['GET', 'POST'],
+    '/posts/:slug',
+    { switchKey: 'svc_api_posts_show' },
+    async (request): Promise<JsonText> => {
+      const post = await shownPost(slugParam(request));
+      // A caller without a user (a public endpoint) sees published posts only.
+      if (!post || (request.apiUser === null && post.status !== 'published')) throw notFound();
+      return answerOf(post, '', () => successText('Successfully fetched post', post.text));
+    },
+  );
 }

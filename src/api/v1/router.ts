@@ -3,11 +3,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Services } from '../../services.js';
 import type { Json } from './envelope.js';
-import { ApiError } from './envelope.js';
+import { ApiError, JsonText } from './envelope.js';
 import { guard } from './guard.js';
 import type { EndpointPolicy } from './guard.js';
 
-export type ApiHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<Json>;
+/** A handler answers a body to serialize, or JSON text to send as it is (hot read paths). */
+export type ApiHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<Json | JsonText>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface ApiRouteOptions {
   /** Body for a 500 on this route, when it deviates from the envelope (tag store). */
@@ -50,6 +53,7 @@ export class ApiRouter {
       preHandler: guard(this.services, policy),
       handler: async (request, reply) => {
         const body = await handler(request, reply);
+        if (body instanceof JsonText) return reply.code(body.code).type(JSON_TYPE).send(body.body);
         const code = typeof body === 'object' && body !== null && 'code' in body ? Number(body.code) : 200;
         return reply.code(Number.isInteger(code) && code >= 200 && code < 600 ? code : 200).send(body);
       },
