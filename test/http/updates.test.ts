@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { migrate } from '../../src/db/database.js';
 import { LOCK_EXPIRY_MS, UpdateService } from '../../src/domain/updates.js';
@@ -415,7 +416,10 @@ describe('updates API', { timeout: 120_000 }, () => {
         const first = await Promise.race(requests);
         assert.equal(first.statusCode, 409, `round ${round}`);
         assert.deepEqual(first.json(), IN_PROGRESS);
-        assert.equal(here.installs.length + there.installs.length, round + 1, 'exactly one run started');
+        // The winner took the lock before the loser answered; its install starts a few awaits later.
+        const started = () => here.installs.length + there.installs.length;
+        for (let wait = 0; wait < 100 && started() < round + 1; wait++) await sleep(10);
+        assert.equal(started(), round + 1, 'exactly one run started');
         here.open();
         there.open();
         const statuses = (await Promise.all(requests)).map((response) => response.statusCode).sort();
