@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { syncOneMenuLink } from '../support/seed.js';
 
 describe('full-page cache', () => {
   let ctx: TestContext;
@@ -214,23 +215,7 @@ describe('full-page cache', () => {
   it('a menu change flushes the pages of its website only', async () => {
     await warm('/post/first');
     await warm('/', 'other-cache.test');
-    const { localeSettings } = await import('../../src/domain/locales.js');
-    await ctx.services.menus.sync(
-      websiteId,
-      [
-        {
-          order: 1,
-          name: 'Menu entry',
-          type: 'link',
-          pageId: null,
-          url: '/blog',
-          target: '_self',
-          icon: null,
-          parentPageId: null,
-        },
-      ],
-      { locales: await localeSettings(ctx.services.settings) },
-    );
+    await syncOneMenuLink(ctx.services, websiteId, 'Menu entry');
     const page = await get('/post/first');
     assert.equal(page.headers['x-folio-cache'], 'miss');
     assert.match(page.body, /Menu entry/);

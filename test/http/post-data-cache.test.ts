@@ -8,6 +8,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { syncOneMenuLink } from '../support/seed.js';
 import { Visitor } from '../support/visitor.js';
 
 describe('post page through the website data cache', () => {
@@ -131,23 +132,7 @@ describe('post page through the website data cache', () => {
 
   it('a menu change shows at once', async () => {
     await view();
-    const { localeSettings } = await import('../../src/domain/locales.js');
-    await ctx.services.menus.sync(
-      websiteId,
-      [
-        {
-          order: 1,
-          name: 'Fresh menu entry',
-          type: 'link',
-          pageId: null,
-          url: '/blog',
-          target: '_self',
-          icon: null,
-          parentPageId: null,
-        },
-      ],
-      { locales: await localeSettings(ctx.services.settings) },
-    );
+    await syncOneMenuLink(ctx.services, websiteId, 'Fresh menu entry');
     assert.match(await view(), /Fresh menu entry/);
   });
 

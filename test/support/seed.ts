@@ -1,5 +1,7 @@
 // Rows inserted straight into the database, for tests of endpoints that read them.
 import type { Db } from '../../src/db/database.js';
+import { localeSettings } from '../../src/domain/locales.js';
+import type { Services } from '../../src/services.js';
 
 export interface SeedPost {
   title: string;
@@ -48,4 +50,24 @@ export async function tagPost(db: Db, postId: number, tagId: number): Promise<vo
     .insertInto('taggables')
     .values({ tag_id: tagId, taggable_type: 'post', taggable_id: postId })
     .execute();
+}
+
+/** Replaces a website's menu with one link entry (a menu change, announced like the API's). */
+export async function syncOneMenuLink(services: Services, websiteId: number, name: string): Promise<void> {
+  await services.menus.sync(
+    websiteId,
+    [
+      {
+        order: 1,
+        name,
+        type: 'link',
+        pageId: null,
+        url: '/blog',
+        target: '_self',
+        icon: null,
+        parentPageId: null,
+      },
+    ],
+    { locales: await localeSettings(services.settings) },
+  );
 }
