@@ -49,6 +49,33 @@ describe('LocalAnswers', () => {
     assert.deepEqual(await node.remember(shared, 'k', options, async () => ({ v: version })), { v: 'new' });
   });
 
+  it('a known answer skips the shared cache while its stamp is current, and expires with its token', async () => {
+    const shared = new MemoryCache();
+    const node = new LocalAnswers<{ v: string }>(() => 1);
+    let reads = 0;
+    const getStamped = shared.getStamped.bind(shared);
+    shared.getStamped = async <T>(key: string) => {
+      reads++;
+      return getStamped<T>(key);
+    };
+    const compute = async () => ({ v: 'x' });
+    await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute);
+    const afterFirst = reads;
+    await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute);
+    await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute);
+    assert.equal(reads, afterFirst, 'no shared read while current');
+    await shared.flushTags(['other']);
+    await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute);
+    assert.equal(reads, afterFirst, 'a flush of another tag changes nothing');
+    await shared.flushTags(['posts']);
+    await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute);
+    assert.ok(reads > afterFirst, 'a flush of its tag sends it back to the shared cache');
+    const again = reads;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute);
+    assert.ok(reads > again, 'an expired token is read again');
+  });
+
   it('undefined (nothing found) is never kept', async () => {
     const shared = new MemoryCache();
     const node = new LocalAnswers<{ v: string }>(() => 1);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import type { Cache, CacheOptions } from '../../cache/cache.js';
+import type { Cache, CacheOptions, TagStamp } from '../../cache/cache.js';
 import {
   DEFAULT_POST_PAGE_SIZE,
   MAX_POST_PAGE_SIZE,
@@ -311,9 +311,14 @@ const LOCAL_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
  * token this process has no answer for (another node made it, or it was evicted here) gets one made
  * now: made after the token was read, it is at least as new as the token; a flush since then makes
  * the token unreadable, so the answer is never used again.
+ *
+ * Once a local answer's token has been read back with its stamp (the tag versions it was stored
+ * under), the answer is used without asking the shared cache at all while the cache can tell without
+ * I/O that the stamp is current (Cache.isCurrent: always in process; on Redis through its mirror of
+ * the versions) and the token has not expired.
  */
 export class LocalAnswers<T extends object> {
-  private readonly entries: LRUCache<string, { token: string; value: T }>;
+  private readonly entries: LRUCache<string, LocalAnswer<T>>;
 
   constructor(size: (value: T) => number) {
     this.entries = new LRUCache({
@@ -328,6 +333,10 @@ export class LocalAnswers<T extends object> {
     options: CacheOptions,
     compute: () => Promise<T | undefined>,
   ): Promise<T | undefined> {
+    const known = this.entries.get(key);
+    const expires = known?.expires ?? -1;
+    if (known?.stamp && (expires === 0 || expires > Date.now()) && cache.isCurrent(known.stamp))
+      return known.value;
     let made: T | undefined;
     const token = await cache.remember<string | undefined>(key, options, async () => {
       made = await compute();
@@ -336,13 +345,39 @@ export class LocalAnswers<T extends object> {
       this.entries.set(key, { token: fresh, value: made });
       return fresh;
     });
-    if (made !== undefined || token === undefined) return made;
-    const local = this.entries.get(key);
-    if (local?.token === token) return local.value;
-    const value = await compute();
-    if (value !== undefined) this.entries.set(key, { token, value });
+    if (token === undefined) return made;
+    let value = made;
+    if (value === undefined) {
+      const local = this.entries.get(key);
+      if (local?.token === token) value = local.value;
+      else {
+        value = await compute();
+        if (value !== undefined) this.entries.set(key, { token, value });
+      }
+    }
+    await this.learnStamp(cache, key, token);
     return value;
   }
+
+  /** Reads back the stamp of the token this process holds the answer for (see above). */
+  private async learnStamp(cache: Cache, key: string, token: string): Promise<void> {
+    const entry = this.entries.get(key);
+    if (!entry || entry.token !== token || entry.stamp) return;
+    const stored = await cache.getStamped<string>(key);
+    if (stored?.value === token && entry === this.entries.get(key)) {
+      entry.stamp = stored.stamp;
+      entry.expires = stored.expires;
+    }
+  }
+}
+
+interface LocalAnswer<T> {
+  token: string;
+  value: T;
+  /** The tag versions the token was stored under, once read back. */
+  stamp?: TagStamp;
+  /** Epoch milliseconds when the token expires (0: never), with the stamp. */
+  expires?: number;
 }
 
 /**
