@@ -22,6 +22,8 @@ export interface Cache {
   set(key: string, value: unknown, options?: CacheOptions): Promise<void>;
   /** The cached value, or `compute()` stored under the key. Concurrent callers share one computation. */
   remember<T>(key: string, options: CacheOptions, compute: () => Promise<T>): Promise<T>;
+  /** remember(), answering also the stamp and expiry of the entry (stamp null: nothing was kept). */
+  rememberStamped<T>(key: string, options: CacheOptions, compute: () => Promise<T>): Promise<Remembered<T>>;
   delete(key: string): Promise<void>;
   /** Invalidates every entry carrying any of these tags. */
   flushTags(tags: readonly string[]): Promise<void>;
@@ -55,6 +57,12 @@ export interface StampedValue<T> {
   value: T;
   stamp: TagStamp;
   /** Epoch milliseconds when the entry expires; 0 for never. */
+  expires: number;
+}
+
+export interface Remembered<T> {
+  value: T;
+  stamp: TagStamp | null;
   expires: number;
 }
 
@@ -136,16 +144,26 @@ export abstract class TaggedCache implements Cache {
   }
 
   async remember<T>(key: string, options: CacheOptions, compute: () => Promise<T>): Promise<T> {
-    const cached = await this.get<T>(key);
-    if (cached !== undefined) return cached;
+    return (await this.rememberStamped(key, options, compute)).value;
+  }
+
+  async rememberStamped<T>(
+    key: string,
+    options: CacheOptions,
+    compute: () => Promise<T>,
+  ): Promise<Remembered<T>> {
+    const cached = await this.getStamped<T>(key);
+    if (cached !== undefined && cached.value !== undefined) return cached;
     const running = this.pending.get(key);
-    if (running) return running as Promise<T>;
-    const work = (async () => {
+    if (running) return running as Promise<Remembered<T>>;
+    const work = (async (): Promise<Remembered<T>> => {
       // Tag versions are read before computing: a flush during the computation wins.
+      const ttl = options.ttlSeconds ?? 0;
       const stamp = await this.stamp(options.tags ?? []);
       const value = await compute();
-      if (value !== undefined && stamp) await this.setStamped(key, value, stamp, options.ttlSeconds ?? 0);
-      return value;
+      if (value === undefined || !stamp) return { value, stamp: null, expires: 0 };
+      await this.setStamped(key, value, stamp, ttl);
+      return { value, stamp, expires: expiryOf(ttl) };
     })().finally(() => this.pending.delete(key));
     this.pending.set(key, work);
     return work;

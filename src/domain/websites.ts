@@ -4,6 +4,7 @@
 import { domainToASCII } from 'node:url';
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import type { Cache } from '../cache/cache.js';
+import { NearCache } from '../cache/near-cache.js';
 import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -153,6 +154,9 @@ function requireDomain(input: string): string {
 }
 
 export class WebsitesService {
+  /** Which website a host shows, copied in this process (read on every request). */
+  private readonly hosts: NearCache<{ website: Website | null }>;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -160,7 +164,9 @@ export class WebsitesService {
     private readonly translations: TranslationsService,
     private readonly defaultLocale: () => Promise<string>,
     private readonly changes?: ContentChanges,
-  ) {}
+  ) {
+    this.hosts = new NearCache(cache);
+  }
 
   /** Creates a website with its primary domain in one transaction; returns its id. */
   async create(input: NewWebsite): Promise<number> {
@@ -428,13 +434,13 @@ export class WebsitesService {
   }
 
   /**
-   * The website a request's Host belongs to (port ignored), from the cache when possible: every
-   * website or domain change flushes it.
+   * The website a request's Host belongs to (port ignored), from the cache when possible (and from a
+   * copy in this process while its tags are known current): every website or domain change flushes it.
    */
   async resolveHost(host: string): Promise<Website | null> {
     const domain = normalizedHost(host);
     if (domain === null) return null;
-    const cached = await this.cache.remember<{ website: Website | null }>(
+    const cached = await this.hosts.remember(
       `website:host:${domain}`,
       { tags: [WEBSITES_TAG], ttlSeconds: HOST_CACHE_TTL_SECONDS },
       async () => {

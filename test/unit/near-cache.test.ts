@@ -1,0 +1,75 @@
+// NearCache: a process-local copy in front of the shared cache, used without any shared read while
+// its tags are known current; a flush (on Redis: by another node too) or its expiry sends it back.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { MemoryCache } from '../../src/cache/cache.js';
+import type { Cache } from '../../src/cache/cache.js';
+import { NearCache } from '../../src/cache/near-cache.js';
+import { RedisCache } from '../../src/cache/redis-cache.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+
+/** Counts the shared cache's reads. */
+function counted(cache: Cache): { cache: Cache; reads: () => number } {
+  let reads = 0;
+  const getStamped = cache.getStamped.bind(cache);
+  cache.getStamped = async <T>(key: string) => {
+    reads++;
+    return getStamped<T>(key);
+  };
+  return { cache, reads: () => reads };
+}
+
+async function eventually(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail('condition not met in time');
+    await sleep(10);
+  }
+}
+
+describe('NearCache', () => {
+  it('in process: no shared read while current; a flush or the TTL sends it back', async () => {
+    const { cache, reads } = counted(new MemoryCache());
+    const near = new NearCache<{ n: number }>(cache);
+    let computed = 0;
+    const compute = async () => ({ n: ++computed });
+    const options = { tags: ['websites'], ttlSeconds: 1 };
+    assert.deepEqual(await near.remember('k', options, compute), { n: 1 });
+    const after = reads();
+    assert.deepEqual(await near.remember('k', options, compute), { n: 1 });
+    assert.equal(reads(), after);
+    await cache.flushTags(['websites']);
+    assert.deepEqual(await near.remember('k', options, compute), { n: 2 });
+    await sleep(1100);
+    assert.deepEqual(await near.remember('k', options, compute), { n: 3 });
+  });
+
+  it('on Redis: a flush by another node reaches the copy through the version mirror', async () => {
+    const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
+    const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+    const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+    try {
+      const { reads } = counted(nodeA);
+      const near = new NearCache<{ v: string }>(nodeA);
+      let value = 'one';
+      const compute = async () => ({ v: value });
+      const options = { tags: ['websites'] };
+      // Once the mirror is up, a second read is answered from the copy alone.
+      await eventually(async () => {
+        await near.remember('host', options, compute);
+        const before = reads();
+        await near.remember('host', options, compute);
+        return reads() === before;
+      });
+      value = 'two';
+      await nodeB.flushTags(['websites']);
+      await eventually(async () => (await near.remember('host', options, compute)).v === 'two');
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+    }
+  });
+});
