@@ -7,7 +7,7 @@ import type { PublicListQuery, PublicPage, PublicPost } from '../../domain/publi
 import type { Services } from '../../services.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
-import { tagPage } from '../page-cache.js';
+import { tagPage, untilNextPublication } from '../page-cache.js';
 import { htmlLang } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
@@ -176,14 +176,6 @@ export async function listPosts(
     },
   );
   return page ?? services.publicPosts.list(query);
-}
-
-/** `seconds`, or less when a scheduled post goes public by its time alone before then. */
-async function untilNextPublication(services: Services, seconds: number): Promise<number> {
-  const next = await services.publicPosts.nextPublication();
-  if (!next) return seconds;
-  const left = Math.ceil((Date.parse(next) - services.clock.now().getTime()) / 1000);
-  return Math.max(1, Math.min(seconds, left));
 }
 
 /** Cache tags of what a post shows: the post, its tags and its author. */
