@@ -55,7 +55,9 @@ function run(name, env) {
       `--test-reporter-destination=${tapFile}`,
       ...(files.length ? files : findTests('test')),
     ],
-    { stdio: 'inherit', env: { ...process.env, ...env } },
+    // Every page the suite renders is rendered both by compiled templates and by LiquidJS, which must
+    // agree (src/frontend/liquid-compiler.ts).
+    { stdio: 'inherit', env: { FOLIO_THEME_CROSSCHECK: '1', ...process.env, ...env } },
   );
   const tap = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
   fs.rmSync(tapFile, { force: true });

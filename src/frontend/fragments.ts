@@ -14,7 +14,7 @@
 //   or after FRAGMENT_TTL_MS. It is stored only when no flush happened since the request began
 //   (FragmentScope.stamp is null otherwise), so a change made while it rendered is never hidden.
 import { LRUCache } from 'lru-cache';
-import { Tag, TypeGuards, evalToken } from 'liquidjs';
+import { Tag, TypeGuards, evalToken, toValueSync } from 'liquidjs';
 import type {
   Context,
   Emitter,
@@ -26,6 +26,7 @@ import type {
   ValueToken,
 } from 'liquidjs';
 import type { TagStamp } from '../cache/cache.js';
+import type { CompilableTag, CompiledNode, LiquidCompiler } from './liquid-compiler.js';
 
 /** Where a rendering finds its FragmentScope: a symbol, out of reach of templates. */
 export const FRAGMENTS = Symbol('folio.fragments');
@@ -76,7 +77,20 @@ export interface FragmentScope {
   settings: ReadonlyMap<string, string>;
 }
 
-export class CacheBlockTag extends Tag {
+/** A fragment's HTML: from the store while current, else rendered (and stored when the page may be). */
+function fragment(scope: FragmentScope, keys: unknown[], render: () => string): string {
+  const id = scope.prefix + JSON.stringify(keys);
+  let html = scope.store.get(id, scope.settings);
+  if (html === undefined) {
+    html = render();
+    if (scope.stamp) scope.store.set(id, html, scope.stamp, scope.settings);
+  }
+  return html;
+}
+
+const scopeOf = (ctx: Context) => (ctx.globals as Record<symbol, FragmentScope | undefined>)[FRAGMENTS];
+
+export class CacheBlockTag extends Tag implements CompilableTag {
   private readonly keys: ValueToken[] = [];
   private readonly templates: Template[] = [];
 
@@ -102,19 +116,30 @@ export class CacheBlockTag extends Tag {
 
   *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
     const renderer = this.liquid.renderer;
-    const scope = (ctx.globals as Record<symbol, FragmentScope | undefined>)[FRAGMENTS];
+    const scope = scopeOf(ctx);
     if (!scope) {
       yield renderer.renderTemplates(this.templates, ctx, emitter);
       return;
     }
     const keys: unknown[] = [];
     for (const key of this.keys) keys.push(yield evalToken(key, ctx));
-    const id = scope.prefix + JSON.stringify(keys);
-    let html = scope.store.get(id, scope.settings);
-    if (html === undefined) {
-      html = (yield renderer.renderTemplates(this.templates, ctx)) as string;
-      if (scope.stamp) scope.store.set(id, html, scope.stamp, scope.settings);
-    }
-    emitter.write(html);
+    emitter.write(
+      fragment(scope, keys, () => toValueSync(renderer.renderTemplates(this.templates, ctx)) as string),
+    );
+  }
+
+  /** The same for compiled templates (liquid-compiler.ts). */
+  compile(compiler: LiquidCompiler): CompiledNode {
+    const keys = this.keys.map((key) => compiler.token(key as never));
+    const body = compiler.list(this.templates);
+    return (ctx, emitter) => {
+      const scope = scopeOf(ctx);
+      if (!scope) {
+        body(ctx, emitter);
+        return;
+      }
+      const values = keys.map((key) => key(ctx));
+      emitter.write(fragment(scope, values, () => compiler.capture(body, ctx)));
+    };
   }
 }
