@@ -81,7 +81,7 @@ export function limitPageTtl(request: FastifyRequest, seconds: number): void {
   if (entry) entry.maxTtl = Math.min(entry.maxTtl, seconds);
 }
 
-export function weakEtag(body: string): string {
+export function weakEtag(body: string | Buffer): string {
   return `W/"${hash('sha1', body, 'base64url')}"`;
 }
 
@@ -256,7 +256,10 @@ export class PageCache {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
     if (reply.hasHeader('etag')) return payload; // a hit: headers are set already
 
-    const etag = weakEtag(payload);
+    // The page is encoded to UTF-8 once, here: the ETag hashes those bytes and the socket writes them
+    // (a string would be encoded once for each).
+    const bytes = Buffer.from(payload);
+    const etag = weakEtag(bytes);
     reply.header('etag', etag);
     if (entry && !reply.hasHeader('set-cookie')) {
       const lastModified = new Date(this.services.clock.now().getTime()).toUTCString();
@@ -274,7 +277,7 @@ export class PageCache {
       reply.code(304);
       return '';
     }
-    return payload;
+    return bytes;
   }
 
   /** Stores a rendered page, unless a flush happened while it rendered (it may show older data). */
