@@ -94,6 +94,7 @@ function memoizedFs(): FS {
 export class ThemeRenderer {
   private readonly engines = new Map<string, Liquid>();
   private readonly versions = new Map<string, string>();
+  private readonly assetUrls = new Map<string, string>();
   private readonly files: FS | undefined;
   private readonly exists: (file: string) => boolean;
   private readonly compilers = new Map<Liquid, LiquidCompiler | null>();
@@ -165,6 +166,19 @@ export class ThemeRenderer {
    * file, else from the default theme; the version changes with the file, so it may be cached long.
    */
   assetUrl(theme: string, file: string): string {
+    if (!this.files) return this.findAsset(theme, file);
+    // With lookups remembered (production), so are asset URLs: files change only with a deployment.
+    const key = `${theme}\0${file}`;
+    let url = this.assetUrls.get(key);
+    if (url === undefined) {
+      url = this.findAsset(theme, file);
+      if (this.assetUrls.size >= 1000) this.assetUrls.clear(); // a theme may pass data to `asset`
+      this.assetUrls.set(key, url);
+    }
+    return url;
+  }
+
+  private findAsset(theme: string, file: string): string {
     const clean = file.replace(/^\/+/, '');
     if (!/^[a-z0-9][a-z0-9/._-]*$/i.test(clean) || clean.includes('..')) return '';
     const owner = [theme, DEFAULT_THEME].find((name) =>
