@@ -524,6 +524,42 @@ describe('tags API', () => {
       assert.deepEqual([off.statusCode, off.json()], [403, DISABLED]);
     });
 
+    it('the tree is answered from the cache until a tag of its type changes, per type and locale', async () => {
+      await ctx.services.settings.set('svc_api_tag_index_should_auth', 'none');
+      const tags = ctx.services.tags;
+      const built: string[] = [];
+      const tree = tags.tree.bind(tags);
+      tags.tree = async (type, locale) => {
+        built.push(`${type}/${locale}`);
+        return tree(type, locale);
+      };
+      try {
+        const names = async (type: string, locale = 'en') =>
+          (await post('/tags', { type, locale }, null))
+            .json<{ data: { name: string }[] }>()
+            .data.map((t) => t.name);
+        const first = await storeOk({ name: { en: 'Jazz', fr: 'Jazz (fr)' }, type: 'genre_cache' });
+        assert.deepEqual(await names('genre_cache'), ['Jazz']);
+        assert.deepEqual(await names('genre_cache'), ['Jazz']);
+        assert.deepEqual(await names('genre_cache', 'fr'), ['Jazz (fr)']);
+        assert.deepEqual(built, ['genre_cache/en', 'genre_cache/fr']);
+        // A new tag of the type, then an update of a duplicate: each shows at once.
+        await storeOk({ name: 'Blues', type: 'genre_cache', sort: 5 });
+        assert.deepEqual(await names('genre_cache'), ['Blues', 'Jazz']);
+        await storeOk({ name: 'Jazz', type: 'genre_cache', sort: 9, update_when_duplicated: true });
+        assert.deepEqual(await names('genre_cache'), ['Jazz', 'Blues']);
+        assert.deepEqual(await names('genre_cache', 'fr'), ['Jazz (fr)', 'Blues']);
+        // A change to another type leaves this one cached.
+        const before = built.length;
+        await storeOk({ name: 'Other', type: 'other_cache' });
+        assert.deepEqual(await names('genre_cache'), ['Jazz', 'Blues']);
+        assert.equal(built.length, before);
+        assert.equal(first.type, 'genre_cache');
+      } finally {
+        tags.tree = tree;
+      }
+    });
+
     it('the list is POST only', async () => {
       assert.equal((await ctx.request({ method: 'GET', url: '/api/v1/tags' })).statusCode, 405);
     });

@@ -2,6 +2,8 @@
 // `message`; store answers `{status, message, data}` only, and its 500 is
 // `{"status":500,"message":"Server Error: …"}`.
 import { z } from 'zod';
+import { NearCache } from '../../cache/near-cache.js';
+import { pageTags } from '../../cache/page-tags.js';
 import { InputError } from '../../domain/errors.js';
 import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
 import { defaultLocale } from '../../domain/locales.js';
@@ -10,7 +12,7 @@ import type { Tag, TagNode } from '../../domain/tags.js';
 import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
 import type { Translatable } from '../../domain/translations.js';
 import type { Services } from '../../services.js';
-import { success, validationFailed } from './envelope.js';
+import { JsonText, success, validationFailed } from './envelope.js';
 import type { Json } from './envelope.js';
 import { requestInput } from './input.js';
 import type { ApiRouter } from './router.js';
@@ -117,17 +119,40 @@ const storeSchema = z.object({
   update_when_duplicated: optional(boolean()).default(false),
 });
 
+/** How long a cached tag tree may live without a change to its type (a safety net: changes flush it). */
+const TREE_TTL_SECONDS = 600;
+
+/** The answer's bytes, encoded once per cached copy. */
+const encoded = new WeakMap<object, JsonText>();
+function answerBytes(answer: { text: string }): JsonText {
+  let bytes = encoded.get(answer);
+  if (!bytes) encoded.set(answer, (bytes = new JsonText(200, Buffer.from(answer.text))));
+  return bytes;
+}
+
 /** The tag store's 500: a numeric status and no `code` (spec section 7). */
 const storeServerError = (message: string): Json => ({ status: 500, message });
 
 export function registerTagRoutes(router: ApiRouter, services: Services): void {
+  // Trees as answer text, by type and locale: in the shared cache, with a copy in this process while
+  // its tags are current. Any change to a tag of the type flushes them (`tag-type:{type}`).
+  const trees = new NearCache<{ text: string }>(services.cache, 1000);
   router.route(['POST'], '/tags', { switchKey: 'svc_api_tag_index' }, async (request) => {
     const input = validate(listSchema, requestInput(request));
     const locale = input.locale?.trim()
       ? normalizeLocale(input.locale)
       : await defaultLocale(services.settings);
-    const tree = await services.tags.tree(input.type, locale);
-    return { code: 200, status: 'success', data: tree.map(tagTreeJson), extra: [] };
+    const answer = await trees.remember(
+      `api:tags:tree:${locale}:${input.type}`,
+      { tags: [pageTags.tagType(input.type)], ttlSeconds: TREE_TTL_SECONDS },
+      async () => {
+        const tree = await services.tags.tree(input.type, locale);
+        return {
+          text: JSON.stringify({ code: 200, status: 'success', data: tree.map(tagTreeJson), extra: [] }),
+        };
+      },
+    );
+    return answerBytes(answer);
   });
 
   router.route(['POST'], '/tags/exist', { switchKey: 'svc_api_tag_exist' }, async (request) => {
