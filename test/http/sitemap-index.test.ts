@@ -81,6 +81,45 @@ describe('sitemap index of a large website', () => {
     );
   });
 
+  it('a file is built once and kept in the data cache until a post changes or the locales do', async () => {
+    const { services } = ctx;
+    let builds = 0;
+    const sitemap = services.publicPosts.sitemap.bind(services.publicPosts);
+    services.publicPosts.sitemap = async (...args) => {
+      builds++;
+      return sitemap(...args);
+    };
+    try {
+      const first = (await get('/sitemap/posts?page=1')).body;
+      assert.equal((await get('/sitemap/posts?page=1')).body, first);
+      assert.equal(builds <= 1, true, `built ${builds} times`);
+      const before = builds;
+      // A new post (through the posts service, which announces it) opens the first file at once.
+      const admin = await ctx.createUser({ admin: true });
+      const created = await services.posts.create(
+        { title: 'Newest of all', content: '<p>n</p>', slug: 'newest-of-all' },
+        { userId: admin.id, isAdmin: true },
+      );
+      const changed = locs((await get('/sitemap/posts?page=1')).body);
+      assert.equal(builds, before + 1);
+      assert.deepEqual(changed.slice(2, 4), [
+        'http://maps.test/post/newest-of-all',
+        'http://maps.test/fr/post/newest-of-all',
+      ]);
+      // Another locale set is another file (the settings are not part of the cache's tags).
+      await services.settings.set('supported_locales', 'en,fr,de');
+      const three = locs((await get('/sitemap/posts?page=1')).body);
+      assert.ok(three.includes('http://maps.test/de/post/newest-of-all'), 'the new locale is listed');
+      await services.settings.set('supported_locales', 'en,fr');
+      await services.posts.delete(created.id);
+      assert.ok(
+        !locs((await get('/sitemap/posts?page=1')).body).includes('http://maps.test/post/newest-of-all'),
+      );
+    } finally {
+      services.publicPosts.sitemap = sitemap;
+    }
+  });
+
   it('pages past the last, and page numbers that are not positive integers, are 404', async () => {
     for (const page of ['4', '0', '-1', 'abc', '1.5', '01', ''])
       assert.equal((await get(`/sitemap/posts?page=${page}`)).statusCode, 404, `page=${page}`);

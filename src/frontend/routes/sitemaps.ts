@@ -5,16 +5,19 @@
 // files of URLS_PER_FILE URLs once it outgrows one (`/sitemap/posts` is then a sitemap index of
 // `/sitemap/posts?page=N`), so that no post is left out and no file costs more than a moment.
 import type { FastifyRequest } from 'fastify';
+import { rememberDiscovered } from '../../cache/data-cache.js';
 import { pageTags } from '../../cache/page-tags.js';
 import { localizedPath } from '../../domain/locales.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
-import { tagPage } from '../page-cache.js';
+import { tagPage, untilNextPublication } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
 const MAX_URLS = 50_000;
+/** How long a posts' sitemap file stays in the data cache at most (changes flush it earlier). */
+const SITEMAP_DATA_TTL_SECONDS = 600;
 /** URLs (posts × locales) per file of the posts' sitemap: about 1.3 MB. */
 export const URLS_PER_FILE = 10_000;
 /** Models whose tags have public pages, and where: `/post/{short}/{slug}`, `/link/{short}/{slug}`. */
@@ -75,17 +78,43 @@ export function sitemapRoutes(kit: FrontendKit): void {
       const pageText = query.page === undefined ? '1' : typeof query.page === 'string' ? query.page : '';
       const page = Number(pageText);
       if (!/^[1-9]\d{0,6}$/.test(pageText) || page > files) return kit.notFound(request, reply);
-      const posts = await services.publicPosts.sitemap(state.website.id, perFile, (page - 1) * perFile);
-      // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
-      const entries: Entry[] = [
-        ...(page === 1 ? [{ path: '/post', lastModified: posts[0]?.lastModified }] : []),
-        ...posts.map((post) => ({
-          path: `/post/${encodeURIComponent(post.slug)}`,
-          lastModified: post.lastModified,
-        })),
-      ];
+      const base = origin(request, state);
+      const build = async () => {
+        const posts = await services.publicPosts.sitemap(state.website.id, perFile, (page - 1) * perFile);
+        // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
+        const entries: Entry[] = [
+          ...(page === 1 ? [{ path: '/post', lastModified: posts[0]?.lastModified }] : []),
+          ...posts.map((post) => ({
+            path: `/post/${encodeURIComponent(post.slug)}`,
+            lastModified: post.lastModified,
+          })),
+        ];
+        return urlset(base, state, entries);
+      };
+      // A file costs a query over up to URLS_PER_FILE posts and a megabyte of XML: the website's data
+      // cache keeps it until a post of the website (or a global one) changes or is published, keyed by
+      // everything else it shows (the origin and the locales).
+      const { locales } = state;
+      const file = await rememberDiscovered(
+        services.cache,
+        state.website,
+        `sitemap:posts:${JSON.stringify([page, perFile, base, locales.localized, locales.defaultLocale, locales.supported])}`,
+        {
+          tags: [
+            pageTags.postLists(state.website.id),
+            pageTags.globalPostLists,
+            pageTags.site(state.website.id),
+          ],
+          ttlSeconds: SITEMAP_DATA_TTL_SECONDS,
+        },
+        async () => ({
+          value: await build(),
+          tags: [],
+          ttlSeconds: await untilNextPublication(services, SITEMAP_DATA_TTL_SECONDS),
+        }),
+      );
       reply.type(xml);
-      return urlset(origin(request, state), state, entries);
+      return file ?? build();
     },
   );
 
