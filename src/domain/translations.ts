@@ -9,8 +9,24 @@ export type TranslationMap = Record<string, Record<string, string>>;
 
 export const DEFAULT_LOCALE = 'en';
 
+// Short spellings seen, normalized: every localized URL of a page normalizes its locale again. Keys
+// may come from requests: only short ones are kept, and at most a thousand.
+const normalizedLocales = new Map<string, string>();
+
 /** R-T1: trim, `-` -> `_`, first segment lower-case, a 2-letter second segment upper-case. */
 export function normalizeLocale(key: string): string {
+  let normalized = normalizedLocales.get(key);
+  if (normalized === undefined) {
+    normalized = normalizeLocaleNow(key);
+    if (key.length <= 40) {
+      if (normalizedLocales.size >= 1000) normalizedLocales.clear();
+      normalizedLocales.set(key, normalized);
+    }
+  }
+  return normalized;
+}
+
+function normalizeLocaleNow(key: string): string {
   const segments = key.trim().replace(/-/g, '_').split('_');
   return segments
     .map((segment, index) => {

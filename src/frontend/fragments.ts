@@ -51,13 +51,19 @@ export class FragmentStore {
   /** `isCurrent`: whether a stamp is still current, known without I/O (Cache.isCurrent). */
   constructor(private readonly isCurrent: (stamp: TagStamp) => boolean) {}
 
-  get(key: string, settings: ReadonlyMap<string, string>): string | undefined {
+  /**
+   * `verified`: stamps already found current during this rendering. The fragments of one page share
+   * its stamp (a home page's: every post on it), so the page checks it once, not once per fragment.
+   */
+  get(key: string, settings: ReadonlyMap<string, string>, verified?: Set<TagStamp>): string | undefined {
     const fragment = this.fragments.get(key);
     if (!fragment) return undefined;
+    if (verified?.has(fragment.stamp)) return fragment.settings === settings ? fragment.html : undefined;
     if (fragment.settings !== settings || !this.isCurrent(fragment.stamp)) {
       this.fragments.delete(key);
       return undefined;
     }
+    verified?.add(fragment.stamp);
     return fragment.html;
   }
 
@@ -75,12 +81,14 @@ export interface FragmentScope {
   stamp: TagStamp | null;
   /** The settings snapshot the page renders under. */
   settings: ReadonlyMap<string, string>;
+  /** Stamps found current during this rendering (FragmentStore.get). */
+  verified?: Set<TagStamp>;
 }
 
 /** A fragment's HTML: from the store while current, else rendered (and stored when the page may be). */
 function fragment(scope: FragmentScope, keys: unknown[], render: () => string): string {
   const id = scope.prefix + JSON.stringify(keys);
-  let html = scope.store.get(id, scope.settings);
+  let html = scope.store.get(id, scope.settings, (scope.verified ??= new Set()));
   if (html === undefined) {
     html = render();
     if (scope.stamp) scope.store.set(id, html, scope.stamp, scope.settings);
