@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
-import { rememberForWebsite, websiteTag } from '../../src/cache/data-cache.js';
+import { rememberDiscovered, rememberForWebsite, websiteTag } from '../../src/cache/data-cache.js';
+import { RedisCache } from '../../src/cache/redis-cache.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+
+async function eventually(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail('condition not met in time');
+    await sleep(10);
+  }
+}
 
 describe('per-website data cache (enabled_data_cache)', () => {
   it('caches per website when the switch is on, under the website tag and the given tags', async () => {
@@ -31,5 +44,47 @@ describe('per-website data cache (enabled_data_cache)', () => {
     assert.equal(await rememberForWebsite(cache, off, 'k', {}, compute), 2);
     assert.equal(await rememberForWebsite(cache, null, 'k', {}, compute), 3);
     assert.equal(await rememberForWebsite(cache, null, 'k', {}, compute), 4);
+  });
+
+  it('on Redis: entries are read from a copy in the process while current; a flush by another node ends it', async () => {
+    const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
+    const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+    const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+    let reads = 0;
+    const getStamped = nodeA.getStamped.bind(nodeA);
+    nodeA.getStamped = async <T>(key: string) => {
+      reads++;
+      return getStamped<T>(key);
+    };
+    try {
+      const site = { id: 7, enabledDataCache: true };
+      let version = 1;
+      const list = () =>
+        rememberForWebsite(nodeA, site, 'list', { tags: ['lists'] }, async () => ({ version }));
+      const post = () =>
+        rememberDiscovered(nodeA, site, 'post', { tags: ['lists'] }, async () => ({
+          value: { version },
+          tags: ['post:1'],
+        }));
+      // Once the version mirror knows the tags, repeated reads make no shared read at all.
+      await eventually(async () => {
+        await list();
+        await post();
+        const before = reads;
+        await list();
+        await post();
+        return reads === before;
+      });
+      assert.deepEqual([await list(), await post()], [{ version: 1 }, { version: 1 }]);
+      version = 2;
+      await nodeB.flushTags(['post:1']); // the post's discovered tag: the list stays
+      await eventually(async () => (await post()).version === 2);
+      assert.equal((await list()).version, 1);
+      await nodeB.flushTags([websiteTag(7)]);
+      await eventually(async () => (await list()).version === 2);
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+    }
   });
 });
