@@ -16,6 +16,7 @@ import { localeSettings, prefixLocale } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
 import { translate } from '../domain/translations.js';
 import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
+import type { Website } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
 import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
@@ -285,6 +286,26 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
   });
 }
 
+// A website's fields as templates see them, by locale: website objects are shared while current (the
+// host lookup keeps them), so their translated fields are worked out once per object and locale.
+const translatedFields = new WeakMap<Website, Map<string, Record<string, unknown>>>();
+
+function siteFields(website: Website, locale: string): Record<string, unknown> {
+  let byLocale = translatedFields.get(website);
+  if (!byLocale) translatedFields.set(website, (byLocale = new Map<string, Record<string, unknown>>()));
+  let fields = byLocale.get(locale);
+  if (!fields) {
+    fields = {};
+    for (const [field, value] of Object.entries(website.fields)) {
+      fields[field] = (TRANSLATABLE_WEBSITE_FIELDS as readonly string[]).includes(field)
+        ? translate(value ?? '', website.translations, field, locale)
+        : value;
+    }
+    if (byLocale.size < 100) byLocale.set(locale, fields);
+  }
+  return fields;
+}
+
 async function renderPage(
   services: Services,
   themes: ThemeRenderer,
@@ -300,12 +321,8 @@ async function renderPage(
     id: website.id,
     domain: website.domain,
     theme: themes.resolve(website.fields.theme),
+    ...siteFields(website, locale),
   };
-  for (const [field, value] of Object.entries(website.fields)) {
-    site[field] = (TRANSLATABLE_WEBSITE_FIELDS as readonly string[]).includes(field)
-      ? translate(value ?? '', website.translations, field, locale)
-      : value;
-  }
   const menus = await services.menus.treeOf(website.id);
   const seoInput: SeoInput = data.seo ?? {};
   const seo = buildSeo(

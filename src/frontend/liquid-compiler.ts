@@ -88,7 +88,14 @@ export class LiquidCompiler {
   /** Whether the engine's options let compiled templates render exactly what LiquidJS renders. */
   static supports(liquid: Liquid): boolean {
     const options = liquid.options;
-    return !options.strictVariables && !options.keepOutputType && !options.catchAllErrors;
+    // Strict variables throw where compiled lookups answer undefined; a render time limit is checked
+    // by LiquidJS before every node, which compiled templates do not do.
+    return (
+      !options.strictVariables &&
+      !options.keepOutputType &&
+      !options.catchAllErrors &&
+      options.renderLimit === Infinity
+    );
   }
 
   /** Renders a template file with data, as LiquidJS's renderFileSync. */
@@ -527,7 +534,7 @@ function toEnumerable(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   if (typeof value === 'string' && value.length > 0) return [value];
   if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
-    if (Symbol.iterator in (value)) return Array.from(value as Iterable<unknown>);
+    if (Symbol.iterator in value) return Array.from(value as Iterable<unknown>);
     return Object.keys(value).map((key) => [key, (value as Record<string, unknown>)[key]]);
   }
   return [];

@@ -78,7 +78,7 @@ describe('per-website data cache (enabled_data_cache)', () => {
       assert.deepEqual([await list(), await post()], [{ version: 1 }, { version: 1 }]);
       version = 2;
       await nodeB.flushTags(['post:1']); // the post's discovered tag: the list stays
-      await eventually(async () => (await post()).version === 2);
+      await eventually(async () => (await post())?.version === 2);
       assert.equal((await list()).version, 1);
       await nodeB.flushTags([websiteTag(7)]);
       await eventually(async () => (await list()).version === 2);

@@ -197,9 +197,10 @@ describe('compiled Liquid templates', () => {
     });
   });
 
-  it('decline engines whose options change what a render means (strict variables)', () => {
+  it('decline engines whose options change what a render means (strict variables, a time limit)', () => {
     assert.equal(LiquidCompiler.supports(liquid), true);
     assert.equal(LiquidCompiler.supports(new Liquid({ strictVariables: true })), false);
+    assert.equal(LiquidCompiler.supports(new Liquid({ renderLimit: 1000 })), false);
   });
 
   it('answer {% cache %} blocks from the fragment store, as LiquidJS with the same store does', () => {
