@@ -11,7 +11,7 @@
 // fragment `{% cache %}` tag). Anything else (another tag, a range, a grouped expression) is handed to
 // LiquidJS on the same context, node by node, so every template renders, only slower.
 //
-// tests check that both ways render every page alike (ThemeOptions.crossCheck).
+// The tests render every page both ways and compare (ThemeOptions.crossCheck).
 import {
   AssignTag,
   BlockTag,
@@ -55,8 +55,8 @@ export interface CompilableTag {
   compile(compiler: LiquidCompiler): CompiledNode;
 }
 
-// Block modes and register names of LiquidJS's layout and block tags, which compiled and interpreted
-// layouts and blocks share.
+// LiquidJS's block modes (its `blockMode` register), shared by compiled and interpreted layouts and
+// blocks: a layout's child stores its blocks, then the layout outputs them.
 const BLOCK_MODE_OUTPUT = 0;
 const BLOCK_MODE_STORE = 1;
 
@@ -77,7 +77,7 @@ type FilterLike = {
 type BlockRender = (superBlock: unknown, emitter: Emitter) => unknown;
 
 export class LiquidCompiler {
-  private readonly partials = new WeakMap<Template[], CompiledNode>();
+  private readonly compiledLists = new WeakMap<Template[], CompiledNode>();
   private readonly roots = new Map<string, CompiledNode>();
   private readonly operators: Record<string, unknown>;
 
@@ -114,10 +114,10 @@ export class LiquidCompiler {
 
   /** A list of templates as one node, compiled once per parsed list (parsed lists are cached). */
   templates(templates: Template[]): CompiledNode {
-    let compiled = this.partials.get(templates);
+    let compiled = this.compiledLists.get(templates);
     if (!compiled) {
       compiled = this.list(templates);
-      this.partials.set(templates, compiled);
+      this.compiledLists.set(templates, compiled);
     }
     return compiled;
   }
