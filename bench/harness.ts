@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { measure, probe } from './load.js';
+import { cpuPerRequestUs, measure, probe } from './load.js';
 import type { LoadOptions, Measurement, Target } from './load.js';
 import { BENCH_HOSTS, dropPostgresDatabase, recreatePostgresDatabase, seed } from './seed.js';
 import type { SeedInfo } from './seed.js';
@@ -262,11 +262,17 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
+const cpuText = (measurement: Measurement) => {
+  const us = cpuPerRequestUs(measurement);
+  return us === null ? '?' : us.toFixed(0);
+};
+
 /** Rounds of one server and route as one measurement: total rate, median latencies. */
 function combine(rounds: Measurement[]): Measurement {
   const requests = rounds.reduce((sum, m) => sum + m.requests, 0);
   const seconds = rounds.reduce((sum, m) => sum + m.seconds, 0);
   const peaks = rounds.map((m) => m.peakRssMb).filter((value): value is number => value !== null);
+  const cpu = rounds.map((m) => m.cpuMs);
   return {
     rps: seconds > 0 ? requests / seconds : 0,
     p50: median(rounds.map((m) => m.p50)),
@@ -275,6 +281,7 @@ function combine(rounds: Measurement[]): Measurement {
     errors: rounds.reduce((sum, m) => sum + m.errors, 0),
     seconds,
     peakRssMb: peaks.length ? Math.max(...peaks) : null,
+    cpuMs: cpu.every((value) => value !== null) ? cpu.reduce((sum, value) => sum + value, 0) : null,
     roundsRps: rounds.map((m) => Math.round(m.rps)),
   };
 }
@@ -404,7 +411,8 @@ async function runScenario(
       options.log(
         `   ${route.id.padEnd(17)} folio ${route.folio.rps.toFixed(0).padStart(6)} req/s ` +
           `p50 ${route.folio.p50} p99 ${route.folio.p99} ms | bare ${route.bare.rps.toFixed(0).padStart(6)} req/s | ` +
-          `ratio ${route.ratio.toFixed(2)}${route.reason ? ` — ${route.reason}` : ''}`,
+          `ratio ${route.ratio.toFixed(2)} | CPU µs/req ${cpuText(route.folio)} / ${cpuText(route.bare)}` +
+          `${route.reason ? ` — ${route.reason}` : ''}`,
       );
     }
     result.folioPeakRssMb = (await folio.stop()).peakRssMb;

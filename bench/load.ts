@@ -1,7 +1,7 @@
 // Load generation (autocannon over loopback) and single probing requests.
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { sampleMemory } from './servers.js';
+import { procCpuMs, sampleMemory } from './servers.js';
 
 export interface Target {
   method: 'GET' | 'POST';
@@ -32,6 +32,8 @@ export interface Measurement {
   seconds: number;
   /** The server's largest RSS sampled during the measured phase, MB. */
   peakRssMb: number | null;
+  /** CPU time the server used during the measured phase (user + system), ms; null without /proc. */
+  cpuMs: number | null;
   /** Requests per second of each round, when the measurement took several. */
   roundsRps?: number[];
 }
@@ -56,6 +58,12 @@ async function cannon(
 }
 
 /** Drives one route of one server; memory of process `pid` is sampled meanwhile. */
+/** The server's CPU time per request over a measurement, µs; null when unknown. */
+export function cpuPerRequestUs(measurement: Measurement): number | null {
+  if (measurement.cpuMs === null || measurement.requests === 0) return null;
+  return (measurement.cpuMs * 1000) / measurement.requests;
+}
+
 export async function measure(
   base: string,
   target: Target,
@@ -66,9 +74,11 @@ export async function measure(
     await cannon(base, target, options.connections, { seconds: options.warmupSeconds });
   }
   const memory = sampleMemory(pid);
+  const cpuBefore = procCpuMs(pid);
   const started = performance.now();
   const result = await cannon(base, target, options.connections, options);
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = procCpuMs(pid);
   const { peakMb } = memory.stop();
   return {
     rps: result.requests.total / seconds,
@@ -78,6 +88,7 @@ export async function measure(
     errors: result.non2xx + result.errors + result.timeouts,
     seconds,
     peakRssMb: peakMb,
+    cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
   };
 }
 

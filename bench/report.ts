@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchResults, Dialect, RouteResult, ScenarioResult } from './harness.js';
+import { cpuPerRequestUs } from './load.js';
 import type { SoakResults } from './soak.js';
 
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
@@ -67,17 +68,27 @@ function routeRow(route: RouteResult): string {
     ` ${route.folio.p50} / ${route.folio.p99} `,
     ` ${route.bare.p50} / ${route.bare.p99} `,
     ` ${route.queries ?? '–'}${route.coldQueries != null && route.coldQueries !== route.queries ? ` (cold ${route.coldQueries})` : ''} `,
+    ` ${cpuCell(route)} `,
     ` ${mb(route.folio.peakRssMb)} `,
     '',
   ].join('|');
+}
+
+/** The servers' CPU time per request (user + system from /proc), where it was measured. */
+function cpuCell(route: RouteResult): string {
+  if (!route.folio || !route.bare) return '–';
+  const folio = cpuPerRequestUs(route.folio);
+  const bare = cpuPerRequestUs(route.bare);
+  if (folio === null || bare === null) return '–';
+  return `${Math.round(folio)} / ${Math.round(bare)}`;
 }
 
 function scenarioSection(scenario: ScenarioResult): string[] {
   const lines = [`## ${DIALECT_NAMES[scenario.dialect]}, ${int(scenario.posts)} posts`, ''];
   if (scenario.error) lines.push(`**The scenario failed:** ${scenario.error}`, '');
   lines.push(
-    '| Route | Bytes | Folio req/s | Bare req/s | Ratio | Goal | Folio p50 / p99 ms | Bare p50 / p99 ms | SQL queries / request | Folio peak RSS MB |',
-    '| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |',
+    '| Route | Bytes | Folio req/s | Bare req/s | Ratio | Goal | Folio p50 / p99 ms | Bare p50 / p99 ms | SQL queries / request | CPU µs / request: Folio / bare | Folio peak RSS MB |',
+    '| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
     ...scenario.routes.map(routeRow),
     '',
     `Seeded in ${scenario.seedSeconds ?? '–'} s. Peak RSS (VmHWM) over the whole scenario: Folio ${mb(scenario.folioPeakRssMb)} MB, ` +
@@ -134,7 +145,9 @@ export function resultsMarkdown(results: BenchResults): string {
       'type, measured in the same run: **ratio** = Folio req/s ÷ bare req/s (the median of the rounds), the share of raw Fastify speed ' +
       'that Folio keeps. Ratios hold on a noisy machine where absolute numbers do not. SQL queries per ' +
       'request come from `x-folio-queries` (FOLIO_QUERY_COUNTER=1) in a separate probing run; "cold" is the ' +
-      'first request after start.',
+      'first request after start. **CPU µs / request** is the CPU time (user + system, from /proc) each server ' +
+      'used during its measured rounds, divided by the requests it answered: where the load generator, not the ' +
+      'server, sets the pace (ratios near 1), this column still shows what a request costs the server.',
     '',
   ];
   for (const scenario of results.scenarios.filter((s) => !s.growthOnly))

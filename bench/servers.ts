@@ -2,7 +2,7 @@
 // smoke run) and the bare Fastify baseline, each in a child process of its own so that its memory is
 // measured apart from the load generator. Memory comes from /proc/<pid>/status (Linux): VmRSS sampled
 // while a measurement runs, VmHWM (the kernel's peak RSS) when the process stops.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -43,6 +43,31 @@ export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | nu
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
     return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU time a process has used so far (user + system, from /proc/<pid>/stat), ms; null where there is
+ * no /proc. The kernel counts in clock ticks (usually 10 ms): read it around seconds of load.
+ */
+export function procCpuMs(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    if (clockTicks === undefined) {
+      try {
+        clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+      } catch {
+        clockTicks = 100;
+      }
+    }
+    return Number.isFinite(ticks) ? (ticks * 1000) / clockTicks : null;
   } catch {
     return null;
   }

@@ -59,6 +59,10 @@ describe('benchmark harness (smoke)', { skip }, () => {
       assert.ok(Number.isFinite(route.ratio), route.id);
       assert.ok(route.bytes && route.bytes > 0, route.id);
       assert.equal(typeof route.queries, 'number', `${route.id}: queries from x-folio-queries`);
+      assert.ok(
+        (route.folio.cpuMs ?? -1) >= 0 && (route.bare.cpuMs ?? -1) >= 0,
+        `${route.id}: CPU from /proc`,
+      );
     }
     for (const id of [
       'api-list',
@@ -78,6 +82,7 @@ describe('benchmark harness (smoke)', { skip }, () => {
     const markdown = fs.readFileSync(path.join(out, 'RESULTS.md'), 'utf8');
     assert.match(markdown, /^# Folio benchmark results/);
     assert.match(markdown, /\| Route \| Bytes \| Folio req\/s \| Bare req\/s \| Ratio \|/);
+    assert.match(markdown, /\| CPU µs \/ request: Folio \/ bare \|/);
     assert.match(markdown, /## Growth check/);
     assert.match(markdown, /API post list \(page of 15\)/);
   });
