@@ -77,7 +77,8 @@ export interface StoredEntry {
 /** Carried by every entry: flushing it is clear(). */
 export const ALL_TAG = '__all__';
 
-const expiryOf = (ttlSeconds: number) => (ttlSeconds > 0 ? Date.now() + ttlSeconds * 1000 : 0);
+/** When an entry of this time to live, written now, expires (epoch ms; 0 for never). */
+export const expiryOf = (ttlSeconds: number) => (ttlSeconds > 0 ? Date.now() + ttlSeconds * 1000 : 0);
 
 /**
  * The shared part of both drivers: remember() with one computation per key at a time, and tag

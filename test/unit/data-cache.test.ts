@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
 import { rememberDiscovered, rememberForWebsite, websiteTag } from '../../src/cache/data-cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
+import { eventually } from '../support/wait.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
-
-async function eventually(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 2000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail('condition not met in time');
-    await sleep(10);
-  }
-}
 
 describe('per-website data cache (enabled_data_cache)', () => {
   it('caches per website when the switch is on, under the website tag and the given tags', async () => {

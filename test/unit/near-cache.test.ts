@@ -8,6 +8,7 @@ import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { NearCache } from '../../src/cache/near-cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
+import { eventually } from '../support/wait.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -20,14 +21,6 @@ function counted(cache: Cache): { cache: Cache; reads: () => number } {
     return getStamped<T>(key);
   };
   return { cache, reads: () => reads };
-}
-
-async function eventually(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 2000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail('condition not met in time');
-    await sleep(10);
-  }
 }
 
 describe('NearCache', () => {

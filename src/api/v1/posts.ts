@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Cache, CacheOptions, TagStamp } from '../../cache/cache.js';
+import { isCopyCurrent } from '../../cache/near-cache.js';
 import {
   DEFAULT_POST_PAGE_SIZE,
   MAX_POST_PAGE_SIZE,
@@ -334,9 +335,7 @@ export class LocalAnswers<T extends object> {
     compute: () => Promise<T | undefined>,
   ): Promise<T | undefined> {
     const known = this.entries.get(key);
-    const expires = known?.expires ?? -1;
-    if (known?.stamp && (expires === 0 || expires > Date.now()) && cache.isCurrent(known.stamp))
-      return known.value;
+    if (known?.stamp && isCopyCurrent(cache, known.stamp, known.expires ?? -1)) return known.value;
     let made: T | undefined;
     const token = await cache.remember<string | undefined>(key, options, async () => {
       made = await compute();

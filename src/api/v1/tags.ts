@@ -136,7 +136,7 @@ const storeServerError = (message: string): Json => ({ status: 500, message });
 export function registerTagRoutes(router: ApiRouter, services: Services): void {
   // Trees as answer text, by type and locale: in the shared cache, with a copy in this process while
   // its tags are current. Any change to a tag of the type flushes them (`tag-type:{type}`).
-  const trees = new NearCache<{ text: string }>(services.cache, 1000);
+  const trees = new NearCache<{ text: string }>(services.cache, { max: 1000 });
   router.route(['POST'], '/tags', { switchKey: 'svc_api_tag_index' }, async (request) => {
     const input = validate(listSchema, requestInput(request));
     const locale = input.locale?.trim()
