@@ -55,6 +55,20 @@ export async function rememberDiscovered<T>(
   website: DataCacheWebsite | null,
   key: string,
   options: CacheOptions,
+  compute: () => Promise<Discovered<T>>,
+): Promise<T>;
+export async function rememberDiscovered<T>(
+  cache: Cache,
+  website: DataCacheWebsite | null,
+  key: string,
+  options: CacheOptions,
+  compute: () => Promise<Discovered<T> | null>,
+): Promise<T | null>;
+export async function rememberDiscovered<T>(
+  cache: Cache,
+  website: DataCacheWebsite | null,
+  key: string,
+  options: CacheOptions,
   compute: () => Promise<Discovered<T> | null>,
 ): Promise<T | null> {
   if (!website?.enabledDataCache) return (await compute())?.value ?? null;

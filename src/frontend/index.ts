@@ -317,10 +317,11 @@ async function renderPage(
 ): Promise<string> {
   const state = frontendState(request);
   const { website, locale } = state;
+  const theme = themes.resolve(website.fields.theme);
   const site: Record<string, unknown> = {
     id: website.id,
     domain: website.domain,
-    theme: themes.resolve(website.fields.theme),
+    theme,
     ...siteFields(website, locale),
   };
   const menus = await services.menus.treeOf(website.id);
@@ -333,7 +334,6 @@ async function renderPage(
     typeof site.site_seo_description === 'string' ? site.site_seo_description : '',
   );
   const homeUrl = urlFor(state, '/');
-  const theme = website.fields.theme ?? '';
   const html = await themes.render(
     theme,
     template,
@@ -353,12 +353,7 @@ async function renderPage(
       ...data,
       seo,
     },
-    await fragmentScope(
-      services,
-      fragments,
-      request,
-      `${themes.resolve(theme)} ${website.id} ${locale} ${homeUrl} `,
-    ),
+    await fragmentScope(services, fragments, request, `${theme} ${website.id} ${locale} ${homeUrl} `),
   );
   reply.type('text/html; charset=utf-8');
   return html;

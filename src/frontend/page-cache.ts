@@ -134,8 +134,8 @@ interface HotEntry {
   settings: ReadonlyMap<string, string>;
 }
 
-function readyPage(page: CachedPage): ReadyPage {
-  const body = Buffer.from(page.body);
+/** `body`: the page's bytes when the caller has them already. */
+function readyPage(page: CachedPage, body: Buffer = Buffer.from(page.body)): ReadyPage {
   return {
     body,
     encoded: {},
@@ -264,12 +264,13 @@ export class PageCache {
     if (entry && !reply.hasHeader('set-cookie')) {
       const lastModified = new Date(this.services.clock.now().getTime()).toUTCString();
       reply.header('last-modified', lastModified);
-      await this.store(request, entry, {
+      const page: CachedPage = {
         body: payload,
         type: String(reply.getHeader('content-type') ?? 'text/html; charset=utf-8'),
         etag,
         lastModified,
-      });
+      };
+      await this.store(request, entry, page, bytes);
     } else if (entry) {
       reply.header(CACHE_HEADER, 'bypass');
     }
@@ -281,7 +282,12 @@ export class PageCache {
   }
 
   /** Stores a rendered page, unless a flush happened while it rendered (it may show older data). */
-  private async store(request: FastifyRequest, entry: Pending, page: CachedPage): Promise<void> {
+  private async store(
+    request: FastifyRequest,
+    entry: Pending,
+    page: CachedPage,
+    bytes: Buffer,
+  ): Promise<void> {
     const { cache } = this.services;
     const added = [...entry.tags].filter((tag) => !(tag in entry.stamp));
     const addedStamp = added.length > 0 ? await cache.stamp(added) : {};
@@ -290,7 +296,7 @@ export class PageCache {
     const ttl = await this.ttlFor(entry);
     await cache.setStamped(entry.key, page, stamp, ttl);
     this.hot.set(hotKey(request), {
-      page: readyPage(page),
+      page: readyPage(page, bytes),
       stamp,
       expires: this.services.clock.now().getTime() + ttl * 1000,
       settings: entry.settings,

@@ -328,6 +328,13 @@ export class LocalAnswers<T extends object> {
     });
   }
 
+  async remember(cache: Cache, key: string, options: CacheOptions, compute: () => Promise<T>): Promise<T>;
+  async remember(
+    cache: Cache,
+    key: string,
+    options: CacheOptions,
+    compute: () => Promise<T | undefined>,
+  ): Promise<T | undefined>;
   async remember(
     cache: Cache,
     key: string,
@@ -421,8 +428,7 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
     };
     const key = services.posts.listCacheKey(query);
     if (key === null) return compute();
-    const page = await listPages.remember(services.cache, `${keyPrefix}list:${key}`, answerCache, compute);
-    return page ?? compute(); // (compute never answers undefined)
+    return listPages.remember(services.cache, `${keyPrefix}list:${key}`, answerCache, compute);
   }
 
   /** The post named by an id or slug, whatever its status; undefined when there is none. */

@@ -173,7 +173,7 @@ export async function listPosts(
 ): Promise<PublicPage<PublicPost>> {
   if ((query.terms ?? []).length > 0 || query.publishedWithin) return services.publicPosts.list(query);
   const websiteId = state.website.id;
-  const page = await rememberDiscovered(
+  return rememberDiscovered(
     services.cache,
     state.website,
     `posts:${JSON.stringify([query.locale, query.page, query.pageSize, query.tagIds ?? [], query.authorId ?? null])}`,
@@ -190,7 +190,6 @@ export async function listPosts(
       };
     },
   );
-  return page ?? services.publicPosts.list(query);
 }
 
 /** Cache tags of what a post shows: the post, its tags and its author. */

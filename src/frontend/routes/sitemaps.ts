@@ -114,7 +114,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
         }),
       );
       reply.type(xml);
-      return file ?? build();
+      return file;
     },
   );
 
