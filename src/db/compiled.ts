@@ -4,6 +4,7 @@
 // where the values go, and gives the values at every execution.
 import { createQueryId } from 'kysely';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { memoized } from '../cache/memo.js';
 
 /**
  * Where a value goes in a query compiled once: pass it where the builder takes a value (cast to the
@@ -44,12 +45,6 @@ export class CompiledQueries<Row> {
   constructor(private readonly max = 200) {}
 
   get(shape: string, build: () => Compilable<Row>): CompiledOnce<Row> {
-    let query = this.byShape.get(shape);
-    if (!query) {
-      query = new CompiledOnce(build());
-      if (this.byShape.size >= this.max) this.byShape.clear();
-      this.byShape.set(shape, query);
-    }
-    return query;
+    return memoized(this.byShape, shape, this.max, () => new CompiledOnce(build()));
   }
 }

@@ -1,6 +1,7 @@
 // Per-locale translations of text fields (spec 4.1 rule 1, R-T1..R-T3), for any model: one table
 // keyed by (model_type, model_id, field, locale).
 import type { Db } from '../db/database.js';
+import { memoized } from '../cache/memo.js';
 
 /** A translatable input: a plain string, or a map of locale to text. */
 export type Translatable = string | Record<string, string>;
@@ -15,15 +16,8 @@ const normalizedLocales = new Map<string, string>();
 
 /** R-T1: trim, `-` -> `_`, first segment lower-case, a 2-letter second segment upper-case. */
 export function normalizeLocale(key: string): string {
-  let normalized = normalizedLocales.get(key);
-  if (normalized === undefined) {
-    normalized = normalizeLocaleNow(key);
-    if (key.length <= 40) {
-      if (normalizedLocales.size >= 1000) normalizedLocales.clear();
-      normalizedLocales.set(key, normalized);
-    }
-  }
-  return normalized;
+  if (key.length > 40) return normalizeLocaleNow(key);
+  return memoized(normalizedLocales, key, 1000, () => normalizeLocaleNow(key));
 }
 
 function normalizeLocaleNow(key: string): string {

@@ -5,6 +5,7 @@ import { domainToASCII } from 'node:url';
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import { NearCache } from '../cache/near-cache.js';
+import { memoized } from '../cache/memo.js';
 import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -138,13 +139,7 @@ export function normalizeDomain(input: string): string | null {
 const hostDomains = new Map<string, string | null>();
 const MAX_REMEMBERED_HOSTS = 1000;
 function normalizedHost(host: string): string | null {
-  let domain = hostDomains.get(host);
-  if (domain === undefined) {
-    domain = normalizeDomain(host);
-    if (hostDomains.size >= MAX_REMEMBERED_HOSTS) hostDomains.clear();
-    hostDomains.set(host, domain);
-  }
-  return domain;
+  return memoized(hostDomains, host, MAX_REMEMBERED_HOSTS, () => normalizeDomain(host));
 }
 
 function requireDomain(input: string): string {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Liquid } from 'liquidjs';
 import type { FS } from 'liquidjs';
+import { memoized } from '../cache/memo.js';
 import { CacheBlockTag, FRAGMENTS } from './fragments.js';
 import type { FragmentScope } from './fragments.js';
 import { LiquidCompiler } from './liquid-compiler.js';
@@ -168,14 +169,8 @@ export class ThemeRenderer {
   assetUrl(theme: string, file: string): string {
     if (!this.files) return this.findAsset(theme, file);
     // With lookups remembered (production), so are asset URLs: files change only with a deployment.
-    const key = `${theme}\0${file}`;
-    let url = this.assetUrls.get(key);
-    if (url === undefined) {
-      url = this.findAsset(theme, file);
-      if (this.assetUrls.size >= 1000) this.assetUrls.clear(); // a theme may pass data to `asset`
-      this.assetUrls.set(key, url);
-    }
-    return url;
+    // Bounded: a theme may pass data to `asset`.
+    return memoized(this.assetUrls, `${theme}\0${file}`, 1000, () => this.findAsset(theme, file));
   }
 
   private findAsset(theme: string, file: string): string {

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Cache, CacheOptions, TagStamp } from '../../cache/cache.js';
+import { memoized } from '../../cache/memo.js';
 import { isCopyCurrent } from '../../cache/near-cache.js';
 import {
   DEFAULT_POST_PAGE_SIZE,
@@ -62,14 +63,7 @@ function listInput(request: FastifyRequest): ListInput {
   if (request.isMultipart()) return validate(listSchema, raw);
   const fields: Record<string, unknown> = {};
   for (const field of LIST_FIELDS) if (raw[field] !== undefined) fields[field] = raw[field];
-  const key = JSON.stringify(fields);
-  let input = listInputs.get(key);
-  if (input === undefined) {
-    input = validate(listSchema, raw);
-    if (listInputs.size >= MAX_REMEMBERED_INPUTS) listInputs.clear();
-    listInputs.set(key, input);
-  }
-  return input;
+  return memoized(listInputs, JSON.stringify(fields), MAX_REMEMBERED_INPUTS, () => validate(listSchema, raw));
 }
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));

@@ -2,6 +2,7 @@
 // the sidebar, and the cache tags of a page that lists posts.
 import type { FastifyRequest } from 'fastify';
 import { rememberDiscovered, rememberForWebsite } from '../../cache/data-cache.js';
+import { memoized } from '../../cache/memo.js';
 import { pageTags } from '../../cache/page-tags.js';
 import type { PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
 import type { Services } from '../../services.js';
@@ -56,14 +57,7 @@ const formattedDates = new Map<string, string>();
 const MAX_FORMATTED_DATES = 10_000;
 
 export function formatDate(iso: string, locale: string): string {
-  const key = `${locale} ${iso}`;
-  let formatted = formattedDates.get(key);
-  if (formatted === undefined) {
-    formatted = formatDateNow(iso, locale);
-    if (formattedDates.size >= MAX_FORMATTED_DATES) formattedDates.clear();
-    formattedDates.set(key, formatted);
-  }
-  return formatted;
+  return memoized(formattedDates, `${locale} ${iso}`, MAX_FORMATTED_DATES, () => formatDateNow(iso, locale));
 }
 
 function formatDateNow(iso: string, locale: string): string {
