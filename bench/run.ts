@@ -19,6 +19,7 @@
 //                                              post-page-cached,sitemap,sitemap-file)
 //   --server=dist|tsx   BENCH_SERVER           compiled (default) or from source
 //   --cpu-prof=DIR      BENCH_CPU_PROF         write a V8 CPU profile of the measured Folio process
+//                       BENCH_FOLIO_NODE_ARGS  extra Node.js flags of the Folio process (--prof, …)
 //   --out=DIR           BENCH_OUT              where RESULTS.md / SOAK.md go (bench/)
 //   --minutes=N         BENCH_SOAK_MINUTES     soak duration (10)
 //   --soak-dialect=…    BENCH_SOAK_DIALECT     sqlite (default) or postgres

@@ -155,6 +155,7 @@ export interface FolioOptions {
 export async function startFolio(options: FolioOptions): Promise<ServerProcess> {
   const port = await freePort();
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  nodeArgs.push(...(process.env.BENCH_FOLIO_NODE_ARGS ?? '').split(' ').filter(Boolean));
   const entry =
     options.mode === 'dist'
       ? [path.join(PROJECT_DIR, 'bin/folio.js'), 'serve']

@@ -85,7 +85,7 @@ export const expiryOf = (ttlSeconds: number) => (ttlSeconds > 0 ? Date.now() + t
  * checks. A driver provides raw storage and tag versions.
  */
 export abstract class TaggedCache implements Cache {
-  private readonly pending = new Map<string, Promise<unknown>>();
+  private readonly pending = new SingleFlight();
   protected flushes = 0;
 
   protected abstract read(key: string): Promise<StoredEntry | undefined>;
@@ -155,19 +155,38 @@ export abstract class TaggedCache implements Cache {
   ): Promise<Remembered<T>> {
     const cached = await this.getStamped<T>(key);
     if (cached !== undefined && cached.value !== undefined) return cached;
-    const running = this.pending.get(key);
-    if (running) return running as Promise<Remembered<T>>;
-    const work = (async (): Promise<Remembered<T>> => {
+    return this.pending.run(key, this.flushes, async (): Promise<Remembered<T>> => {
       // Tag versions are read before computing: a flush during the computation wins.
+      const flushes = this.flushes;
       const ttl = options.ttlSeconds ?? 0;
       const stamp = await this.stamp(options.tags ?? []);
       const value = await compute();
       if (value === undefined || !stamp) return { value, stamp: null, expires: 0 };
+      // A flush meanwhile makes the value stale: a newer computation may be storing the fresh one.
+      if (this.flushes !== flushes) return { value, stamp: null, expires: 0 };
       await this.setStamped(key, value, stamp, ttl);
       return { value, stamp, expires: expiryOf(ttl) };
-    })().finally(() => this.pending.delete(key));
-    this.pending.set(key, work);
-    return work;
+    });
+  }
+}
+
+/**
+ * One computation per key at a time, for the callers of one generation: a caller that comes after a
+ * flush (the flush count moved) never joins a computation begun before it, which may have read the
+ * data as it was (read your writes); it starts its own.
+ */
+export class SingleFlight {
+  private readonly running = new Map<string, { generation: number; work: Promise<unknown> }>();
+
+  run<T>(key: string, generation: number, compute: () => Promise<T>): Promise<T> {
+    const current = this.running.get(key);
+    if (current && current.generation === generation) return current.work as Promise<T>;
+    const entry = { generation, work: undefined as unknown as Promise<T> };
+    entry.work = compute().finally(() => {
+      if (this.running.get(key) === entry) this.running.delete(key);
+    });
+    this.running.set(key, entry);
+    return entry.work;
   }
 }
 

@@ -1,6 +1,6 @@
 // The per-website data cache (website switch `enabled_data_cache`): query results that belong to one
 // website, cached under its tag so that a change to that website's content flushes exactly them.
-import { MemoryCache, expiryOf } from './cache.js';
+import { MemoryCache, SingleFlight, expiryOf } from './cache.js';
 import type { Cache, CacheOptions } from './cache.js';
 import { NearCache } from './near-cache.js';
 
@@ -27,6 +27,15 @@ function copiesOf(cache: Cache): NearCache<unknown> | undefined {
     copiesByCache.set(cache, copies);
   }
   return copies;
+}
+
+/** Concurrent misses of one entry (per cache) share one computation, within one flush generation. */
+const flightsByCache = new WeakMap<Cache, SingleFlight>();
+
+function flightsOf(cache: Cache): SingleFlight {
+  let flights = flightsByCache.get(cache);
+  if (!flights) flightsByCache.set(cache, (flights = new SingleFlight()));
+  return flights;
 }
 
 export interface DataCacheWebsite {
@@ -81,19 +90,21 @@ export async function rememberDiscovered<T>(
     copies?.keep(fullKey, cached);
     return cached.value;
   }
-  const flushes = cache.flushCount;
-  const stamp = await cache.stamp([...(options.tags ?? []), websiteTag(website.id)]);
-  const result = await compute();
-  if (!result || !stamp || cache.flushCount !== flushes) return result?.value ?? null;
-  const discovered = await cache.stamp(result.tags);
-  if (discovered && cache.flushCount === flushes) {
-    const ttl = Math.min(result.ttlSeconds ?? Infinity, options.ttlSeconds || Infinity);
-    const ttlSeconds = Number.isFinite(ttl) ? ttl : 0;
-    const fullStamp = { ...stamp, ...discovered };
-    await cache.setStamped(fullKey, result.value, fullStamp, ttlSeconds);
-    copies?.keep(fullKey, { value: result.value, stamp: fullStamp, expires: expiryOf(ttlSeconds) });
-  }
-  return result.value;
+  return flightsOf(cache).run(fullKey, cache.flushCount, async () => {
+    const flushes = cache.flushCount;
+    const stamp = await cache.stamp([...(options.tags ?? []), websiteTag(website.id)]);
+    const result = await compute();
+    if (!result || !stamp || cache.flushCount !== flushes) return result?.value ?? null;
+    const discovered = await cache.stamp(result.tags);
+    if (discovered && cache.flushCount === flushes) {
+      const ttl = Math.min(result.ttlSeconds ?? Infinity, options.ttlSeconds || Infinity);
+      const ttlSeconds = Number.isFinite(ttl) ? ttl : 0;
+      const fullStamp = { ...stamp, ...discovered };
+      await cache.setStamped(fullKey, result.value, fullStamp, ttlSeconds);
+      copies?.keep(fullKey, { value: result.value, stamp: fullStamp, expires: expiryOf(ttlSeconds) });
+    }
+    return result.value;
+  });
 }
 
 /**

@@ -69,6 +69,31 @@ for (const [name, make] of drivers) {
       assert.deepEqual(await cache.remember('r', { tags: ['t'] }, compute), { value: 2 });
     });
 
+    it('a caller after a flush does not join a computation begun before it (read your writes)', async () => {
+      let release: () => void = () => undefined;
+      const blocked = new Promise<void>((resolve) => (release = resolve));
+      let data = 'old';
+      const calls: string[] = [];
+      const compute = async () => {
+        const seen = data;
+        calls.push(seen);
+        if (seen === 'old') await blocked; // still reading the old data
+        return seen;
+      };
+      const before = cache.remember('ryw', { tags: ['ryw'] }, compute);
+      const joined = cache.remember('ryw', { tags: ['ryw'] }, compute);
+      await sleep(5);
+      data = 'new';
+      await cache.flushTags(['ryw']);
+      const after = await cache.remember('ryw', { tags: ['ryw'] }, compute);
+      release();
+      assert.equal(after, 'new');
+      assert.equal(await before, 'old');
+      assert.equal(await joined, 'old'); // it came before the change: the old value is its answer
+      assert.deepEqual(calls, ['old', 'new']);
+      assert.equal(await cache.remember('ryw', { tags: ['ryw'] }, compute), 'new');
+    });
+
     it('a flush during a computation is not lost', async () => {
       const value = cache.remember('racy', { tags: ['race'] }, async () => {
         await cache.flushTags(['race']); // the data changed while it was being read

@@ -8,6 +8,13 @@ import { eventually } from '../support/wait.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
+const redisCache = () =>
+  new RedisCache({
+    url: REDIS_URL,
+    prefix: `folio-test:${randomBytes(6).toString('hex')}:`,
+    warn: () => undefined,
+  });
+
 describe('per-website data cache (enabled_data_cache)', () => {
   it('caches per website when the switch is on, under the website tag and the given tags', async () => {
     const cache = new MemoryCache();
@@ -25,6 +32,43 @@ describe('per-website data cache (enabled_data_cache)', () => {
     assert.equal(await rememberForWebsite(cache, on, 'posts:page1', { tags: ['posts'] }, compute), 3);
     await cache.flushTags(['posts']);
     assert.equal(await rememberForWebsite(cache, on, 'posts:page1', { tags: ['posts'] }, compute), 4);
+  });
+
+  it('rememberDiscovered computes a cold entry once for concurrent callers, but not across a flush', async () => {
+    for (const cache of [new MemoryCache(), redisCache()]) {
+      try {
+        const on = { id: 7, enabledDataCache: true };
+        let release: () => void = () => undefined;
+        let blocked = new Promise<void>((resolve) => (release = resolve));
+        let version = 1;
+        let calls = 0;
+        const compute = async () => {
+          calls++;
+          const seen = version;
+          await blocked;
+          return { value: `v${seen}`, tags: ['post:1'] };
+        };
+        const first = Array.from({ length: 10 }, () =>
+          rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal(calls, 1, 'ten concurrent misses run one computation');
+        // The post changes while the computation is under way: a request after the change computes anew.
+        version = 2;
+        await cache.flushTags(['post:1']);
+        const blockedBefore = release;
+        blocked = Promise.resolve();
+        const afterChange = await rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute);
+        blockedBefore();
+        assert.equal(afterChange, 'v2');
+        assert.deepEqual(await Promise.all(first), Array(10).fill('v1'));
+        assert.equal(calls, 2);
+        assert.equal(await rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute), 'v2');
+        assert.equal(calls, 2);
+      } finally {
+        await cache.close();
+      }
+    }
   });
 
   it('computes every time when the switch is off or there is no website', async () => {
