@@ -303,6 +303,19 @@ export class LiquidCompiler {
   }
 
   private propertyAccess(token: Token): CompiledExpression {
+    const literalKeys = (token.props ?? []).map((prop) =>
+      'content' in prop && typeof prop.content === 'string' ? prop.content : undefined,
+    );
+    if (!token.variable && literalKeys.length > 0 && literalKeys.every((key) => key !== undefined)) {
+      // `a.b.c`, the common case: names known when compiling, read without a closure per name.
+      const keys = literalKeys as string[];
+      const head = keys[0] as string;
+      return (ctx) => {
+        let value: unknown = (ctx as unknown as Scopes).findScope(head);
+        for (let i = 0; i < keys.length; i++) value = readLiteral(ctx, value, keys[i] as string);
+        return value;
+      };
+    }
     const props = (token.props ?? []).map((prop) => {
       if ('content' in prop) {
         const content: unknown = toValue(prop.content);
@@ -482,6 +495,34 @@ type BlockLike = { block: string; templates: Template[] };
 /** LiquidJS's evalToken (a generator), for what the compiler leaves to LiquidJS. */
 function evalTokenOf(token: Token, ctx: Context): unknown {
   return (evalToken as (token: unknown, ctx: Context) => unknown)(token, ctx);
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * `toValueSync(ctx.readProperty(obj, key))` for a name known when compiling. A plain object read under
+ * ownPropertyOnly (our engines' option) takes a short path with the same answer: LiquidJS's readProperty
+ * would find no `toLiquid`, no drop, no array, and no `size`/`first`/`last` to special-case.
+ */
+function readLiteral(ctx: Context, obj: unknown, key: string): unknown {
+  if (
+    typeof obj === 'object' &&
+    obj !== null &&
+    ctx.ownPropertyOnly &&
+    key !== 'size' &&
+    key !== 'first' &&
+    key !== 'last' &&
+    !(obj instanceof Drop) &&
+    !Array.isArray(obj) &&
+    typeof (obj as { toLiquid?: unknown }).toLiquid !== 'function'
+  ) {
+    if (!hasOwn.call(obj, key)) return undefined;
+    const value = (obj as Record<string, unknown>)[key];
+    if (typeof value === 'function') return toValueSync((value as () => unknown).call(obj));
+    // Only an object can be an iterator for toValueSync to drive.
+    return typeof value === 'object' && value !== null ? toValueSync(value) : value;
+  }
+  return toValueSync(ctx.readProperty(obj as never, key));
 }
 
 /** Neither a drop, an array, nor an object LiquidJS compares by its own `equals`. */
