@@ -227,7 +227,7 @@ export class LiquidCompiler {
     return (ctx, value) => {
       const argv: unknown[] = [value];
       for (const arg of args) argv.push(arg(ctx));
-      return toValueSync(handler.apply({ context: ctx, token, liquid }, argv));
+      return settle(handler.apply({ context: ctx, token, liquid }, argv));
     };
   }
 
@@ -259,7 +259,7 @@ export class LiquidCompiler {
 
   private binary(operator: string, left: CompiledExpression, right: CompiledExpression): CompiledExpression {
     const impl = this.operators[operator] as (l: unknown, r: unknown, ctx: Context) => unknown;
-    const general: CompiledExpression = (ctx) => toValueSync(impl(left(ctx), right(ctx), ctx));
+    const general: CompiledExpression = (ctx) => settle(impl(left(ctx), right(ctx), ctx));
     if (impl !== (defaultOperators as Record<string, unknown>)[operator]) return general;
     switch (operator) {
       case '==':
@@ -270,7 +270,7 @@ export class LiquidCompiler {
           const r = right(ctx);
           // Plain values compare with ===; drops, arrays and comparables go through LiquidJS.
           if (isPlain(l) && isPlain(r)) return negate ? l !== r : l === r;
-          return toValueSync(impl(l, r, ctx));
+          return settle(impl(l, r, ctx));
         };
       }
       case 'and':
@@ -330,9 +330,7 @@ export class LiquidCompiler {
     return (ctx) => {
       let value = variable ? variable(ctx) : (ctx as unknown as Scopes).findScope(first?.(ctx));
       for (let i = 0; i < props.length; i++) {
-        value = toValueSync(
-          ctx.readProperty(value as never, (props[i] as CompiledExpression)(ctx) as string),
-        );
+        value = settle(ctx.readProperty(value as never, (props[i] as CompiledExpression)(ctx) as string));
       }
       return value;
     };
@@ -518,11 +516,16 @@ function readLiteral(ctx: Context, obj: unknown, key: string): unknown {
   ) {
     if (!hasOwn.call(obj, key)) return undefined;
     const value = (obj as Record<string, unknown>)[key];
-    if (typeof value === 'function') return toValueSync((value as () => unknown).call(obj));
-    // Only an object can be an iterator for toValueSync to drive.
-    return typeof value === 'object' && value !== null ? toValueSync(value) : value;
+    return settle(typeof value === 'function' ? (value as () => unknown).call(obj) : value);
   }
-  return toValueSync(ctx.readProperty(obj as never, key));
+  return settle(ctx.readProperty(obj as never, key));
+}
+
+/** toValueSync, which drives iterators (LiquidJS's generators): only an object or a function can be one. */
+function settle(value: unknown): unknown {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function'
+    ? toValueSync(value)
+    : value;
 }
 
 /** Neither a drop, an array, nor an object LiquidJS compares by its own `equals`. */
