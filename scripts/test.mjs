@@ -49,6 +49,9 @@ function run(name, env) {
       'tsx',
       '--test',
       '--test-concurrency=2',
+      // A test that times out leaves its promises pending and perhaps a connection open: the file
+      // still ends when its tests have (it fails), rather than hanging the run.
+      '--test-force-exit',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',

@@ -11,6 +11,7 @@ import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
 import { freePort } from '../support/net.js';
+import { eventually } from '../support/wait.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = () => `folio-test:${randomBytes(6).toString('hex')}:`;
@@ -69,30 +70,38 @@ for (const [name, make] of drivers) {
       assert.deepEqual(await cache.remember('r', { tags: ['t'] }, compute), { value: 2 });
     });
 
-    it('a caller after a flush does not join a computation begun before it (read your writes)', async () => {
-      let release: () => void = () => undefined;
-      const blocked = new Promise<void>((resolve) => (release = resolve));
-      let data = 'old';
-      const calls: string[] = [];
-      const compute = async () => {
-        const seen = data;
-        calls.push(seen);
-        if (seen === 'old') await blocked; // still reading the old data
-        return seen;
-      };
-      const before = cache.remember('ryw', { tags: ['ryw'] }, compute);
-      const joined = cache.remember('ryw', { tags: ['ryw'] }, compute);
-      await sleep(5);
-      data = 'new';
-      await cache.flushTags(['ryw']);
-      const after = await cache.remember('ryw', { tags: ['ryw'] }, compute);
-      release();
-      assert.equal(after, 'new');
-      assert.equal(await before, 'old');
-      assert.equal(await joined, 'old'); // it came before the change: the old value is its answer
-      assert.deepEqual(calls, ['old', 'new']);
-      assert.equal(await cache.remember('ryw', { tags: ['ryw'] }, compute), 'new');
-    });
+    it(
+      'a caller after a flush does not join a computation begun before it (read your writes)',
+      { timeout: 10_000 },
+      async () => {
+        let release: () => void = () => undefined;
+        const blocked = new Promise<void>((resolve) => (release = resolve));
+        let data = 'old';
+        const calls: string[] = [];
+        const compute = async () => {
+          const seen = data;
+          calls.push(seen);
+          if (seen === 'old') await blocked; // still reading the old data
+          return seen;
+        };
+        const before = cache.remember('ryw', { tags: ['ryw'] }, compute);
+        await eventually(async () => calls.length === 1); // its computation is reading the old data
+        const joined = cache.remember('ryw', { tags: ['ryw'] }, compute);
+        // A read issued after joined's own (one connection answers in order), then a timer: joined has
+        // found no entry and joined the computation under way.
+        await cache.get('ryw-barrier');
+        await sleep(10);
+        data = 'new';
+        await cache.flushTags(['ryw']);
+        const after = await cache.remember('ryw', { tags: ['ryw'] }, compute);
+        release();
+        assert.equal(after, 'new');
+        assert.equal(await before, 'old');
+        assert.equal(await joined, 'old'); // it came before the change: the old value is its answer
+        assert.deepEqual(calls, ['old', 'new']);
+        assert.equal(await cache.remember('ryw', { tags: ['ryw'] }, compute), 'new');
+      },
+    );
 
     it('a flush during a computation is not lost', async () => {
       const value = cache.remember('racy', { tags: ['race'] }, async () => {
