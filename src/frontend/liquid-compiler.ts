@@ -308,7 +308,7 @@ export class LiquidCompiler {
     );
     if (!token.variable && literalKeys.length > 0 && literalKeys.every((key) => key !== undefined)) {
       // `a.b.c`, the common case: names known when compiling, read without a closure per name.
-      const keys = literalKeys as string[];
+      const keys = literalKeys;
       const head = keys[0] as string;
       return (ctx) => {
         let value: unknown = (ctx as unknown as Scopes).findScope(head);
@@ -495,8 +495,6 @@ function evalTokenOf(token: Token, ctx: Context): unknown {
   return (evalToken as (token: unknown, ctx: Context) => unknown)(token, ctx);
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
 /**
  * `toValueSync(ctx.readProperty(obj, key))` for a name known when compiling. A plain object read under
  * ownPropertyOnly (our engines' option) takes a short path with the same answer: LiquidJS's readProperty
@@ -514,7 +512,7 @@ function readLiteral(ctx: Context, obj: unknown, key: string): unknown {
     !Array.isArray(obj) &&
     typeof (obj as { toLiquid?: unknown }).toLiquid !== 'function'
   ) {
-    if (!hasOwn.call(obj, key)) return undefined;
+    if (!Object.hasOwn(obj, key)) return undefined;
     const value = (obj as Record<string, unknown>)[key];
     return settle(typeof value === 'function' ? (value as () => unknown).call(obj) : value);
   }
