@@ -40,40 +40,38 @@ describe('per-website data cache (enabled_data_cache)', () => {
     async (t) => {
       for (const cache of [new MemoryCache(), redisCache()]) {
         t.after(() => cache.close()); // also when the test fails or times out
-        {
-          const on = { id: 7, enabledDataCache: true };
-          let release: () => void = () => undefined;
-          let blocked = new Promise<void>((resolve) => (release = resolve));
-          let version = 1;
-          let calls = 0;
-          const compute = async () => {
-            calls++;
-            const seen = version;
-            await blocked;
-            return { value: `v${seen}`, tags: ['post:1'] };
-          };
-          const first = Array.from({ length: 10 }, () =>
-            rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute),
-          );
-          await eventually(async () => calls > 0);
-          // A read issued after the ten (one connection answers in order), then a timer: all ten have
-          // missed and found the computation under way.
-          await cache.get('barrier');
-          await new Promise((resolve) => setTimeout(resolve, 10));
-          assert.equal(calls, 1, 'ten concurrent misses run one computation');
-          // The post changes while the computation is under way: a request after the change computes anew.
-          version = 2;
-          await cache.flushTags(['post:1']);
-          const blockedBefore = release;
-          blocked = Promise.resolve();
-          const afterChange = await rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute);
-          blockedBefore();
-          assert.equal(afterChange, 'v2');
-          assert.deepEqual(await Promise.all(first), Array(10).fill('v1'));
-          assert.equal(calls, 2);
-          assert.equal(await rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute), 'v2');
-          assert.equal(calls, 2);
-        }
+        const on = { id: 7, enabledDataCache: true };
+        let release: () => void = () => undefined;
+        let blocked = new Promise<void>((resolve) => (release = resolve));
+        let version = 1;
+        let calls = 0;
+        const compute = async () => {
+          calls++;
+          const seen = version;
+          await blocked;
+          return { value: `v${seen}`, tags: ['post:1'] };
+        };
+        const first = Array.from({ length: 10 }, () =>
+          rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute),
+        );
+        await eventually(async () => calls > 0);
+        // A read issued after the ten (one connection answers in order), then a timer: all ten have
+        // missed and found the computation under way.
+        await cache.get('barrier');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.equal(calls, 1, 'ten concurrent misses run one computation');
+        // The post changes while the computation is under way: a request after the change computes anew.
+        version = 2;
+        await cache.flushTags(['post:1']);
+        const blockedBefore = release;
+        blocked = Promise.resolve();
+        const afterChange = await rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute);
+        blockedBefore();
+        assert.equal(afterChange, 'v2');
+        assert.deepEqual(await Promise.all(first), Array(10).fill('v1'));
+        assert.equal(calls, 2);
+        assert.equal(await rememberDiscovered(cache, on, 'post:en:x', { tags: ['lists'] }, compute), 'v2');
+        assert.equal(calls, 2);
       }
     },
   );
