@@ -303,12 +303,11 @@ export class LiquidCompiler {
   }
 
   private propertyAccess(token: Token): CompiledExpression {
-    const literalKeys = (token.props ?? []).map((prop) =>
+    const keys = (token.props ?? []).map((prop) =>
       'content' in prop && typeof prop.content === 'string' ? prop.content : undefined,
     );
-    if (!token.variable && literalKeys.length > 0 && literalKeys.every((key) => key !== undefined)) {
+    if (!token.variable && keys.length > 0 && keys.every((key) => key !== undefined)) {
       // `a.b.c`, the common case: names known when compiling, read without a closure per name.
-      const keys = literalKeys;
       const head = keys[0] as string;
       return (ctx) => {
         let value: unknown = (ctx as unknown as Scopes).findScope(head);
