@@ -110,6 +110,14 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
 
   await app.listen({ host: config.host, port: config.port });
   scheduler.start();
+  // Every start says where to go (the first start's credentials are printed above, once).
+  const port = (app.server.address() as { port?: number } | null)?.port ?? config.port;
+  output.out(`Site: http://localhost:${port}/   API: http://localhost:${port}/api/v1`);
+  if (!config.smtpUrl) {
+    output.err(
+      'folio: SMTP_URL is not set: mail (password resets, registration links) is written to the log only',
+    );
+  }
   return 0;
 }
 

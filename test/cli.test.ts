@@ -169,6 +169,14 @@ describe('folio start (a real process)', () => {
       });
       assert.equal(home.status, 200);
       assert.match(home.body, /Welcome to Folio/);
+      // The URL the start prints, and the address it listens on, open the site too (issue 22, dead end 1).
+      assert.match(
+        output,
+        new RegExp(`Site: http://localhost:${port}/ +API: http://localhost:${port}/api/v1`),
+      );
+      const byAddress = await fetch(`http://127.0.0.1:${port}/`);
+      assert.equal(byAddress.status, 200);
+      assert.match(await byAddress.text(), /Welcome to Folio/);
 
       child.kill('SIGTERM');
       assert.equal(await exited, 0, output);

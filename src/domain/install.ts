@@ -38,6 +38,10 @@ export async function installIfNeeded(services: Services): Promise<Installation 
     domain: 'localhost',
     userId: admin.id,
   });
+  // The address the server listens on by default answers too (a new user opens the URL the log prints).
+  // IPv6 literals are not website domains (normalizeDomain), so [::1] reaches the site only through
+  // `default_website_id`. The alias can be removed like any other.
+  await services.websites.addDomain(websiteId, '127.0.0.1');
 
   const switches: Record<string, string> = { [GLOBAL_SWITCH]: '1' };
   for (const key of ENDPOINT_SWITCHES) {

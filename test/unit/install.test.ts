@@ -21,13 +21,20 @@ describe('first start', () => {
       admin?.id,
     );
 
-    const domain = await ctx.services.database.db
+    const domains = await ctx.services.database.db
       .selectFrom('domains')
       .selectAll()
       .where('website_id', '=', installation.websiteId)
-      .executeTakeFirstOrThrow();
-    assert.equal(domain.domain, 'localhost');
-    assert.equal(Boolean(domain.is_primary), true);
+      .orderBy('id')
+      .execute();
+    // localhost is the primary; 127.0.0.1 (the address the log prints) an alias (issue 22, dead end 1).
+    assert.deepEqual(
+      domains.map((row) => [row.domain, Boolean(row.is_primary)]),
+      [
+        ['localhost', true],
+        ['127.0.0.1', false],
+      ],
+    );
 
     assert.equal(await ctx.services.settings.flag('enable_api_access', false), true);
     for (const key of ENDPOINT_SWITCHES)
