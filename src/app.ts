@@ -49,7 +49,19 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     logger:
       logger === false
         ? false
-        : { ...(logger === true ? {} : logger), serializers: { req: requestSerializer } },
+        : {
+            ...(logger === true ? {} : logger),
+            serializers: { req: requestSerializer },
+            // A person at a terminal reads lines; anything else (a file, a collector) gets JSON.
+            ...(process.stdout.isTTY && !options.logger
+              ? {
+                  transport: {
+                    target: 'pino-pretty',
+                    options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' },
+                  },
+                }
+              : {}),
+          },
     bodyLimit: config.bodyLimit,
     // A number of hops trusts that many proxies nearest to the server (proxy-addr's hop count).
     trustProxy:
