@@ -23,6 +23,10 @@ Commands:
   user:token --email E           issue a new API token (replaces the old one); printed once
   user:disable --email E         disable a user (their token stops working)
   user:enable --email E          enable a user again
+  user:role --email E --website ID|DOMAIN --role R
+                                 give a role on a website (site_admin, editor, author, contributor,
+                                 reader; none removes it)
+  user:roles --email E           print a user's roles per website (JSON)
   setting:set KEY VALUE          set a system setting
   setting:get KEY                print a system setting
   link:create --name N --url U [--description D] [--icon I] [--category C]… [--website-id ID]…
@@ -56,6 +60,15 @@ async function requireUser(services: Services, email: string) {
   const user = await services.users.findByEmail(email);
   if (!user) throw new UsageError(`no user with email ${email}`);
   return user;
+}
+
+/** A website given by id or by one of its domains. */
+async function websiteOption(services: Services, value: string): Promise<number> {
+  const id = /^\d{1,10}$/.test(value)
+    ? (await services.websites.find(Number(value)))?.id
+    : await services.websites.findIdByDomain(value);
+  if (id == null) throw new UsageError(`no website ${value}`);
+  return id;
 }
 
 async function serve(config: Config, install: boolean, output: Output): Promise<number> {
@@ -137,6 +150,8 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         icon: { type: 'string' },
         category: { type: 'string', multiple: true },
         'website-id': { type: 'string', multiple: true },
+        website: { type: 'string' },
+        role: { type: 'string' },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -185,6 +200,38 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           const user = await requireUser(services, option(values, 'email'));
           await services.users.setActive(user.id, command === 'user:enable');
           output.out(`User ${user.email} is ${command === 'user:enable' ? 'enabled' : 'disabled'}.`);
+          return 0;
+        });
+      case 'user:role':
+        return await withServices(config, async (services) => {
+          const user = await requireUser(services, option(values, 'email'));
+          const websiteId = await websiteOption(services, option(values, 'website'));
+          const role = option(values, 'role');
+          if (role === 'none') {
+            const removed = await services.memberships.revoke(user.id, websiteId);
+            output.out(
+              `${user.email} ${removed ? 'no longer has a role' : 'had no role'} on website #${websiteId}.`,
+            );
+          } else {
+            await services.memberships.grant(user.id, websiteId, role);
+            output.out(`${user.email} is ${role} on website #${websiteId}.`);
+          }
+          return 0;
+        });
+      case 'user:roles':
+        return await withServices(config, async (services) => {
+          const user = await requireUser(services, option(values, 'email'));
+          output.out(
+            JSON.stringify({
+              id: user.id,
+              email: user.email,
+              administrator: user.isAdmin,
+              roles: (await services.memberships.rolesOf(user.id)).map((m) => ({
+                website_id: m.websiteId,
+                role: m.role,
+              })),
+            }),
+          );
           return 0;
         });
       case 'setting:set': {

@@ -22,6 +22,7 @@ import { LoginThrottle, MemoryCounterStore, RedisCounterStore } from './domain/l
 import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
+import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
 import { PostsService } from './domain/posts.js';
@@ -50,6 +51,8 @@ export interface Services {
   translations: TranslationsService;
   bindings: WebsiteBindings;
   users: UsersService;
+  /** Roles per website (site admin, editor, author, contributor, reader). */
+  memberships: MembershipsService;
   posts: PostsService;
   /** What readers of the public site may see: published, due posts of a website (spec 4.8). */
   publicPosts: PublicPostsService;
@@ -174,6 +177,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     translations,
     bindings,
     users,
+    memberships: new MembershipsService(db, clock),
     posts,
     publicPosts: new PublicPostsService(db, clock, cache),
     changes,

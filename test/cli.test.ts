@@ -4,7 +4,8 @@ import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../src/cli.js';
-import { createTestDatabase } from './support/harness.js';
+import { createServices } from '../src/services.js';
+import { createTestDatabase, testConfig } from './support/harness.js';
 import { freePort } from './support/net.js';
 import type { TestDatabase } from './support/harness.js';
 
@@ -85,6 +86,53 @@ describe('folio CLI', () => {
     const unknown = await folio(['user:token', '--email', 'nobody@example.test'], env);
     assert.equal(unknown.code, 2);
     assert.equal(unknown.err, 'folio: no user with email nobody@example.test');
+  });
+
+  it('user:role gives, replaces and removes a role on a website by id or domain; user:roles lists them', async () => {
+    const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
+    let websiteId: number;
+    try {
+      websiteId = await services.websites.create({ siteName: 'Roles', domain: 'roles.test' });
+    } finally {
+      await services.close();
+    }
+    const byDomain = await folio(
+      ['user:role', '--email', 'cli@example.test', '--website', 'roles.test', '--role', 'editor'],
+      env,
+    );
+    assert.deepEqual(
+      [byDomain.code, byDomain.out],
+      [0, `cli@example.test is editor on website #${websiteId}.`],
+    );
+    const byId = await folio(
+      ['user:role', '--email', 'cli@example.test', '--website', String(websiteId), '--role', 'author'],
+      env,
+    );
+    assert.equal(byId.code, 0, byId.err);
+    const roles = JSON.parse((await folio(['user:roles', '--email', 'cli@example.test'], env)).out);
+    assert.deepEqual(roles.roles, [{ website_id: websiteId, role: 'author' }]);
+    assert.equal(roles.administrator, true);
+
+    const badRole = await folio(
+      ['user:role', '--email', 'cli@example.test', '--website', 'roles.test', '--role', 'owner'],
+      env,
+    );
+    assert.equal(badRole.code, 1);
+    assert.match(badRole.err, /^folio: The selected role is invalid\. Roles: site_admin, editor, author/);
+    const badSite = await folio(
+      ['user:role', '--email', 'cli@example.test', '--website', 'nowhere.test', '--role', 'editor'],
+      env,
+    );
+    assert.deepEqual([badSite.code, badSite.err], [2, 'folio: no website nowhere.test']);
+    const removed = await folio(
+      ['user:role', '--email', 'cli@example.test', '--website', 'roles.test', '--role', 'none'],
+      env,
+    );
+    assert.equal(removed.out, `cli@example.test no longer has a role on website #${websiteId}.`);
+    assert.deepEqual(
+      JSON.parse((await folio(['user:roles', '--email', 'cli@example.test'], env)).out).roles,
+      [],
+    );
   });
 
   it('setting:set and setting:get', async () => {

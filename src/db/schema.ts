@@ -68,6 +68,16 @@ export interface DomainsTable {
   updated_at: Timestamp;
 }
 
+/** A user's role on one website (issue 20); the installation's administrators are `users.is_admin`. */
+export interface MembershipsTable {
+  id: Generated<number>;
+  user_id: number;
+  website_id: number;
+  role: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** Binds any model (post, tag, page, menu, user) to a website: one mechanism for all of them. */
 export interface WebsiteBindingsTable {
   website_id: number;
@@ -267,6 +277,7 @@ export interface Database {
   websites: WebsitesTable;
   domains: DomainsTable;
   website_bindings: WebsiteBindingsTable;
+  memberships: MembershipsTable;
   posts: PostsTable;
   tags: TagsTable;
   taggables: TaggablesTable;
