@@ -46,12 +46,6 @@ describe('memberships: roles per website', () => {
     const owner = await ctx.createUser();
     const writer = await ctx.createUser();
     const reader = await ctx.createUser();
-    const first = (
-      await db
-        .selectFrom('websites')
-        .select((eb) => eb.fn.min('id').as('id'))
-        .executeTakeFirst()
-    )?.id;
     const owned = await website('owned.test', owner.id);
     const other = await website('other.test');
     const post = await insertPost(db, { title: 'Bound', authorId: writer.id });
