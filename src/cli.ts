@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, redact } from './config.js';
 import type { Config } from './config.js';
 import { migrate } from './db/database.js';
 import { InputError } from './domain/errors.js';
+import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { installIfNeeded } from './domain/install.js';
 import { PostScheduler } from './domain/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
@@ -27,6 +28,8 @@ Commands:
                                  give a role on a website (site_admin, editor, author, contributor,
                                  reader; none removes it)
   user:roles --email E           print a user's roles per website (JSON)
+  audit:list [--website ID|DOMAIN] [--email E] [--since 7d|DATE]
+                                 print audit log entries, newest first (JSON lines)
   setting:set KEY VALUE          set a system setting
   setting:get KEY                print a system setting
   link:create --name N --url U [--description D] [--icon I] [--category C]… [--website-id ID]…
@@ -60,6 +63,26 @@ async function requireUser(services: Services, email: string) {
   const user = await services.users.findByEmail(email);
   if (!user) throw new UsageError(`no user with email ${email}`);
   return user;
+}
+
+/** The audit log's retention setting, in days (a positive integer; the default otherwise). */
+function retentionDays(value: string | undefined): number {
+  const days = Number(value);
+  return Number.isInteger(days) && days > 0 ? days : DEFAULT_AUDIT_RETENTION_DAYS;
+}
+
+/** `--since`: an ISO date or a duration back from now (`30m`, `12h`, `7d`). */
+function sinceOption(value: string): Date {
+  const ago = /^(\d{1,6})([mhd])$/.exec(value);
+  if (ago) {
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 'm' | 'h' | 'd'];
+    return new Date(Date.now() - Number(ago[1]) * unit);
+  }
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--since must be a date (2026-01-31) or a duration (12h, 7d), got "${value}"`);
+  }
+  return date;
 }
 
 /** A website given by id or by one of its domains. */
@@ -97,6 +120,14 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
   });
   app.addHook('onClose', () => scheduler.stop());
+  // The audit log keeps `audit_retention_days` days; every node prunes hourly (a DELETE is idempotent).
+  const pruneAudit = () =>
+    services.settings
+      .get(AUDIT_RETENTION_SETTING)
+      .then((days) => services.audit.prune(retentionDays(days)))
+      .catch((error: unknown) => app.log.error({ err: error }, 'pruning the audit log failed'));
+  const auditTimer = setInterval(() => void pruneAudit(), 3_600_000).unref();
+  app.addHook('onClose', () => clearInterval(auditTimer));
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -152,6 +183,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         'website-id': { type: 'string', multiple: true },
         website: { type: 'string' },
         role: { type: 'string' },
+        since: { type: 'string' },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -207,13 +239,22 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           const user = await requireUser(services, option(values, 'email'));
           const websiteId = await websiteOption(services, option(values, 'website'));
           const role = option(values, 'role');
+          const audit = {
+            userId: null,
+            resourceType: 'membership',
+            resourceId: user.id,
+            websiteId,
+            surface: 'cli',
+          } as const;
           if (role === 'none') {
             const removed = await services.memberships.revoke(user.id, websiteId);
+            if (removed) await services.audit.record({ ...audit, action: 'membership.revoke' });
             output.out(
               `${user.email} ${removed ? 'no longer has a role' : 'had no role'} on website #${websiteId}.`,
             );
           } else {
             await services.memberships.grant(user.id, websiteId, role);
+            await services.audit.record({ ...audit, action: 'membership.grant', input: { role } });
             output.out(`${user.email} is ${role} on website #${websiteId}.`);
           }
           return 0;
@@ -232,6 +273,18 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
               })),
             }),
           );
+          return 0;
+        });
+      case 'audit:list':
+        return await withServices(config, async (services) => {
+          const since = values.since === undefined ? undefined : sinceOption(values.since);
+          const websiteId =
+            values.website === undefined ? undefined : await websiteOption(services, values.website);
+          const userId =
+            values.email === undefined ? undefined : (await requireUser(services, values.email)).id;
+          for (const entry of await services.audit.list({ websiteId, userId, since, limit: 500 })) {
+            output.out(JSON.stringify(entry));
+          }
           return 0;
         });
       case 'setting:set': {

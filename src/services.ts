@@ -22,6 +22,7 @@ import { LoginThrottle, MemoryCounterStore, RedisCounterStore } from './domain/l
 import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
+import { AuditLog } from './domain/audit.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
@@ -53,6 +54,8 @@ export interface Services {
   users: UsersService;
   /** Roles per website (site admin, editor, author, contributor, reader). */
   memberships: MembershipsService;
+  /** Who changed what, when and from where (issue 20). */
+  audit: AuditLog;
   posts: PostsService;
   /** What readers of the public site may see: published, due posts of a website (spec 4.8). */
   publicPosts: PublicPostsService;
@@ -178,6 +181,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     bindings,
     users,
     memberships: new MembershipsService(db, clock),
+    audit: new AuditLog(db, clock),
     posts,
     publicPosts: new PublicPostsService(db, clock, cache),
     changes,

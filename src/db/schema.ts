@@ -78,6 +78,22 @@ export interface MembershipsTable {
   updated_at: Timestamp;
 }
 
+/** One write through any surface: who, what, when, from where (issue 20). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  created_at: Timestamp;
+  user_id: number | null;
+  api_key_id: number | null;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  website_id: number | null;
+  surface: string;
+  request_id: string | null;
+  client_ip: string | null;
+  summary: string | null;
+}
+
 /** Binds any model (post, tag, page, menu, user) to a website: one mechanism for all of them. */
 export interface WebsiteBindingsTable {
   website_id: number;
@@ -278,6 +294,7 @@ export interface Database {
   domains: DomainsTable;
   website_bindings: WebsiteBindingsTable;
   memberships: MembershipsTable;
+  audit_log: AuditLogTable;
   posts: PostsTable;
   tags: TagsTable;
   taggables: TaggablesTable;
