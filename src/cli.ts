@@ -28,6 +28,10 @@ Commands:
                                  give a role on a website (site_admin, editor, author, contributor,
                                  reader; none removes it)
   user:roles --email E           print a user's roles per website (JSON)
+  key:create --email E --name N [--website ID|DOMAIN]… [--read-only] [--expires 30d|DATE]
+                                 create a named API key; prints it once (JSON)
+  key:list --email E             print a user's API keys, without their secrets (JSON lines)
+  key:revoke --email E --id ID   revoke one of a user's API keys
   audit:list [--website ID|DOMAIN] [--email E] [--since 7d|DATE]
                                  print audit log entries, newest first (JSON lines)
   setting:set KEY VALUE          set a system setting
@@ -69,6 +73,24 @@ async function requireUser(services: Services, email: string) {
 function retentionDays(value: string | undefined): number {
   const days = Number(value);
   return Number.isInteger(days) && days > 0 ? days : DEFAULT_AUDIT_RETENTION_DAYS;
+}
+
+/** The one value of an option that may be repeated elsewhere. */
+function single(values: string[] | undefined, name: string): string {
+  if (!values || values.length === 0) throw new UsageError(`--${name} is required`);
+  if (values.length > 1) throw new UsageError(`--${name} may be given once here`);
+  return values[0]!;
+}
+
+/** `--expires`: a duration from now (`12h`, `30d`) or an ISO date. */
+function expiryOption(value: string): Date {
+  const ahead = /^(\d{1,6})([hd])$/.exec(value);
+  if (ahead) return new Date(Date.now() + Number(ahead[1]) * (ahead[2] === 'h' ? 3_600_000 : 86_400_000));
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--expires must be a duration (30d, 12h) or a date (2027-01-31), got "${value}"`);
+  }
+  return date;
 }
 
 /** `--since`: an ISO date or a duration back from now (`30m`, `12h`, `7d`). */
@@ -181,9 +203,12 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         icon: { type: 'string' },
         category: { type: 'string', multiple: true },
         'website-id': { type: 'string', multiple: true },
-        website: { type: 'string' },
+        website: { type: 'string', multiple: true },
         role: { type: 'string' },
         since: { type: 'string' },
+        expires: { type: 'string' },
+        'read-only': { type: 'boolean', default: false },
+        id: { type: 'string' },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -237,7 +262,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
       case 'user:role':
         return await withServices(config, async (services) => {
           const user = await requireUser(services, option(values, 'email'));
-          const websiteId = await websiteOption(services, option(values, 'website'));
+          const websiteId = await websiteOption(services, single(values.website, 'website'));
           const role = option(values, 'role');
           const audit = {
             userId: null,
@@ -275,11 +300,72 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           );
           return 0;
         });
+      case 'key:create':
+        return await withServices(config, async (services) => {
+          const user = await requireUser(services, option(values, 'email'));
+          const websiteIds: number[] = [];
+          for (const website of values.website ?? []) {
+            websiteIds.push(await websiteOption(services, website));
+          }
+          const expires = values.expires === undefined ? null : expiryOption(values.expires);
+          const { key, secret } = await services.apiKeys.create(user.id, {
+            name: option(values, 'name'),
+            websiteIds,
+            readOnly: values['read-only'] === true,
+            expiresAt: expires,
+          });
+          await services.audit.record({
+            userId: null,
+            action: 'api_key.create',
+            resourceType: 'api_key',
+            resourceId: key.id,
+            surface: 'cli',
+            input: { name: key.name, website_id: websiteIds, read_only: key.readOnly, expires_at: expires },
+          });
+          output.out(
+            JSON.stringify({
+              id: key.id,
+              name: key.name,
+              key: secret,
+              website_ids: key.websiteIds,
+              read_only: key.readOnly,
+              expires_at: key.expiresAt,
+            }),
+          );
+          return 0;
+        });
+      case 'key:list':
+        return await withServices(config, async (services) => {
+          const user = await requireUser(services, option(values, 'email'));
+          for (const key of await services.apiKeys.list(user.id)) output.out(JSON.stringify(key));
+          return 0;
+        });
+      case 'key:revoke':
+        return await withServices(config, async (services) => {
+          const user = await requireUser(services, option(values, 'email'));
+          const id = option(values, 'id');
+          if (!/^\d{1,10}$/.test(id)) throw new UsageError(`--id must be an integer, got "${id}"`);
+          if (!(await services.apiKeys.revoke(user.id, Number(id)))) {
+            output.err(`folio: ${user.email} has no key #${id} in use`);
+            return 1;
+          }
+          await services.audit.record({
+            userId: null,
+            action: 'api_key.revoke',
+            resourceType: 'api_key',
+            resourceId: id,
+            surface: 'cli',
+          });
+          output.out(`Key #${id} of ${user.email} is revoked.`);
+          return 0;
+        });
       case 'audit:list':
         return await withServices(config, async (services) => {
           const since = values.since === undefined ? undefined : sinceOption(values.since);
           const websiteId =
-            values.website === undefined ? undefined : await websiteOption(services, values.website);
+            values.website === undefined
+              ? undefined
+              : await websiteOption(services, single(values.website, 'website'));
           const userId =
             values.email === undefined ? undefined : (await requireUser(services, values.email)).id;
           for (const entry of await services.audit.list({ websiteId, userId, since, limit: 500 })) {

@@ -22,6 +22,7 @@ import { LoginThrottle, MemoryCounterStore, RedisCounterStore } from './domain/l
 import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
+import { ApiKeysService } from './domain/api-keys.js';
 import { AuditLog } from './domain/audit.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
@@ -56,6 +57,8 @@ export interface Services {
   memberships: MembershipsService;
   /** Who changed what, when and from where (issue 20). */
   audit: AuditLog;
+  /** Named API keys with scopes (websites, read-only, expiry). */
+  apiKeys: ApiKeysService;
   posts: PostsService;
   /** What readers of the public site may see: published, due posts of a website (spec 4.8). */
   publicPosts: PublicPostsService;
@@ -182,6 +185,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     users,
     memberships: new MembershipsService(db, clock),
     audit: new AuditLog(db, clock),
+    apiKeys: new ApiKeysService(db, clock),
     posts,
     publicPosts: new PublicPostsService(db, clock, cache),
     changes,

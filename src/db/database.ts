@@ -15,6 +15,7 @@ import * as community from './migrations/0007_community.js';
 import * as pendingRegistrations from './migrations/0008_pending_registrations.js';
 import * as memberships from './migrations/0011_memberships.js';
 import * as auditLog from './migrations/0012_audit_log.js';
+import * as apiKeys from './migrations/0013_api_keys.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -93,6 +94,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0008_pending_registrations', up: pendingRegistrations.up },
   { name: '0011_memberships', up: memberships.up },
   { name: '0012_audit_log', up: auditLog.up },
+  { name: '0013_api_keys', up: apiKeys.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

@@ -94,6 +94,26 @@ export interface AuditLogTable {
   summary: string | null;
 }
 
+/** A named API key with scopes (issue 20); only its SHA-256 is stored. */
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  read_only: Flag;
+  expires_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+/** The websites an API key is limited to (none: every website its user may reach). */
+export interface ApiKeyWebsitesTable {
+  api_key_id: number;
+  website_id: number;
+}
+
 /** Binds any model (post, tag, page, menu, user) to a website: one mechanism for all of them. */
 export interface WebsiteBindingsTable {
   website_id: number;
@@ -295,6 +315,8 @@ export interface Database {
   website_bindings: WebsiteBindingsTable;
   memberships: MembershipsTable;
   audit_log: AuditLogTable;
+  api_keys: ApiKeysTable;
+  api_key_websites: ApiKeyWebsitesTable;
   posts: PostsTable;
   tags: TagsTable;
   taggables: TaggablesTable;
