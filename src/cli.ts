@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, redact } from './config.js';
 import type { Config } from './config.js';
 import { migrate } from './db/database.js';
 import { InputError } from './domain/errors.js';
+import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/comment-moderation.js';
 import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { installIfNeeded } from './domain/install.js';
 import { PostScheduler } from './domain/scheduler.js';
@@ -32,6 +33,10 @@ Commands:
                                  create a named API key; prints it once (JSON)
   key:list --email E             print a user's API keys, without their secrets (JSON lines)
   key:revoke --email E --id ID   revoke one of a user's API keys
+  comment:list [--website ID|DOMAIN] [--status pending|approved|spam]
+                                 print comments, newest first (JSON lines)
+  comment:approve ID…, comment:spam ID…, comment:delete ID…
+                                 moderate comments (a deleted comment takes its replies with it)
   audit:list [--website ID|DOMAIN] [--email E] [--since 7d|DATE]
                                  print audit log entries, newest first (JSON lines)
   setting:set KEY VALUE          set a system setting
@@ -209,6 +214,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         expires: { type: 'string' },
         'read-only': { type: 'boolean', default: false },
         id: { type: 'string' },
+        status: { type: 'string' },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -359,6 +365,60 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           output.out(`Key #${id} of ${user.email} is revoked.`);
           return 0;
         });
+      case 'comment:list':
+        return await withServices(config, async (services) => {
+          const status = values.status;
+          if (status !== undefined && !(MODERATION_STATUSES as readonly string[]).includes(status)) {
+            throw new UsageError(
+              `--status must be one of ${MODERATION_STATUSES.join(', ')}, got "${status}"`,
+            );
+          }
+          const websiteId =
+            values.website === undefined
+              ? undefined
+              : await websiteOption(services, single(values.website, 'website'));
+          const comments = await services.commentModeration.list({
+            websiteId,
+            status: status as (typeof MODERATION_STATUSES)[number] | undefined,
+            limit: MAX_MODERATION_BATCH,
+          });
+          for (const comment of comments) output.out(JSON.stringify(comment));
+          return 0;
+        });
+      case 'comment:approve':
+      case 'comment:spam':
+      case 'comment:delete': {
+        const ids = positionals.map((id) => {
+          if (!/^\d{1,10}$/.test(id)) throw new UsageError(`comment ids are integers, got "${id}"`);
+          return Number(id);
+        });
+        if (ids.length === 0) throw new UsageError(`usage: ${command} ID…`);
+        return await withServices(config, async (services) => {
+          const action = command.slice('comment:'.length);
+          const done =
+            action === 'delete'
+              ? await services.commentModeration.delete(ids)
+              : await services.commentModeration.setStatus(ids, action === 'approve' ? 'approved' : 'spam');
+          for (const id of done) {
+            await services.audit.record({
+              userId: null,
+              action: `comment.${action}`,
+              resourceType: 'comment',
+              resourceId: id,
+              surface: 'cli',
+            });
+          }
+          const missing = ids.filter((id) => !done.includes(id));
+          output.out(
+            `${action === 'delete' ? 'Deleted' : action === 'approve' ? 'Approved' : 'Marked as spam'}: ${done.length ? done.join(', ') : 'none'}`,
+          );
+          if (missing.length) {
+            output.err(`folio: no comment ${missing.join(', ')}`);
+            return 1;
+          }
+          return 0;
+        });
+      }
       case 'audit:list':
         return await withServices(config, async (services) => {
           const since = values.since === undefined ? undefined : sinceOption(values.since);

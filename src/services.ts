@@ -14,6 +14,7 @@ import { AccountsService } from './domain/accounts.js';
 import { AuthoringService } from './domain/authoring.js';
 import { WebsiteBindings } from './domain/bindings.js';
 import { ClicksService } from './domain/clicks.js';
+import { CommentModeration } from './domain/comment-moderation.js';
 import { CommentsService } from './domain/comments.js';
 import { LinksService } from './domain/links.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './domain/rate-limit.js';
@@ -77,6 +78,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Comments under posts, their likes and reports. */
   comments: CommentsService;
+  /** Held, approved and spam comments: list, approve, mark as spam, delete. */
+  commentModeration: CommentModeration;
   /** Click analytics: views, clicks, likes and favourites of posts, links and pages. */
   clicks: ClicksService;
   /** The link directory (posts of type `link`). */
@@ -198,6 +201,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     updates,
     rateLimiter,
     comments: new CommentsService(db, clock, settings, changes),
+    commentModeration: new CommentModeration(db, clock, changes),
     clicks: new ClicksService(db, database.dialect, clock),
     links: new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale }),
     sessions,

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { main } from '../src/cli.js';
 import { createServices } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
+import { insertPost } from './support/seed.js';
 import { freePort } from './support/net.js';
 import type { TestDatabase } from './support/harness.js';
 
@@ -133,6 +134,44 @@ describe('folio CLI', () => {
       JSON.parse((await folio(['user:roles', '--email', 'cli@example.test'], env)).out).roles,
       [],
     );
+  });
+
+  it('comment:list shows held comments; comment:approve, comment:spam and comment:delete moderate them', async () => {
+    const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
+    const ids: number[] = [];
+    try {
+      const postId = await insertPost(services.database.db, { title: 'Moderated' });
+      for (const text of ['one', 'two']) {
+        const now = new Date().toISOString();
+        const row = await services.database.db
+          .insertInto('comments')
+          .values({ post_id: postId, content: text, status: 'pending', created_at: now, updated_at: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        ids.push(row.id);
+      }
+    } finally {
+      await services.close();
+    }
+    const held = await folio(['comment:list', '--status', 'pending'], env);
+    assert.deepEqual(
+      held.out.split('\n').map((line) => JSON.parse(line).id),
+      [ids[1], ids[0]],
+    );
+    assert.deepEqual(await folio(['comment:approve', String(ids[0])], env), {
+      code: 0,
+      out: `Approved: ${ids[0]}`,
+      err: '',
+    });
+    const spam = await folio(['comment:spam', String(ids[1]), '999999'], env);
+    assert.deepEqual(spam, { code: 1, out: `Marked as spam: ${ids[1]}`, err: 'folio: no comment 999999' });
+    assert.equal((await folio(['comment:list', '--status', 'pending'], env)).out, '');
+    assert.equal(
+      (await folio(['comment:delete', String(ids[0]), String(ids[1])], env)).out,
+      `Deleted: ${ids[0]}, ${ids[1]}`,
+    );
+    assert.equal((await folio(['comment:delete'], env)).code, 2);
+    assert.equal((await folio(['comment:list', '--status', 'held'], env)).code, 2);
   });
 
   it('setting:set and setting:get', async () => {

@@ -1,0 +1,159 @@
+// Moderating comments (issue 22, dead end 5): held comments can be listed, approved, marked as spam or
+// deleted. Every change announces the threads it touched, so the posts' cached pages follow.
+import type { Db } from '../db/database.js';
+import type { ContentChanges } from './changes.js';
+import { nowIso } from './clock.js';
+import type { Clock } from './clock.js';
+import type { CommentStatus } from './comments.js';
+import { InputError } from './errors.js';
+import { isStorableId } from './ids.js';
+import { toIso } from './values.js';
+
+export const MODERATION_STATUSES = [
+  'pending',
+  'approved',
+  'spam',
+] as const satisfies readonly CommentStatus[];
+/** The most comments one call changes or lists. */
+export const MAX_MODERATION_BATCH = 500;
+
+export interface ModeratedComment {
+  id: number;
+  postId: number;
+  postTitle: string;
+  parentId: number | null;
+  authorName: string | null;
+  authorEmail: string | null;
+  userId: number | null;
+  /** Sanitized when stored (CommentsService.store). */
+  content: string;
+  status: CommentStatus;
+  reports: number;
+  createdAt: string;
+}
+
+export interface ModerationQuery {
+  /** Comments under posts shown on this website (bound to it, or to every website). */
+  websiteId?: number;
+  status?: CommentStatus;
+  limit?: number;
+}
+
+export class CommentModeration {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly changes: ContentChanges,
+  ) {}
+
+  /** Comments, newest first, by status and website. */
+  async list(query: ModerationQuery = {}): Promise<ModeratedComment[]> {
+    let select = this.db
+      .selectFrom('comments')
+      .innerJoin('posts', 'posts.id', 'comments.post_id')
+      .select([
+        'comments.id',
+        'comments.post_id',
+        'posts.title as post_title',
+        'comments.parent_id',
+        'comments.author_name',
+        'comments.author_email',
+        'comments.user_id',
+        'comments.content',
+        'comments.status',
+        'comments.reports',
+        'comments.created_at',
+      ]);
+    if (query.status !== undefined) select = select.where('comments.status', '=', query.status);
+    const websiteId = query.websiteId;
+    if (websiteId !== undefined) {
+      select = select.where((eb) =>
+        eb.or([
+          eb.exists(
+            eb
+              .selectFrom('website_bindings')
+              .select('website_bindings.model_id')
+              .where('website_bindings.model_type', '=', 'post')
+              .whereRef('website_bindings.model_id', '=', 'posts.id')
+              .where('website_bindings.website_id', '=', websiteId),
+          ),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('website_bindings')
+                .select('website_bindings.model_id')
+                .where('website_bindings.model_type', '=', 'post')
+                .whereRef('website_bindings.model_id', '=', 'posts.id'),
+            ),
+          ),
+        ]),
+      );
+    }
+    const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_MODERATION_BATCH);
+    const rows = await select.orderBy('comments.id', 'desc').limit(limit).execute();
+    return rows.map((row) => ({
+      id: row.id,
+      postId: row.post_id,
+      postTitle: row.post_title,
+      parentId: row.parent_id,
+      authorName: row.author_name,
+      authorEmail: row.author_email,
+      userId: row.user_id,
+      content: row.content,
+      status: row.status as CommentStatus,
+      reports: row.reports,
+      createdAt: toIso(row.created_at),
+    }));
+  }
+
+  /** Sets the status of comments; answers the ids that exist (changed or already so). */
+  async setStatus(ids: readonly number[], status: CommentStatus): Promise<number[]> {
+    if (!(MODERATION_STATUSES as readonly string[]).includes(status)) {
+      throw new InputError('status', 'The selected status is invalid.');
+    }
+    const found = await this.existing(ids);
+    if (found.length === 0) return [];
+    await this.db
+      .updateTable('comments')
+      .set({ status, updated_at: nowIso(this.clock) })
+      .where(
+        'id',
+        'in',
+        found.map((row) => row.id),
+      )
+      .execute();
+    await this.announce(found);
+    return found.map((row) => row.id);
+  }
+
+  /** Deletes comments (and their replies); answers the ids that existed. */
+  async delete(ids: readonly number[]): Promise<number[]> {
+    const found = await this.existing(ids);
+    if (found.length === 0) return [];
+    await this.db
+      .deleteFrom('comments')
+      .where(
+        'id',
+        'in',
+        found.map((row) => row.id),
+      )
+      .execute();
+    await this.announce(found);
+    return found.map((row) => row.id);
+  }
+
+  private async existing(ids: readonly number[]): Promise<{ id: number; post_id: number }[]> {
+    if (ids.length > MAX_MODERATION_BATCH) {
+      throw new InputError('ids', `At most ${MAX_MODERATION_BATCH} comments at a time.`);
+    }
+    const valid = [...new Set(ids)].filter(isStorableId);
+    if (valid.length === 0) return [];
+    return this.db.selectFrom('comments').select(['id', 'post_id']).where('id', 'in', valid).execute();
+  }
+
+  private async announce(rows: readonly { post_id: number }[]): Promise<void> {
+    for (const postId of new Set(rows.map((row) => row.post_id))) {
+      await this.changes.announce({ kind: 'comments', postId });
+    }
+  }
+}
