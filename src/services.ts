@@ -28,10 +28,11 @@ import { AuditLog } from './domain/audit.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
-import { PostsService } from './domain/posts.js';
+import { PostOperations, PostReads, PostsService } from './domain/posts/index.js';
+import { Policy } from './domain/policy.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
-import { pageCacheInvalidator } from './cache/page-tags.js';
+import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { DatabaseSessionStore, RedisSessionStore, SessionService } from './domain/sessions.js';
 import { SettingsService } from './domain/settings.js';
@@ -60,7 +61,12 @@ export interface Services {
   audit: AuditLog;
   /** Named API keys with scopes (websites, read-only, expiry). */
   apiKeys: ApiKeysService;
+  /** The posts store (reads and writes, no permissions): operations and public reads use it. */
   posts: PostsService;
+  /** Who may do what: the one policy every operation asks. */
+  policy: Policy;
+  /** The post operations (create, update, delete, list, show) every face calls. */
+  postOps: PostOperations;
   /** What readers of the public site may see: published, due posts of a website (spec 4.8). */
   publicPosts: PublicPostsService;
   /** Content changes announced by the services after commit (the full-page cache listens). */
@@ -124,7 +130,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const defaultLocale = async () => (await settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
   const bindings = new WebsiteBindings(db);
   const changes = new ContentChanges(warn);
-  changes.subscribe(pageCacheInvalidator(cache, bindings));
+  changes.subscribe(cacheInvalidator(cache, bindings));
   const media = new MediaService(db, new LocalMediaStore(config.mediaDir, config.appUrl), clock);
   const fetcher = new SafeFetcher();
   const posts = new PostsService(db, clock, {
@@ -138,6 +144,16 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     warn,
     changes,
   });
+  const memberships = new MembershipsService(db, clock);
+  const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
+  const policy = new Policy({ websites, memberships, clock });
+  const postOps = new PostOperations({
+    store: posts,
+    policy,
+    settings,
+    // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
+    reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`),
+  });
   const pages = new PagesService(db, clock, translations, bindings, changes);
   const updates = new UpdateService({
     db,
@@ -149,7 +165,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
   });
   const users = new UsersService(db, clock);
-  const tags = new TagsService(db, clock, translations, bindings, changes);
+  const tags = new TagsService(db, clock, translations, bindings, changes, policy);
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl
@@ -186,7 +202,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     translations,
     bindings,
     users,
-    memberships: new MembershipsService(db, clock),
+    memberships,
+    policy,
+    postOps,
     audit: new AuditLog(db, clock),
     apiKeys: new ApiKeysService(db, clock),
     posts,
@@ -194,7 +212,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     changes,
     media,
     fetcher,
-    websites: new WebsitesService(db, clock, cache, translations, defaultLocale, changes),
+    websites,
     tags,
     pages,
     menus: new MenusService(db, clock, cache, pages),
@@ -216,7 +234,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       changes,
       cache,
     }),
-    authoring: new AuthoringService(posts, tags, settings),
+    authoring: new AuthoringService(posts, postOps, policy, tags, settings),
     async close() {
       await services.accounts.drain();
       await services.mailer.close();

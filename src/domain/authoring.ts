@@ -1,10 +1,11 @@
-// Writing posts from the public site: the same posts service as the API, with the rules of the site's
-// authors on top. A user edits only their own posts unless they are an admin; what a non-admin writes
-// is cut down to an allow-list of HTML (content) or to plain text (excerpt); tags are given by name
-// (an unknown name becomes a new `post_tag` bound to the website), categories by id.
-import { plainText, sanitizePostHtml } from './html-sanitizer.js';
-import { PostInputError } from './posts.js';
-import type { PostDetail, PostsService, PostWrite } from './posts.js';
+// Writing posts from the public site: the public form's fields become the input of the same post
+// operations the API calls (create, update), so the same policy decides (own posts only, on websites
+// the writer may write to) and the same sanitizing applies (non-admins' HTML cut down to an
+// allow-list, their excerpt to plain text). Tags are given by name here (an unknown name becomes a new
+// `post_tag` bound to the website), categories by id.
+import type { Actor, Policy } from './policy.js';
+import { factsOf } from './posts/context.js';
+import type { PostDetail, PostOperations, PostsService } from './posts/index.js';
 import type { SettingsService } from './settings.js';
 import type { TagNode, TagsService } from './tags.js';
 import { DEFAULT_LOCALE } from './translations.js';
@@ -34,23 +35,31 @@ export interface CategoryOption {
 
 export type Access = { post: PostDetail } | { error: 'not_found' | 'forbidden' };
 
+/** A signed-in writer on a website, as the policy sees them. */
+export function writerOn(user: User, websiteId: number): Actor {
+  return { userId: user.id, isAdmin: user.isAdmin, websiteId };
+}
+
 export class AuthoringService {
   constructor(
     private readonly posts: PostsService,
+    private readonly operations: PostOperations,
+    private readonly policy: Policy,
     private readonly tags: TagsService,
     private readonly settings: SettingsService,
   ) {}
 
-  canEdit(post: PostDetail, user: User): boolean {
-    return user.isAdmin || post.author?.id === user.id;
+  /** May the writer edit the post here (the policy's answer for `post.update`)? */
+  canEdit(post: PostDetail, user: User, websiteId: number): Promise<boolean> {
+    return this.policy.can(writerOn(user, websiteId), 'post.update', factsOf(post));
   }
 
   /** The post named by an id or slug, if it exists and the user may edit it. */
-  async open(ref: string, user: User): Promise<Access> {
-    const id = await this.posts.resolveId(ref);
-    const post = id === null ? null : await this.posts.findDetail(id);
-    if (!post) return { error: 'not_found' };
-    return this.canEdit(post, user) ? { post } : { error: 'forbidden' };
+  async open(ref: string, user: User, websiteId: number): Promise<Access> {
+    const post = await this.posts.findDetailByRef(ref);
+    if (!post || !this.policy.canRead(writerOn(user, websiteId), factsOf(post)))
+      return { error: 'not_found' };
+    return (await this.canEdit(post, user, websiteId)) ? { post } : { error: 'forbidden' };
   }
 
   /** Every post category, depth-first, for the form's checkboxes. */
@@ -79,37 +88,30 @@ export class AuthoringService {
     };
   }
 
+  /** A new post bound to the website; ValidationError or ForbiddenError from the operation. */
   async create(form: PostForm, user: User, websiteId: number): Promise<PostDetail> {
-    const write = await this.toWrite(form, user, websiteId);
-    return this.posts.create(
-      { ...write, websiteIds: [websiteId] },
-      { userId: user.id, isAdmin: user.isAdmin },
-    );
+    const input = await this.inputOf(form, websiteId);
+    return this.operations.create(writerOn(user, websiteId), { ...input, website_id: [websiteId] });
   }
 
-  /** Null when the post is gone; throws PostInputError for bad input. Access is checked by open(). */
-  async update(post: PostDetail, form: PostForm, user: User, websiteId: number): Promise<PostDetail | null> {
-    const write = await this.toWrite(form, user, websiteId);
+  /** The post changed by the form; ValidationError, ForbiddenError or NotFoundError from the operation. */
+  async update(post: PostDetail, form: PostForm, user: User, websiteId: number): Promise<PostDetail> {
+    const input = await this.inputOf(form, websiteId);
     // An unchanged status is not sent: a scheduled post stays scheduled with its date.
-    if (write.status === post.status) delete write.status;
-    return this.posts.update(post.id, write, { userId: user.id, isAdmin: user.isAdmin });
+    if (input.status === post.status) delete input.status;
+    return this.operations.update(writerOn(user, websiteId), String(post.id), input);
   }
 
-  private async toWrite(form: PostForm, user: User, websiteId: number): Promise<PostWrite> {
-    const trusted = user.isAdmin;
-    const content = trusted ? form.content : sanitizePostHtml(form.content);
-    const errors: Record<string, string[]> = {};
-    // Sanitizing may leave nothing (a post of one script tag): that is an empty content.
-    if (content.trim() === '') errors.content = ['The content field is required.'];
-    if (Object.keys(errors).length > 0) throw new PostInputError(errors);
+  /** The form's fields as the post operations' input (the API's field names). */
+  private async inputOf(form: PostForm, websiteId: number): Promise<Record<string, unknown>> {
     return {
       title: form.title.trim(),
-      content,
-      excerpt: form.excerpt.trim() === '' ? null : trusted ? form.excerpt : plainText(form.excerpt),
-      status: form.status as PostWrite['status'],
+      content: form.content,
+      excerpt: form.excerpt.trim() === '' ? null : form.excerpt,
+      status: form.status,
       categories: form.categories,
       tags: await this.tagIds(form.tags, websiteId),
-      thumbnailUrl: form.thumbnailUrl.trim() === '' ? null : form.thumbnailUrl.trim(),
+      thumbnail_url: form.thumbnailUrl.trim() === '' ? null : form.thumbnailUrl.trim(),
     };
   }
 

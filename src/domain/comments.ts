@@ -2,7 +2,7 @@
 // the tree built in memory), and likes and reports counted once per voter. No HTTP here: the public
 // site's routes call this service.
 import sanitizeHtml from 'sanitize-html';
-import { pageTags } from '../cache/page-tags.js';
+import { pageTags } from './cache-tags.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';

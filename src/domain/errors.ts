@@ -1,13 +1,48 @@
-// Errors the domain raises for the HTTP layer (or the CLI) to translate. They carry no HTTP details.
+// Errors the domain raises for a face (API v1, API v2, the public site, the CLI) to translate, each
+// once per face: the API v1 plugin answers them in the spec's envelope, the site re-renders its form,
+// the CLI prints them. They carry no HTTP details.
 
-/** Input that is well-formed but breaks a rule, keyed by field like a validation error. */
-export class InputError extends Error {
+/**
+ * Input that breaks a rule, keyed by field like a validation error. `messages` are written out
+ * already; `issues` are a schema's findings that each face words in its own style (API v1: the
+ * Laravel messages of src/http/validation-messages.ts).
+ */
+export class ValidationError extends Error {
+  constructor(
+    readonly messages: Record<string, string[]>,
+    readonly issues: readonly ValidationIssue[] = [],
+  ) {
+    super('invalid input');
+    this.name = 'ValidationError';
+  }
+}
+
+/** A schema's finding, as zod reports it (the faces word it). */
+export interface ValidationIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  input?: unknown;
+  [detail: string]: unknown;
+}
+
+/** One field, one message: the common case of a rule checked by hand. */
+export class InputError extends ValidationError {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super({ [field]: [message] });
+    this.message = message;
     this.name = 'InputError';
+  }
+}
+
+/** The actor may not do this (policy.ts decided). API v1: 403 `This action is unauthorized.` */
+export class ForbiddenError extends Error {
+  constructor(message = 'This action is unauthorized.') {
+    super(message);
+    this.name = 'ForbiddenError';
   }
 }
 
@@ -15,5 +50,13 @@ export class NotFoundError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'NotFoundError';
+  }
+}
+
+/** The write conflicts with the state of the resource (a stale edit, a resource in use). */
+export class ConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
   }
 }

@@ -10,7 +10,7 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
 import { isStorableId } from './ids.js';
-import { POSTS_CACHE_TAG } from './posts.js';
+import { POSTS_CACHE_TAG } from './posts/index.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import type { TagsService } from './tags.js';
 import { translate } from './translations.js';

@@ -3,11 +3,11 @@
 // to it, or global). Texts in the reader's locale (R-T3). Every list is one count, one page query,
 // and one query each for tags, translations of the posts and translations of the tag names: no N+1.
 import type { Cache } from '../cache/cache.js';
-import { pageTags } from '../cache/page-tags.js';
+import { pageTags } from './cache-tags.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
-import { postMatches } from './posts.js';
+import { postMatches } from './posts/index.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';

@@ -1,7 +1,7 @@
 // Scheduled publishing: a `scheduled` post whose published_at has come becomes `published` without
 // anyone calling the API. Every app node runs this job; the work is one conditional UPDATE in the
 // database (PostsService.publishDue), so each post is published exactly once however many nodes run.
-import type { PostsService } from './posts.js';
+import type { PostsService } from './posts/index.js';
 
 export interface SchedulerOptions {
   /** How often to look for due posts, in milliseconds. */

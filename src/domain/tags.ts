@@ -8,6 +8,7 @@ import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
+import type { Actor, Policy } from './policy.js';
 import { isStorableId, storableIds } from './ids.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import { splitTranslatable, translate } from './translations.js';
@@ -55,6 +56,8 @@ export interface TagInput {
   /** Websites to bind the tag to (only existing ones are kept); absent: bindings untouched. */
   websiteIds?: readonly number[];
   updateWhenDuplicated: boolean;
+  /** Who stores it (the API's caller): the policy decides; absent for the domain's own writes. */
+  actor?: Actor;
   /** The locale whose value of a locale map is the base name. */
   defaultLocale: string;
 }
@@ -99,6 +102,7 @@ export class TagsService {
     private readonly translations: TranslationsService,
     private readonly bindings: WebsiteBindings,
     private readonly changes?: ContentChanges,
+    private readonly policy?: Policy,
   ) {}
 
   /**
@@ -182,10 +186,16 @@ export class TagsService {
       const duplicate = await this.findDuplicate(baseName, input.type);
       if (duplicate) {
         if (!input.updateWhenDuplicated) return { outcome: 'skipped', tag: duplicate };
+        // Tags have no owner: changing an existing one is for administrators (policy.ts).
+        if (input.actor && this.policy) {
+          const current = (await this.bindings.websitesOf('tag', [duplicate.id])).get(duplicate.id) ?? [];
+          await this.policy.requireTag(input.actor, 'tag.update', websiteIds, current);
+        }
         const tag = await this.update(duplicate, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
         return { outcome: 'updated', tag };
       }
+      if (input.actor) await this.policy?.requireTag(input.actor, 'tag.create', websiteIds);
       try {
         const tag = await this.create(baseName, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });

@@ -252,6 +252,16 @@ export class WebsitesService {
     return row !== undefined;
   }
 
+  /** The ids of the websites a user owns or is bound to (R-W7), without administrators' reach. */
+  async accessibleIds(userId: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('websites')
+      .select('websites.id')
+      .where((eb) => this.accessibleBy(eb, userId))
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
   async update(id: number, patch: WebsitePatch): Promise<Website> {
     const current = await this.find(id);
     if (!current) throw new NotFoundError('Website not found');

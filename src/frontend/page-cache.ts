@@ -22,7 +22,7 @@ import { createHash, hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { TagStamp } from '../cache/cache.js';
-import { pageTags } from '../cache/page-tags.js';
+import { pageTags } from '../domain/cache-tags.js';
 import { websiteMenuCacheTag } from '../domain/menus.js';
 import { DOMAINS_TAG } from '../domain/websites.js';
 import {

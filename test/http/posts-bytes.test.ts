@@ -21,7 +21,9 @@ describe('posts API answers, byte for byte', () => {
       svc_api_posts_index_should_auth: 'none',
       svc_api_posts_show_should_auth: 'none',
     });
-    user = await ctx.createUser();
+    // An administrator: these tests are about answers, not permissions (a non-admin writes only on
+    // websites they may write to, never global posts: test/http/ownership.test.ts).
+    user = await ctx.createUser({ admin: true });
     const { db } = ctx.services.database;
     const news = await insertTag(db, 'News', 'post_tag');
     const guides = await insertTag(db, 'Guides "&" <more>', 'post_category');
@@ -116,12 +118,12 @@ describe('posts API answers, byte for byte', () => {
     );
   });
 
-  it('show, by slug and by id: the whole post with translations', async () => {
+  it('show, by slug and by id: the whole post with translations (anonymous callers without the author email, issue 21 #11)', async () => {
     const name = await userName();
     const expected =
       `{"code":200,"status":"success","message":"Successfully fetched post","data":` +
       `{"id":1,"title":"Café \\"quoted\\" \u2028 line","slug":"cafe-quoted-line","excerpt":"Short","content":"<p>Ünïcödé </script> & \\"quotes\\"\\n\\ttab \\\\ backslash 😀</p>","thumbnail":null,"status":"published","published_at":"2026-01-15T10:00:00.000Z",` +
-      `"author":{"id":1,"name":"${name}","email":"${user.email}"},"tags":[{"id":1,"name":"News"}],"categories":[{"id":2,"name":"Guides \\"&\\" <more>"}],` +
+      `"author":{"id":1,"name":"${name}"},"tags":[{"id":1,"name":"News"}],"categories":[{"id":2,"name":"Guides \\"&\\" <more>"}],` +
       `"url":"http://folio.test/post/cafe-quoted-line","meta_title":"Meta title","meta_description":null,"meta_keywords":"a,b",` +
       `"translations":{"excerpt":{"de":"Kurz","en":"Short"},"title":{"en":"Café \\"quoted\\" \u2028 line","fr":"Café français"}},"created_at":"2026-02-03T04:05:06.789Z","updated_at":"2026-02-03T04:05:06.789Z"},"extra":[]}`;
     for (const ref of ['cafe-quoted-line', '1']) {
@@ -131,6 +133,15 @@ describe('posts API answers, byte for byte', () => {
       assert.equal(response.body, expected);
       assert.equal(response.headers['content-length'], String(Buffer.byteLength(expected)));
     }
+    // A signed-in caller sees the author's email (R-P4).
+    const signedIn = await get(`/api/v1/posts/1?api_token=${user.token}`);
+    assert.equal(
+      signedIn.body,
+      expected.replace(
+        `"author":{"id":1,"name":"${name}"}`,
+        `"author":{"id":1,"name":"${name}","email":"${user.email}"}`,
+      ),
+    );
     const older = await get('/api/v1/posts/older-1');
     assert.equal(
       older.body,

@@ -22,7 +22,9 @@ describe('posts list filters', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.enableApi();
-    user = await ctx.createUser();
+    // An administrator: these tests are about answers, not permissions (a non-admin writes only on
+    // websites they may write to, never global posts: test/http/ownership.test.ts).
+    user = await ctx.createUser({ admin: true });
     const { db } = ctx.services.database;
     const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
     id.apple = await insertPost(db, { title: 'Apple pie', createdAt: at(1) });

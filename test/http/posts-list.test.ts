@@ -21,7 +21,9 @@ describe('posts list', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.enableApi();
-    user = await ctx.createUser();
+    // An administrator: these tests are about answers, not permissions (a non-admin writes only on
+    // websites they may write to, never global posts: test/http/ownership.test.ts).
+    user = await ctx.createUser({ admin: true });
     const author = await ctx.services.users.findById(user.id);
     const { db } = ctx.services.database;
     // 20 published posts, one a minute, the newest last; plus posts the list must never show.

@@ -54,7 +54,9 @@ describe('post thumbnails and localized images', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.enableApi();
-    user = await ctx.createUser();
+    // An administrator: these tests are about answers, not permissions (a non-admin writes only on
+    // websites they may write to, never global posts: test/http/ownership.test.ts).
+    user = await ctx.createUser({ admin: true });
     image = await png(8, 6);
     // The fixture server: an image, a redirect to it, text, and a redirect to a refused address.
     server = http.createServer((request, response) => {

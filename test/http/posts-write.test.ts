@@ -52,6 +52,9 @@ describe('posts create, update, delete, show', () => {
     await ctx.enableApi();
     user = await ctx.createUser();
     admin = await ctx.createUser({ admin: true });
+    // The requests' Host (localhost) is a website the user owns: a non-admin writes only on websites
+    // they may write to, never global posts (test/http/ownership.test.ts).
+    await ctx.services.websites.create({ siteName: 'Home', domain: 'localhost', userId: user.id });
     newsTag = await insertTag(ctx.services.database.db, 'News', 'post_tag');
     guidesCategory = await insertTag(ctx.services.database.db, 'Guides', 'post_category');
   });
@@ -255,31 +258,31 @@ describe('posts create, update, delete, show', () => {
     );
   });
 
-  it('R-P8: website_id binds the post (single, array or comma string); unknown ids are 422', async () => {
+  it('R-P8: website_id binds the post (single, array or comma string); unknown ids are 422 (as an administrator: only they make global posts)', async () => {
     const a = await ctx.services.websites.create({ siteName: 'A', domain: 'a.example.test' });
     const b = await ctx.services.websites.create({ siteName: 'B', domain: 'b.example.test' });
     const websitesOf = async (id: unknown) =>
       (await ctx.services.bindings.websitesOf('post', [id as number])).get(id as number) ?? [];
 
-    const single = await store({ title: 'One site', content: 'x', website_id: a });
+    const single = await store({ title: 'One site', content: 'x', website_id: a }, admin.token);
     assert.deepEqual(await websitesOf(single.body.data.id), [a]);
-    const many = await store({ title: 'Two sites', content: 'x', website_id: [b, a] });
+    const many = await store({ title: 'Two sites', content: 'x', website_id: [b, a] }, admin.token);
     assert.deepEqual(
       await websitesOf(many.body.data.id),
       [a, b].sort((x, y) => x - y),
     );
-    const comma = await store({ title: 'Comma sites', content: 'x', website_id: `${a},${b}` });
+    const comma = await store({ title: 'Comma sites', content: 'x', website_id: `${a},${b}` }, admin.token);
     assert.deepEqual(
       await websitesOf(comma.body.data.id),
       [a, b].sort((x, y) => x - y),
     );
 
     assert.deepEqual(
-      (await store({ title: 'Nowhere', content: 'x', website_id: [a, 999_999] })).body,
+      (await store({ title: 'Nowhere', content: 'x', website_id: [a, 999_999] }, admin.token)).body,
       invalid({ website_id: ['The selected website id is invalid.'] }),
     );
     assert.deepEqual(
-      (await store({ title: 'Nowhere', content: 'x', website_id: 'abc' })).body,
+      (await store({ title: 'Nowhere', content: 'x', website_id: 'abc' }, admin.token)).body,
       invalid({ website_id: ['The selected website id is invalid.'] }),
     );
 
@@ -288,16 +291,21 @@ describe('posts create, update, delete, show', () => {
       method: 'POST',
       url: '/api/v1/posts/store',
       headers: { host: 'b.example.test:8080' },
-      payload: { api_token: user.token, title: 'Via host', content: 'x' },
+      payload: { api_token: admin.token, title: 'Via host', content: 'x' },
     });
     assert.deepEqual(await websitesOf(viaHost.json<Body>().data.id), [b]);
-    const global = await store({ title: 'Global', content: 'x' });
-    assert.deepEqual(await websitesOf(global.body.data.id), []);
+    const global = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/posts/store',
+      headers: { host: 'unknown.example.test' },
+      payload: { api_token: admin.token, title: 'Global', content: 'x' },
+    });
+    assert.deepEqual(await websitesOf(global.json<Body>().data.id), []);
 
     // R-P8: an update that sends website_id replaces the bindings.
-    await call(`/update/${many.body.data.id as number}`, { website_id: [b] });
+    await call(`/update/${many.body.data.id as number}`, { website_id: [b] }, admin.token);
     assert.deepEqual(await websitesOf(many.body.data.id), [b]);
-    await call(`/update/${many.body.data.id as number}`, { title: 'Still two' });
+    await call(`/update/${many.body.data.id as number}`, { title: 'Still two' }, admin.token);
     assert.deepEqual(await websitesOf(many.body.data.id), [b]);
   });
 
@@ -476,12 +484,15 @@ describe('posts create, update, delete, show', () => {
     };
     try {
       const website = await ctx.services.websites.create({ siteName: 'C', domain: 'c.example.test' });
-      const response = await store({
-        title: { en: 'Half', fr: 'Moitié' },
-        content: 'x',
-        tags: [newsTag],
-        website_id: website,
-      });
+      const response = await store(
+        {
+          title: { en: 'Half', fr: 'Moitié' },
+          content: 'x',
+          tags: [newsTag],
+          website_id: website,
+        },
+        admin.token,
+      );
       assert.equal(response.status, 500);
       assert.match(String(response.body.message), /^Server Error: internal error, request \S+$/);
     } finally {

@@ -35,7 +35,9 @@ describe('tags API', () => {
 
   before(async () => {
     ctx = await createTestContext();
-    user = await ctx.createUser();
+    // An administrator: these tests are about the store rules; who may change which tag is
+    // test/http/ownership.test.ts.
+    user = await ctx.createUser({ admin: true });
   });
   after(() => ctx.close());
   beforeEach(async () => {

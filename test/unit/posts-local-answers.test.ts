@@ -2,7 +2,7 @@
 // (LocalAnswers): each node uses its own copy only while the shared token it was made for is current.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LocalAnswers } from '../../src/api/v1/posts.js';
+import { LocalAnswers } from '../../src/cache/answers.js';
 import { MemoryCache } from '../../src/cache/cache.js';
 
 describe('LocalAnswers', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostScheduler } from '../../src/domain/scheduler.js';
-import { PostsService } from '../../src/domain/posts.js';
+import { PostsService } from '../../src/domain/posts/index.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
@@ -18,7 +18,7 @@ describe('scheduled publishing', () => {
   after(() => ctx.close());
 
   const schedule = async (title: string, publishedAt: string) => {
-    const user = await ctx.createUser();
+    const user = await ctx.createUser({ admin: true }); // global posts: administrators only
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/posts/store',
@@ -79,7 +79,7 @@ describe('scheduled publishing', () => {
   });
 
   it('the list shows the post once published; deleted scheduled posts stay unpublished', async () => {
-    const user = await ctx.createUser();
+    const user = await ctx.createUser({ admin: true });
     const id = await schedule('Zebra listed', '2026-03-01T15:00:00Z');
     const gone = await schedule('Zebra deleted', '2026-03-01T15:00:00Z');
     await ctx.request({

@@ -3,7 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Services } from '../../services.js';
 import type { Json } from './envelope.js';
-import { ApiError, JsonText } from './envelope.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { validationMessages } from '../../http/validation-messages.js';
+import { ApiError, JsonText, validationFailed } from './envelope.js';
 import { guard } from './guard.js';
 import type { EndpointPolicy } from './guard.js';
 
@@ -21,6 +23,18 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     serverErrorBody?: (message: string) => Json;
   }
+}
+
+/**
+ * The domain's errors in the spec's envelope, once for the whole API: a validation error is the 422
+ * of R-V1 worded by the Laravel message table, a refusal of the policy 403 `This action is
+ * unauthorized.` (Laravel's wording, where the spec is silent), a missing resource 404.
+ */
+function asApiError(error: unknown): never {
+  if (error instanceof ValidationError) throw validationFailed(validationMessages(error));
+  if (error instanceof ForbiddenError) throw ApiError.fail(403, error.message);
+  if (error instanceof NotFoundError) throw ApiError.fail(404, error.message);
+  throw error;
 }
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -52,7 +66,7 @@ export class ApiRouter {
       config: { serverErrorBody: options.serverErrorBody },
       preHandler: guard(this.services, policy),
       handler: async (request, reply) => {
-        const body = await handler(request, reply);
+        const body = await handler(request, reply).catch(asApiError);
         if (body instanceof JsonText) return reply.code(body.code).type(JSON_TYPE).send(body.body);
         const code = typeof body === 'object' && body !== null && 'code' in body ? Number(body.code) : 200;
         return reply.code(Number.isInteger(code) && code >= 200 && code < 600 ? code : 200).send(body);

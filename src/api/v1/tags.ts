@@ -3,7 +3,7 @@
 // `{"status":500,"message":"Server Error: …"}`.
 import { z } from 'zod';
 import { NearCache } from '../../cache/near-cache.js';
-import { pageTags } from '../../cache/page-tags.js';
+import { pageTags } from '../../domain/cache-tags.js';
 import { InputError } from '../../domain/errors.js';
 import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
 import { defaultLocale } from '../../domain/locales.js';
@@ -14,6 +14,7 @@ import type { Translatable } from '../../domain/translations.js';
 import type { Services } from '../../services.js';
 import { JsonText, success, validationFailed } from './envelope.js';
 import type { Json } from './envelope.js';
+import { actorOf } from './actor.js';
 import { requestInput } from './input.js';
 import type { ApiRouter } from './router.js';
 import { boolean, integer, optional, requiredString, validate } from './validation.js';
@@ -178,6 +179,7 @@ export function registerTagRoutes(router: ApiRouter, services: Services): void {
           websiteIds: input.website_id,
           updateWhenDuplicated: input.update_when_duplicated,
           defaultLocale: await defaultLocale(services.settings),
+          actor: await actorOf(services, request),
         });
         const message =
           outcome === 'created'

@@ -4,11 +4,11 @@
 // and the values entered when something is wrong.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { formatIssues } from '../../api/v1/validation.js';
+import { ForbiddenError, ValidationError } from '../../domain/errors.js';
+import { formatIssues, validationMessages } from '../../http/validation-messages.js';
 import { AUTHOR_STATUSES, MAX_TAG_NAME, MAX_TAG_NAMES } from '../../domain/authoring.js';
 import type { PostForm } from '../../domain/authoring.js';
-import { PostInputError } from '../../domain/posts.js';
-import type { PostDetail } from '../../domain/posts.js';
+import type { PostDetail } from '../../domain/posts/index.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { checkCsrf, csrfToken } from '../csrf.js';
@@ -195,7 +195,10 @@ export function authoringRoutes(kit: FrontendKit): void {
     try {
       post = await services.authoring.create(parsed.form, state.user!, state.website.id);
     } catch (error) {
-      if (error instanceof PostInputError) return again(byField(error.errors));
+      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
+      }
       throw error;
     }
     return reply.redirect(`${urlFor(state, `/post/edit/${post.id}`)}?saved=1`, 303);
@@ -204,7 +207,7 @@ export function authoringRoutes(kit: FrontendKit): void {
   /** The post of `/post/{edit,update}/{post}` when the user may edit it; else the reply is sent. */
   const open = async (request: FastifyRequest, reply: FastifyReply, state: FrontendState) => {
     const ref = (request.params as { post: string }).post;
-    const access = await services.authoring.open(ref, state.user!);
+    const access = await services.authoring.open(ref, state.user!, state.website.id);
     if ('post' in access) return access.post;
     if (access.error === 'not_found') {
       reply.header('cache-control', 'private, no-store');
@@ -252,14 +255,16 @@ export function authoringRoutes(kit: FrontendKit): void {
     if (post.status === 'scheduled') statuses.push('scheduled');
     const parsed = parseForm(request.body, statuses);
     if ('errors' in parsed) return again(parsed.errors);
-    let updated: PostDetail | null;
+    let updated: PostDetail;
     try {
       updated = await services.authoring.update(post, parsed.form, state.user!, state.website.id);
     } catch (error) {
-      if (error instanceof PostInputError) return again(byField(error.errors));
+      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
+      }
       throw error;
     }
-    if (!updated) return kit.notFound(request, reply);
     return reply.redirect(`${urlFor(state, `/post/edit/${updated.id}`)}?saved=1`, 303);
   });
 }

@@ -5,7 +5,7 @@
 // honeypot (a silent fake success) -> validation (422) -> action.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { rememberForWebsite } from '../../cache/data-cache.js';
-import { pageTags } from '../../cache/page-tags.js';
+import { pageTags } from '../../domain/cache-tags.js';
 import { CommentInputError } from '../../domain/comments.js';
 import type { VoteKind } from '../../domain/comments.js';
 import type { Services } from '../../services.js';

@@ -2,7 +2,7 @@
 // links shown on this website, `/link/{id}` shows one, `/link/{type}/{slug}` lists those under a tag
 // of type `link_{type}` (`category` -> `link_category`). Cacheable listings.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pageTags } from '../../cache/page-tags.js';
+import { pageTags } from '../../domain/cache-tags.js';
 import { DEFAULT_LINK_PAGE_SIZE, LINKS_CACHE_TAG, httpUrl } from '../../domain/links.js';
 import type { Link, LinkTag } from '../../domain/links.js';
 import type { FrontendState } from '../context.js';

@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { rememberDiscovered, rememberForWebsite } from '../../cache/data-cache.js';
 import { memoized } from '../../cache/memo.js';
-import { pageTags } from '../../cache/page-tags.js';
+import { pageTags } from '../../domain/cache-tags.js';
 import type { PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
 import type { Services } from '../../services.js';
 import { urlFor } from '../context.js';

@@ -2,7 +2,7 @@
 // wins; else a published page shown on the website renders: a `template` page its theme template
 // (`templates/{template}`, the plain view when the theme has none), a `plain` page its content. An
 // unknown slug redirects to the home page (302).
-import { pageTags } from '../../cache/page-tags.js';
+import { pageTags } from '../../domain/cache-tags.js';
 import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
 import type { FrontendKit } from '../index.js';

@@ -3,7 +3,7 @@
 // segments such as `create`, `search`, `rank` and `list` always win in the router).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { rememberDiscovered } from '../../cache/data-cache.js';
-import { pageTags } from '../../cache/page-tags.js';
+import { pageTags } from '../../domain/cache-tags.js';
 import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';

@@ -6,7 +6,7 @@
 // `/sitemap/posts?page=N`), so that no post is left out and no file costs more than a moment.
 import type { FastifyRequest } from 'fastify';
 import { rememberDiscovered } from '../../cache/data-cache.js';
-import { pageTags } from '../../cache/page-tags.js';
+import { pageTags } from '../../domain/cache-tags.js';
 import { localizedPath } from '../../domain/locales.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';

@@ -1,175 +1,50 @@
-// Posts: the domain service shared by the API and the public website. It knows nothing of HTTP.
-import { sql } from 'kysely';
-import type { ExpressionBuilder, Expression, InferResult, Kysely, SqlBool } from 'kysely';
-import { CompiledQueries, param } from '../db/compiled.js';
-import type { Cache } from '../cache/cache.js';
-import type { ContentChanges } from './changes.js';
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
-import { nowIso } from './clock.js';
-import type { Clock } from './clock.js';
-import { visibleOnWebsite } from './bindings.js';
-import type { WebsiteBindings } from './bindings.js';
-import { isStorableId } from './ids.js';
-import { localizeImages } from './localize-images.js';
-import { NotAnImageError } from './media.js';
-import type { MediaService } from './media.js';
-import type { SafeFetcher } from './safe-fetch.js';
-import type { SettingsService } from './settings.js';
-import { slugify, uniqueSlug } from './slugs.js';
-import { DEFAULT_LOCALE, splitTranslatable } from './translations.js';
-import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
-import { USERS_CACHE_TAG } from './users.js';
-import { toIso } from './values.js';
-import { WEBSITES_TAG } from './websites.js';
+// The posts store: reads and writes of posts with their tags, translations and website bindings,
+// each write in one transaction. It knows no actor and no permission: the operations beside it
+// (create.ts, update.ts, …) ask the policy first, and every face calls the operations.
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import { CompiledQueries, param } from '../../db/compiled.js';
+import type { Cache } from '../../cache/cache.js';
+import type { ContentChanges } from '../changes.js';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import type { Actor as PolicyActor } from '../policy.js';
+import { nowIso } from '../clock.js';
+import type { Clock } from '../clock.js';
+import type { WebsiteBindings } from '../bindings.js';
+import { ValidationError } from '../errors.js';
+import { isStorableId } from '../ids.js';
+import { localizeImages } from '../localize-images.js';
+import { NotAnImageError } from '../media.js';
+import type { MediaService } from '../media.js';
+import type { SafeFetcher } from '../safe-fetch.js';
+import type { SettingsService } from '../settings.js';
+import { slugify, uniqueSlug } from '../slugs.js';
+import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
+import type { TranslationsService } from '../translations.js';
+import { toIso } from '../values.js';
+import { WEBSITES_TAG } from '../websites.js';
+import {
+  COUNT_CACHE_TTL_SECONDS,
+  POST_MODEL,
+  POST_SETTINGS,
+  POSTS_CACHE_TAG,
+  DEFAULT_THUMBNAIL_MAX_KB,
+  TRANSLATABLE_FIELDS,
+} from './model.js';
+import type {
+  Page,
+  PostDetail,
+  PostListQuery,
+  PostStatus,
+  PostSummary,
+  PostTag,
+  PostWrite,
+} from './model.js';
+import { detailQuery, likePattern, listQueries } from './queries.js';
+import type { DetailRow, ListRow, ListShape } from './queries.js';
 
-export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
-export type PostStatus = (typeof POST_STATUSES)[number];
-
-/** Fields a list may be sorted by (R-P2); anything else is refused before it reaches SQL. */
-export const SORTABLE_POST_FIELDS = [
-  'id',
-  'title',
-  'slug',
-  'created_at',
-  'updated_at',
-  'published_at',
-] as const;
-export type PostSortField = (typeof SORTABLE_POST_FIELDS)[number];
-
-export const DEFAULT_POST_PAGE_SIZE = 15;
-export const MAX_POST_PAGE_SIZE = 100;
-
-export interface PostTag {
-  id: number;
-  name: string;
-  type: string;
-}
-
-export interface PostSummary {
-  id: number;
-  title: string;
-  slug: string;
-  excerpt: string | null;
-  content: string;
-  thumbnail: string | null;
-  status: string;
-  publishedAt: string | null;
-  author: { id: number; name: string } | null;
-  tags: PostTag[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** `any` lists every status (Folio's addition, R-P3). */
-export const POST_LIST_STATUSES = [...POST_STATUSES, 'any'] as const;
-export type PostListStatus = (typeof POST_LIST_STATUSES)[number];
-
-export interface PostListQuery {
-  page: number;
-  pageSize: number;
-  sort: PostSortField;
-  direction: 'asc' | 'desc';
-  /** The current website: its posts and global posts (bound to no website). Null: every post. */
-  websiteId: number | null;
-  /** Default `published`. */
-  status?: PostListStatus;
-  /** Terms matched against title, excerpt and content and their translations; any term matches. */
-  keywords?: string[];
-  /** Posts having any of these tags (of `tagType` when given). */
-  tagIds?: number[];
-  tagType?: string;
-  excludedIds?: number[];
-  random?: boolean;
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
-
-export interface PostDetail extends PostSummary {
-  author: { id: number; name: string; email: string } | null;
-  /** Tags of type `post_tag`. */
-  tagList: Array<{ id: number; name: string }>;
-  /** Tags of type `post_category`. */
-  categories: Array<{ id: number; name: string }>;
-  keywords: string | null;
-  metaTitle: string | null;
-  metaDescription: string | null;
-  metaKeywords: string | null;
-  translations: TranslationMap;
-  websiteIds: number[];
-}
-
-/**
- * What a create or update writes. Absent (undefined) means "not sent": an update leaves it alone.
- * Tag, author and website ids are checked here against the database.
- */
-export interface PostWrite {
-  title?: Translatable;
-  content?: Translatable;
-  excerpt?: Translatable | null;
-  keywords?: Translatable | null;
-  slug?: string;
-  status?: PostStatus;
-  /** ISO 8601; null clears it. */
-  publishedAt?: string | null;
-  metaTitle?: string | null;
-  metaDescription?: string | null;
-  metaKeywords?: string | null;
-  authorId?: number;
-  tags?: number[];
-  categories?: number[];
-  websiteIds?: number[];
-  /** An external thumbnail URL (R-P9); null clears the thumbnail. */
-  thumbnailUrl?: string | null;
-  /** Uploaded thumbnail bytes; wins over thumbnailUrl (R-P9). */
-  thumbnailUpload?: Buffer;
-  /** The upload was cut off at the request limit: it is too large whatever the setting says. */
-  thumbnailTruncated?: boolean;
-  /** Download external images of the content (rule 3); default: setting `localize_post_image`. */
-  localizeImages?: boolean;
-}
-
-export interface Actor {
-  /** Null when the endpoint is public and the caller sent no token. */
-  userId: number | null;
-  isAdmin: boolean;
-}
-
-/** Input that breaks a rule checked against the database: field -> messages, like a 422. */
-export class PostInputError extends Error {
-  constructor(readonly errors: Record<string, string[]>) {
-    super('invalid post input');
-    this.name = 'PostInputError';
-  }
-}
-
-/** Settings read by the posts service. */
-export const POST_SETTINGS = {
-  convertToWebp: 'convert_thumbnail_to_webp',
-  localizeImages: 'localize_post_image',
-  thumbnailMaxKb: 'post_thumbnail_max_kb',
-  defaultLocale: 'default_locale',
-} as const;
-export const DEFAULT_THUMBNAIL_MAX_KB = 5120;
-
-const POST_MODEL = 'post';
-const TRANSLATABLE_FIELDS = ['title', 'excerpt', 'content', 'keywords'] as const;
-/** Cache tag flushed by every post write (the public site caches post pages under it). */
-export const POSTS_CACHE_TAG = 'posts';
-/** How long a list's total may be served from the cache (writes through this service flush it). */
-const COUNT_CACHE_TTL_SECONDS = 60;
-
-/**
- * The cache tags of anything cached from what list() and findDetail() read: posts and their tags
- * (POSTS_CACHE_TAG: every post write, and every tag change, see the constructor), website bindings
- * and websites (WEBSITES_TAG: a deleted website unbinds and deletes posts), authors' names and
- * emails (USERS_CACHE_TAG). Whatever is cached under all of them is flushed by every change that
- * could alter it.
- */
-export const POST_READ_CACHE_TAGS: readonly string[] = [POSTS_CACHE_TAG, WEBSITES_TAG, USERS_CACHE_TAG];
+/** Who writes, as the store needs it (the author of a new post; the owner of stored media). */
+export type Actor = Pick<PolicyActor, 'userId' | 'isAdmin'>;
 
 export interface PostsDependencies {
   translations: TranslationsService;
@@ -183,142 +58,6 @@ export interface PostsDependencies {
   /** Told after every committed change (the public site's page cache listens). */
   changes?: ContentChanges;
 }
-
-/** `lower(column) LIKE pattern`, with % and _ of the term taken literally, on both dialects. */
-function likeTerm(column: Expression<unknown>, pattern: string): Expression<SqlBool> {
-  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
-}
-
-/** The LIKE pattern of likeTerm() for a term. */
-function likePattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/**
- * A post whose title, excerpt or content, or one of their translations, contains the term. `pattern`:
- * the term's LIKE pattern when it is given apart (a Param of a query compiled once).
- */
-export function postMatches(
-  eb: ExpressionBuilder<Database, 'posts'>,
-  term: string,
-  pattern = likePattern(term),
-): Expression<SqlBool> {
-  return eb.or([
-    likeTerm(eb.ref('posts.title'), pattern),
-    likeTerm(eb.ref('posts.excerpt'), pattern),
-    likeTerm(eb.ref('posts.content'), pattern),
-    eb.exists(
-      eb
-        .selectFrom('translations')
-        .select('translations.id')
-        .where('translations.model_type', '=', POST_MODEL)
-        .whereRef('translations.model_id', '=', 'posts.id')
-        .where('translations.field', 'in', ['title', 'excerpt', 'content'])
-        .where((inner) => likeTerm(inner.ref('translations.value'), pattern)),
-    ),
-  ]);
-}
-
-/** What decides the SQL text of a list's queries (the values are Params). */
-interface ListShape {
-  anyStatus: boolean;
-  terms: number;
-  tags: number;
-  tagType: boolean;
-  excluded: number;
-  onWebsite: boolean;
-  random: boolean;
-  sort: PostSortField;
-  direction: 'asc' | 'desc';
-}
-
-/**
- * The count and the page of a list of this shape, with Params for every value that varies: `status`,
- * `term:i` (LIKE patterns), `tag:i`, `tagType`, `excluded:i`, `website`, `limit`, `offset`.
- */
-function listQueries(db: Db, shape: ListShape) {
-  let base = db
-    .selectFrom('posts')
-    .where('posts.deleted_at', 'is', null)
-    .where('posts.type', '=', POST_MODEL);
-  if (!shape.anyStatus) base = base.where('posts.status', '=', param<string>('status'));
-  if (shape.terms > 0) {
-    base = base.where((eb) =>
-      eb.or(Array.from({ length: shape.terms }, (_, i) => postMatches(eb, '', param<string>(`term:${i}`)))),
-    );
-  }
-  if (shape.tags > 0 || shape.tagType) {
-    base = base.where((eb) => {
-      let tagged = eb
-        .selectFrom('taggables')
-        .innerJoin('tags', 'tags.id', 'taggables.tag_id')
-        .select('taggables.tag_id')
-        .where('taggables.taggable_type', '=', POST_MODEL)
-        .whereRef('taggables.taggable_id', '=', 'posts.id');
-      if (shape.tags > 0) {
-        tagged = tagged.where(
-          'taggables.tag_id',
-          'in',
-          Array.from({ length: shape.tags }, (_, i) => param<number>(`tag:${i}`)),
-        );
-      }
-      if (shape.tagType) tagged = tagged.where('tags.type', '=', param<string>('tagType'));
-      return eb.exists(tagged);
-    });
-  }
-  if (shape.excluded > 0) {
-    base = base.where(
-      'posts.id',
-      'not in',
-      Array.from({ length: shape.excluded }, (_, i) => param<number>(`excluded:${i}`)),
-    );
-  }
-  // On a website, its posts and global ones; the page's check is per row (see visibleOnWebsite).
-  const visible = (perRow: boolean) => (qb: typeof base) =>
-    shape.onWebsite
-      ? qb.where((eb) =>
-          visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), param<number>('website'), { perRow }),
-        )
-      : qb;
-  const count = base.$call(visible(false)).select((eb) => eb.fn.countAll<number>().as('total'));
-  let page = base
-    .$call(visible(true))
-    .leftJoin('users', 'users.id', 'posts.author_id')
-    .select([
-      'posts.id',
-      'posts.title',
-      'posts.slug',
-      'posts.excerpt',
-      'posts.content',
-      'posts.thumbnail',
-      'posts.status',
-      'posts.published_at',
-      'posts.created_at',
-      'posts.updated_at',
-      'users.id as author_id',
-      'users.name as author_name',
-    ]);
-  page = shape.random
-    ? page.orderBy(sql`random()`)
-    : page.orderBy(`posts.${shape.sort}`, shape.direction).orderBy('posts.id', 'desc');
-  return { count, page: page.limit(param<number>('limit')).offset(param<number>('offset')) };
-}
-
-type ListRow = InferResult<ReturnType<typeof listQueries>['page']>[number];
-
-/** A live post with its author's name and email, by id or by slug (the Param `value`). */
-function detailQuery(db: Db, column: 'posts.id' | 'posts.slug') {
-  return db
-    .selectFrom('posts')
-    .leftJoin('users', 'users.id', 'posts.author_id')
-    .selectAll('posts')
-    .select(['users.name as author_name', 'users.email as author_email'])
-    .where(column, '=', param<string>('value'))
-    .where('posts.deleted_at', 'is', null)
-    .where('posts.type', '=', POST_MODEL);
-}
-
-type DetailRow = InferResult<ReturnType<typeof detailQuery>>[number];
 
 function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
@@ -341,12 +80,7 @@ export class PostsService {
     private readonly db: Db,
     protected readonly clock: Clock,
     private readonly deps: PostsDependencies,
-  ) {
-    // Posts show their tags' names and types: a tag change is a change of the posts' answers.
-    deps.changes?.subscribe(async (change) => {
-      if (change.kind === 'tag') await deps.cache.flushTags([POSTS_CACHE_TAG]);
-    });
-  }
+  ) {}
 
   /**
    * A key naming the answer of list(query), for callers that cache what they make of it under
@@ -357,6 +91,7 @@ export class PostsService {
     if ((query.keywords ?? []).some((term) => term.trim() !== '')) return null;
     const ids = (list: number[] | undefined) => [...new Set(list ?? [])].sort((a, b) => a - b);
     return JSON.stringify([
+      query.viewer === undefined ? 'all' : query.viewer.userId,
       query.websiteId,
       query.status ?? 'published',
       query.sort,
@@ -395,6 +130,10 @@ export class PostsService {
           return query.pageSize;
         case 'offset':
           return (query.page - 1) * query.pageSize;
+        case 'viewer':
+          return query.viewer?.userId ?? 0; // no user has id 0: an anonymous viewer owns nothing
+        case 'now':
+          return query.viewer?.now;
       }
       throw new Error(`posts list: no value for ${name}`);
     };
@@ -406,6 +145,7 @@ export class PostsService {
       excluded: excludedIds.length,
       onWebsite: websiteId !== null,
       random: query.random === true,
+      restricted: query.viewer !== undefined,
       sort: query.sort,
       direction: query.direction,
     };
@@ -419,6 +159,7 @@ export class PostsService {
       return Number((await query.execute(db, values))[0]?.total ?? 0);
     };
     const countKey = JSON.stringify([
+      query.viewer?.userId,
       query.websiteId,
       status,
       [...tagIds].sort((a, b) => a - b),
@@ -560,7 +301,7 @@ export class PostsService {
   /** Creates a post with its tags, translations and website bindings in one transaction. */
   async create(input: PostWrite, actor: Actor): Promise<PostDetail> {
     if (input.title === undefined || input.content === undefined) {
-      throw new PostInputError({
+      throw new ValidationError({
         ...(input.title === undefined ? { title: ['The title field is required.'] } : {}),
         ...(input.content === undefined ? { content: ['The content field is required.'] } : {}),
       });
@@ -573,7 +314,7 @@ export class PostsService {
       errors.published_at = ['The published at field is required when status is scheduled.'];
     }
     const slug = await this.requestedSlug(input.slug, null, errors);
-    if (Object.keys(errors).length > 0) throw new PostInputError(errors);
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
     const now = nowIso(this.clock);
     const thumbnail = await this.thumbnailOf(input, actor);
@@ -623,7 +364,7 @@ export class PostsService {
         if (!isUniqueViolation(error)) throw error;
         // Another request took the slug between our check and our insert.
         if (slug !== undefined || attempt >= 3) {
-          throw new PostInputError({ slug: ['The slug has already been taken.'] });
+          throw new ValidationError({ slug: ['The slug has already been taken.'] });
         }
       }
     }
@@ -648,7 +389,7 @@ export class PostsService {
       errors.published_at = ['The published at field is required when status is scheduled.'];
     }
     const slug = await this.requestedSlug(input.slug, id, errors);
-    if (Object.keys(errors).length > 0) throw new PostInputError(errors);
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
     const now = nowIso(this.clock);
     const thumbnail = await this.thumbnailOf(input, actor);
@@ -696,7 +437,7 @@ export class PostsService {
         });
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new PostInputError({ slug: ['The slug has already been taken.'] });
+      if (isUniqueViolation(error)) throw new ValidationError({ slug: ['The slug has already been taken.'] });
       throw error;
     }
     await this.changed([id], formerWebsiteIds);
@@ -742,8 +483,8 @@ export class PostsService {
     return (await this.deps.settings.get(POST_SETTINGS.defaultLocale))?.trim() || DEFAULT_LOCALE;
   }
 
+  /** Announced after commit; the caches it affects are flushed by the one map (cache-tags.ts). */
   private async changed(ids: number[], formerWebsiteIds?: number[]): Promise<void> {
-    await this.deps.cache.flushTags([POSTS_CACHE_TAG]);
     await this.deps.changes?.announce({ kind: 'post', ids, formerWebsiteIds });
   }
 
@@ -753,27 +494,26 @@ export class PostsService {
     for (const field of ['tags', 'categories'] as const) {
       const ids = input[field];
       if (!ids || ids.length === 0) continue;
+      // Ids beyond the column's range cannot exist (and PostgreSQL would refuse them in the query).
+      const storable = [...new Set(ids)].filter(isStorableId);
       const found = new Set(
-        (
-          await this.db
-            .selectFrom('tags')
-            .select('id')
-            .where('id', 'in', [...new Set(ids)])
-            .execute()
-        ).map((row) => row.id),
+        storable.length === 0
+          ? []
+          : (await this.db.selectFrom('tags').select('id').where('id', 'in', storable).execute()).map(
+              (row) => row.id,
+            ),
       );
       ids.forEach((tagId, index) => {
         if (!found.has(tagId)) errors[`${field}.${index}`] = [`The selected ${field}.${index} is invalid.`];
       });
     }
     if (input.authorId !== undefined) {
-      const author = await this.db
-        .selectFrom('users')
-        .select('id')
-        .where('id', '=', input.authorId)
-        .executeTakeFirst();
-      // Only an admin may name another user (R-P5); an unknown user is invalid for everybody.
-      const allowed = actor.isAdmin || actor.userId === null || actor.userId === input.authorId;
+      const author = isStorableId(input.authorId)
+        ? await this.db.selectFrom('users').select('id').where('id', '=', input.authorId).executeTakeFirst()
+        : undefined;
+      // Only an admin may name another user (R-P5), and a caller without a user names nobody; an
+      // unknown user (or an id beyond the column's range) is invalid for everybody.
+      const allowed = actor.isAdmin || (actor.userId !== null && actor.userId === input.authorId);
       if (!author || !allowed) errors.author_id = ['The selected author id is invalid.'];
     }
     if (input.websiteIds && input.websiteIds.length > 0) {

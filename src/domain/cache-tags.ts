@@ -1,14 +1,19 @@
-// Cache tags of the public site's full-page cache, and the listener that maps a content change to
-// the tags it flushes. A cached page carries the tags of everything it shows:
+// The one map from content changes to the cache tags they flush, and the tags' names. Services
+// announce changes (changes.ts); the listener below flushes what each change affects, in the shared
+// cache, so one node's flush is seen by every node. A cached page carries the tags of everything it
+// shows:
 // - every page: `site:{w}` (the website's fields and domains) and the website's menu tag;
 // - a page showing posts: `post:{id}` for each of them, `tag:{id}` for each tag it names, `author:{id}`
 //   for each author it names;
 // - a page listing posts: `post-lists:site:{w}` and `post-lists:global` (a new or changed post
 //   bound to website w changes w's lists; a global post changes every website's lists);
 // - tag pages and sitemaps of a tag type: `tag-type:{type}`; pages: `page:{id}`, `pages-list`.
-import type { WebsiteBindings } from '../domain/bindings.js';
-import type { ContentChange } from '../domain/changes.js';
-import type { Cache } from './cache.js';
+// Data caches flushed by the same changes: `posts` (POSTS_CACHE_TAG: every cached read of posts, which
+// show their tags' names) on post and tag changes.
+import type { Cache } from '../cache/cache.js';
+import type { WebsiteBindings } from './bindings.js';
+import type { ContentChange } from './changes.js';
+import { POSTS_CACHE_TAG } from './posts/model.js';
 
 export const pageTags = {
   site: (websiteId: number) => `site:${websiteId}`,
@@ -28,7 +33,7 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
     case 'post': {
       if (change.ids.length === 0) return [];
       const bound = await bindings.websitesOf('post', change.ids);
-      const tags = new Set<string>();
+      const tags = new Set<string>([POSTS_CACHE_TAG]);
       for (const id of change.ids) {
         tags.add(pageTags.post(id));
         const websites = bound.get(id) ?? [];
@@ -43,7 +48,8 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
       return [...tags];
     }
     case 'tag':
-      return [pageTags.tag(change.id), pageTags.tagType(change.type)];
+      // Posts show their tags' names and types: a tag change is a change of the posts' answers.
+      return [pageTags.tag(change.id), pageTags.tagType(change.type), POSTS_CACHE_TAG];
     case 'page':
       return [pageTags.page(change.id), pageTags.pagesList];
     case 'website':
@@ -55,8 +61,8 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
   }
 }
 
-/** The listener that keeps the full-page cache right: wire it once, where the services are made. */
-export function pageCacheInvalidator(cache: Cache, bindings: WebsiteBindings) {
+/** The listener that keeps the caches right: wire it once, where the services are made. */
+export function cacheInvalidator(cache: Cache, bindings: WebsiteBindings) {
   return async (change: ContentChange): Promise<void> => {
     const tags = await tagsForChange(change, bindings);
     if (tags.length > 0) await cache.flushTags(tags);

@@ -1,0 +1,14 @@
+// Who is calling the API: the authenticated user (or none, for an endpoint in `none` mode) and the
+// website of the request's Host (R-P8). Operations decide what that actor may do.
+import type { FastifyRequest } from 'fastify';
+import type { Actor } from '../../domain/policy.js';
+import { currentWebsiteId } from '../../http/website-context.js';
+import type { Services } from '../../services.js';
+
+export async function actorOf(services: Services, request: FastifyRequest): Promise<Actor> {
+  return {
+    userId: request.apiUser?.id ?? null,
+    isAdmin: request.apiUser?.isAdmin ?? false,
+    websiteId: await currentWebsiteId(services, request),
+  };
+}

@@ -1,0 +1,158 @@
+// Who may do what: the one answer for every face (API v1, the public site, the CLI and what comes
+// next). A face never decides a permission; an operation asks `policy.require(actor, action, …)`.
+//
+// The rules today (issue 19; roles per site extend the table, issue 20):
+// - administrators may do anything;
+// - anyone may read a published post whose time has come;
+// - a signed-in non-administrator may also read their own posts, whatever their status, and never
+//   another user's draft or scheduled post;
+// - they create, change, publish and delete only their own posts, and only on websites they may write
+//   to: the website the request is on, websites they own or are bound to (R-W7), and websites where
+//   they hold the author role or above; never an all-sites (global) post;
+// - a caller without a user (an endpoint in `none` mode) may create a post where R-P8 puts it (the
+//   request's website; global only when the request has none), attributed to nobody, and changes
+//   nothing else;
+// - tags have no owner: anyone with a user may create one on websites they may write to, and change
+//   one (the tag store's update_when_duplicated) only when it is bound to websites they may all write
+//   to (never an all-sites tag) and stays on such websites.
+import type { Clock } from './clock.js';
+import { ForbiddenError } from './errors.js';
+import { roleAtLeast } from './memberships.js';
+import type { MembershipsService } from './memberships.js';
+import type { WebsitesService } from './websites.js';
+
+/** Who is acting, and on which website the request arrived (null: none resolved). */
+export interface Actor {
+  /** Null for a caller without a user (an endpoint whose auth mode is `none`). */
+  userId: number | null;
+  isAdmin: boolean;
+  /** The website the request is on (its Host), or null. */
+  websiteId: number | null;
+}
+
+/** A post as the policy sees it. */
+export interface PostFacts {
+  authorId: number | null;
+  status: string;
+  publishedAt: string | null;
+  /** Bound websites; empty: an all-sites (global) post. */
+  websiteIds: readonly number[];
+}
+
+export type PostAction = 'post.read' | 'post.create' | 'post.update' | 'post.delete';
+export type TagAction = 'tag.create' | 'tag.update';
+
+export class Policy {
+  constructor(
+    private readonly deps: {
+      websites: Pick<WebsitesService, 'accessibleIds'>;
+      memberships: Pick<MembershipsService, 'rolesOf'>;
+      clock: Clock;
+    },
+  ) {}
+
+  /** The time rules about publication are decided at. */
+  now(): Date {
+    return this.deps.clock.now();
+  }
+
+  /** An anonymous actor on a website (public endpoints). */
+  static anonymous(websiteId: number | null): Actor {
+    return { userId: null, isAdmin: false, websiteId };
+  }
+
+  /** May the actor read this post? Reads refused answer "not found" (nothing is revealed). */
+  canRead(actor: Actor, post: PostFacts): boolean {
+    if (actor.isAdmin) return true;
+    if (actor.userId !== null && post.authorId === actor.userId) return true;
+    return this.isPublic(post);
+  }
+
+  /** Published and due: what anybody may read. */
+  isPublic(post: Pick<PostFacts, 'status' | 'publishedAt'>): boolean {
+    if (post.status !== 'published') return false;
+    return post.publishedAt === null || Date.parse(post.publishedAt) <= this.deps.clock.now().getTime();
+  }
+
+  /**
+   * May the actor create a post bound to `websiteIds` (empty: global), or change or delete `post`
+   * (and move it to `websiteIds` when given)?
+   */
+  async can(
+    actor: Actor,
+    action: PostAction,
+    post: PostFacts | null,
+    websiteIds?: readonly number[],
+  ): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    if (action === 'post.read') return post !== null && this.canRead(actor, post);
+    if (action === 'post.create') {
+      const targets = websiteIds ?? [];
+      if (actor.userId === null) {
+        return actor.websiteId === null
+          ? targets.length === 0
+          : targets.length > 0 && targets.every((id) => id === actor.websiteId);
+      }
+      if (targets.length === 0) return false; // never a global post
+      return this.writesToAll(actor, targets);
+    }
+    // update / delete: own posts only, on websites the actor may write to, before and after.
+    if (post === null || actor.userId === null || post.authorId !== actor.userId) return false;
+    if (post.websiteIds.length === 0) return false; // a global post reaches every website
+    if (websiteIds !== undefined && websiteIds.length === 0) return false;
+    return this.writesToAll(actor, [...post.websiteIds, ...(websiteIds ?? [])]);
+  }
+
+  /** Throws ForbiddenError unless `can(...)`. */
+  async require(
+    actor: Actor,
+    action: PostAction,
+    post: PostFacts | null,
+    websiteIds?: readonly number[],
+  ): Promise<void> {
+    if (!(await this.can(actor, action, post, websiteIds))) throw new ForbiddenError();
+  }
+
+  /**
+   * Tags: create one bound to `websiteIds` (none: all sites); change one bound to `current` (and
+   * rebound to `websiteIds`). See the rules above.
+   */
+  async canTag(
+    actor: Actor,
+    action: TagAction,
+    websiteIds: readonly number[],
+    current: readonly number[] = [],
+  ): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    if (actor.userId === null) return false;
+    if (action === 'tag.create') return websiteIds.length === 0 || this.writesToAll(actor, websiteIds);
+    if (current.length === 0) return false; // an all-sites tag is every website's
+    return this.writesToAll(actor, [...current, ...websiteIds]);
+  }
+
+  async requireTag(
+    actor: Actor,
+    action: TagAction,
+    websiteIds: readonly number[],
+    current: readonly number[] = [],
+  ): Promise<void> {
+    if (!(await this.canTag(actor, action, websiteIds, current))) throw new ForbiddenError();
+  }
+
+  /** The websites a signed-in non-administrator may write to (see the rules above). */
+  async writableWebsites(actor: Actor): Promise<Set<number>> {
+    const writable = new Set<number>();
+    if (actor.websiteId !== null) writable.add(actor.websiteId);
+    if (actor.userId === null) return writable;
+    for (const id of await this.deps.websites.accessibleIds(actor.userId)) writable.add(id);
+    for (const membership of await this.deps.memberships.rolesOf(actor.userId)) {
+      if (roleAtLeast(membership.role, 'author')) writable.add(membership.websiteId);
+    }
+    return writable;
+  }
+
+  private async writesToAll(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
+    const writable = await this.writableWebsites(actor);
+    return websiteIds.every((id) => writable.has(id));
+  }
+}

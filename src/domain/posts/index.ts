@@ -1,0 +1,51 @@
+// Posts: one module per action (create.ts, update.ts, delete.ts, list.ts, show.ts), the store they
+// share (store.ts), the one input schema per action (input.ts) and the answer caches (reads.ts).
+// `PostOperations` binds the actions to their context for the faces.
+import type { Actor } from '../policy.js';
+import type { PostOperationContext } from './context.js';
+import { createPost } from './create.js';
+import { deletePost } from './delete.js';
+import { listPosts, parseListInput } from './list.js';
+import type { ListPostsInput } from './input.js';
+import type { Page, PostDetail, PostSummary } from './model.js';
+import type { AnswerView, PostReads } from './reads.js';
+import { showPost } from './show.js';
+import { updatePost } from './update.js';
+
+export * from './model.js';
+export { PostsService } from './store.js';
+export type { PostsDependencies } from './store.js';
+export { PostReads } from './reads.js';
+export type { AnswerView } from './reads.js';
+export { LIST_FIELDS, MAX_ID_LIST, MAX_KEYWORDS_LENGTH } from './input.js';
+export type { ListPostsInput, UploadedBytes } from './input.js';
+export { postMatches } from './queries.js';
+
+export class PostOperations {
+  constructor(private readonly ctx: PostOperationContext & { reads: PostReads }) {}
+
+  create(actor: Actor, input: Record<string, unknown>): Promise<PostDetail> {
+    return createPost(this.ctx, actor, input);
+  }
+
+  update(actor: Actor, ref: string, input: Record<string, unknown>): Promise<PostDetail> {
+    return updatePost(this.ctx, actor, ref, input);
+  }
+
+  delete(actor: Actor, ref: string): Promise<void> {
+    return deletePost(this.ctx, actor, ref);
+  }
+
+  /** Parses a list's input (a pure function of it: faces may remember the result). */
+  parseList(input: unknown): ListPostsInput {
+    return parseListInput(input);
+  }
+
+  list<Out extends object>(actor: Actor, input: ListPostsInput, view: AnswerView<Page<PostSummary>, Out>) {
+    return listPosts(this.ctx, actor, input, view);
+  }
+
+  show<Out extends object>(actor: Actor, ref: string, view: AnswerView<PostDetail, Out>): Promise<Out> {
+    return showPost(this.ctx, actor, ref, view);
+  }
+}

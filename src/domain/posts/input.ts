@@ -1,0 +1,213 @@
+// The one schema of each post operation's input (API v1's fields, spec 4.1; the public site's
+// authoring sends the same fields). Messages are worded by each face from the issues (':attribute').
+import { z } from 'zod';
+import { ValidationError } from '../errors.js';
+import { boolean, integer, integerArray, isoDateTime, optional } from '../schema-fields.js';
+import { MAX_SLUG_LENGTH } from '../slugs.js';
+import { isValidLocale } from '../translations.js';
+import type { Translatable } from '../translations.js';
+import {
+  DEFAULT_POST_PAGE_SIZE,
+  MAX_POST_PAGE_SIZE,
+  POST_LIST_STATUSES,
+  POST_STATUSES,
+  SORTABLE_POST_FIELDS,
+} from './model.js';
+import type { PostWrite } from './model.js';
+
+/** The most ids a list of tags, categories or exclusions may hold (larger lists are a 422, not a 500). */
+export const MAX_ID_LIST = 1000;
+/** Keywords of a list search, all terms together. */
+export const MAX_KEYWORDS_LENGTH = 100;
+
+const ids = () => integerArray().max(MAX_ID_LIST);
+
+export const listPostsInput = z.object({
+  keywords: optional(z.string().max(MAX_KEYWORDS_LENGTH)),
+  tags: optional(ids()),
+  tag_type: optional(z.string().max(50)),
+  excluded_post_ids: optional(ids()),
+  status: optional(z.enum(POST_LIST_STATUSES)),
+  sort: optional(z.enum(SORTABLE_POST_FIELDS)).default('created_at'),
+  direction: optional(
+    z.preprocess(
+      (value) => (typeof value === 'string' ? value.toLowerCase() : value),
+      z.enum(['asc', 'desc']),
+    ),
+  ).default('desc'),
+  page_size: optional(integer()).default(DEFAULT_POST_PAGE_SIZE),
+  page: optional(integer()).default(1),
+  is_random: optional(boolean()).default(false),
+});
+export type ListPostsInput = z.output<typeof listPostsInput>;
+export const LIST_FIELDS = Object.keys(listPostsInput.shape);
+
+export const clampPageSize = (value: number) => Math.min(MAX_POST_PAGE_SIZE, Math.max(1, value));
+
+/**
+ * A translatable text: a string, or a map of locale to text (rule 1). `required`: a blank string, or
+ * a map without one non-blank value, is `field is required`.
+ */
+const translatable = (required: boolean) =>
+  z.unknown().transform((value, ctx): Translatable => {
+    const fail = (message: string) => {
+      ctx.addIssue({ code: 'custom', message, input: value });
+      return z.NEVER;
+    };
+    if (value === undefined || value === null) return fail('The :attribute field is required.');
+    if (typeof value === 'string') {
+      if (required && value.trim() === '') return fail('The :attribute field is required.');
+      return value;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return fail('The :attribute must be a string.');
+    }
+    const map: Record<string, string> = {};
+    for (const [locale, text] of Object.entries(value as Record<string, unknown>)) {
+      if (!isValidLocale(locale))
+        return fail(`The :attribute has an invalid locale: ${locale.slice(0, 20)}.`);
+      if (text !== null && typeof text !== 'string') return fail('The :attribute must be a string.');
+      map[locale] = text ?? '';
+    }
+    if (Object.keys(map).length === 0) return fail('The :attribute field is required.');
+    if (required && Object.values(map).every((text) => text.trim() === '')) {
+      return fail('The :attribute field is required.');
+    }
+    return map;
+  });
+
+/** Present and blank (`null` or `''`) means "clear it"; absent means "not sent". */
+const nullable = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => (value === '' ? null : value), schema.nullable().optional());
+
+/** `website_id`: an integer, an array of them, or a comma-separated string (R-P8). */
+const websiteIds = z.unknown().transform((value, ctx): number[] => {
+  const items =
+    typeof value === 'string'
+      ? value.split(',').map((item) => item.trim())
+      : Array.isArray(value)
+        ? value
+        : [value];
+  const ids: number[] = [];
+  if (items.length > MAX_ID_LIST) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `The :attribute may not have more than ${MAX_ID_LIST} items.`,
+      input: value,
+    });
+    return z.NEVER;
+  }
+  for (const item of items) {
+    const id =
+      typeof item === 'number'
+        ? item
+        : typeof item === 'string' && /^\d{1,15}$/.test(item)
+          ? Number(item)
+          : NaN;
+    if (!Number.isInteger(id) || id < 1) {
+      ctx.addIssue({ code: 'custom', message: 'The selected :attribute is invalid.', input: value });
+      return z.NEVER;
+    }
+    ids.push(id);
+  }
+  return ids;
+});
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'The :attribute format is invalid.' },
+  );
+
+function writeSchema(creating: boolean) {
+  // On update a title or content that is sent must not be blank; absent leaves it unchanged.
+  const text = creating ? translatable(true) : translatable(true).optional();
+  return z.object({
+    title: text,
+    content: text,
+    slug: optional(z.string().max(MAX_SLUG_LENGTH)),
+    excerpt: nullable(translatable(false)),
+    keywords: nullable(translatable(false)),
+    thumbnail: z.unknown().optional(),
+    thumbnail_url: nullable(httpUrl),
+    author_id: optional(integer()),
+    status: optional(z.enum(POST_STATUSES)),
+    published_at: nullable(isoDateTime()),
+    meta_title: nullable(z.string().max(1000)),
+    meta_description: nullable(z.string().max(65535)),
+    meta_keywords: nullable(z.string().max(65535)),
+    tags: optional(ids()),
+    categories: optional(ids()),
+    website_id: optional(websiteIds),
+    localize_images: optional(boolean()),
+  });
+}
+
+export const createPostInput = writeSchema(true);
+export const updatePostInput = writeSchema(false);
+export type PostInput = z.output<typeof updatePostInput>;
+
+/** An uploaded file as a face hands it over (multipart): the domain reads its bytes only. */
+export interface UploadedBytes {
+  filename: string;
+  data: Buffer;
+  /** Cut off at the request's limit: too large whatever the setting says. */
+  truncated: boolean;
+}
+
+function isUpload(value: unknown): value is UploadedBytes {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Buffer.isBuffer((value as UploadedBytes).data) &&
+    typeof (value as UploadedBytes).filename === 'string'
+  );
+}
+
+/** The uploaded thumbnail; a thumbnail that is not a file is a 422 (its content is checked later). */
+export function thumbnailUpload(value: unknown): UploadedBytes | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  // A form whose file input was left empty sends a nameless, empty file: nothing was uploaded.
+  if (isUpload(value) && value.filename === '' && value.data.length === 0) return undefined;
+  if (!isUpload(value) || value.data.length === 0) {
+    throw new ValidationError({ thumbnail: ['The thumbnail must be an image.'] });
+  }
+  return value;
+}
+
+/** The write a parsed input asks for (absent fields stay absent: an update leaves them alone). */
+export function toWrite(input: PostInput, upload: UploadedBytes | undefined): PostWrite {
+  return {
+    title: input.title,
+    content: input.content,
+    excerpt: input.excerpt,
+    keywords: input.keywords,
+    slug: input.slug,
+    status: input.status,
+    publishedAt:
+      input.published_at === undefined || input.published_at === null
+        ? input.published_at
+        : new Date(input.published_at.trim()).toISOString(),
+    metaTitle: input.meta_title,
+    metaDescription: input.meta_description,
+    metaKeywords: input.meta_keywords,
+    authorId: input.author_id,
+    tags: input.tags,
+    categories: input.categories,
+    websiteIds: input.website_id,
+    thumbnailUrl: input.thumbnail_url,
+    thumbnailUpload: upload?.data,
+    thumbnailTruncated: upload?.truncated,
+    localizeImages: input.localize_images,
+  };
+}

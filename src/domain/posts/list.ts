@@ -1,0 +1,47 @@
+// List posts (spec 4.1, R-P2, R-P3): one schema; what the actor may see decides the query (policy.ts):
+// administrators every post of the status asked for, others posts published and due plus their own.
+import { ValidationError } from '../errors.js';
+import type { Actor } from '../policy.js';
+import { parse } from '../schema-fields.js';
+import type { PostOperationContext } from './context.js';
+import { clampPageSize, listPostsInput } from './input.js';
+import type { ListPostsInput } from './input.js';
+import type { Page, PostListQuery, PostSummary } from './model.js';
+import type { AnswerView, PostReads } from './reads.js';
+
+/** The store's query for a parsed list input and an actor. */
+export function listQueryOf(ctx: PostOperationContext, actor: Actor, input: ListPostsInput): PostListQuery {
+  // A caller without a user (a public list) asks for published posts only.
+  if (actor.userId === null && !actor.isAdmin && input.status !== undefined && input.status !== 'published') {
+    throw new ValidationError({ status: ['The selected status is invalid.'] });
+  }
+  return {
+    page: Math.max(1, input.page),
+    pageSize: clampPageSize(input.page_size),
+    sort: input.sort,
+    direction: input.direction,
+    websiteId: actor.websiteId,
+    status: input.status,
+    keywords: input.keywords === undefined ? undefined : input.keywords.split(','),
+    tagIds: input.tags,
+    tagType: input.tag_type,
+    excludedIds: input.excluded_post_ids,
+    random: input.is_random,
+    viewer: actor.isAdmin ? undefined : { userId: actor.userId, now: ctx.policy.now().toISOString() },
+  };
+}
+
+export function parseListInput(raw: unknown): ListPostsInput {
+  return parse(listPostsInput, raw);
+}
+
+/** A page of posts through a face's view (cached; see PostReads). */
+export async function listPosts<Out extends object>(
+  ctx: PostOperationContext & { reads: PostReads },
+  actor: Actor,
+  input: ListPostsInput,
+  view: AnswerView<Page<PostSummary>, Out>,
+): Promise<{ query: PostListQuery; answer: Out }> {
+  const query = listQueryOf(ctx, actor, input);
+  return { query, answer: await ctx.reads.listPage(query, view) };
+}

@@ -1,0 +1,158 @@
+// The SQL of post lists and post details, compiled once per shape (see db/compiled.ts).
+import { sql } from 'kysely';
+import type { ExpressionBuilder, Expression, InferResult, SqlBool } from 'kysely';
+import { param } from '../../db/compiled.js';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { visibleOnWebsite } from '../bindings.js';
+import { POST_MODEL } from './model.js';
+import type { PostSortField } from './model.js';
+
+/** `lower(column) LIKE pattern`, with % and _ of the term taken literally, on both dialects. */
+function likeTerm(column: Expression<unknown>, pattern: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
+}
+
+/** The LIKE pattern of likeTerm() for a term. */
+export function likePattern(term: string): string {
+  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * A post whose title, excerpt or content, or one of their translations, contains the term. `pattern`:
+ * the term's LIKE pattern when it is given apart (a Param of a query compiled once).
+ */
+export function postMatches(
+  eb: ExpressionBuilder<Database, 'posts'>,
+  term: string,
+  pattern = likePattern(term),
+): Expression<SqlBool> {
+  return eb.or([
+    likeTerm(eb.ref('posts.title'), pattern),
+    likeTerm(eb.ref('posts.excerpt'), pattern),
+    likeTerm(eb.ref('posts.content'), pattern),
+    eb.exists(
+      eb
+        .selectFrom('translations')
+        .select('translations.id')
+        .where('translations.model_type', '=', POST_MODEL)
+        .whereRef('translations.model_id', '=', 'posts.id')
+        .where('translations.field', 'in', ['title', 'excerpt', 'content'])
+        .where((inner) => likeTerm(inner.ref('translations.value'), pattern)),
+    ),
+  ]);
+}
+
+/** What decides the SQL text of a list's queries (the values are Params). */
+export interface ListShape {
+  anyStatus: boolean;
+  terms: number;
+  tags: number;
+  tagType: boolean;
+  excluded: number;
+  onWebsite: boolean;
+  random: boolean;
+  /** Only posts published and due (Param `now`), or written by the viewer (Param `viewer`). */
+  restricted: boolean;
+  sort: PostSortField;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * The count and the page of a list of this shape, with Params for every value that varies: `status`,
+ * `term:i` (LIKE patterns), `tag:i`, `tagType`, `excluded:i`, `website`, `limit`, `offset`.
+ */
+export function listQueries(db: Db, shape: ListShape) {
+  let base = db
+    .selectFrom('posts')
+    .where('posts.deleted_at', 'is', null)
+    .where('posts.type', '=', POST_MODEL);
+  if (!shape.anyStatus) base = base.where('posts.status', '=', param<string>('status'));
+  if (shape.restricted) {
+    base = base.where((eb) =>
+      eb.or([
+        eb.and([
+          eb('posts.status', '=', 'published'),
+          eb.or([eb('posts.published_at', 'is', null), eb('posts.published_at', '<=', param<string>('now'))]),
+        ]),
+        eb('posts.author_id', '=', param<number>('viewer')),
+      ]),
+    );
+  }
+  if (shape.terms > 0) {
+    base = base.where((eb) =>
+      eb.or(Array.from({ length: shape.terms }, (_, i) => postMatches(eb, '', param<string>(`term:${i}`)))),
+    );
+  }
+  if (shape.tags > 0 || shape.tagType) {
+    base = base.where((eb) => {
+      let tagged = eb
+        .selectFrom('taggables')
+        .innerJoin('tags', 'tags.id', 'taggables.tag_id')
+        .select('taggables.tag_id')
+        .where('taggables.taggable_type', '=', POST_MODEL)
+        .whereRef('taggables.taggable_id', '=', 'posts.id');
+      if (shape.tags > 0) {
+        tagged = tagged.where(
+          'taggables.tag_id',
+          'in',
+          Array.from({ length: shape.tags }, (_, i) => param<number>(`tag:${i}`)),
+        );
+      }
+      if (shape.tagType) tagged = tagged.where('tags.type', '=', param<string>('tagType'));
+      return eb.exists(tagged);
+    });
+  }
+  if (shape.excluded > 0) {
+    base = base.where(
+      'posts.id',
+      'not in',
+      Array.from({ length: shape.excluded }, (_, i) => param<number>(`excluded:${i}`)),
+    );
+  }
+  // On a website, its posts and global ones; the page's check is per row (see visibleOnWebsite).
+  const visible = (perRow: boolean) => (qb: typeof base) =>
+    shape.onWebsite
+      ? qb.where((eb) =>
+          visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), param<number>('website'), { perRow }),
+        )
+      : qb;
+  const count = base.$call(visible(false)).select((eb) => eb.fn.countAll<number>().as('total'));
+  let page = base
+    .$call(visible(true))
+    .leftJoin('users', 'users.id', 'posts.author_id')
+    .select([
+      'posts.id',
+      'posts.title',
+      'posts.slug',
+      'posts.excerpt',
+      'posts.content',
+      'posts.thumbnail',
+      'posts.status',
+      'posts.published_at',
+      'posts.created_at',
+      'posts.updated_at',
+      'users.id as author_id',
+      'users.name as author_name',
+    ]);
+  page = shape.random
+    ? page.orderBy(sql`random()`)
+    : page.orderBy(`posts.${shape.sort}`, shape.direction).orderBy('posts.id', 'desc');
+  return { count, page: page.limit(param<number>('limit')).offset(param<number>('offset')) };
+}
+
+export type ListRow = InferResult<ReturnType<typeof listQueries>['page']>[number];
+
+/** A live post with its author's name and email, by id or by slug (the Param `value`). */
+export function detailQuery(db: Db, column: 'posts.id' | 'posts.slug') {
+  return db
+    .selectFrom('posts')
+    .leftJoin('users', 'users.id', 'posts.author_id')
+    .selectAll('posts')
+    .select(['users.name as author_name', 'users.email as author_email'])
+    .where(column, '=', param<string>('value'))
+    .where('posts.deleted_at', 'is', null)
+    .where('posts.type', '=', POST_MODEL);
+}
+
+export type DetailRow = InferResult<ReturnType<typeof detailQuery>>[number];

@@ -1,0 +1,30 @@
+// Update a post (R-P6): only the fields sent change. Own posts only for non-administrators, on
+// websites they may write to (policy.ts).
+import { NotFoundError } from '../errors.js';
+import type { Actor } from '../policy.js';
+import { parse } from '../schema-fields.js';
+import { factsOf } from './context.js';
+import type { PostOperationContext } from './context.js';
+import { thumbnailUpload, toWrite, updatePostInput } from './input.js';
+import type { PostDetail } from './model.js';
+import { cleanForActor } from './sanitize.js';
+
+export const postNotFound = () => new NotFoundError('Post not found');
+
+export async function updatePost(
+  ctx: PostOperationContext,
+  actor: Actor,
+  ref: string,
+  raw: Record<string, unknown>,
+): Promise<PostDetail> {
+  const input = parse(updatePostInput, raw);
+  const upload = thumbnailUpload(raw.thumbnail);
+  const current = await ctx.store.findDetailByRef(ref);
+  // A post the actor may not even read is not revealed (404), one they may read but not change is 403.
+  if (!current || !ctx.policy.canRead(actor, factsOf(current))) throw postNotFound();
+  const write = toWrite(input, upload);
+  await ctx.policy.require(actor, 'post.update', factsOf(current), write.websiteIds);
+  const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
+  if (!post) throw postNotFound();
+  return post;
+}
