@@ -12,8 +12,8 @@ module.exports = {
         'A face (API, public site, admin) calls domain operations; it never imports src/db or src/cache.',
       severity: 'error',
       from: { path: '^src/(api|frontend|admin)/' },
-      // memo.ts is a generic bounded memo (a utility, not the cache layer), used for hot-path formatting.
-      to: { path: '^src/(db|cache)/', pathNot: '^src/cache/memo\\.ts$' },
+      // A type (TagStamp, say) is no reach into the cache: it is gone when compiled.
+      to: { path: '^src/(db|cache)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'domain-not-to-faces',
@@ -57,6 +57,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/cache/' },
       to: { path: '^src/(domain|api|frontend|admin|http|setup|db)/', pathNot: '^src/domain/clock\\.ts$' },
+    },
+    {
+      name: 'lib-is-generic',
+      comment: 'src/lib holds generic helpers (a bounded memo…) that know nothing of Folio.',
+      severity: 'error',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/', pathNot: '^src/lib/' },
     },
     {
       name: 'no-circular',

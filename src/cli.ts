@@ -8,7 +8,7 @@ import { migrate } from './db/database.js';
 import { InputError } from './domain/errors.js';
 import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/comment-moderation.js';
 import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
-import { installIfNeeded } from './domain/install.js';
+import { installIfNeeded } from './setup/install.js';
 import { PostScheduler } from './domain/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
 import { createServices } from './services.js';

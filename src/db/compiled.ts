@@ -4,7 +4,7 @@
 // where the values go, and gives the values at every execution.
 import { createQueryId } from 'kysely';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
-import { memoized } from '../cache/memo.js';
+import { memoized } from '../lib/memo.js';
 
 /**
  * Where a value goes in a query compiled once: pass it where the builder takes a value (cast to the

@@ -9,6 +9,9 @@ import { parseBoolean } from './values.js';
 
 const CHANNEL = 'settings';
 
+/** Set on the first start, once the installation is complete (the site answers from then on). */
+export const INSTALLED_SETTING = 'installed_at';
+
 export class SettingsService {
   private snapshot: ReadonlyMap<string, string> | null = null;
   private snapshotRevision = Number.NaN;

@@ -1,7 +1,7 @@
 // Per-locale translations of text fields (spec 4.1 rule 1, R-T1..R-T3), for any model: one table
 // keyed by (model_type, model_id, field, locale).
 import type { Db } from '../db/database.js';
-import { memoized } from '../cache/memo.js';
+import { memoized } from '../lib/memo.js';
 
 /** A translatable input: a plain string, or a map of locale to text. */
 export type Translatable = string | Record<string, string>;

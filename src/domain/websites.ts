@@ -5,7 +5,7 @@ import { domainToASCII } from 'node:url';
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import { NearCache } from '../cache/near-cache.js';
-import { memoized } from '../cache/memo.js';
+import { memoized } from '../lib/memo.js';
 import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';

@@ -11,7 +11,7 @@ import type {
   onRequestAsyncHookHandler,
   preHandlerAsyncHookHandler,
 } from 'fastify';
-import { INSTALLED_SETTING } from '../domain/install.js';
+import { INSTALLED_SETTING } from '../domain/settings.js';
 import { localeSettings, prefixLocale } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
 import { translate } from '../domain/translations.js';

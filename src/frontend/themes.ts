@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Liquid } from 'liquidjs';
 import type { FS } from 'liquidjs';
-import { memoized } from '../cache/memo.js';
+import { memoized } from '../lib/memo.js';
 import { CacheBlockTag, FRAGMENTS } from './fragments.js';
 import type { FragmentScope } from './fragments.js';
 import { LiquidCompiler } from './liquid-compiler.js';

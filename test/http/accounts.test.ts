@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { redactUrl } from '../../src/app.js';
-import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext, exposeRouteNames, manualClock, testRedisUrl } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';

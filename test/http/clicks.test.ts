@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { isBot } from '../../src/domain/clicks.js';
-import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { postCacheTag } from '../../src/domain/comments.js';
-import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import type { FrontendState } from '../../src/frontend/context.js';
 import type { FrontendKit, TemplateDataProvider } from '../../src/frontend/index.js';
 import { commentRoutes } from '../../src/frontend/routes/comments.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { THEMES_DIR } from '../../src/frontend/themes.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { currentWebsiteId } from '../../src/http/website-context.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

@@ -3,7 +3,7 @@
 // on the main of 2026-11-24, where every one of them succeeded.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor } from '../support/visitor.js';

@@ -2,7 +2,7 @@
 // index of `/sitemap/posts?page=N` files, each valid, every post in exactly one of them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/install.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { URLS_PER_FILE } from '../../src/frontend/routes/sitemaps.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

@@ -13,7 +13,7 @@ import { migrate } from '../../src/db/database.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { UpdateStepError } from '../../src/domain/updates.js';
 import type { PackageManager } from '../../src/domain/updates.js';
-import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../../src/api/v1/guard.js';
+import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../../src/domain/api-switches.js';
 import { createServices } from '../../src/services.js';
 import type { Services } from '../../src/services.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ENDPOINT_SWITCHES } from '../../src/api/v1/guard.js';
-import { installIfNeeded } from '../../src/domain/install.js';
+import { ENDPOINT_SWITCHES } from '../../src/domain/api-switches.js';
+import { installIfNeeded } from '../../src/setup/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 

@@ -4,9 +4,9 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { User } from '../../domain/users.js';
 import type { Services } from '../../services.js';
+import { GLOBAL_SWITCH } from '../../domain/api-switches.js';
 import { adminRequired, apiDisabled, invalidToken } from './envelope.js';
 
-export const GLOBAL_SWITCH = 'enable_api_access';
 export const AUTH_MODES = ['none', 'simple', 'basic'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
@@ -33,27 +33,6 @@ declare module 'fastify' {
     apiUser: User | null;
   }
 }
-
-/** Every switch an API endpoint may have, so that a first start can turn them all on. */
-export const ENDPOINT_SWITCHES = [
-  'svc_api_posts_index',
-  'svc_api_posts_store',
-  'svc_api_posts_update',
-  'svc_api_posts_delete',
-  'svc_api_posts_show',
-  'svc_api_tag_index',
-  'svc_api_tag_exist',
-  'svc_api_tag_store',
-  'enable_api_website',
-  'svc_api_website_index',
-  'svc_api_website_store',
-  'svc_api_website_show',
-  'svc_api_website_update',
-  'svc_api_website_delete',
-  'svc_api_website_add_domain',
-  'svc_api_website_remove_domain',
-  'enable_api_website_add_domain',
-] as const;
 
 /** The token of the request (R-A5): `api_token` in the body, then the query, then a Bearer header. */
 export function requestToken(request: FastifyRequest): string | null {

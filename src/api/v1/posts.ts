@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AnswerView, ListPostsInput, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import { LIST_FIELDS } from '../../domain/posts/index.js';
 import type { Services } from '../../services.js';
-import { memoized } from '../../cache/memo.js';
+import { memoized } from '../../lib/memo.js';
 import { actorOf } from './actor.js';
 import { success, successText } from './envelope.js';
 import type { Json, JsonText } from './envelope.js';

@@ -5,7 +5,7 @@
 // account.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { formatIssues } from '../../api/v1/validation.js';
+import { formatIssues } from '../../http/validation-messages.js';
 import { AccountInputError, USERNAME_PATTERN } from '../../domain/accounts.js';
 import { MIN_PASSWORD_LENGTH } from '../../domain/users.js';
 import type { Verdict } from '../../domain/login-throttle.js';

@@ -2,7 +2,7 @@
 // the sidebar, and the cache tags of a page that lists posts.
 import type { FastifyRequest } from 'fastify';
 import { rememberDiscovered, rememberForWebsite } from '../../cache/data-cache.js';
-import { memoized } from '../../cache/memo.js';
+import { memoized } from '../../lib/memo.js';
 import { pageTags } from '../../domain/cache-tags.js';
 import type { PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
 import type { Services } from '../../services.js';

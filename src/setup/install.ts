@@ -2,10 +2,9 @@
 // the API with every endpoint switched on under token authentication, so the printed token works.
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.js';
-import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../api/v1/guard.js';
+import { INSTALLED_SETTING } from '../domain/settings.js';
+import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../domain/api-switches.js';
 import { installSampleContent } from './sample-content.js';
-
-export const INSTALLED_SETTING = 'installed_at';
 
 export interface Installation {
   email: string;

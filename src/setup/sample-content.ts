@@ -2,7 +2,7 @@
 // a category, two tags, three posts about Folio itself, an About page and a menu. Everything is
 // ordinary content: edit or delete it through the API like anything else.
 import type { Services } from '../services.js';
-import { localeSettings } from './locales.js';
+import { localeSettings } from '../domain/locales.js';
 
 const WELCOME = `<p>This website runs on <strong>Folio</strong>, a multi-site content management service. What you
 are reading is sample content created on the first start: change it, or delete it, through the API.</p>
