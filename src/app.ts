@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import { apiNotFound } from './api/v1/errors.js';
 import { apiV1 } from './api/v1/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
@@ -134,6 +135,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
+  await app.register(apiNotFound, { prefix: '/api' });
   await app.register(site);
   return app;
 }

@@ -3,7 +3,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import qs from 'qs';
-import { ApiError, failure } from '../api/v1/envelope.js';
+import { HttpError } from './errors.js';
 
 const QS_OPTIONS: qs.IParseOptions = { depth: 5, arrayLimit: 1000, parameterLimit: 2000 };
 
@@ -20,7 +20,7 @@ export async function installBodyParsers(app: FastifyInstance): Promise<void> {
     void parseJson(request, text, (error, value: unknown) => {
       if (error) return done(error, undefined);
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        return done(new ApiError(400, failure(400, 'The request body must be a JSON object')), undefined);
+        return done(new HttpError(400, 'The request body must be a JSON object'), undefined);
       }
       done(null, value);
     });

@@ -1,10 +1,22 @@
-// How failures become responses. API paths answer in the envelope (spec section 7, R-G3, R-G4);
-// a 500 never carries SQL, stack traces or secrets, only the request id that finds it in the log.
+// How failures outside a face's own handling become answers: the public site's pages (HTML), and the
+// client errors Fastify raises before a handler runs, shared by every face. API v1 answers its own
+// failures in its envelope (src/api/v1/errors.ts), inside its plugin. A 500 never carries SQL, stack
+// traces or secrets, only the request id that finds it in the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, failure } from '../api/v1/envelope.js';
 import type { Services } from '../services.js';
 import { errorPage } from './html.js';
 import { currentWebsite } from './website-context.js';
+
+/** A client error raised by the shared HTTP layer (body parsing…): each face words it its way. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
 
 /** Client errors Fastify raises before a handler runs, with the message Folio answers. */
 const FRAMEWORK_ERRORS: Record<string, { code: number; message: string }> = {
@@ -14,6 +26,12 @@ const FRAMEWORK_ERRORS: Record<string, { code: number; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 415, message: 'Unsupported media type' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 400, message: 'Invalid content length' },
 };
+
+/** The status and message of an error every face answers the same way, or undefined. */
+export function frameworkError(error: FastifyError | Error): { code: number; message: string } | undefined {
+  if (error instanceof HttpError) return { code: error.statusCode, message: error.message };
+  return FRAMEWORK_ERRORS[(error as FastifyError).code];
+}
 
 export interface ErrorHandlingOptions {
   /** The public site's themed 404 for a known website (null: no website, or not installed). */
@@ -26,24 +44,22 @@ export function installErrorHandling(
   options: ErrorHandlingOptions = {},
 ): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ApiError) return reply.code(error.statusCode).send(error.body);
-
-    const known = FRAMEWORK_ERRORS[error.code];
-    if (known) return reply.code(known.code).send(failure(known.code, known.message));
+    reply.type('text/html; charset=utf-8');
+    const known = frameworkError(error);
+    if (known) return reply.code(known.code).send(errorPage(known.code, known.message, known.message));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status).send(failure(status, status === 404 ? 'Not found' : 'Bad request'));
+      const title = status === 404 ? 'Page not found' : 'Bad request';
+      return reply.code(status).send(errorPage(status, title, 'The request could not be understood.'));
     }
-
     request.log.error({ err: error }, 'request failed');
-    const message = `Server Error: internal error, request ${request.id}`;
-    const custom = request.routeOptions.config?.serverErrorBody;
-    return reply.code(500).send(custom ? custom(message) : failure(500, message));
+    return reply
+      .code(500)
+      .send(errorPage(500, 'Server error', `Something went wrong on our side (request ${request.id}).`));
   });
 
   app.setNotFoundHandler(async (request, reply) => {
     reply.code(404);
-    if (request.url.startsWith('/api/')) return reply.send(failure(404, 'Not found'));
     // Public pages: an unknown host is told so (has_website); a known one gets its theme's 404 page.
     if (options.notFoundPage) {
       try {

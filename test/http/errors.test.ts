@@ -1,6 +1,7 @@
 // The envelope for failures: malformed JSON, oversized bodies, unknown routes, wrong methods and
 // unexpected exceptions (spec 2.1 and section 7, R-G1..R-G4).
 import assert from 'node:assert/strict';
+import type { InjectOptions } from 'fastify';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
@@ -16,16 +17,26 @@ describe('HTTP envelope and errors', () => {
   before(async () => {
     ctx = await createTestContext({
       config: { bodyLimit: 4096 },
-      extend: (app) => {
-        app.post('/api/v1/test/explode', async () => {
-          throw new Error('SELECT secret FROM users -- password=hunter2');
-        });
-      },
     });
     await ctx.enableApi();
     user = await ctx.createUser();
   });
   after(() => ctx.close());
+
+  /** A real API route whose service fails unexpectedly (the tag lookup of /tags/exist throws). */
+  const explode = async (error: Error, send = (options: InjectOptions) => ctx.request(options)) => {
+    const original = ctx.services.tags.existingIds.bind(ctx.services.tags);
+    ctx.services.tags.existingIds = () => Promise.reject(error);
+    try {
+      return await send({
+        method: 'POST',
+        url: '/api/v1/tags/exist',
+        payload: { api_token: user.token, tagIds: [1] },
+      });
+    } finally {
+      ctx.services.tags.existingIds = original;
+    }
+  };
 
   it('R-G4: malformed JSON is 400 Invalid JSON body', async () => {
     const response = await ctx.request({
@@ -113,7 +124,7 @@ describe('HTTP envelope and errors', () => {
   });
 
   it('R-G3: an unexpected exception is 500 with a request id, never the reason itself', async () => {
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/test/explode', payload: {} });
+    const response = await explode(new Error('SELECT secret FROM users -- password=hunter2'));
     assert.equal(response.statusCode, 500);
     const requestId = response.headers['x-request-id'];
     assert.equal(typeof requestId, 'string');
@@ -154,12 +165,9 @@ describe('HTTP envelope and errors', () => {
       },
     });
     const app = await buildApp(ctx.services, { logger: { level: 'info', stream } as never });
-    app.post('/api/v1/test/explode', async () => {
-      throw new Error('boom');
-    });
     await app.ready();
     await app.inject({ method: 'GET', url: `/api/v1/posts?api_token=${user.token}` });
-    const failed = await app.inject({ method: 'POST', url: '/api/v1/test/explode', payload: {} });
+    const failed = await explode(new Error('boom'), (options) => app.inject(options));
     await app.close();
     const log = lines.join('');
     assert.ok(log.includes('/api/v1/posts?api_token=[redacted]'));

@@ -1,7 +1,7 @@
 // Every /api/v1 route. Each resource registers its routes on one ApiRouter.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { ApiError } from './envelope.js';
+import { installApiErrorHandling } from './errors.js';
 import { registerMenuRoutes } from './menus.js';
 import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
@@ -12,6 +12,8 @@ import { registerWebsiteRoutes } from './websites.js';
 
 export function apiV1(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
+    // First: the handlers of the routes below are the ones set in their context when they are added.
+    installApiErrorHandling(app);
     const router = new ApiRouter(app, services);
     registerPostRoutes(router, services);
     registerWebsiteRoutes(router, services);
@@ -21,8 +23,5 @@ export function apiV1(services: Services) {
     registerUpdateRoutes(router, services);
     router.finish();
 
-    app.setNotFoundHandler(async () => {
-      throw ApiError.fail(404, 'Not found');
-    });
   };
 }

@@ -1,0 +1,36 @@
+// How failures of API v1 routes become answers: always the envelope (spec section 7, R-G3, R-G4).
+// Registered inside the API plugin, so it answers for the API's routes only (the site answers pages).
+// A 500 never carries SQL, stack traces or secrets, only the request id that finds it in the log.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { frameworkError } from '../../http/errors.js';
+import { ApiError, failure } from './envelope.js';
+
+export function installApiErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) return reply.code(error.statusCode).send(error.body);
+
+    const known = frameworkError(error);
+    if (known) return reply.code(known.code).send(failure(known.code, known.message));
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send(failure(status, status === 404 ? 'Not found' : 'Bad request'));
+    }
+
+    request.log.error({ err: error }, 'request failed');
+    const message = `Server Error: internal error, request ${request.id}`;
+    const custom = request.routeOptions.config?.serverErrorBody;
+    return reply.code(500).send(custom ? custom(message) : failure(500, message));
+  });
+
+  app.setNotFoundHandler(async () => {
+    throw ApiError.fail(404, 'Not found');
+  });
+}
+
+/**
+ * Unknown paths anywhere under /api answer the envelope's 404 too (R-G4), not the site's page: a plugin
+ * of its own, registered with the prefix `/api`.
+ */
+export async function apiNotFound(app: FastifyInstance): Promise<void> {
+  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send(failure(404, 'Not found')));
+}
