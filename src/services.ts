@@ -36,6 +36,7 @@ import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { DatabaseSessionStore, RedisSessionStore, SessionService } from './domain/sessions.js';
 import { SettingsService } from './domain/settings.js';
+import { TagReads } from './domain/tag-reads.js';
 import { TagsService } from './domain/tags.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
 import { NpmPackageManager } from './domain/npm.js';
@@ -76,6 +77,8 @@ export interface Services {
   fetcher: SafeFetcher;
   websites: WebsitesService;
   tags: TagsService;
+  /** Cached tag trees for the faces' answers. */
+  tagReads: TagReads;
   pages: PagesService;
   menus: MenusService;
   /** Core and package updates with their cross-node lock (spec 4.6). */
@@ -214,6 +217,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     fetcher,
     websites,
     tags,
+    tagReads: new TagReads(tags, cache),
     pages,
     menus: new MenusService(db, clock, cache, pages),
     updates,

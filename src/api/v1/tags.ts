@@ -2,8 +2,6 @@
 // `message`; store answers `{status, message, data}` only, and its 500 is
 // `{"status":500,"message":"Server Error: …"}`.
 import { z } from 'zod';
-import { NearCache } from '../../cache/near-cache.js';
-import { pageTags } from '../../domain/cache-tags.js';
 import { InputError } from '../../domain/errors.js';
 import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
 import { defaultLocale } from '../../domain/locales.js';
@@ -120,9 +118,6 @@ const storeSchema = z.object({
   update_when_duplicated: optional(boolean()).default(false),
 });
 
-/** How long a cached tag tree may live without a change to its type (a safety net: changes flush it). */
-const TREE_TTL_SECONDS = 600;
-
 /** The answer's bytes, encoded once per cached copy. */
 const encoded = new WeakMap<object, JsonText>();
 function answerBytes(answer: { text: string }): JsonText {
@@ -135,25 +130,19 @@ function answerBytes(answer: { text: string }): JsonText {
 const storeServerError = (message: string): Json => ({ status: 500, message });
 
 export function registerTagRoutes(router: ApiRouter, services: Services): void {
-  // Trees as answer text, by type and locale: in the shared cache, with a copy in this process while
-  // its tags are current. Any change to a tag of the type flushes them (`tag-type:{type}`).
-  const trees = new NearCache<{ text: string }>(services.cache, { max: 1000 });
+  // Trees as answer text (cached by the read, per type and locale).
+  const treeView = {
+    name: 'api-v1',
+    build: (tree: TagNode[]) => ({
+      text: JSON.stringify({ code: 200, status: 'success', data: tree.map(tagTreeJson), extra: [] }),
+    }),
+  };
   router.route(['POST'], '/tags', { switchKey: 'svc_api_tag_index' }, async (request) => {
     const input = validate(listSchema, requestInput(request));
     const locale = input.locale?.trim()
       ? normalizeLocale(input.locale)
       : await defaultLocale(services.settings);
-    const answer = await trees.remember(
-      `api:tags:tree:${locale}:${input.type}`,
-      { tags: [pageTags.tagType(input.type)], ttlSeconds: TREE_TTL_SECONDS },
-      async () => {
-        const tree = await services.tags.tree(input.type, locale);
-        return {
-          text: JSON.stringify({ code: 200, status: 'success', data: tree.map(tagTreeJson), extra: [] }),
-        };
-      },
-    );
-    return answerBytes(answer);
+    return answerBytes(await services.tagReads.tree(input.type, locale, treeView));
   });
 
   router.route(['POST'], '/tags/exist', { switchKey: 'svc_api_tag_exist' }, async (request) => {
