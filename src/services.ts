@@ -36,6 +36,7 @@ import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { DatabaseSessionStore, RedisSessionStore, SessionService } from './domain/sessions.js';
 import { SettingsService } from './domain/settings.js';
+import { SiteReads } from './domain/site-reads.js';
 import { TagReads } from './domain/tag-reads.js';
 import { TagsService } from './domain/tags.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
@@ -68,6 +69,8 @@ export interface Services {
   policy: Policy;
   /** The post operations (create, update, delete, list, show) every face calls. */
   postOps: PostOperations;
+  /** The public site's cached reads, each reporting the cache tags of what it read. */
+  siteReads: SiteReads;
   /** What readers of the public site may see: published, due posts of a website (spec 4.8). */
   publicPosts: PublicPostsService;
   /** Content changes announced by the services after commit (the full-page cache listens). */
@@ -195,6 +198,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     settings,
     clock,
   );
+  const publicPosts = new PublicPostsService(db, clock, cache);
+  const comments = new CommentsService(db, clock, settings, changes);
+  const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale });
   const services: Services = {
     config,
     database,
@@ -211,7 +217,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     audit: new AuditLog(db, clock),
     apiKeys: new ApiKeysService(db, clock),
     posts,
-    publicPosts: new PublicPostsService(db, clock, cache),
+    publicPosts,
     changes,
     media,
     fetcher,
@@ -222,10 +228,10 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     menus: new MenusService(db, clock, cache, pages),
     updates,
     rateLimiter,
-    comments: new CommentsService(db, clock, settings, changes),
+    comments,
     commentModeration: new CommentModeration(db, clock, changes),
     clicks: new ClicksService(db, database.dialect, clock),
-    links: new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale }),
+    links,
     sessions,
     throttle: new LoginThrottle(redis ? new RedisCounterStore(redis, memoryCounters, warn) : memoryCounters),
     mailer: createMailer(config, warn),
@@ -237,6 +243,14 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       warn,
       changes,
       cache,
+    }),
+    siteReads: new SiteReads({
+      cache,
+      clock,
+      publicPosts,
+      comments,
+      pages,
+      links,
     }),
     authoring: new AuthoringService(posts, postOps, policy, tags, settings),
     async close() {

@@ -75,6 +75,11 @@ export function tagPage(request: FastifyRequest, ...tags: string[]): void {
   for (const tag of tags) set.add(tag);
 }
 
+/** The page's collector of cache tags, handed to the domain's reads (they report what they read). */
+export function pageTagSink(request: FastifyRequest): (tags: readonly string[]) => void {
+  return (tags) => tagPage(request, ...tags);
+}
+
 /** Caps how long the page being rendered may be cached (pages that change without an event). */
 export function limitPageTtl(request: FastifyRequest, seconds: number): void {
   const entry = pending.get(request);

@@ -22,6 +22,5 @@ export function apiV1(services: Services) {
     registerPageRoutes(router);
     registerUpdateRoutes(router, services);
     router.finish();
-
   };
 }

@@ -4,19 +4,15 @@
 // Order of checks: same-origin/CSRF (403) -> comments enabled (403) -> rate limit (429) ->
 // honeypot (a silent fake success) -> validation (422) -> action.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { rememberForWebsite } from '../../cache/data-cache.js';
-import { pageTags } from '../../domain/cache-tags.js';
 import { CommentInputError } from '../../domain/comments.js';
 import type { VoteKind } from '../../domain/comments.js';
 import type { Services } from '../../services.js';
 import type { FrontendState } from '../context.js';
 import { SESSION_COOKIE, urlFor } from '../context.js';
 import { checkCsrf, csrfToken } from '../csrf.js';
+import { pageTagSink } from '../page-cache.js';
 import type { FrontendKit } from '../index.js';
 import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';
-
-/** An approved thread stays in the data cache this long at most (changes drop it at once). */
-const THREAD_DATA_TTL_SECONDS = 600;
 
 /** The hidden field bots fill in and people never see. */
 export const HONEYPOT_FIELD = 'website';
@@ -202,13 +198,7 @@ export function commentRoutes(kit: FrontendKit): void {
     // kept in the website's data cache until the thread changes (comments announce it).
     const { comments, count } =
       state.user === null
-        ? await rememberForWebsite(
-            services.cache,
-            state.website,
-            `comments:${postId}`,
-            { tags: [pageTags.post(postId)], ttlSeconds: THREAD_DATA_TTL_SECONDS },
-            () => services.comments.thread(postId, null),
-          )
+        ? await services.siteReads.publicThread(pageTagSink(request), state.website, postId)
         : await services.comments.thread(postId, state.user.id);
     const query = request.query as Record<string, unknown>;
     const notice =

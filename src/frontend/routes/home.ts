@@ -7,7 +7,7 @@ export function homeRoutes(kit: FrontendKit): void {
 
   kit.page('GET', '/', { name: 'pages.home', cacheable: true }, async (request, reply, state) => {
     const pageSize = await postsPerPage(services);
-    const result = await listPosts(services, state, {
+    const result = await listPosts(services, request, state, {
       websiteId: state.website.id,
       locale: state.locale,
       page: 1,
@@ -21,7 +21,7 @@ export function homeRoutes(kit: FrontendKit): void {
     const page = pageNumber(request);
     if (page === null) return kit.notFound(request, reply);
     const pageSize = await postsPerPage(services);
-    const result = await listPosts(services, state, {
+    const result = await listPosts(services, request, state, {
       websiteId: state.website.id,
       locale: state.locale,
       page,

@@ -2,13 +2,12 @@
 // links shown on this website, `/link/{id}` shows one, `/link/{type}/{slug}` lists those under a tag
 // of type `link_{type}` (`category` -> `link_category`). Cacheable listings.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pageTags } from '../../domain/cache-tags.js';
-import { DEFAULT_LINK_PAGE_SIZE, LINKS_CACHE_TAG, httpUrl } from '../../domain/links.js';
+import { DEFAULT_LINK_PAGE_SIZE, httpUrl } from '../../domain/links.js';
 import type { Link, LinkTag } from '../../domain/links.js';
 import type { FrontendState } from '../context.js';
 import { urlFor } from '../context.js';
 import type { FrontendKit } from '../index.js';
-import { tagPage } from '../page-cache.js';
+import { pageTagSink } from '../page-cache.js';
 
 const MAX_PAGE = 10_000;
 
@@ -56,7 +55,7 @@ export function linkRoutes(kit: FrontendKit): void {
     tag: LinkTag | null,
   ) {
     const page = pageOf(request);
-    const { items, total } = await services.links.list({
+    const { items, total } = await services.siteReads.links(pageTagSink(request), {
       websiteId: state.website.id,
       locale: state.locale,
       page,
@@ -82,15 +81,13 @@ export function linkRoutes(kit: FrontendKit): void {
   }
 
   kit.page('GET', '/link', { name: 'links.index', cacheable: true }, (request, reply, state) => {
-    tagPage(request, LINKS_CACHE_TAG);
     return listing(request, reply, state, '/link', null);
   });
 
   kit.page('GET', '/link/:id', { name: 'links.show', cacheable: true }, async (request, reply, state) => {
-    tagPage(request, LINKS_CACHE_TAG);
     const { id } = request.params as { id: string };
     const link = /^\d{1,10}$/.test(id)
-      ? await services.links.find(Number(id), state.website.id, state.locale)
+      ? await services.siteReads.link(pageTagSink(request), Number(id), state.website.id, state.locale)
       : null;
     if (!link) return kit.notFound(request, reply);
     return kit.render(request, reply, 'links/show', {
@@ -107,10 +104,8 @@ export function linkRoutes(kit: FrontendKit): void {
     { name: 'links.tag', cacheable: true },
     async (request, reply, state) => {
       const { type, slug } = request.params as { type: string; slug: string };
-      tagPage(request, LINKS_CACHE_TAG);
-      const tag = await services.links.tagBySlug(type, slug);
+      const tag = await services.siteReads.linkTag(pageTagSink(request), type, slug);
       if (!tag) return kit.notFound(request, reply);
-      tagPage(request, pageTags.tag(tag.id), pageTags.tagType(tag.type));
       return listing(
         request,
         reply,

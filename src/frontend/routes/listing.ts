@@ -1,14 +1,12 @@
 // Shared by the reading routes: the page number, post cards as templates see them, pagination links,
-// the sidebar, and the cache tags of a page that lists posts.
+// the sidebar. The cache tags of what a page shows come from the site's reads (domain/site-reads.ts).
 import type { FastifyRequest } from 'fastify';
-import { rememberDiscovered, rememberForWebsite } from '../../cache/data-cache.js';
 import { memoized } from '../../lib/memo.js';
-import { pageTags } from '../../domain/cache-tags.js';
 import type { PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
 import type { Services } from '../../services.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
-import { tagPage, untilNextPublication } from '../page-cache.js';
+import { pageTagSink } from '../page-cache.js';
 import { htmlLang } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
@@ -151,67 +149,29 @@ export function pagination(
   };
 }
 
-/** A page of a list stays in the data cache this long at most (changes drop it at once). */
-const LIST_DATA_TTL_SECONDS = 600;
-
 /**
- * A page of the website's posts through its data cache (lists by tag, author or none; searches and
- * periods are read every time). Any change to a post of the website, or to a global post, drops it,
- * as do changes to the tags and authors it names; it never outlives the moment the next scheduled
- * post goes public by its time alone.
+ * A page of the website's posts (lists by tag, author or none), through the site's cached reads, which
+ * report the page's cache tags.
  */
 export async function listPosts(
   services: Services,
+  request: FastifyRequest,
   state: FrontendState,
   query: PublicListQuery,
 ): Promise<PublicPage<PublicPost>> {
-  if ((query.terms ?? []).length > 0 || query.publishedWithin) return services.publicPosts.list(query);
-  const websiteId = state.website.id;
-  return rememberDiscovered(
-    services.cache,
-    state.website,
-    `posts:${JSON.stringify([query.locale, query.page, query.pageSize, query.tagIds ?? [], query.authorId ?? null])}`,
-    {
-      tags: [pageTags.postLists(websiteId), pageTags.globalPostLists, pageTags.site(websiteId)],
-      ttlSeconds: LIST_DATA_TTL_SECONDS,
-    },
-    async () => {
-      const result = await services.publicPosts.list(query);
-      return {
-        value: result,
-        tags: result.items.flatMap(postCacheTags),
-        ttlSeconds: await untilNextPublication(services, LIST_DATA_TTL_SECONDS),
-      };
-    },
-  );
-}
-
-/** Cache tags of what a post shows: the post, its tags and its author. */
-export function postCacheTags(post: PublicPost): string[] {
-  return [
-    pageTags.post(post.id),
-    ...post.tags.map((tag) => pageTags.tag(tag.id)),
-    ...(post.author ? [pageTags.author(post.author.id)] : []),
-  ];
-}
-
-/** Cache tags of a page that lists these posts: its website's lists, each post, tag and author shown. */
-export function tagListing(request: FastifyRequest, state: FrontendState, posts: PublicPost[]): void {
-  tagPage(request, pageTags.postLists(state.website.id), pageTags.globalPostLists);
-  for (const post of posts) tagPage(request, ...postCacheTags(post));
+  return services.siteReads.postList(pageTagSink(request), state.website, query);
 }
 
 /** The categories of the sidebar (the website's `post_category` tags), through the data cache. */
 export async function sidebar(services: Services, request: FastifyRequest, state: FrontendState) {
-  tagPage(request, pageTags.tagType('post_category'));
   const tagTypes = await postTagTypes(services.settings);
   const short = shortNameOf(tagTypes, 'post_category');
-  const categories = await rememberForWebsite(
-    services.cache,
+  const categories = await services.siteReads.tagsOfType(
+    pageTagSink(request),
     state.website,
-    `sidebar:categories:${state.locale}`,
-    { tags: [pageTags.tagType('post_category')], ttlSeconds: 3600 },
-    () => services.publicPosts.tagsOfType(state.website.id, 'post_category', state.locale, 100),
+    'post_category',
+    state.locale,
+    100,
   );
   return {
     categories: short
@@ -238,7 +198,7 @@ export async function listingData(
   result: PublicPage<PublicPost>,
   options: { path: string; page: number; pageSize: number },
 ) {
-  tagListing(request, state, result.items);
+  services.siteReads.postsShown(pageTagSink(request), state.website.id, result.items);
   const tagTypes = await postTagTypes(services.settings);
   return {
     posts: postCards(result.items, state, tagTypes),

@@ -2,11 +2,10 @@
 // wins; else a published page shown on the website renders: a `template` page its theme template
 // (`templates/{template}`, the plain view when the theme has none), a `plain` page its content. An
 // unknown slug redirects to the home page (302).
-import { pageTags } from '../../domain/cache-tags.js';
 import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
 import type { FrontendKit } from '../index.js';
-import { tagPage } from '../page-cache.js';
+import { pageTagSink } from '../page-cache.js';
 import { plainExcerpt } from '../../domain/public-posts.js';
 
 const PAGE_SLUG = /^[a-z0-9][a-z0-9-]{0,189}$/;
@@ -18,17 +17,11 @@ export function pageRoutes(kit: FrontendKit): void {
     const { slug } = request.params as { slug: string };
     const theme = state.website.fields.theme ?? '';
     const page = PAGE_SLUG.test(slug)
-      ? await services.pages.findBySlug(slug, {
-          websiteId: state.website.id,
-          locale: state.locale,
-          publishedOnly: true,
-        })
+      ? await services.siteReads.page(pageTagSink(request), state.website.id, slug, state.locale)
       : null;
     const customView = PAGE_SLUG.test(slug) && themes.has(theme, `pages/${slug}`);
     if (!page && !customView) return reply.redirect(urlFor(state, '/'), 302);
 
-    tagPage(request, pageTags.pagesList);
-    if (page) tagPage(request, pageTags.page(page.id));
     const data = {
       page: page
         ? {

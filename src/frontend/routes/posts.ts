@@ -2,25 +2,15 @@
 // tag (R-F2), a user's posts, and a single post, registered last of the `/post/…` routes (static
 // segments such as `create`, `search`, `rank` and `list` always win in the router).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { rememberDiscovered } from '../../cache/data-cache.js';
-import { pageTags } from '../../domain/cache-tags.js';
 import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { cleanContent } from '../content.js';
 import { checkCsrf } from '../csrf.js';
 import type { FrontendKit } from '../index.js';
-import { limitPageTtl, tagPage } from '../page-cache.js';
+import { limitPageTtl, pageTagSink } from '../page-cache.js';
 import { postTagTypes } from '../tag-types.js';
-import {
-  formatDate,
-  listPosts,
-  listingData,
-  pageNumber,
-  postCacheTags,
-  postCards,
-  postsPerPage,
-} from './listing.js';
+import { formatDate, listPosts, listingData, pageNumber, postCards, postsPerPage } from './listing.js';
 
 export const PERIODS = ['today', 'yesterday', 'week', 'month'] as const;
 export type PeriodName = (typeof PERIODS)[number];
@@ -33,8 +23,6 @@ const LIST_KINDS: Record<ListName, RankKind[]> = { hot: ['view'], new: [], like:
 const RANK_KINDS: RankKind[] = ['view', 'like', 'fav'];
 /** Lists by clicks change with every click, which announces nothing: cached briefly only. */
 const CLICK_LIST_TTL = 300;
-/** A post's page data stays in the data cache this long at most (changes drop it at once). */
-const POST_DATA_TTL_SECONDS = 600;
 
 const MAX_KEYWORD_LENGTH = 100;
 const MAX_TERMS = 5;
@@ -133,7 +121,7 @@ export function postRoutes(kit: FrontendKit): void {
       reply,
       state,
       'posts',
-      (page, size) => listPosts(services, state, list(state, page, size)),
+      (page, size) => listPosts(services, request, state, list(state, page, size)),
       {
         path: '/post',
         heading: 'All posts',
@@ -285,7 +273,8 @@ export function postRoutes(kit: FrontendKit): void {
         reply,
         state,
         'user_posts',
-        (page, size) => listPosts(services, state, { ...list(state, page, size), authorId: author.id }),
+        (page, size) =>
+          listPosts(services, request, state, { ...list(state, page, size), authorId: author.id }),
         {
           path: `/user/${encodeURIComponent(username)}/posts`,
           heading: `Posts by ${author.name}`,
@@ -305,16 +294,21 @@ export function postRoutes(kit: FrontendKit): void {
       const { type, slug } = request.params as { type: string; slug: string };
       const tagType = (await postTagTypes(services.settings)).get(type);
       if (!tagType || !TAG_SLUG.test(slug)) return kit.notFound(request, reply);
-      const tag = await services.publicPosts.findTag(state.website.id, tagType, slug, state.locale);
+      const tag = await services.siteReads.tag(
+        pageTagSink(request),
+        state.website.id,
+        tagType,
+        slug,
+        state.locale,
+      );
       if (!tag) return kit.notFound(request, reply);
-      tagPage(request, pageTags.tag(tag.id), pageTags.tagType(tagType));
       const tagIds = await services.publicPosts.withDescendants(tag.id, tagType);
       return listing(
         request,
         reply,
         state,
         'tag',
-        (page, size) => listPosts(services, state, { ...list(state, page, size), tagIds }),
+        (page, size) => listPosts(services, request, state, { ...list(state, page, size), tagIds }),
         {
           path: `/post/${type}/${encodeURIComponent(tag.slug)}`,
           heading: tag.name,
@@ -339,26 +333,19 @@ export function postRoutes(kit: FrontendKit): void {
   kit.page('GET', '/post/:slug', { name: 'posts.show', cacheable: true }, async (request, reply, state) => {
     const { slug } = request.params as { slug: string };
     if (!POST_SLUG.test(slug)) return kit.notFound(request, reply);
-    const websiteId = state.website.id;
     // Through the website's data cache, content cleaned once: any change to a post of the website (or
     // to a global post), to one of its tags or to its author's name drops it.
-    const post = await rememberDiscovered(
-      services.cache,
+    const post = await services.siteReads.post(
+      pageTagSink(request),
       state.website,
-      `post:${state.locale}:${slug}`,
-      {
-        tags: [pageTags.postLists(websiteId), pageTags.globalPostLists, pageTags.site(websiteId)],
-        ttlSeconds: POST_DATA_TTL_SECONDS,
-      },
-      async () => {
-        const found = await services.publicPosts.findBySlug(websiteId, slug, state.locale);
-        return (
-          found && { value: { ...found, content: cleanContent(found.content) }, tags: postCacheTags(found) }
-        );
-      },
+      state.locale,
+      slug,
+      (found) => ({
+        ...found,
+        content: cleanContent(found.content),
+      }),
     );
     if (!post) return kit.notFound(request, reply);
-    tagPage(request, ...postCacheTags(post));
     const [card] = postCards([post], state, await postTagTypes(services.settings));
     // Alternates: the base text serves every locale, so the post exists in all of them.
     return kit.render(request, reply, 'post', {

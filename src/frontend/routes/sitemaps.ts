@@ -5,19 +5,15 @@
 // files of URLS_PER_FILE URLs once it outgrows one (`/sitemap/posts` is then a sitemap index of
 // `/sitemap/posts?page=N`), so that no post is left out and no file costs more than a moment.
 import type { FastifyRequest } from 'fastify';
-import { rememberDiscovered } from '../../cache/data-cache.js';
-import { pageTags } from '../../domain/cache-tags.js';
 import { localizedPath } from '../../domain/locales.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
-import { tagPage, untilNextPublication } from '../page-cache.js';
+import { pageTagSink } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
 const MAX_URLS = 50_000;
-/** How long a posts' sitemap file stays in the data cache at most (changes flush it earlier). */
-const SITEMAP_DATA_TTL_SECONDS = 600;
 /** URLs (posts × locales) per file of the posts' sitemap: about 1.3 MB. */
 export const URLS_PER_FILE = 10_000;
 /** Models whose tags have public pages, and where: `/post/{short}/{slug}`, `/link/{short}/{slug}`. */
@@ -65,10 +61,10 @@ export function sitemapRoutes(kit: FrontendKit): void {
     '/sitemap/posts',
     { name: 'sitemaps.posts', localized: false, cacheable: true },
     async (request, reply, state) => {
-      tagPage(request, pageTags.postLists(state.website.id), pageTags.globalPostLists);
       // Posts per file: the listing's URL and each post's, in every locale, within URLS_PER_FILE.
       const perFile = Math.floor(URLS_PER_FILE / localeCount(state)) - 1;
-      const files = Math.max(1, Math.ceil((await services.publicPosts.count(state.website.id)) / perFile));
+      const count = await services.siteReads.postCount(pageTagSink(request), state.website.id);
+      const files = Math.max(1, Math.ceil(count / perFile));
       const query = request.query as { page?: unknown };
       if (query.page === undefined && files > 1) {
         reply.type(xml);
@@ -95,23 +91,11 @@ export function sitemapRoutes(kit: FrontendKit): void {
       // cache keeps it until a post of the website (or a global one) changes or is published, keyed by
       // everything else it shows (the origin and the locales).
       const { locales } = state;
-      const file = await rememberDiscovered(
-        services.cache,
+      const file = await services.siteReads.postsSitemapFile(
+        pageTagSink(request),
         state.website,
-        `sitemap:posts:${JSON.stringify([page, perFile, base, locales.localized, locales.defaultLocale, locales.supported])}`,
-        {
-          tags: [
-            pageTags.postLists(state.website.id),
-            pageTags.globalPostLists,
-            pageTags.site(state.website.id),
-          ],
-          ttlSeconds: SITEMAP_DATA_TTL_SECONDS,
-        },
-        async () => ({
-          value: await build(),
-          tags: [],
-          ttlSeconds: await untilNextPublication(services, SITEMAP_DATA_TTL_SECONDS),
-        }),
+        JSON.stringify([page, perFile, base, locales.localized, locales.defaultLocale, locales.supported]),
+        build,
       );
       reply.type(xml);
       return file;
@@ -123,8 +107,11 @@ export function sitemapRoutes(kit: FrontendKit): void {
     '/sitemap/pages',
     { name: 'sitemaps.pages', localized: false, cacheable: true },
     async (request, reply, state) => {
-      tagPage(request, pageTags.pagesList);
-      const pages = await services.publicPosts.sitemapPages(state.website.id, limit(state));
+      const pages = await services.siteReads.sitemapPages(
+        pageTagSink(request),
+        state.website.id,
+        limit(state),
+      );
       const entries: Entry[] = [
         { path: '/' },
         { path: '/blog' },
@@ -155,8 +142,8 @@ export function sitemapRoutes(kit: FrontendKit): void {
       if (!tagType) return kit.notFound(request, reply);
       const short =
         model === 'post' ? (shortNameOf(await postTagTypes(services.settings), tagType) ?? type) : type;
-      tagPage(request, pageTags.tagType(tagType));
-      const tags = await services.publicPosts.tagsOfType(
+      const tags = await services.siteReads.tagsOfTypeNow(
+        pageTagSink(request),
         state.website.id,
         tagType,
         state.locale,

@@ -1,0 +1,215 @@
+// Cached reads of the public site: each read goes through the website's data cache and reports the
+// cache tags of what it read to the page being rendered (a TagSink), so the full-page cache and the
+// data cache are flushed by the changes that alter them (the one map: cache-tags.ts). Routes never
+// name a cache tag for these reads; they hand over the page's sink.
+import { rememberDiscovered, rememberForWebsite } from '../cache/data-cache.js';
+import type { DataCacheWebsite } from '../cache/data-cache.js';
+import type { Cache } from '../cache/cache.js';
+import type { Clock } from './clock.js';
+import { pageTags } from './cache-tags.js';
+import type { CommentsService } from './comments.js';
+import { LINKS_CACHE_TAG } from './links.js';
+import type { LinkListQuery, LinksService } from './links.js';
+import type { PagesService } from './pages.js';
+import type { PublicListQuery, PublicPage, PublicPost, PublicPostsService } from './public-posts.js';
+
+/** Receives the cache tags of what a read read (the page being rendered collects them). */
+export type TagSink = (tags: readonly string[]) => void;
+
+/** How long cached site data may live without a change (changes flush it sooner). */
+const DATA_TTL_SECONDS = 600;
+
+/** Cache tags of what a post shows: the post, its tags and its author. */
+export function publicPostTags(post: PublicPost): string[] {
+  return [
+    pageTags.post(post.id),
+    ...post.tags.map((tag) => pageTags.tag(tag.id)),
+    ...(post.author ? [pageTags.author(post.author.id)] : []),
+  ];
+}
+
+/** The tags of every list of a website's posts (its own posts and global ones). */
+const listTags = (websiteId: number) => [pageTags.postLists(websiteId), pageTags.globalPostLists];
+
+export class SiteReads {
+  constructor(
+    private readonly deps: {
+      cache: Cache;
+      clock: Clock;
+      publicPosts: PublicPostsService;
+      comments: CommentsService;
+      pages: PagesService;
+      links: LinksService;
+    },
+  ) {}
+
+  /**
+   * A time to live that never outlives the moment the next scheduled post goes public by its time
+   * alone (no change is announced then).
+   */
+  async untilNextPublication(seconds: number): Promise<number> {
+    const next = await this.deps.publicPosts.nextPublication();
+    if (!next) return seconds;
+    const left = Math.ceil((Date.parse(next) - this.deps.clock.now().getTime()) / 1000);
+    return Math.max(1, Math.min(seconds, left));
+  }
+
+  /**
+   * A page of a website's published posts. Kept until a post of the website (or a global post)
+   * changes, as do changes to the tags and authors it names; keyword and date searches are not kept.
+   */
+  async postList(
+    sink: TagSink,
+    website: DataCacheWebsite,
+    query: PublicListQuery,
+  ): Promise<PublicPage<PublicPost>> {
+    const result =
+      (query.terms ?? []).length > 0 || query.publishedWithin
+        ? await this.deps.publicPosts.list(query)
+        : await rememberDiscovered(
+            this.deps.cache,
+            website,
+            `posts:${JSON.stringify([query.locale, query.page, query.pageSize, query.tagIds ?? [], query.authorId ?? null])}`,
+            { tags: [...listTags(website.id), pageTags.site(website.id)], ttlSeconds: DATA_TTL_SECONDS },
+            async () => {
+              const page = await this.deps.publicPosts.list(query);
+              return {
+                value: page,
+                tags: page.items.flatMap(publicPostTags),
+                ttlSeconds: await this.untilNextPublication(DATA_TTL_SECONDS),
+              };
+            },
+          );
+    this.postsShown(sink, website.id, result.items);
+    return result;
+  }
+
+  /** Reports a list of posts a page shows (read elsewhere, e.g. rankings): its lists, each post. */
+  postsShown(sink: TagSink, websiteId: number, posts: readonly PublicPost[]): void {
+    sink(listTags(websiteId));
+    for (const post of posts) sink(publicPostTags(post));
+  }
+
+  /** One published post by slug, made ready for showing by `prepare` (kept prepared), or null. */
+  async post<T extends PublicPost>(
+    sink: TagSink,
+    website: DataCacheWebsite,
+    locale: string,
+    slug: string,
+    prepare: (post: NonNullable<Awaited<ReturnType<PublicPostsService['findBySlug']>>>) => T,
+  ): Promise<T | null> {
+    const post = await rememberDiscovered(
+      this.deps.cache,
+      website,
+      `post:${locale}:${slug}`,
+      { tags: [...listTags(website.id), pageTags.site(website.id)], ttlSeconds: DATA_TTL_SECONDS },
+      async () => {
+        const found = await this.deps.publicPosts.findBySlug(website.id, slug, locale);
+        return found && { value: prepare(found), tags: publicPostTags(found) };
+      },
+    );
+    if (post) sink(publicPostTags(post));
+    return post;
+  }
+
+  /** A website's tags of one type (the sidebar's categories), kept until a tag of the type changes. */
+  async tagsOfType(sink: TagSink, website: DataCacheWebsite, type: string, locale: string, limit: number) {
+    sink([pageTags.tagType(type)]);
+    return rememberForWebsite(
+      this.deps.cache,
+      website,
+      `tags:${type}:${locale}:${limit}`,
+      { tags: [pageTags.tagType(type)], ttlSeconds: 3600 },
+      () => this.deps.publicPosts.tagsOfType(website.id, type, locale, limit),
+    );
+  }
+
+  /** The thread a reader who is not signed in sees (approved comments), kept until it changes. */
+  async publicThread(sink: TagSink, website: DataCacheWebsite, postId: number) {
+    sink([pageTags.post(postId)]);
+    return rememberForWebsite(
+      this.deps.cache,
+      website,
+      `comments:${postId}`,
+      { tags: [pageTags.post(postId)], ttlSeconds: DATA_TTL_SECONDS },
+      () => this.deps.comments.thread(postId, null),
+    );
+  }
+
+  /**
+   * A file of the posts' sitemap, built by `build` (keyed by everything else it shows): kept until a
+   * post of the website (or a global one) changes or is published.
+   */
+  async postsSitemapFile(
+    sink: TagSink,
+    website: DataCacheWebsite,
+    key: string,
+    build: () => Promise<string>,
+  ) {
+    sink(listTags(website.id));
+    return rememberDiscovered(
+      this.deps.cache,
+      website,
+      `sitemap:posts:${key}`,
+      { tags: [...listTags(website.id), pageTags.site(website.id)], ttlSeconds: DATA_TTL_SECONDS },
+      async () => ({
+        value: await build(),
+        tags: [],
+        ttlSeconds: await this.untilNextPublication(DATA_TTL_SECONDS),
+      }),
+    );
+  }
+
+  /** How many posts the website shows (its sitemap's size). */
+  async postCount(sink: TagSink, websiteId: number): Promise<number> {
+    sink(listTags(websiteId));
+    return this.deps.publicPosts.count(websiteId);
+  }
+
+  /** The pages of the website's sitemap. */
+  async sitemapPages(sink: TagSink, websiteId: number, limit: number) {
+    sink([pageTags.pagesList]);
+    return this.deps.publicPosts.sitemapPages(websiteId, limit);
+  }
+
+  /** A website's tags of one type, read now (sitemaps: large and rarely asked for). */
+  async tagsOfTypeNow(sink: TagSink, websiteId: number, type: string, locale: string, limit: number) {
+    sink([pageTags.tagType(type)]);
+    return this.deps.publicPosts.tagsOfType(websiteId, type, locale, limit);
+  }
+
+  /** A tag of the website by type and slug (its page lists its posts), or null. */
+  async tag(sink: TagSink, websiteId: number, type: string, slug: string, locale: string) {
+    const tag = await this.deps.publicPosts.findTag(websiteId, type, slug, locale);
+    if (tag) sink([pageTags.tag(tag.id), pageTags.tagType(type)]);
+    return tag;
+  }
+
+  /** A published page of the website by slug, or null (the pages' list is read either way). */
+  async page(sink: TagSink, websiteId: number, slug: string, locale: string) {
+    sink([pageTags.pagesList]);
+    const page = await this.deps.pages.findBySlug(slug, { websiteId, locale, publishedOnly: true });
+    if (page) sink([pageTags.page(page.id)]);
+    return page;
+  }
+
+  /** A page of the link directory. */
+  async links(sink: TagSink, query: LinkListQuery) {
+    sink([LINKS_CACHE_TAG]);
+    return this.deps.links.list(query);
+  }
+
+  /** One link of the directory shown on the website, or null. */
+  async link(sink: TagSink, id: number, websiteId: number, locale: string) {
+    sink([LINKS_CACHE_TAG]);
+    return this.deps.links.find(id, websiteId, locale);
+  }
+
+  /** A tag of the link directory by its short type and slug, or null. */
+  async linkTag(sink: TagSink, type: string, slug: string) {
+    sink([LINKS_CACHE_TAG]);
+    const tag = await this.deps.links.tagBySlug(type, slug);
+    if (tag) sink([pageTags.tag(tag.id), pageTags.tagType(tag.type)]);
+    return tag;
+  }
+}
