@@ -200,7 +200,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   );
   const publicPosts = new PublicPostsService(db, clock, cache);
   const comments = new CommentsService(db, clock, settings, changes);
-  const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale });
+  const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
   const services: Services = {
     config,
     database,
@@ -225,7 +225,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     tags,
     tagReads: new TagReads(tags, cache),
     pages,
-    menus: new MenusService(db, clock, cache, pages),
+    menus: new MenusService(db, clock, cache, pages, changes),
     updates,
     rateLimiter,
     comments,
@@ -242,7 +242,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       mailer: () => services.mailer,
       warn,
       changes,
-      cache,
     }),
     siteReads: new SiteReads({
       cache,

@@ -17,8 +17,7 @@ import type { Mailer } from './mailer.js';
 import type { SessionService } from './sessions.js';
 import type { SettingsService } from './settings.js';
 import { slugify, uniqueSlug } from './slugs.js';
-import type { Cache } from '../cache/cache.js';
-import { USERS_CACHE_TAG, normalizeEmail } from './users.js';
+import { normalizeEmail } from './users.js';
 import type { User, UsersService } from './users.js';
 
 /** Public usernames (they appear in `/user/{username}/posts`): 3 to 32 of a-z, 0-9, `_`, `-`. */
@@ -80,9 +79,8 @@ export class AccountsService {
       settings: SettingsService;
       mailer: () => Mailer;
       warn: (message: string) => void;
+      /** Told when a name or email changes (the answers that show them are flushed: cache-tags.ts). */
       changes?: ContentChanges;
-      /** Flushed under USERS_CACHE_TAG when a name or email changes (answers that show them). */
-      cache?: Cache;
     },
   ) {}
 
@@ -271,7 +269,6 @@ export class AccountsService {
       throw error;
     }
     await this.deps.changes?.announce({ kind: 'author', id: userId });
-    await this.deps.cache?.flushTags([USERS_CACHE_TAG]);
   }
 
   /**
@@ -304,7 +301,7 @@ export class AccountsService {
         throw new AccountInputError({ email: ['The email has already been taken.'] });
       throw error;
     }
-    if (changingEmail) await this.deps.cache?.flushTags([USERS_CACHE_TAG]);
+    if (changingEmail) await this.deps.changes?.announce({ kind: 'user', id: user.id });
     if (changingPassword) await this.deps.sessions.endAllOf(user.id, keepSessionId);
   }
 

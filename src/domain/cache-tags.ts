@@ -8,12 +8,17 @@
 // - a page listing posts: `post-lists:site:{w}` and `post-lists:global` (a new or changed post
 //   bound to website w changes w's lists; a global post changes every website's lists);
 // - tag pages and sitemaps of a tag type: `tag-type:{type}`; pages: `page:{id}`, `pages-list`.
-// Data caches flushed by the same changes: `posts` (POSTS_CACHE_TAG: every cached read of posts, which
-// show their tags' names) on post and tag changes.
+// Data caches flushed by the same changes: `posts` (every cached read of posts, which show their tags'
+// names) on post, tag and link changes; `users` on author and account changes; `websites` (and
+// `domains`, host resolution) on website changes; `menus` on menu changes; `links` on link changes.
 import type { Cache } from '../cache/cache.js';
 import type { WebsiteBindings } from './bindings.js';
 import type { ContentChange } from './changes.js';
+import { LINKS_CACHE_TAG } from './links.js';
+import { MENUS_CACHE_TAG, websiteMenuCacheTag } from './menus.js';
 import { POSTS_CACHE_TAG } from './posts/model.js';
+import { USERS_CACHE_TAG } from './users.js';
+import { DOMAINS_TAG, WEBSITES_TAG } from './websites.js';
 
 export const pageTags = {
   site: (websiteId: number) => `site:${websiteId}`,
@@ -53,11 +58,17 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
     case 'page':
       return [pageTags.page(change.id), pageTags.pagesList];
     case 'website':
-      return [pageTags.site(change.id)];
+      return [pageTags.site(change.id), WEBSITES_TAG, ...(change.domainsChanged ? [DOMAINS_TAG] : [])];
+    case 'menu':
+      return [MENUS_CACHE_TAG, websiteMenuCacheTag(change.websiteId)];
+    case 'link':
+      return [LINKS_CACHE_TAG, POSTS_CACHE_TAG];
+    case 'user':
+      return [USERS_CACHE_TAG];
     case 'comments':
       return [pageTags.post(change.postId)];
     case 'author':
-      return [pageTags.author(change.id)];
+      return [pageTags.author(change.id), USERS_CACHE_TAG];
   }
 }
 

@@ -14,7 +14,13 @@ export type ContentChange =
   /** A page created or deleted. */
   | { kind: 'page'; id: number }
   /** A website, its fields or its domains changed. */
-  | { kind: 'website'; id: number }
+  | { kind: 'website'; id: number; domainsChanged?: boolean }
+  /** The menu of a website was replaced (menu sync). */
+  | { kind: 'menu'; websiteId: number }
+  /** A link of the directory was created or changed. */
+  | { kind: 'link'; id: number }
+  /** A user's account details changed (their email shows in posts' answers to administrators). */
+  | { kind: 'user'; id: number }
   /** Comments of a post changed (the comments module announces it): the post's pages only. */
   | { kind: 'comments'; postId: number }
   /** A user's public name or username changed (pages naming them as an author). */

@@ -3,6 +3,7 @@
 // `links` side table. They are grouped by tags of type `link_category` (or any other `link_*` type).
 // The API has no endpoint for links; the CLI (`folio link:create`) and seed data write them.
 import type { Cache } from '../cache/cache.js';
+import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import type { WebsiteBindings } from './bindings.js';
@@ -10,7 +11,6 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
 import { isStorableId } from './ids.js';
-import { POSTS_CACHE_TAG } from './posts/index.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import type { TagsService } from './tags.js';
 import { translate } from './translations.js';
@@ -96,6 +96,8 @@ export class LinksService {
       bindings: WebsiteBindings;
       cache: Cache;
       defaultLocale: () => Promise<string>;
+      /** Told after every committed change (the caches listen: cache-tags.ts). */
+      changes?: ContentChanges;
     },
   ) {}
 
@@ -178,7 +180,7 @@ export class LinksService {
       if (websiteIds.length > 0) await this.deps.bindings.sync(trx, MODEL, row.id, websiteIds);
       return row.id;
     });
-    await this.deps.cache.flushTags([LINKS_CACHE_TAG, POSTS_CACHE_TAG]);
+    await this.deps.changes?.announce({ kind: 'link', id });
     const link = await this.findAny(id, defaultLocale);
     if (!link) throw new Error(`link ${id} vanished after create`);
     return link;

@@ -9,6 +9,7 @@
 // website), prefixed with `/{locale}` when localization is on and the sync's locale is not the
 // default one (R-F3).
 import type { Cache } from '../cache/cache.js';
+import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -151,6 +152,8 @@ export class MenusService {
     private readonly clock: Clock,
     private readonly cache: Cache,
     private readonly pages: PagesService,
+    /** Told after every committed change (the caches listen: cache-tags.ts). */
+    private readonly changes?: ContentChanges,
   ) {}
 
   /**
@@ -238,7 +241,7 @@ export class MenusService {
       return { websiteId, itemsCreated: items.length, itemsDeleted: Number(existing?.n ?? 0) };
     });
 
-    await this.cache.flushTags([MENUS_CACHE_TAG, websiteMenuCacheTag(websiteId)]);
+    await this.changes?.announce({ kind: 'menu', websiteId });
     return result;
   }
 

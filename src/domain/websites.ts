@@ -469,8 +469,7 @@ export class WebsitesService {
   }
 
   private async changed(id: number, domainsChanged: boolean): Promise<void> {
-    await this.cache.flushTags(domainsChanged ? [WEBSITES_TAG, DOMAINS_TAG] : [WEBSITES_TAG]);
-    await this.changes?.announce({ kind: 'website', id });
+    await this.changes?.announce({ kind: 'website', id, domainsChanged });
   }
 
   /** WHERE the website is owned by the user or bound to them (model type `user`). */
