@@ -5,7 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { frameworkError } from '../../http/errors.js';
 import { ApiError, failure } from './envelope.js';
 
-export function installApiErrorHandling(app: FastifyInstance): void {
+/** The envelope's error handler for the API routes of this plugin (the ApiRouter installs it). */
+export function installApiErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return reply.code(error.statusCode).send(error.body);
 
@@ -20,10 +21,6 @@ export function installApiErrorHandling(app: FastifyInstance): void {
     const message = `Server Error: internal error, request ${request.id}`;
     const custom = request.routeOptions.config?.serverErrorBody;
     return reply.code(500).send(custom ? custom(message) : failure(500, message));
-  });
-
-  app.setNotFoundHandler(async () => {
-    throw ApiError.fail(404, 'Not found');
   });
 }
 

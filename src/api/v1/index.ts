@@ -1,7 +1,6 @@
 // Every /api/v1 route. Each resource registers its routes on one ApiRouter.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
-import { installApiErrorHandling } from './errors.js';
 import { registerMenuRoutes } from './menus.js';
 import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
@@ -12,8 +11,6 @@ import { registerWebsiteRoutes } from './websites.js';
 
 export function apiV1(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    // First: the handlers of the routes below are the ones set in their context when they are added.
-    installApiErrorHandling(app);
     const router = new ApiRouter(app, services);
     registerPostRoutes(router, services);
     registerWebsiteRoutes(router, services);

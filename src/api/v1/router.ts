@@ -6,6 +6,7 @@ import type { Json } from './envelope.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { validationMessages } from '../../http/validation-messages.js';
 import { ApiError, JsonText, validationFailed } from './envelope.js';
+import { installApiErrorHandler } from './errors.js';
 import { guard } from './guard.js';
 import type { EndpointPolicy } from './guard.js';
 
@@ -45,7 +46,10 @@ export class ApiRouter {
   constructor(
     private readonly app: FastifyInstance,
     private readonly services: Services,
-  ) {}
+  ) {
+    // Every API route answers its failures in the envelope; set before any route is added.
+    installApiErrorHandler(app);
+  }
 
   /** A route whose handler returns the response body; the status comes from its `code`, or 200. */
   route(
