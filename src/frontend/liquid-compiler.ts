@@ -80,6 +80,12 @@ export class LiquidCompiler {
   private readonly compiledLists = new WeakMap<Template[], CompiledNode>();
   private readonly roots = new Map<string, CompiledNode>();
   private readonly operators: Record<string, unknown>;
+  /**
+   * What was handed to LiquidJS instead of compiled (a tag's name, `range or filtered token`), in
+   * the order met: the themes' test renders every template and expects none, so a LiquidJS upgrade
+   * that changes its internals shows there, not as a slow page.
+   */
+  readonly fallbacks: string[] = [];
 
   constructor(readonly liquid: Liquid) {
     this.operators = liquid.options.operators;
@@ -180,6 +186,7 @@ export class LiquidCompiler {
       return this.block(template);
     }
     // Not compiled: LiquidJS renders this node, on the same context.
+    this.fallbacks.push(`tag ${(template.token as { name?: string }).name ?? template.constructor.name}`);
     return (ctx, emitter) => {
       const html: unknown = toValueSync(template.render(ctx, emitter as never));
       if (html) emitter.write(html);
@@ -299,6 +306,7 @@ export class LiquidCompiler {
     }
     if (TypeGuards.isPropertyAccessToken(token)) return this.propertyAccess(token);
     // Ranges and filtered values: LiquidJS evaluates them.
+    this.fallbacks.push(`token ${token.getText?.() ?? 'range or filtered value'}`);
     return (ctx) => toValueSync(evalTokenOf(token, ctx));
   }
 

@@ -153,6 +153,11 @@ export class ThemeRenderer {
     return compiler.renderFile(template, data, globals);
   }
 
+  /** What the theme's compiled templates handed to LiquidJS so far (tests expect nothing). */
+  fallbacks(theme: string): readonly string[] {
+    return this.compiler(this.engine(this.resolve(theme)))?.fallbacks ?? ['no compiler for this engine'];
+  }
+
   private compiler(engine: Liquid): LiquidCompiler | null {
     let compiler = this.compilers.get(engine);
     if (compiler === undefined) {
