@@ -1,6 +1,7 @@
 // Moderating comments (issue 22, dead end 5): held comments can be listed, approved, marked as spam or
 // deleted. Every change announces the threads it touched, so the posts' cached pages follow.
 import type { Db } from '../db/database.js';
+import { visibleOnWebsite } from './bindings.js';
 import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -67,27 +68,8 @@ export class CommentModeration {
     if (query.status !== undefined) select = select.where('comments.status', '=', query.status);
     const websiteId = query.websiteId;
     if (websiteId !== undefined) {
-      select = select.where((eb) =>
-        eb.or([
-          eb.exists(
-            eb
-              .selectFrom('website_bindings')
-              .select('website_bindings.model_id')
-              .where('website_bindings.model_type', '=', 'post')
-              .whereRef('website_bindings.model_id', '=', 'posts.id')
-              .where('website_bindings.website_id', '=', websiteId),
-          ),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('website_bindings')
-                .select('website_bindings.model_id')
-                .where('website_bindings.model_type', '=', 'post')
-                .whereRef('website_bindings.model_id', '=', 'posts.id'),
-            ),
-          ),
-        ]),
-      );
+      // Posts bound to the website, or to none (global posts show on every website).
+      select = select.where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId));
     }
     const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_MODERATION_BATCH);
     const rows = await select.orderBy('comments.id', 'desc').limit(limit).execute();
@@ -113,33 +95,24 @@ export class CommentModeration {
     }
     const found = await this.existing(ids);
     if (found.length === 0) return [];
+    const done = found.map((row) => row.id);
     await this.db
       .updateTable('comments')
       .set({ status, updated_at: nowIso(this.clock) })
-      .where(
-        'id',
-        'in',
-        found.map((row) => row.id),
-      )
+      .where('id', 'in', done)
       .execute();
     await this.announce(found);
-    return found.map((row) => row.id);
+    return done;
   }
 
   /** Deletes comments (and their replies); answers the ids that existed. */
   async delete(ids: readonly number[]): Promise<number[]> {
     const found = await this.existing(ids);
     if (found.length === 0) return [];
-    await this.db
-      .deleteFrom('comments')
-      .where(
-        'id',
-        'in',
-        found.map((row) => row.id),
-      )
-      .execute();
+    const done = found.map((row) => row.id);
+    await this.db.deleteFrom('comments').where('id', 'in', done).execute();
     await this.announce(found);
-    return found.map((row) => row.id);
+    return done;
   }
 
   private async existing(ids: readonly number[]): Promise<{ id: number; post_id: number }[]> {

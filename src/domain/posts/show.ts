@@ -15,7 +15,10 @@ export async function showPost<Out extends object>(
   view: AnswerView<PostDetail, Out>,
 ): Promise<Out> {
   const anonymous = actor.userId === null && !actor.isAdmin;
-  const shown = await ctx.reads.post(ref, anonymous ? publicViewOf(view) : factsView(view));
+  const shown = await ctx.reads.post(
+    ref,
+    anonymous ? facetedView(view, 'public', withoutEmail) : facetedView(view, '', asIs),
+  );
   if (!shown || !ctx.policy.canRead(actor, shown.facts)) throw postNotFound();
   return shown.answer;
 }
@@ -25,43 +28,32 @@ interface Faceted<Out> {
   answer: Out;
 }
 
-const factsViews = new WeakMap<object, AnswerView<PostDetail, Faceted<object>>>();
-const publicViews = new WeakMap<object, AnswerView<PostDetail, Faceted<object>>>();
+const views = new Map<string, WeakMap<object, AnswerView<PostDetail, Faceted<object>>>>();
 
-/** The view with the facts the policy needs kept beside each answer. */
-function factsView<Out extends object>(
+/**
+ * The view with the facts the policy needs kept beside each answer; `variant` names a redaction of
+ * the post made before the view sees it (kept apart in the cache).
+ */
+function facetedView<Out extends object>(
   view: AnswerView<PostDetail, Out>,
+  variant: string,
+  redact: (post: PostDetail) => PostDetail,
 ): AnswerView<PostDetail, Faceted<Out>> {
-  let wrapped = factsViews.get(view);
+  let byView = views.get(variant);
+  if (!byView) views.set(variant, (byView = new WeakMap()));
+  let wrapped = byView.get(view);
   if (!wrapped) {
     wrapped = {
-      name: view.name,
-      build: (post) => ({ facts: factsOf(post), answer: view.build(post) }),
+      name: variant === '' ? view.name : `${view.name}:${variant}`,
+      build: (post) => ({ facts: factsOf(post), answer: view.build(redact(post)) }),
       size: (value) => view.size(value.answer as Out),
     };
-    factsViews.set(view, wrapped);
+    byView.set(view, wrapped);
   }
   return wrapped as AnswerView<PostDetail, Faceted<Out>>;
 }
 
-/** The same, for callers without a user: the author's email left out. */
-function publicViewOf<Out extends object>(
-  view: AnswerView<PostDetail, Out>,
-): AnswerView<PostDetail, Faceted<Out>> {
-  let wrapped = publicViews.get(view);
-  if (!wrapped) {
-    wrapped = {
-      name: `${view.name}:public`,
-      build: (post) => ({
-        facts: factsOf(post),
-        answer: view.build({
-          ...post,
-          author: post.author && { id: post.author.id, name: post.author.name, email: undefined },
-        } as never),
-      }),
-      size: (value) => view.size(value.answer as Out),
-    };
-    publicViews.set(view, wrapped);
-  }
-  return wrapped as AnswerView<PostDetail, Faceted<Out>>;
-}
+const asIs = (post: PostDetail) => post;
+/** What a caller without a user sees: no author's email. */
+const withoutEmail = (post: PostDetail): PostDetail =>
+  ({ ...post, author: post.author && { id: post.author.id, name: post.author.name } }) as PostDetail;
