@@ -59,6 +59,22 @@ export interface PostsDependencies {
   changes?: ContentChanges;
 }
 
+/** The columns every post answer starts with, from a list or detail row. */
+function summaryOf(row: ListRow | DetailRow) {
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    excerpt: row.excerpt,
+    content: row.content,
+    thumbnail: row.thumbnail,
+    status: row.status,
+    publishedAt: toIso(row.published_at),
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}
+
 function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   return e?.code === '23505' || /UNIQUE constraint failed/i.test(e?.message ?? '');
@@ -180,18 +196,9 @@ export class PostsService {
     const rows = await page.execute(db, values);
     const tagsByPost = await this.tagsOf(rows.map((row) => row.id));
     const items = rows.map((row) => ({
-      id: row.id,
-      title: row.title,
-      slug: row.slug,
-      excerpt: row.excerpt,
-      content: row.content,
-      thumbnail: row.thumbnail,
-      status: row.status,
-      publishedAt: toIso(row.published_at),
+      ...summaryOf(row),
       author: row.author_id === null ? null : { id: row.author_id, name: row.author_name ?? '' },
       tags: tagsByPost.get(row.id) ?? [],
-      createdAt: toIso(row.created_at),
-      updatedAt: toIso(row.updated_at),
     }));
     return { items, total };
   }
@@ -270,14 +277,7 @@ export class PostsService {
     ]);
     const postTags = tags.get(id) ?? [];
     return {
-      id: row.id,
-      title: row.title,
-      slug: row.slug,
-      excerpt: row.excerpt,
-      content: row.content,
-      thumbnail: row.thumbnail,
-      status: row.status,
-      publishedAt: toIso(row.published_at),
+      ...summaryOf(row),
       author:
         row.author_id === null
           ? null
@@ -293,8 +293,6 @@ export class PostsService {
       metaKeywords: row.meta_keywords,
       translations: translations.get(id) ?? {},
       websiteIds: websites.get(id) ?? [],
-      createdAt: toIso(row.created_at),
-      updatedAt: toIso(row.updated_at),
     };
   }
 
