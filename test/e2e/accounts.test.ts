@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support/browser.js';
+import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -13,7 +14,7 @@ import { RecordingMailer } from '../support/mail.js';
 
 describe(
   'accounts and authoring in Chromium',
-  { skip: !chromiumAvailable && 'Debian chromium is not installed' },
+  { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
   () => {
     let ctx: TestContext;
     let browser: Browser;

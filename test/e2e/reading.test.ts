@@ -5,13 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support/browser.js';
+import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 describe(
   'reading the public site in Chromium',
-  { skip: !chromiumAvailable && 'Debian chromium is not installed' },
+  { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
   () => {
     let ctx: TestContext;
     let browser: Browser;

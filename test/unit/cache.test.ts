@@ -11,15 +11,28 @@ import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
 import { freePort } from '../support/net.js';
+import {
+  cacheTestRedisUrl,
+  redisAnswers,
+  redisServerInstalled,
+  skipUnless,
+} from '../support/requirements.js';
 import { eventually } from '../support/wait.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = cacheTestRedisUrl;
+const redisSkip = skipUnless(await redisAnswers(REDIS_URL), `no Redis answers at ${REDIS_URL}`);
+const redisServerSkip = skipUnless(redisServerInstalled, 'redis-server is not installed');
 const prefix = () => `folio-test:${randomBytes(6).toString('hex')}:`;
 
 const drivers: Array<[string, () => Cache]> = [
   ['memory', () => new MemoryCache()],
-  ['redis', () => new RedisCache({ url: REDIS_URL, prefix: prefix(), warn: () => undefined })],
+  ...(redisSkip
+    ? []
+    : ([
+        ['redis', () => new RedisCache({ url: REDIS_URL, prefix: prefix(), warn: () => undefined })],
+      ] as Array<[string, () => Cache]>)),
 ];
+if (redisSkip) describe('cache contract: redis', { skip: redisSkip }, () => undefined);
 
 for (const [name, make] of drivers) {
   describe(`cache contract: ${name}`, () => {
@@ -164,7 +177,7 @@ describe('memory cache', () => {
   });
 });
 
-describe('redis cache across app nodes', () => {
+describe('redis cache across app nodes', { skip: redisSkip }, () => {
   it('a flush on one instance is seen by another sharing the Redis server', async () => {
     const shared = prefix();
     const nodeA = new RedisCache({ url: REDIS_URL, prefix: shared });
@@ -228,7 +241,7 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-describe('redis cache when Redis goes away', () => {
+describe('redis cache when Redis goes away', { skip: redisServerSkip }, () => {
   it('degrades to no caching with a warning, never an error, and is correct once Redis is back', async () => {
     const port = await freePort();
     let server = await startRedis(port);

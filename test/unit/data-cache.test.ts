@@ -4,9 +4,11 @@ import { describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
 import { rememberDiscovered, rememberForWebsite, websiteTag } from '../../src/cache/data-cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
+import { cacheTestRedisUrl, redisAnswers, skipUnless } from '../support/requirements.js';
 import { eventually } from '../support/wait.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = cacheTestRedisUrl;
+const redisSkip = skipUnless(await redisAnswers(REDIS_URL), `no Redis answers at ${REDIS_URL}`);
 
 const redisCache = () =>
   new RedisCache({
@@ -38,7 +40,7 @@ describe('per-website data cache (enabled_data_cache)', () => {
     'rememberDiscovered computes a cold entry once for concurrent callers, but not across a flush',
     { timeout: 10_000 },
     async (t) => {
-      for (const cache of [new MemoryCache(), redisCache()]) {
+      for (const cache of [new MemoryCache(), ...(redisSkip ? [] : [redisCache()])]) {
         t.after(() => cache.close()); // also when the test fails or times out
         const on = { id: 7, enabledDataCache: true };
         let release: () => void = () => undefined;
@@ -87,45 +89,49 @@ describe('per-website data cache (enabled_data_cache)', () => {
     assert.equal(await rememberForWebsite(cache, null, 'k', {}, compute), 4);
   });
 
-  it('on Redis: entries are read from a copy in the process while current; a flush by another node ends it', async () => {
-    const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
-    const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-    const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-    let reads = 0;
-    const getStamped = nodeA.getStamped.bind(nodeA);
-    nodeA.getStamped = async <T>(key: string) => {
-      reads++;
-      return getStamped<T>(key);
-    };
-    try {
-      const site = { id: 7, enabledDataCache: true };
-      let version = 1;
-      const list = () =>
-        rememberForWebsite(nodeA, site, 'list', { tags: ['lists'] }, async () => ({ version }));
-      const post = () =>
-        rememberDiscovered(nodeA, site, 'post', { tags: ['lists'] }, async () => ({
-          value: { version },
-          tags: ['post:1'],
-        }));
-      // Once the version mirror knows the tags, repeated reads make no shared read at all.
-      await eventually(async () => {
-        await list();
-        await post();
-        const before = reads;
-        await list();
-        await post();
-        return reads === before;
-      });
-      assert.deepEqual([await list(), await post()], [{ version: 1 }, { version: 1 }]);
-      version = 2;
-      await nodeB.flushTags(['post:1']); // the post's discovered tag: the list stays
-      await eventually(async () => (await post())?.version === 2);
-      assert.equal((await list()).version, 1);
-      await nodeB.flushTags([websiteTag(7)]);
-      await eventually(async () => (await list()).version === 2);
-    } finally {
-      await nodeA.close();
-      await nodeB.close();
-    }
-  });
+  it(
+    'on Redis: entries are read from a copy in the process while current; a flush by another node ends it',
+    { skip: redisSkip },
+    async () => {
+      const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
+      const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+      const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+      let reads = 0;
+      const getStamped = nodeA.getStamped.bind(nodeA);
+      nodeA.getStamped = async <T>(key: string) => {
+        reads++;
+        return getStamped<T>(key);
+      };
+      try {
+        const site = { id: 7, enabledDataCache: true };
+        let version = 1;
+        const list = () =>
+          rememberForWebsite(nodeA, site, 'list', { tags: ['lists'] }, async () => ({ version }));
+        const post = () =>
+          rememberDiscovered(nodeA, site, 'post', { tags: ['lists'] }, async () => ({
+            value: { version },
+            tags: ['post:1'],
+          }));
+        // Once the version mirror knows the tags, repeated reads make no shared read at all.
+        await eventually(async () => {
+          await list();
+          await post();
+          const before = reads;
+          await list();
+          await post();
+          return reads === before;
+        });
+        assert.deepEqual([await list(), await post()], [{ version: 1 }, { version: 1 }]);
+        version = 2;
+        await nodeB.flushTags(['post:1']); // the post's discovered tag: the list stays
+        await eventually(async () => (await post())?.version === 2);
+        assert.equal((await list()).version, 1);
+        await nodeB.flushTags([websiteTag(7)]);
+        await eventually(async () => (await list()).version === 2);
+      } finally {
+        await nodeA.close();
+        await nodeB.close();
+      }
+    },
+  );
 });

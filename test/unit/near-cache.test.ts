@@ -8,9 +8,11 @@ import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { NearCache } from '../../src/cache/near-cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
+import { cacheTestRedisUrl, redisAnswers, skipUnless } from '../support/requirements.js';
 import { eventually } from '../support/wait.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_URL = cacheTestRedisUrl;
+const redisSkip = skipUnless(await redisAnswers(REDIS_URL), `no Redis answers at ${REDIS_URL}`);
 
 /** Counts the shared cache's reads. */
 function counted(cache: Cache): { cache: Cache; reads: () => number } {
@@ -40,29 +42,33 @@ describe('NearCache', () => {
     assert.deepEqual(await near.remember('k', options, compute), { n: 3 });
   });
 
-  it('on Redis: a flush by another node reaches the copy through the version mirror', async () => {
-    const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
-    const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-    const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-    try {
-      const { reads } = counted(nodeA);
-      const near = new NearCache<{ v: string }>(nodeA);
-      let value = 'one';
-      const compute = async () => ({ v: value });
-      const options = { tags: ['websites'] };
-      // Once the mirror is up, a second read is answered from the copy alone.
-      await eventually(async () => {
-        await near.remember('host', options, compute);
-        const before = reads();
-        await near.remember('host', options, compute);
-        return reads() === before;
-      });
-      value = 'two';
-      await nodeB.flushTags(['websites']);
-      await eventually(async () => (await near.remember('host', options, compute)).v === 'two');
-    } finally {
-      await nodeA.close();
-      await nodeB.close();
-    }
-  });
+  it(
+    'on Redis: a flush by another node reaches the copy through the version mirror',
+    { skip: redisSkip },
+    async () => {
+      const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
+      const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+      const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+      try {
+        const { reads } = counted(nodeA);
+        const near = new NearCache<{ v: string }>(nodeA);
+        let value = 'one';
+        const compute = async () => ({ v: value });
+        const options = { tags: ['websites'] };
+        // Once the mirror is up, a second read is answered from the copy alone.
+        await eventually(async () => {
+          await near.remember('host', options, compute);
+          const before = reads();
+          await near.remember('host', options, compute);
+          return reads() === before;
+        });
+        value = 'two';
+        await nodeB.flushTags(['websites']);
+        await eventually(async () => (await near.remember('host', options, compute)).v === 'two');
+      } finally {
+        await nodeA.close();
+        await nodeB.close();
+      }
+    },
+  );
 });

@@ -1,0 +1,39 @@
+// What a test needs from the machine (a Redis server, Debian's Chromium): on a contributor's machine a
+// missing one skips the tests that need it, with the reason; in CI (FOLIO_TEST_REQUIRE_ALL=1, set by
+// .ci/run) it fails them instead, so CI always runs everything.
+import { spawnSync } from 'node:child_process';
+import { Redis } from 'ioredis';
+
+export const requireAll = process.env.FOLIO_TEST_REQUIRE_ALL === '1';
+
+/** The `skip` option of a test that needs something: false when it is there. */
+export function skipUnless(available: boolean, reason: string): string | false {
+  if (available) return false;
+  if (requireAll) throw new Error(`${reason}, and FOLIO_TEST_REQUIRE_ALL=1 requires it`);
+  return reason;
+}
+
+/** The Redis server the cache tests use (TEST_REDIS_URL, else the local default). */
+export const cacheTestRedisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+
+/** Whether a Redis server answers at `url` (within a second). */
+export async function redisAnswers(url: string): Promise<boolean> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Whether the redis-server binary is there (tests that start and stop a private Redis). */
+export const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
