@@ -129,8 +129,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const { db } = database;
   const warn = options.warn ?? ((message: string) => console.warn(message));
   const cache: Cache = config.redisUrl
-    ? new RedisCache({ url: config.redisUrl, prefix: options.cachePrefix, warn })
-    : new MemoryCache();
+    ? new RedisCache({ url: config.redisUrl, prefix: options.cachePrefix, warn, clock })
+    : new MemoryCache(undefined, clock);
   const settings = new SettingsService(db, feed, clock);
   const translations = new TranslationsService(db);
   const defaultLocale = async () => (await settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;

@@ -7,6 +7,8 @@
 // while its mirror of the versions is kept fresh by published flushes): the full-page cache serves
 // its hottest pages from process memory on that basis.
 import { LRUCache } from 'lru-cache';
+import { systemClock } from '../domain/clock.js';
+import type { Clock } from '../domain/clock.js';
 
 export interface CacheOptions {
   /** Seconds until the entry expires; 0 or absent: until flushed or evicted. */
@@ -18,6 +20,8 @@ export interface CacheOptions {
 export type TagStamp = Readonly<Record<string, number>>;
 
 export interface Cache {
+  /** The cache's time in epoch milliseconds: its clock (injected by tests), for expiries it keeps. */
+  now(): number;
   get<T>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown, options?: CacheOptions): Promise<void>;
   /** The cached value, or `compute()` stored under the key. Concurrent callers share one computation. */
@@ -78,7 +82,7 @@ export interface StoredEntry {
 export const ALL_TAG = '__all__';
 
 /** When an entry of this time to live, written now, expires (epoch ms; 0 for never). */
-export const expiryOf = (ttlSeconds: number) => (ttlSeconds > 0 ? Date.now() + ttlSeconds * 1000 : 0);
+export const expiryOf = (ttlSeconds: number, now: number) => (ttlSeconds > 0 ? now + ttlSeconds * 1000 : 0);
 
 /**
  * The shared part of both drivers: remember() with one computation per key at a time, and tag
@@ -87,6 +91,12 @@ export const expiryOf = (ttlSeconds: number) => (ttlSeconds > 0 ? Date.now() + t
 export abstract class TaggedCache implements Cache {
   private readonly pending = new SingleFlight();
   protected flushes = 0;
+
+  constructor(protected readonly clock: Clock = systemClock) {}
+
+  now(): number {
+    return this.clock.now().getTime();
+  }
 
   protected abstract read(key: string): Promise<StoredEntry | undefined>;
   protected abstract write(key: string, entry: StoredEntry, ttlSeconds: number): Promise<void>;
@@ -136,7 +146,11 @@ export abstract class TaggedCache implements Cache {
   }
 
   async setStamped(key: string, value: unknown, stamp: TagStamp, ttlSeconds = 0): Promise<void> {
-    await this.write(key, { value, tags: { ...stamp }, expires: expiryOf(ttlSeconds) }, ttlSeconds);
+    await this.write(
+      key,
+      { value, tags: { ...stamp }, expires: expiryOf(ttlSeconds, this.now()) },
+      ttlSeconds,
+    );
   }
 
   async set(key: string, value: unknown, options: CacheOptions = {}): Promise<void> {
@@ -165,7 +179,7 @@ export abstract class TaggedCache implements Cache {
       // A flush meanwhile makes the value stale: a newer computation may be storing the fresh one.
       if (this.flushes !== flushes) return { value, stamp: null, expires: 0 };
       await this.setStamped(key, value, stamp, ttl);
-      return { value, stamp, expires: expiryOf(ttl) };
+      return { value, stamp, expires: expiryOf(ttl, this.now()) };
     });
   }
 }
@@ -207,9 +221,15 @@ export class MemoryCache extends TaggedCache {
   private readonly entries: LRUCache<string, StoredEntry>;
   private readonly versions = new Map<string, number>();
 
-  constructor(maxBytes = 64 * 1024 * 1024) {
-    super();
-    this.entries = new LRUCache<string, StoredEntry>({ maxSize: maxBytes, sizeCalculation: sizeOf });
+  constructor(maxBytes = 64 * 1024 * 1024, clock: Clock = systemClock) {
+    super(clock);
+    // Time to live follows the cache's clock (tests advance a manual one instead of sleeping).
+    this.entries = new LRUCache<string, StoredEntry>({
+      maxSize: maxBytes,
+      sizeCalculation: sizeOf,
+      perf: { now: () => clock.now().getTime() },
+      ttlResolution: 0, // ask the clock every time (a manual clock moves without timers)
+    });
   }
 
   protected async read(key: string): Promise<StoredEntry | undefined> {

@@ -101,7 +101,11 @@ export async function rememberDiscovered<T>(
       const ttlSeconds = Number.isFinite(ttl) ? ttl : 0;
       const fullStamp = { ...stamp, ...discovered };
       await cache.setStamped(fullKey, result.value, fullStamp, ttlSeconds);
-      copies?.keep(fullKey, { value: result.value, stamp: fullStamp, expires: expiryOf(ttlSeconds) });
+      copies?.keep(fullKey, {
+        value: result.value,
+        stamp: fullStamp,
+        expires: expiryOf(ttlSeconds, cache.now()),
+      });
     }
     return result.value;
   });

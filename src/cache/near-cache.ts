@@ -9,7 +9,7 @@ import type { Cache, CacheOptions, Remembered, StampedValue, TagStamp } from './
 
 /** Whether a copy of an entry (its stamp, and its expiry in epoch ms, 0 for never) may be used as is. */
 export function isCopyCurrent(cache: Cache, stamp: TagStamp, expires: number): boolean {
-  return (expires === 0 || expires > Date.now()) && cache.isCurrent(stamp);
+  return (expires === 0 || expires > cache.now()) && cache.isCurrent(stamp);
 }
 
 export interface NearCacheOptions {

@@ -8,6 +8,7 @@
 // and an MGET of its tags, and isCurrent() answers from memory. Whenever the subscription drops, the
 // mirror is thrown away (flushes may have been missed) and rebuilt from Redis once it is back.
 import { Redis } from 'ioredis';
+import type { Clock } from '../domain/clock.js';
 import { ALL_TAG as ALL, TaggedCache } from './cache.js';
 import type { StoredEntry } from './cache.js';
 
@@ -35,6 +36,8 @@ export interface RedisCacheOptions {
   warn?: (message: string) => void;
   /** How long one command may take before the cache gives up on it. */
   commandTimeoutMs?: number;
+  /** For the expiries of process copies (Redis expires its own entries on its own clock). */
+  clock?: Clock;
 }
 
 type FlushCommand = (keys: string[], argv: string[]) => Promise<number[]>;
@@ -57,7 +60,7 @@ export class RedisCache extends TaggedCache {
   private readonly flushScript: FlushCommand;
 
   constructor(options: RedisCacheOptions) {
-    super();
+    super(options.clock);
     const prefix = options.prefix ?? 'folio:';
     this.channel = `${prefix}flushes`;
     this.warn = options.warn ?? ((message) => console.warn(message));

@@ -17,6 +17,7 @@ import {
   redisServerInstalled,
   skipUnless,
 } from '../support/requirements.js';
+import { manualClock } from '../support/harness.js';
 import { eventually } from '../support/wait.js';
 
 const REDIS_URL = cacheTestRedisUrl;
@@ -24,17 +25,22 @@ const redisSkip = skipUnless(await redisAnswers(REDIS_URL), `no Redis answers at
 const redisServerSkip = skipUnless(redisServerInstalled, 'redis-server is not installed');
 const prefix = () => `folio-test:${randomBytes(6).toString('hex')}:`;
 
-const drivers: Array<[string, () => Cache]> = [
-  ['memory', () => new MemoryCache()],
-  ...(redisSkip
-    ? []
-    : ([
-        ['redis', () => new RedisCache({ url: REDIS_URL, prefix: prefix(), warn: () => undefined })],
-      ] as Array<[string, () => Cache]>)),
+/** A driver, and how its time passes: the memory cache follows a manual clock (no sleeping); Redis
+ * expires entries on its own clock (a real wait). */
+type Driver = [string, () => Cache, (ms: number) => Promise<void>];
+const clock = manualClock();
+const redisDriver: Driver = [
+  'redis',
+  () => new RedisCache({ url: REDIS_URL, prefix: prefix(), warn: () => undefined }),
+  async (ms) => void (await sleep(ms)),
+];
+const drivers: Driver[] = [
+  ['memory', () => new MemoryCache(undefined, clock), async (ms) => clock.advance(ms)],
+  ...(redisSkip ? [] : [redisDriver]),
 ];
 if (redisSkip) describe('cache contract: redis', { skip: redisSkip }, () => undefined);
 
-for (const [name, make] of drivers) {
+for (const [name, make, pass] of drivers) {
   describe(`cache contract: ${name}`, () => {
     const cache = make();
     after(() => cache.close());
@@ -50,7 +56,9 @@ for (const [name, make] of drivers) {
     it('expires entries after their time to live', async () => {
       await cache.set('short', 'v', { ttlSeconds: 1 });
       assert.equal(await cache.get('short'), 'v');
-      await sleep(1100);
+      await pass(900);
+      assert.equal(await cache.get('short'), 'v');
+      await pass(200);
       assert.equal(await cache.get('short'), undefined);
     });
 
@@ -147,7 +155,7 @@ for (const [name, make] of drivers) {
       const stored = await cache.getStamped<string>('fresh');
       assert.equal(stored?.value, 'v');
       assert.deepEqual(stored?.stamp, now);
-      assert.ok(stored && stored.expires > Date.now() && stored.expires <= Date.now() + 60_000);
+      assert.ok(stored && stored.expires > cache.now() && stored.expires <= cache.now() + 60_000);
     });
 
     it('isCurrent answers from memory, and a flush or clear() makes a stamp stale', async () => {

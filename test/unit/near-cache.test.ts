@@ -2,13 +2,13 @@
 // its tags are known current; a flush (on Redis: by another node too) or its expiry sends it back.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { NearCache } from '../../src/cache/near-cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
 import { cacheTestRedisUrl, redisAnswers, skipUnless } from '../support/requirements.js';
+import { manualClock } from '../support/harness.js';
 import { eventually } from '../support/wait.js';
 
 const REDIS_URL = cacheTestRedisUrl;
@@ -27,7 +27,8 @@ function counted(cache: Cache): { cache: Cache; reads: () => number } {
 
 describe('NearCache', () => {
   it('in process: no shared read while current; a flush or the TTL sends it back', async () => {
-    const { cache, reads } = counted(new MemoryCache());
+    const clock = manualClock();
+    const { cache, reads } = counted(new MemoryCache(undefined, clock));
     const near = new NearCache<{ n: number }>(cache);
     let computed = 0;
     const compute = async () => ({ n: ++computed });
@@ -38,7 +39,9 @@ describe('NearCache', () => {
     assert.equal(reads(), after);
     await cache.flushTags(['websites']);
     assert.deepEqual(await near.remember('k', options, compute), { n: 2 });
-    await sleep(1100);
+    clock.advance(999);
+    assert.deepEqual(await near.remember('k', options, compute), { n: 2 }, 'not yet expired');
+    clock.advance(2);
     assert.deepEqual(await near.remember('k', options, compute), { n: 3 });
   });
 
