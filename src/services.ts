@@ -156,7 +156,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const postOps = new PostOperations({
     store: posts,
     policy,
-    settings,
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`),
   });

@@ -42,6 +42,11 @@ export interface PostFacts {
 export type PostAction = 'post.read' | 'post.create' | 'post.update' | 'post.delete';
 export type TagAction = 'tag.create' | 'tag.update';
 
+/** A caller without a user (an endpoint in `none` mode). */
+export function isAnonymous(actor: Actor): boolean {
+  return actor.userId === null && !actor.isAdmin;
+}
+
 export class Policy {
   constructor(
     private readonly deps: {
@@ -54,11 +59,6 @@ export class Policy {
   /** The time rules about publication are decided at. */
   now(): Date {
     return this.deps.clock.now();
-  }
-
-  /** An anonymous actor on a website (public endpoints). */
-  static anonymous(websiteId: number | null): Actor {
-    return { userId: null, isAdmin: false, websiteId };
   }
 
   /** May the actor read this post? Reads refused answer "not found" (nothing is revealed). */

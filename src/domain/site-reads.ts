@@ -11,7 +11,13 @@ import type { CommentsService } from './comments.js';
 import { LINKS_CACHE_TAG } from './links.js';
 import type { LinkListQuery, LinksService } from './links.js';
 import type { PagesService } from './pages.js';
-import type { PublicListQuery, PublicPage, PublicPost, PublicPostsService } from './public-posts.js';
+import type {
+  PublicListQuery,
+  PublicPage,
+  PublicPost,
+  PublicPostsService,
+  RankQuery,
+} from './public-posts.js';
 
 /** Receives the cache tags of what a read read (the page being rendered collects them). */
 export type TagSink = (tags: readonly string[]) => void;
@@ -44,8 +50,9 @@ export class SiteReads {
   ) {}
 
   /**
-   * A time to live that never outlives the moment the next scheduled post goes public by its time
-   * alone (no change is announced then).
+   * `seconds`, or less when a scheduled post goes public by its time alone before then (at least 1):
+   * nothing cached from the public posts (pages, data) may outlive that moment, as no change is
+   * announced then.
    */
   async untilNextPublication(seconds: number): Promise<number> {
     const next = await this.deps.publicPosts.nextPublication();
@@ -84,8 +91,15 @@ export class SiteReads {
     return result;
   }
 
-  /** Reports a list of posts a page shows (read elsewhere, e.g. rankings): its lists, each post. */
-  postsShown(sink: TagSink, websiteId: number, posts: readonly PublicPost[]): void {
+  /** Posts ranked by clicks (read every time: clicks announce nothing; pages keep them briefly). */
+  async ranked(sink: TagSink, query: RankQuery): Promise<PublicPage<PublicPost>> {
+    const result = await this.deps.publicPosts.ranked(query);
+    this.postsShown(sink, query.websiteId, result.items);
+    return result;
+  }
+
+  /** Reports the posts a page lists: its website's lists, and each post, tag and author shown. */
+  private postsShown(sink: TagSink, websiteId: number, posts: readonly PublicPost[]): void {
     sink(listTags(websiteId));
     for (const post of posts) sink(publicPostTags(post));
   }

@@ -166,17 +166,6 @@ export async function pageCacheTtl(services: Services): Promise<number> {
   return Math.min(Math.max(seconds, 0), MAX_PAGE_CACHE_TTL);
 }
 
-/**
- * `seconds`, or less when a scheduled post goes public by its time alone before then (at least 1):
- * nothing cached from the public posts may outlive that moment.
- */
-export async function untilNextPublication(services: Services, seconds: number): Promise<number> {
-  const next = await services.publicPosts.nextPublication();
-  if (!next) return seconds;
-  const left = Math.ceil((Date.parse(next) - services.clock.now().getTime()) / 1000);
-  return Math.max(1, Math.min(seconds, left));
-}
-
 export class PageCache {
   private readonly hot = new LRUCache<string, HotEntry>({
     maxSize: HOT_PAGES_MAX_BYTES,
@@ -341,6 +330,6 @@ export class PageCache {
 
   /** The entry's TTL, cut short when a scheduled post goes public before it would expire. */
   private async ttlFor(entry: Pending): Promise<number> {
-    return untilNextPublication(this.services, Math.max(entry.maxTtl, 1));
+    return this.services.siteReads.untilNextPublication(Math.max(entry.maxTtl, 1));
   }
 }

@@ -1,14 +1,12 @@
-// What every post operation works with: the store, the one policy, the settings. The operations are
+// What every post operation works with: the store and the one policy. The operations are
 // the only callers of the store's writes; every face (API v1, the public site, the CLI) calls them.
 import type { Policy, PostFacts } from '../policy.js';
-import type { SettingsService } from '../settings.js';
 import type { PostDetail } from './model.js';
 import type { PostsService } from './store.js';
 
 export interface PostOperationContext {
   store: PostsService;
   policy: Policy;
-  settings: SettingsService;
 }
 
 /** The facts the policy decides on, from a post as the store reads it. */

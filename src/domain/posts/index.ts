@@ -17,7 +17,7 @@ export { PostsService } from './store.js';
 export type { PostsDependencies } from './store.js';
 export { PostReads } from './reads.js';
 export type { AnswerView } from './reads.js';
-export { LIST_FIELDS, MAX_ID_LIST, MAX_KEYWORDS_LENGTH } from './input.js';
+export { LIST_FIELDS } from './input.js';
 export type { ListPostsInput, UploadedBytes } from './input.js';
 export { postMatches } from './queries.js';
 

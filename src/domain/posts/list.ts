@@ -1,6 +1,7 @@
 // List posts (spec 4.1, R-P2, R-P3): one schema; what the actor may see decides the query (policy.ts):
 // administrators every post of the status asked for, others posts published and due plus their own.
 import { ValidationError } from '../errors.js';
+import { isAnonymous } from '../policy.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
 import type { PostOperationContext } from './context.js';
@@ -10,9 +11,9 @@ import type { Page, PostListQuery, PostSummary } from './model.js';
 import type { AnswerView, PostReads } from './reads.js';
 
 /** The store's query for a parsed list input and an actor. */
-export function listQueryOf(ctx: PostOperationContext, actor: Actor, input: ListPostsInput): PostListQuery {
+function listQueryOf(ctx: PostOperationContext, actor: Actor, input: ListPostsInput): PostListQuery {
   // A caller without a user (a public list) asks for published posts only.
-  if (actor.userId === null && !actor.isAdmin && input.status !== undefined && input.status !== 'published') {
+  if (isAnonymous(actor) && input.status !== undefined && input.status !== 'published') {
     throw new ValidationError({ status: ['The selected status is invalid.'] });
   }
   return {

@@ -1,5 +1,6 @@
 // Show a post (spec 4.1, R-P4): by id or slug; a post the actor may not read is "not found" (nothing
 // is revealed). A caller without a user never sees an author's email.
+import { isAnonymous } from '../policy.js';
 import type { Actor, PostFacts } from '../policy.js';
 import { factsOf } from './context.js';
 import type { PostOperationContext } from './context.js';
@@ -14,10 +15,9 @@ export async function showPost<Out extends object>(
   ref: string,
   view: AnswerView<PostDetail, Out>,
 ): Promise<Out> {
-  const anonymous = actor.userId === null && !actor.isAdmin;
   const shown = await ctx.reads.post(
     ref,
-    anonymous ? facetedView(view, 'public', withoutEmail) : facetedView(view, '', asIs),
+    isAnonymous(actor) ? facetedView(view, 'public', withoutEmail) : facetedView(view, '', asIs),
   );
   if (!shown || !ctx.policy.canRead(actor, shown.facts)) throw postNotFound();
   return shown.answer;

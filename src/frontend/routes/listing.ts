@@ -198,7 +198,6 @@ export async function listingData(
   result: PublicPage<PublicPost>,
   options: { path: string; page: number; pageSize: number },
 ) {
-  services.siteReads.postsShown(pageTagSink(request), state.website.id, result.items);
   const tagTypes = await postTagTypes(services.settings);
   return {
     posts: postCards(result.items, state, tagTypes),

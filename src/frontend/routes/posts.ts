@@ -161,7 +161,7 @@ export function postRoutes(kit: FrontendKit): void {
         reply,
         state,
         'search',
-        (page, size) => services.publicPosts.list({ ...list(state, page, size), terms }),
+        (page, size) => listPosts(services, request, state, { ...list(state, page, size), terms }),
         {
           path: `/post/search/${encodeURIComponent(keyword)}`,
           heading: `Search: ${keyword.slice(0, MAX_KEYWORD_LENGTH)}`,
@@ -193,7 +193,11 @@ export function postRoutes(kit: FrontendKit): void {
         state,
         'rank',
         (page, size) =>
-          services.publicPosts.ranked({ ...list(state, page, size), kinds: RANK_KINDS, period: range }),
+          services.siteReads.ranked(pageTagSink(request), {
+            ...list(state, page, size),
+            kinds: RANK_KINDS,
+            period: range,
+          }),
         {
           path: period ? `/post/rank/${period}` : '/post/rank',
           heading: period ? `Rankings ${PERIOD_LABELS[period]}` : 'Rankings',
@@ -231,8 +235,8 @@ export function postRoutes(kit: FrontendKit): void {
       'list',
       (page, size) =>
         listName === 'new'
-          ? services.publicPosts.list({ ...list(state, page, size), publishedWithin: range })
-          : services.publicPosts.ranked({
+          ? listPosts(services, request, state, { ...list(state, page, size), publishedWithin: range })
+          : services.siteReads.ranked(pageTagSink(request), {
               ...list(state, page, size),
               kinds: LIST_KINDS[listName],
               period: range,
