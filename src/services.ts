@@ -17,9 +17,8 @@ import { ClicksService } from './domain/clicks.js';
 import { CommentModeration } from './domain/comment-moderation.js';
 import { CommentsService } from './domain/comments.js';
 import { LinksService } from './domain/links.js';
-import { MemoryRateLimiter, RedisRateLimiter } from './domain/rate-limit.js';
-import type { RateLimiter } from './domain/rate-limit.js';
-import { LoginThrottle, MemoryCounterStore, RedisCounterStore } from './domain/login-throttle.js';
+import { RateLimits } from './lib/rate-limits.js';
+import { LoginThrottle } from './domain/login-throttle.js';
 import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
@@ -87,7 +86,7 @@ export interface Services {
   /** Core and package updates with their cross-node lock (spec 4.6). */
   updates: UpdateService;
   /** Fixed-window counters per caller: in process, or in Redis (shared by all nodes) with REDIS_URL. */
-  rateLimiter: RateLimiter;
+  rateLimits: RateLimits;
   /** Comments under posts, their likes and reports. */
   comments: CommentsService;
   /** Held, approved and spam comments: list, approve, mark as spam, delete. */
@@ -182,15 +181,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       })
     : null;
   redis?.on('error', () => undefined); // reported by the commands that fail
-  const memoryCounters = new MemoryCounterStore(clock);
-  const rateLimiter: RateLimiter = config.redisUrl
-    ? new RedisRateLimiter({
-        url: config.redisUrl,
-        prefix: `${options.cachePrefix ?? 'folio:'}rl:`,
-        warn,
-        fallback: new MemoryRateLimiter(clock),
-      })
-    : new MemoryRateLimiter(clock);
+  // Every rate limit (comments, votes, clicks, logins, registrations, resets) counts here.
+  const rateLimits = new RateLimits({ redis, prefix: 'rl:', warn });
   const sessions = new SessionService(
     redis ? new RedisSessionStore(redis) : new DatabaseSessionStore(db),
     users,
@@ -226,13 +218,13 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     pages,
     menus: new MenusService(db, clock, cache, pages, changes),
     updates,
-    rateLimiter,
+    rateLimits,
     comments,
     commentModeration: new CommentModeration(db, clock, changes),
     clicks: new ClicksService(db, database.dialect, clock),
     links,
     sessions,
-    throttle: new LoginThrottle(redis ? new RedisCounterStore(redis, memoryCounters, warn) : memoryCounters),
+    throttle: new LoginThrottle(rateLimits),
     mailer: createMailer(config, warn),
     accounts: new AccountsService(db, clock, {
       users,
@@ -258,7 +250,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       await updates.releaseAll();
       await fetcher.close();
       await cache.close();
-      await rateLimiter.close();
       await feed.close();
       await database.close();
     },

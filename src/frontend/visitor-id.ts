@@ -59,8 +59,8 @@ export async function rateLimited(
   const { setting, fallback } = RATE_LIMITS[action];
   const configured = Number((await services.settings.get(setting))?.trim());
   const limit = Number.isInteger(configured) && configured > 0 ? configured : fallback;
-  const result = await services.rateLimiter.hit(`${action}:${ipHash}`, limit, 60);
-  if (result.allowed) return null;
-  reply.code(429).header('retry-after', String(result.retryAfterSeconds));
-  return result.retryAfterSeconds;
+  const verdict = await services.rateLimits.hit(action, ipHash, { max: limit, windowSeconds: 60 });
+  if (verdict.allowed) return null;
+  reply.code(429).header('retry-after', String(verdict.retryAfter));
+  return verdict.retryAfter;
 }

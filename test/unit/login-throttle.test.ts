@@ -1,11 +1,12 @@
-// The attempt counters behind login, registration and reset limits: fixed windows per key, in memory
-// or in Redis (shared by every app node), and the login policy over them.
+// The login, registration and reset limits: the policy over the one rate limiter, in memory (on
+// node:test's mock clock) or in Redis (shared by every app node).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { Redis } from 'ioredis';
-import { LoginThrottle, MemoryCounterStore, RedisCounterStore } from '../../src/domain/login-throttle.js';
-import { manualClock, testRedisUrl } from '../support/harness.js';
+import { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { RateLimits } from '../../src/lib/rate-limits.js';
+import { testRedisUrl } from '../support/harness.js';
 
 const limits = {
   loginPerAccount: { max: 2, windowSeconds: 60 },
@@ -16,41 +17,20 @@ const limits = {
   resetPerAccount: { max: 1, windowSeconds: 60 },
 };
 
-describe('memory counters', () => {
-  it('count within a window, and start again once it has passed', async () => {
-    const clock = manualClock();
-    const store = new MemoryCounterStore(clock);
-    assert.deepEqual(await store.hit('k', 60), { count: 1, retryAfter: 60 });
-    clock.advance(15_000);
-    assert.deepEqual(await store.hit('k', 60), { count: 2, retryAfter: 45 });
-    clock.advance(45_000);
-    assert.deepEqual(await store.hit('k', 60), { count: 1, retryAfter: 60 });
-  });
-
-  it('undo takes back one hit; reset forgets the key', async () => {
-    const store = new MemoryCounterStore(manualClock());
-    await store.hit('k', 60);
-    await store.hit('k', 60);
-    await store.undo('k');
-    assert.equal((await store.hit('k', 60)).count, 2);
-    await store.reset('k');
-    assert.equal((await store.hit('k', 60)).count, 1);
-  });
-});
-
 describe('login policy', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['Date', 'setTimeout'], now: 1_000_000 }));
+  afterEach(() => mock.timers.reset());
   it('refuses the attempt past the account limit until the window ends, for any address', async () => {
-    const clock = manualClock();
-    const throttle = new LoginThrottle(new MemoryCounterStore(clock), limits);
+    const throttle = new LoginThrottle(new RateLimits(), limits);
     assert.deepEqual(await throttle.loginAttempt('A@x.test', '1.1.1.1'), { allowed: true });
     assert.deepEqual(await throttle.loginAttempt('a@x.test ', '2.2.2.2'), { allowed: true });
     assert.deepEqual(await throttle.loginAttempt('a@x.test', '3.3.3.3'), { allowed: false, retryAfter: 60 });
-    clock.advance(60_000);
+    mock.timers.tick(60_000);
     assert.deepEqual(await throttle.loginAttempt('a@x.test', '3.3.3.3'), { allowed: true });
   });
 
   it('a success clears the account and takes its own hit back from the address', async () => {
-    const throttle = new LoginThrottle(new MemoryCounterStore(manualClock()), limits);
+    const throttle = new LoginThrottle(new RateLimits(), limits);
     await throttle.loginAttempt('a@x.test', '1.1.1.1');
     await throttle.loginAttempt('a@x.test', '1.1.1.1');
     await throttle.loginSucceeded('a@x.test', '1.1.1.1');
@@ -62,15 +42,14 @@ describe('login policy', () => {
   });
 
   it('registrations are counted per email too, normalized, separately from logins and resets', async () => {
-    const clock = manualClock();
-    const throttle = new LoginThrottle(new MemoryCounterStore(clock), limits);
+    const throttle = new LoginThrottle(new RateLimits(), limits);
     assert.deepEqual(await throttle.registerEmailAttempt('New@x.test'), { allowed: true });
     await throttle.loginAttempt('new@x.test', '1.1.1.1');
     await throttle.resetAttempt('new@x.test', '1.1.1.1');
     assert.deepEqual(await throttle.registerEmailAttempt(' new@x.test'), { allowed: true });
     assert.deepEqual(await throttle.registerEmailAttempt('new@x.test'), { allowed: false, retryAfter: 60 });
     assert.deepEqual(await throttle.registerEmailAttempt('other@x.test'), { allowed: true });
-    clock.advance(60_000);
+    mock.timers.tick(60_000);
     assert.deepEqual(await throttle.registerEmailAttempt('new@x.test'), { allowed: true });
   });
 });
@@ -81,10 +60,7 @@ describe('Redis counters', { skip: !testRedisUrl && 'TEST_REDIS_URL is not set' 
   const node = () => {
     const redis = new Redis(testRedisUrl as string, { keyPrefix: prefix, maxRetriesPerRequest: 1 });
     clients.push(redis);
-    return new LoginThrottle(
-      new RedisCounterStore(redis, new MemoryCounterStore(manualClock()), () => undefined),
-      limits,
-    );
+    return new LoginThrottle(new RateLimits({ redis, warn: () => undefined }), limits);
   };
   after(async () => {
     const keys = await clients[0]?.keys(`${prefix}*`);
@@ -113,9 +89,7 @@ describe('Redis counters', { skip: !testRedisUrl && 'TEST_REDIS_URL is not set' 
     redis.on('error', () => undefined);
     const warnings: string[] = [];
     const throttle = new LoginThrottle(
-      new RedisCounterStore(redis, new MemoryCounterStore(manualClock()), (message) =>
-        warnings.push(message),
-      ),
+      new RateLimits({ redis, warn: (message) => warnings.push(message) }),
       limits,
     );
     await throttle.loginAttempt('down@x.test', '1.1.1.1');

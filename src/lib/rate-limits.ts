@@ -1,0 +1,110 @@
+// Every rate limit of Folio (comments, votes, clicks, logins, registrations, resets) counts through
+// this one module, over rate-limiter-flexible: fixed windows per key, in Redis when the installation
+// has one (shared by every app node) with an in-memory insurance limiter that keeps limiting per
+// node while Redis is unreachable, or in process memory alone.
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+
+/** At most `max` hits per key within a window of `windowSeconds`. */
+export interface Limit {
+  max: number;
+  windowSeconds: number;
+}
+
+/** A hit's answer: allowed (with the hits left), or refused with the seconds until the window ends. */
+export type Verdict = { allowed: true; remaining: number } | { allowed: false; retryAfter: number };
+
+export interface RateLimitsOptions {
+  /** Counts shared by every node; without it, counts live in this process. */
+  redis?: Redis | null;
+  /** Prefix of every key (installations and tests sharing one Redis stay apart). */
+  prefix?: string;
+  warn?: (message: string) => void;
+}
+
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly warn: (message: string) => void;
+  private lastWarning = 0;
+
+  constructor(private readonly options: RateLimitsOptions = {}) {
+    this.warn = options.warn ?? ((message) => console.warn(message));
+  }
+
+  /** One limiter per (name, limit): rate-limiter-flexible fixes points and duration per limiter. */
+  private limiter(name: string, limit: Limit): RateLimiterAbstract {
+    const id = `${name}:${limit.max}:${limit.windowSeconds}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      const shape = {
+        points: limit.max,
+        duration: limit.windowSeconds,
+        keyPrefix: `${this.options.prefix ?? 'folio:rl:'}${name}`,
+      };
+      const memory = new RateLimiterMemory(shape);
+      limiter = this.options.redis
+        ? new RateLimiterRedis({
+            ...shape,
+            storeClient: this.options.redis,
+            // Not connected: count in memory at once instead of queueing the request.
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: memory,
+          })
+        : memory;
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  /**
+   * Waits (up to a second) for a connection still being made, so the first requests after a start
+   * count in Redis; then says once in a while that counts are per node while Redis is not answering.
+   */
+  private async noteRedis(): Promise<void> {
+    const redis = this.options.redis;
+    if (!redis || redis.status === 'ready') return;
+    if (['connecting', 'connect'].includes(redis.status)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          redis.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 1000).unref();
+        redis.once('ready', done);
+      });
+      if ((redis.status as string) === 'ready') return; // changed while waiting
+    }
+    const now = Date.now();
+    if (now - this.lastWarning < 30_000) return;
+    this.lastWarning = now;
+    this.warn(`rate limits: Redis unavailable (status ${redis.status}); counting per node`);
+  }
+
+  /** Counts one hit for `key` under the named limit, and says whether it is within the limit. */
+  async hit(name: string, key: string, limit: Limit): Promise<Verdict> {
+    await this.noteRedis();
+    try {
+      const res = await this.limiter(name, limit).consume(key, 1);
+      return { allowed: true, remaining: res.remainingPoints };
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      return { allowed: false, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+    }
+  }
+
+  /** Takes back one hit, if the key's window is still open with hits in it. */
+  async undo(name: string, key: string, limit: Limit): Promise<void> {
+    await this.noteRedis();
+    const limiter = this.limiter(name, limit);
+    const current = await limiter.get(key);
+    if (current && current.consumedPoints > 0) await limiter.reward(key, 1);
+  }
+
+  /** Forgets the key's window. */
+  async reset(name: string, key: string, limit: Limit): Promise<void> {
+    await this.noteRedis();
+    await this.limiter(name, limit).delete(key);
+  }
+}
