@@ -13,6 +13,7 @@ import { apiV1 } from './api/v1/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
+import { installHostGuard } from './http/host-guard.js';
 import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
 import type { QueryCounter } from './http/query-counter.js';
@@ -98,6 +99,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     notFoundPage: (request, reply) => site.notFoundPage(request, reply),
   });
   await app.register(fastifyCookie);
+  // After the cookie parser: the answer's hooks read cookies.
+  installHostGuard(app);
   // Text answers (pages, CSS, JS, XML, robots.txt) are compressed; images, already compressed, never.
   await app.register(fastifyCompress, {
     global: true,

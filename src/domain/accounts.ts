@@ -3,14 +3,15 @@
 // by mail. Tokens are 32 random bytes; only their SHA-256 is stored, and using one is a single
 // conditional write (an UPDATE of the reset, a DELETE of the pending registration), so it works once
 // even when two requests race. Registration never tells whether an email has an account: the answer is
-// the same, at the same cost, and only the mail (to the address's owner) differs. Shapes of input are
-// checked by the routes; the rules that need the database are checked here and reported per field,
-// like a validation error.
+// the same, at the same cost, and only the mail (to the address's owner) differs. The rules that need
+// the database are checked here and reported per field,
+// like a validation error. The shapes of the forms' input are in account-input.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { nowIso } from './clock.js';
+import { ValidationError } from './errors.js';
 import type { ContentChanges } from './changes.js';
 import type { Clock } from './clock.js';
 import type { Mailer } from './mailer.js';
@@ -32,9 +33,10 @@ export const DEFAULT_REGISTRATION_LIFETIME = 60;
 /** Reset and confirmation tokens: 32 random bytes in base64url. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export class AccountInputError extends Error {
+/** A rule of accounts that needs the database (a taken username, a wrong current password), per field. */
+export class AccountInputError extends ValidationError {
   constructor(readonly errors: Record<string, string[]>) {
-    super('invalid account input');
+    super(errors);
     this.name = 'AccountInputError';
   }
 }

@@ -28,7 +28,7 @@ import { FragmentStore } from './fragments.js';
 import type { FragmentScope } from './fragments.js';
 import { PageCache, baseTags, pageTagsOf } from './page-cache.js';
 import { buildSeo, htmlLang } from './seo.js';
-import { accountRoutes } from './routes/accounts.js';
+import { accountRoutes } from './routes/accounts/index.js';
 import { authoringRoutes } from './routes/authoring.js';
 import { clickRoutes } from './routes/clicks.js';
 import { commentRoutes } from './routes/comments.js';

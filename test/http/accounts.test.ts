@@ -820,6 +820,50 @@ describe('accounts', () => {
     const linkIn = (text: string) =>
       /http:\/\/site\.test(\/user\/password\/reset\/[A-Za-z0-9_-]{43})/.exec(text)?.[1];
 
+    it('issue 21 #1: the mailed link names the primary domain, whatever Host the form came through', async () => {
+      const user = await ctx.createUser({ password: 'old password' });
+      const website = (await ctx.services.websites.findIdByDomain('site.test')) as number;
+      await ctx.services.websites.addDomain(website, 'alias.site.test');
+      try {
+        const client = new Visitor(ctx, 'alias.site.test', '10.9.0.1');
+        const form = await client.get('/user/password/forgot');
+        await client.post('/user/password/forgot/submit', {
+          _token: tokenIn(form.body) as string,
+          email: user.email,
+        });
+        await ctx.services.accounts.drain();
+        assert.equal(mailer.sent.length, 1);
+        assert.ok(linkIn(mailer.sent[0]!.text), mailer.sent[0]!.text);
+        assert.doesNotMatch(mailer.sent[0]!.text, /alias\.site\.test/);
+      } finally {
+        await ctx.services.websites.removeDomain(website, 'alias.site.test');
+      }
+    });
+
+    it('issue 21 #1: a Host with @, \\, /, a space or a control character is refused (400) on the site and the API', async () => {
+      for (const host of [
+        'site.test:4201@evil.example',
+        'evil.example\\@site.test',
+        'site.test/x',
+        'site .test',
+      ]) {
+        const page = await ctx.request({
+          method: 'POST',
+          url: '/user/password/forgot/submit',
+          headers: { host },
+        });
+        assert.equal(page.statusCode, 400, host);
+        assert.match(page.headers['content-type'] as string, /text\/html/);
+        const api = await ctx.request({ method: 'POST', url: '/api/v1/posts', headers: { host } });
+        assert.equal(api.statusCode, 400, host);
+        assert.deepEqual(
+          { code: api.json().code, status: api.json().status, message: api.json().message },
+          { code: 400, status: 'fail', message: 'Invalid Host header' },
+        );
+      }
+      assert.equal(mailer.sent.length, 0);
+    });
+
     it('end to end: mail with a one-time link, new password, every session ended, old password refused', async () => {
       const user = await ctx.createUser({ password: 'old password' });
       const signedIn = visitor();

@@ -162,6 +162,29 @@ describe('API switches and authentication', () => {
     assert.equal(garbage.statusCode, 401);
   });
 
+  it('issue 21 #2: Basic attempts count against the login limits (per account, shared with the form)', async () => {
+    await ctx.services.settings.set('svc_api_posts_index_should_auth', 'basic');
+    const target = await ctx.createUser();
+    const basic = (password: string, address: string) =>
+      ctx.request({
+        method: 'GET',
+        url: '/api/v1/posts',
+        remoteAddress: address,
+        headers: { authorization: `Basic ${Buffer.from(`${target.email}:${password}`).toString('base64')}` },
+      });
+    const { max } = ctx.services.throttle.limits.loginPerAccount;
+    for (let i = 0; i < max; i++) assert.equal((await basic('wrong', `10.7.0.${i + 1}`)).statusCode, 401);
+    // Past the account's limit even the right password waits, from any address.
+    const refused = await basic(target.password, '10.7.1.1');
+    assert.equal(refused.statusCode, 429);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.deepEqual(
+      { code: refused.json().code, status: refused.json().status },
+      { code: 429, status: 'fail' },
+    );
+    assert.match(refused.json().message, /^Too many login attempts\. Please try again in \d+ minutes?\.$/);
+  });
+
   it('R-A3: an unknown mode counts as simple', async () => {
     await ctx.services.settings.set('svc_api_posts_index_should_auth', 'whatever');
     assert.equal((await listPosts()).statusCode, 401);

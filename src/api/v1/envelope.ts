@@ -53,6 +53,8 @@ export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
     readonly body: Json,
+    /** Headers of the answer (`Retry-After`…). */
+    readonly headers: Record<string, string> = {},
   ) {
     const message = typeof body === 'object' && body !== null && 'message' in body ? body.message : undefined;
     super(typeof message === 'string' ? message : `HTTP ${statusCode}`);

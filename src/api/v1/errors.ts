@@ -8,7 +8,8 @@ import { ApiError, failure } from './envelope.js';
 /** The envelope's error handler for the API routes of this plugin (the ApiRouter installs it). */
 export function installApiErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ApiError) return reply.code(error.statusCode).send(error.body);
+    if (error instanceof ApiError)
+      return reply.code(error.statusCode).headers(error.headers).send(error.body);
 
     const known = frameworkError(error);
     if (known) return reply.code(known.code).send(failure(known.code, known.message));

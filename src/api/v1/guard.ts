@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import type { User } from '../../domain/users.js';
 import type { Services } from '../../services.js';
 import { GLOBAL_SWITCH } from '../../domain/api-switches.js';
-import { adminRequired, apiDisabled, invalidToken } from './envelope.js';
+import { ApiError, adminRequired, apiDisabled, failure, invalidToken } from './envelope.js';
 
 export const AUTH_MODES = ['none', 'simple', 'basic'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -91,10 +91,31 @@ async function authenticate(
 ): Promise<User | null> {
   if (mode === 'basic') {
     const credentials = basicCredentials(request);
-    return credentials ? services.users.authenticatePassword(credentials.email, credentials.password) : null;
+    if (!credentials) return null;
+    // Basic credentials are a password login: the login form's limits per account and per address
+    // count them too (issue 21 #2), so neither face can be used to guess around the other.
+    const address = request.ip || 'unknown';
+    const verdict = await services.throttle.loginAttempt(credentials.email, address);
+    if (!verdict.allowed) throw tooManyAttempts(verdict.retryAfter);
+    const user = await services.users.authenticatePassword(credentials.email, credentials.password);
+    if (user) await services.throttle.loginSucceeded(credentials.email, address);
+    return user;
   }
   const token = requestToken(request);
   return token ? services.users.authenticateToken(token) : null;
+}
+
+/** 429 with `Retry-After`, in the envelope: the login limits refused a Basic attempt. */
+function tooManyAttempts(retryAfter: number): ApiError {
+  const minutes = Math.max(1, Math.ceil(retryAfter / 60));
+  return new ApiError(
+    429,
+    failure(
+      429,
+      `Too many login attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    ),
+    { 'retry-after': String(retryAfter) },
+  );
 }
 
 export function guard(services: Services, policy: EndpointPolicy): preHandlerAsyncHookHandler {

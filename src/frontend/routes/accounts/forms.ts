@@ -1,0 +1,144 @@
+// What every page of the accounts area shares: the themed page with its form token and links, the
+// message page, the CSRF check of every form, the 429 of a rate limit, mail links, and the one form
+// flow (CSRF, then the action's schema, then the action; its validation errors re-render the form).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ValidationError } from '../../../domain/errors.js';
+import type { Verdict } from '../../../domain/login-throttle.js';
+import { parse } from '../../../domain/schema-fields.js';
+import { siteOrigin } from '../../../domain/site-urls.js';
+import { validationMessages } from '../../../http/validation-messages.js';
+import { urlFor } from '../../context.js';
+import type { FrontendState } from '../../context.js';
+import { checkCsrf, csrfToken } from '../../csrf.js';
+import type { FrontendKit } from '../../index.js';
+
+export type Errors = Record<string, string[]>;
+export type Body = Record<string, unknown>;
+/** Shows a form of the area again, with what to add to its data (errors, entered values, notices). */
+export type FormView = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: FrontendState,
+  data?: Body,
+) => Promise<unknown>;
+
+/** What a form shows again after an error: the strings entered, never a password. */
+export function entered(body: unknown, fields: string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const field of fields) {
+    const value = (body as Body | undefined)?.[field];
+    values[field] = typeof value === 'string' ? value.slice(0, 1000) : '';
+  }
+  return values;
+}
+
+const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
+export const tooMany = (what: string, retryAfter: number) =>
+  `Too many ${what}. Please try again in ${minutes(retryAfter)} minute${minutes(retryAfter) === 1 ? '' : 's'}.`;
+
+/** Sets 429 and `Retry-After` when a limit refused; returns the seconds to wait, or null. */
+export function limited(reply: FastifyReply, verdict: Verdict): number | null {
+  if (verdict.allowed) return null;
+  reply.code(429).header('retry-after', String(verdict.retryAfter));
+  return verdict.retryAfter;
+}
+
+export class AccountPages {
+  constructor(readonly kit: FrontendKit) {}
+
+  private get services() {
+    return this.kit.services;
+  }
+
+  /** Renders a page of the accounts area with its form token and links. */
+  async page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    template: string,
+    data: Body,
+  ) {
+    reply.header('cache-control', 'private, no-store');
+    return this.kit.render(request, reply, template, {
+      csrf_token: await csrfToken(this.services, request, reply),
+      links: {
+        login: urlFor(state, '/user/login'),
+        register: urlFor(state, '/user/register'),
+        forgot: urlFor(state, '/user/password/forgot'),
+        profile: urlFor(state, '/user/profile'),
+        settings: urlFor(state, '/user/settings'),
+      },
+      registration_open: await this.services.accounts.registrationOpen(),
+      errors: {},
+      form: {},
+      ...data,
+    });
+  }
+
+  message(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    status: number,
+    title: string,
+    text: string,
+  ) {
+    reply.code(status);
+    return this.page(request, reply, state, 'user/message', { title, message: text });
+  }
+
+  /** CSRF for every form of this area: same origin, and the form's token (always required). */
+  refused(request: FastifyRequest): Promise<string | null> {
+    return checkCsrf(this.services, request, { requireToken: () => true });
+  }
+
+  /**
+   * A link for a mail: the website's primary domain with the scheme and port Folio is served on, and
+   * the visitor's locale prefix. Never the request's Host, which the sender of the form chooses.
+   */
+  mailLink(state: FrontendState, path: string): string {
+    return `${siteOrigin(state.website, this.services.config.appUrl)}${urlFor(state, path)}`;
+  }
+
+  siteName(state: FrontendState): string {
+    return String(state.website.fields.site_name ?? state.website.domain);
+  }
+
+  /**
+   * The one flow of a form submission: the CSRF check (403), then `before` (a limit or a switch that
+   * may answer first), the schema (422 with the form again), then the action, whose validation errors
+   * (a taken username…) also show the form again.
+   */
+  async submit<S extends z.ZodType>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    flow: {
+      schema: S;
+      /** Fields shown again after an error. */
+      fields: string[];
+      form: FormView;
+      before?: (again: (status: number, errors: Errors) => Promise<unknown>) => Promise<unknown>;
+      action: (
+        input: z.output<S>,
+        again: (status: number, errors: Errors) => Promise<unknown>,
+      ) => Promise<unknown>;
+    },
+  ): Promise<unknown> {
+    const reason = await this.refused(request);
+    if (reason) return this.message(request, reply, state, 403, 'Form refused', reason);
+    const again = (status: number, errors: Errors) => {
+      reply.code(status);
+      return flow.form(request, reply, state, { errors, form: entered(request.body, flow.fields) });
+    };
+    try {
+      const answered = await flow.before?.(again);
+      if (answered !== undefined) return answered;
+      return await flow.action(parse(flow.schema, request.body ?? {}), again);
+    } catch (error) {
+      if (error instanceof ValidationError) return again(422, validationMessages(error));
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// Registration confirmed by mail. Past the shape and username checks the answer is the same for every
+// valid email, with or without an account, and for one mailed too often (the limit per email only
+// stops the mail): the page never tells whether an email has an account.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { registrationInput } from '../../../domain/account-input.js';
+import { urlFor } from '../../context.js';
+import type { FrontendState } from '../../context.js';
+import { clientAddress, signIn } from '../../session.js';
+import type { AccountPages, FormView } from './forms.js';
+import { limited, tooMany } from './forms.js';
+
+export function registrationRoutes(pages: AccountPages): void {
+  const { kit } = pages;
+  const { services } = kit;
+
+  const registerForm: FormView = (request, reply, state, data = {}) =>
+    pages.page(request, reply, state, 'user/register', {
+      title: 'Register',
+      action: urlFor(state, '/user/register/submit'),
+      ...data,
+    });
+
+  const closed = (request: FastifyRequest, reply: FastifyReply, state: FrontendState) =>
+    pages.message(
+      request,
+      reply,
+      state,
+      403,
+      'Registration is closed',
+      'This site does not take new accounts.',
+    );
+
+  kit.page('GET', '/user/register', { name: 'users.register' }, async (request, reply, state) => {
+    if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+    if (state.user) return reply.redirect(urlFor(state, '/'));
+    return registerForm(request, reply, state);
+  });
+
+  kit.page(
+    'POST',
+    '/user/register/submit',
+    { name: 'users.register.submit' },
+    async (request, reply, state) =>
+      pages.submit(request, reply, state, {
+        schema: registrationInput,
+        fields: ['name', 'email', 'username'],
+        form: registerForm,
+        before: async (again) => {
+          if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+          const retryAfter = limited(reply, await services.throttle.registerAttempt(clientAddress(request)));
+          if (retryAfter !== null) return again(429, { email: [tooMany('registrations', retryAfter)] });
+          return undefined;
+        },
+        action: async (input) => {
+          // Only what says nothing about the email: a taken username (usernames are public).
+          await services.accounts.checkRegistration(input);
+          if ((await services.throttle.registerEmailAttempt(input.email)).allowed) {
+            await services.accounts.requestRegistration(
+              input,
+              {
+                confirm: (token) => pages.mailLink(state, `/user/register/confirm/${token}`),
+                login: pages.mailLink(state, '/user/login'),
+                reset: pages.mailLink(state, '/user/password/forgot'),
+              },
+              pages.siteName(state),
+            );
+          }
+          return pages.message(
+            request,
+            reply,
+            state,
+            200,
+            'Check your email',
+            `Check your email: we sent a link to finish creating your account to ${input.email}.`,
+          );
+        },
+      }),
+  );
+
+  kit.page(
+    'GET',
+    '/user/register/confirm/:token',
+    { name: 'users.register.confirm' },
+    async (request, reply, state) => {
+      // Opened from a mail: a top-level navigation from another site or an app, so no form token and
+      // no same-origin check. The token is in the URL: no page resource may carry it in a Referer.
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('cache-control', 'private, no-store');
+      if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+      // A HEAD (a mail scanner checking the link) must not use the token up.
+      if (request.method === 'HEAD') {
+        return pages.message(
+          request,
+          reply,
+          state,
+          200,
+          'Create your account',
+          'Open this link in your browser to finish creating your account.',
+        );
+      }
+      const token = (request.params as { token: string }).token;
+      const user = await services.accounts.confirmRegistration(token);
+      if (!user) {
+        return pages.message(
+          request,
+          reply,
+          state,
+          400,
+          'Invalid link',
+          'This link is invalid or has expired. Register again to get a new one.',
+        );
+      }
+      await signIn(services, request, reply, user);
+      return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
+    },
+  );
+}

@@ -1,0 +1,19 @@
+// A Host (or trusted X-Forwarded-Host) that is no host name: `localhost:4201@evil.example`,
+// `evil.example\@localhost`, a path, spaces or control characters. Folio never builds a link from a
+// request's Host, but no request that names a host so oddly is served at all (400, each face's shape).
+import type { FastifyInstance } from 'fastify';
+import { HttpError } from './errors.js';
+
+// eslint-disable-next-line no-control-regex
+const NOT_IN_A_HOST = /[@\\/\s\x00-\x1f\x7f]/;
+
+export function unsafeHost(host: string | undefined): boolean {
+  return host !== undefined && NOT_IN_A_HOST.test(host);
+}
+
+export function installHostGuard(app: FastifyInstance): void {
+  // A callback hook: it runs on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(unsafeHost(request.host) ? new HttpError(400, 'Invalid Host header') : undefined);
+  });
+}
