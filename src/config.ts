@@ -29,6 +29,8 @@ export interface Config {
    * false (none, the default), a number of hops, or the proxies' addresses and CIDR ranges.
    */
   trustProxy: false | number | string[];
+  /** CACHE_MEMORY_MB: the memory budget of every in-process cache together (cache/memory-budget.ts). */
+  cacheMemoryMb: number;
   /** FOLIO_QUERY_COUNTER=1: count SQL queries per request into `x-folio-queries` (benchmarks). */
   queryCounter: boolean;
 }
@@ -171,6 +173,11 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const cacheMemoryRaw = env.CACHE_MEMORY_MB?.trim() || '232';
+  if (!/^\d{1,6}$/.test(cacheMemoryRaw) || Number(cacheMemoryRaw) < 16) {
+    throw new ConfigError('CACHE_MEMORY_MB', `"${cacheMemoryRaw}" is not a number of MiB (at least 16)`);
+  }
+
   return {
     database,
     redisUrl,
@@ -183,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     mailFrom,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    cacheMemoryMb: Number(cacheMemoryRaw),
     queryCounter: env.FOLIO_QUERY_COUNTER?.trim() === '1',
   };
 }

@@ -18,6 +18,8 @@ import { CommentModeration } from './domain/comment-moderation.js';
 import { CommentsService } from './domain/comments.js';
 import { LinksService } from './domain/links.js';
 import { RateLimits } from './lib/rate-limits.js';
+import { memoryBudget } from './cache/memory-budget.js';
+import type { MemoryBudget } from './cache/memory-budget.js';
 import { LoginThrottle } from './domain/login-throttle.js';
 import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
@@ -87,6 +89,8 @@ export interface Services {
   updates: UpdateService;
   /** Fixed-window counters per caller: in process, or in Redis (shared by all nodes) with REDIS_URL. */
   rateLimits: RateLimits;
+  /** The one memory budget of the in-process caches (CACHE_MEMORY_MB), split into shares. */
+  memory: MemoryBudget;
   /** Comments under posts, their likes and reports. */
   comments: CommentsService;
   /** Held, approved and spam comments: list, approve, mark as spam, delete. */
@@ -127,9 +131,16 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const feed = createChangeFeed(database, options.warn ?? ((message) => console.warn(message)));
   const { db } = database;
   const warn = options.warn ?? ((message: string) => console.warn(message));
+  const memory = memoryBudget(config.cacheMemoryMb);
   const cache: Cache = config.redisUrl
-    ? new RedisCache({ url: config.redisUrl, prefix: options.cachePrefix, warn, clock })
-    : new MemoryCache(undefined, clock);
+    ? new RedisCache({
+        url: config.redisUrl,
+        prefix: options.cachePrefix,
+        warn,
+        clock,
+        copyBytes: memory.copies,
+      })
+    : new MemoryCache(memory.sharedCache, clock);
   const settings = new SettingsService(db, feed, clock);
   const translations = new TranslationsService(db);
   const defaultLocale = async () => (await settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
@@ -156,7 +167,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     store: posts,
     policy,
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
-    reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`),
+    reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });
   const pages = new PagesService(db, clock, translations, bindings, changes);
   const updates = new UpdateService({
@@ -219,6 +230,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     menus: new MenusService(db, clock, cache, pages, changes),
     updates,
     rateLimits,
+    memory,
     comments,
     commentModeration: new CommentModeration(db, clock, changes),
     clicks: new ClicksService(db, database.dialect, clock),

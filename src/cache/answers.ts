@@ -5,9 +5,6 @@ import { LRUCache } from 'lru-cache';
 import type { Cache, CacheOptions, TagStamp } from './cache.js';
 import { isCopyCurrent } from './near-cache.js';
 
-/** How much answer text one process keeps (LocalAnswers), in bytes: text and its encoded answer. */
-const LOCAL_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
-
 /**
  * Cached answers kept in this process. The shared cache (Redis on several nodes) holds only a token
  * per key, stamped with the tag versions like any entry, so flushes and expiry work as they do for
@@ -25,26 +22,38 @@ const LOCAL_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
 export class LocalAnswers<T extends object> {
   private readonly entries: LRUCache<string, LocalAnswer<T>>;
 
-  constructor(size: (value: T) => number) {
-    this.entries = new LRUCache({
-      maxSize: LOCAL_ANSWERS_MAX_BYTES,
-      sizeCalculation: (entry) => Math.max(1, size(entry.value)),
-    });
+  /** `maxBytes`: this process's share of the memory budget for answers (memory-budget.ts). */
+  constructor(maxBytes: number) {
+    this.entries = new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
   }
 
-  async remember(cache: Cache, key: string, options: CacheOptions, compute: () => Promise<T>): Promise<T>;
+  /** `size`: roughly the bytes an answer holds (its text and encoded forms), for the budget. */
+  async remember(
+    cache: Cache,
+    key: string,
+    options: CacheOptions,
+    compute: () => Promise<T>,
+    size: (value: T) => number,
+  ): Promise<T>;
   async remember(
     cache: Cache,
     key: string,
     options: CacheOptions,
     compute: () => Promise<T | undefined>,
+    size: (value: T) => number,
   ): Promise<T | undefined>;
   async remember(
     cache: Cache,
     key: string,
     options: CacheOptions,
     compute: () => Promise<T | undefined>,
+    size: (value: T) => number,
   ): Promise<T | undefined> {
+    const entry = (token: string, value: T): LocalAnswer<T> => ({
+      token,
+      value,
+      bytes: Math.max(1, size(value)),
+    });
     const known = this.entries.get(key);
     if (known?.stamp && isCopyCurrent(cache, known.stamp, known.expires ?? -1)) return known.value;
     let made: T | undefined;
@@ -52,7 +61,7 @@ export class LocalAnswers<T extends object> {
       made = await compute();
       if (made === undefined) return undefined; // never cached: unknown names cannot fill the cache
       const fresh = randomUUID();
-      this.entries.set(key, { token: fresh, value: made });
+      this.entries.set(key, entry(fresh, made));
       return fresh;
     });
     if (token === undefined) return made;
@@ -62,7 +71,7 @@ export class LocalAnswers<T extends object> {
       if (local?.token === token) value = local.value;
       else {
         value = await compute();
-        if (value !== undefined) this.entries.set(key, { token, value });
+        if (value !== undefined) this.entries.set(key, entry(token, value));
       }
     }
     await this.learnStamp(cache, key, token);
@@ -84,6 +93,7 @@ export class LocalAnswers<T extends object> {
 interface LocalAnswer<T> {
   token: string;
   value: T;
+  bytes: number;
   /** The tag versions the token was stored under, once read back. */
   stamp?: TagStamp;
   /** Epoch milliseconds when the token expires (0: never), with the stamp. */

@@ -2,7 +2,9 @@
 // website, cached under its tag so that a change to that website's content flushes exactly them.
 import { MemoryCache, SingleFlight, expiryOf } from './cache.js';
 import type { Cache, CacheOptions } from './cache.js';
+import { memoryBudget } from './memory-budget.js';
 import { NearCache } from './near-cache.js';
+import { RedisCache } from './redis-cache.js';
 
 // ---- Copies in this process ----------------------------------------------------------------------
 // With a shared cache (Redis), every read of an entry is a round trip and a JSON parse (a sitemap file
@@ -10,7 +12,8 @@ import { NearCache } from './near-cache.js';
 // tags or once it expires, so a copy read or written here is used (NearCache) while its stamp is known
 // current. The in-process cache needs no copies: its values are shared objects already.
 
-const COPIES_MAX_BYTES = 32 * 1024 * 1024;
+/** Without a budget from the cache (RedisCache.copyBytes), copies keep the default share. */
+const DEFAULT_COPIES_MAX_BYTES = memoryBudget().copies;
 const copiesByCache = new WeakMap<Cache, NearCache<unknown>>();
 
 /** Roughly the bytes a value holds (its JSON, two bytes a character). */
@@ -23,7 +26,8 @@ function copiesOf(cache: Cache): NearCache<unknown> | undefined {
   if (cache instanceof MemoryCache) return undefined;
   let copies = copiesByCache.get(cache);
   if (!copies) {
-    copies = new NearCache(cache, { maxBytes: COPIES_MAX_BYTES, sizeOf });
+    const maxBytes = (cache instanceof RedisCache ? cache.copyBytes : undefined) ?? DEFAULT_COPIES_MAX_BYTES;
+    copies = new NearCache(cache, { maxBytes, sizeOf });
     copiesByCache.set(cache, copies);
   }
   return copies;

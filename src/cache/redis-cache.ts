@@ -38,6 +38,8 @@ export interface RedisCacheOptions {
   commandTimeoutMs?: number;
   /** For the expiries of process copies (Redis expires its own entries on its own clock). */
   clock?: Clock;
+  /** Bytes of entries this process keeps copies of (the data cache's share of the memory budget). */
+  copyBytes?: number;
 }
 
 type FlushCommand = (keys: string[], argv: string[]) => Promise<number[]>;
@@ -58,9 +60,12 @@ export class RedisCache extends TaggedCache {
   /** Bumped whenever the mirror is dropped: an MGET answered across a drop is not mirrored. */
   private mirrorEpoch = 0;
   private readonly flushScript: FlushCommand;
+  /** See RedisCacheOptions.copyBytes. */
+  readonly copyBytes: number | undefined;
 
   constructor(options: RedisCacheOptions) {
     super(options.clock);
+    this.copyBytes = options.copyBytes;
     const prefix = options.prefix ?? 'folio:';
     this.channel = `${prefix}flushes`;
     this.warn = options.warn ?? ((message) => console.warn(message));

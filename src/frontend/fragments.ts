@@ -32,7 +32,6 @@ import type { CompilableTag, CompiledNode, LiquidCompiler } from './liquid-compi
 export const FRAGMENTS = Symbol('folio.fragments');
 
 const FRAGMENT_TTL_MS = 3600 * 1000;
-const FRAGMENTS_MAX_BYTES = 24 * 1024 * 1024;
 
 interface Fragment {
   html: string;
@@ -42,14 +41,22 @@ interface Fragment {
 
 /** The rendered fragments of a process, checked against the cache's tag versions on every use. */
 export class FragmentStore {
-  private readonly fragments = new LRUCache<string, Fragment>({
-    maxSize: FRAGMENTS_MAX_BYTES,
-    sizeCalculation: (fragment) => fragment.html.length * 2 + 256,
-    ttl: FRAGMENT_TTL_MS,
-  });
+  private readonly fragments: LRUCache<string, Fragment>;
 
-  /** `isCurrent`: whether a stamp is still current, known without I/O (Cache.isCurrent). */
-  constructor(private readonly isCurrent: (stamp: TagStamp) => boolean) {}
+  /**
+   * `isCurrent`: whether a stamp is still current, known without I/O (Cache.isCurrent); `maxBytes`:
+   * the fragments' share of the memory budget.
+   */
+  constructor(
+    private readonly isCurrent: (stamp: TagStamp) => boolean,
+    maxBytes: number,
+  ) {
+    this.fragments = new LRUCache<string, Fragment>({
+      maxSize: maxBytes,
+      sizeCalculation: (fragment) => fragment.html.length * 2 + 256,
+      ttl: FRAGMENT_TTL_MS,
+    });
+  }
 
   /**
    * `verified`: stamps already found current during this rendering. The fragments of one page share

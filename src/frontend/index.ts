@@ -136,7 +136,7 @@ export interface FrontendPlugin {
 }
 
 export function frontend(services: Services, themes = new ThemeRenderer()): FrontendPlugin {
-  const fragments = new FragmentStore((stamp) => services.cache.isCurrent(stamp));
+  const fragments = new FragmentStore((stamp) => services.cache.isCurrent(stamp), services.memory.fragments);
   let notFoundPage: FrontendPlugin['notFoundPage'] = async () => null;
   const plugin = async function frontendPlugin(app: FastifyInstance): Promise<void> {
     const registered: Registered[] = [];

@@ -157,9 +157,6 @@ const entrySize = (entry: HotEntry) =>
   (entry.page.encoded.gzip?.length ?? 0) +
   512;
 
-/** Process memory kept for ready-to-send pages. */
-export const HOT_PAGES_MAX_BYTES = 48 * 1024 * 1024;
-
 export async function pageCacheTtl(services: Services): Promise<number> {
   const raw = (await services.settings.get(PAGE_CACHE_TTL_SETTING))?.trim() ?? '';
   const seconds = /^\d{1,9}$/.test(raw) ? Number(raw) : DEFAULT_PAGE_CACHE_TTL;
@@ -167,12 +164,15 @@ export async function pageCacheTtl(services: Services): Promise<number> {
 }
 
 export class PageCache {
-  private readonly hot = new LRUCache<string, HotEntry>({
-    maxSize: HOT_PAGES_MAX_BYTES,
-    sizeCalculation: entrySize,
-  });
+  /** Ready-to-send pages, within their share of the memory budget. */
+  private readonly hot: LRUCache<string, HotEntry>;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Services) {
+    this.hot = new LRUCache<string, HotEntry>({
+      maxSize: services.memory.hotPages,
+      sizeCalculation: entrySize,
+    });
+  }
 
   /**
    * The onRequest hook of cacheable routes: answers from a ready page in process memory when it is

@@ -15,7 +15,7 @@ describe('fragment cache ({% cache %})', () => {
   let root: string;
   let themes: ThemeRenderer;
   const cache = new MemoryCache();
-  const store = new FragmentStore((stamp) => cache.isCurrent(stamp));
+  const store = new FragmentStore((stamp) => cache.isCurrent(stamp), 1024 * 1024);
   let settings: ReadonlyMap<string, string> = new Map();
 
   const scope = async (prefix = 'default 1 en / '): Promise<FragmentScope> => ({

@@ -211,8 +211,8 @@ describe('compiled Liquid templates', () => {
       stamp: {},
       settings,
     });
-    const compiledStore = new FragmentStore(() => true);
-    const liquidStore = new FragmentStore(() => true);
+    const compiledStore = new FragmentStore(() => true, 1024 * 1024);
+    const liquidStore = new FragmentStore(() => true, 1024 * 1024);
     const first = DATA_SETS[0] as object;
     const second = { ...first, title: 'changed', items: [] };
     for (const data of [first, second]) {

@@ -1,5 +1,6 @@
 // Cached reads of posts for the API's answers: a face hands over a view (how it turns a page or a post
-// into its answer, and the answer's size), the read keeps answers per view in process (LocalAnswers),
+// into its answer, and the answer's size), the read keeps answers in process (LocalAnswers, one share
+// of the memory budget for every view),
 // under the cache tags of what the store read (POST_READ_CACHE_TAGS), flushed by every post, tag,
 // website or user change. The face never names a cache key or tag.
 import type { Cache } from '../../cache/cache.js';
@@ -24,8 +25,8 @@ export interface AnswerView<In, Out extends object> {
 }
 
 export class PostReads {
-  /** Each view's answers (views are made once per face, so this holds a few entries). */
-  private readonly locals = new Map<object, LocalAnswers<object>>();
+  /** Every view's answers: keys name the view, so answers of different views never mix. */
+  private readonly local: LocalAnswers<object>;
   private readonly options = { tags: POST_READ_CACHE_TAGS, ttlSeconds: ANSWER_TTL_SECONDS };
 
   constructor(
@@ -33,7 +34,11 @@ export class PostReads {
     private readonly cache: Cache,
     /** Keys of answers made for this base URL (nodes with another APP_URL must not share them). */
     private readonly keyPrefix: string,
-  ) {}
+    /** Bytes of answers this process keeps (its share of the memory budget). */
+    answerBytes: number,
+  ) {
+    this.local = new LocalAnswers<object>(answerBytes);
+  }
 
   /** A page of the list through the view: the same for every caller who may ask for it. */
   async listPage<Out extends object>(
@@ -43,11 +48,12 @@ export class PostReads {
     const compute = async () => view.build(await this.store.list(query));
     const key = this.store.listCacheKey(query);
     if (key === null) return compute();
-    return this.local(view).remember(
+    return this.local.remember(
       this.cache,
       `${this.keyPrefix}${view.name}:list:${key}`,
       this.options,
       compute,
+      (answer) => view.size(answer as Out),
     ) as Promise<Out>;
   }
 
@@ -59,20 +65,12 @@ export class PostReads {
     };
     // A reference longer than any slug names nothing that could be cached usefully.
     if (ref.length > MAX_SLUG_LENGTH) return compute();
-    return this.local(view).remember(
+    return this.local.remember(
       this.cache,
       `${this.keyPrefix}${view.name}:show:${ref}`,
       this.options,
       compute,
+      (answer) => view.size(answer as Out),
     ) as Promise<Out | undefined>;
-  }
-
-  private local<Out extends object>(view: AnswerView<never, Out>): LocalAnswers<object> {
-    let local = this.locals.get(view);
-    if (!local) {
-      local = new LocalAnswers<object>((answer) => view.size(answer as Out));
-      this.locals.set(view, local);
-    }
-    return local;
   }
 }
