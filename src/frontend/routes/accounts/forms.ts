@@ -76,6 +76,12 @@ export class AccountPages {
     });
   }
 
+  /** The view of a simple form page: its template, title and where it posts. */
+  form(template: string, title: string, actionPath: string): FormView {
+    return (request, reply, state, data = {}) =>
+      this.page(request, reply, state, template, { title, action: urlFor(state, actionPath), ...data });
+  }
+
   message(
     request: FastifyRequest,
     reply: FastifyReply,

@@ -10,12 +10,7 @@ export function passwordResetRoutes(pages: AccountPages): void {
   const { kit } = pages;
   const { services } = kit;
 
-  const forgotForm: FormView = (request, reply, state, data = {}) =>
-    pages.page(request, reply, state, 'user/forgot', {
-      title: 'Forgot your password?',
-      action: urlFor(state, '/user/password/forgot/submit'),
-      ...data,
-    });
+  const forgotForm = pages.form('user/forgot', 'Forgot your password?', '/user/password/forgot/submit');
 
   kit.page('GET', '/user/password/forgot', { name: 'users.password.forgot' }, async (request, reply, state) =>
     forgotForm(request, reply, state),

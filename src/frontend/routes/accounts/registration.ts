@@ -6,19 +6,14 @@ import { registrationInput } from '../../../domain/account-input.js';
 import { urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, signIn } from '../../session.js';
-import type { AccountPages, FormView } from './forms.js';
+import type { AccountPages } from './forms.js';
 import { limited, tooMany } from './forms.js';
 
 export function registrationRoutes(pages: AccountPages): void {
   const { kit } = pages;
   const { services } = kit;
 
-  const registerForm: FormView = (request, reply, state, data = {}) =>
-    pages.page(request, reply, state, 'user/register', {
-      title: 'Register',
-      action: urlFor(state, '/user/register/submit'),
-      ...data,
-    });
+  const registerForm = pages.form('user/register', 'Register', '/user/register/submit');
 
   const closed = (request: FastifyRequest, reply: FastifyReply, state: FrontendState) =>
     pages.message(
