@@ -4,7 +4,11 @@
 import type { Limit, RateLimits } from '../lib/rate-limits.js';
 
 export interface ThrottleLimits {
-  /** Failed logins per account (email), whoever tries. */
+  /**
+   * Failed logins per account (email) from one client address. Counted per address so that nobody
+   * can lock another person out of their account by failing on purpose (issue 21 #7): their own
+   * address still gets through with the right password.
+   */
   loginPerAccount: Limit;
   /** Failed logins per client address, whatever the account. */
   loginPerAddress: Limit;
@@ -52,12 +56,16 @@ export class LoginThrottle {
     return email.trim().toLowerCase().slice(0, 320);
   }
 
+  private static accountFrom(email: string, address: string): string {
+    return `${LoginThrottle.account(email)}|${address}`;
+  }
+
   /** Counts a login attempt, before the password is checked, and says whether it may go on. */
   async loginAttempt(email: string, address: string): Promise<Verdict> {
     const { loginPerAccount, loginPerAddress } = this.limits;
     return joined(
       await Promise.all([
-        this.limiter.hit('login:acct', LoginThrottle.account(email), loginPerAccount),
+        this.limiter.hit('login:acct', LoginThrottle.accountFrom(email, address), loginPerAccount),
         this.limiter.hit('login:addr', address, loginPerAddress),
       ]),
     );
@@ -69,7 +77,11 @@ export class LoginThrottle {
    */
   async loginSucceeded(email: string, address: string): Promise<void> {
     await Promise.all([
-      this.limiter.reset('login:acct', LoginThrottle.account(email), this.limits.loginPerAccount),
+      this.limiter.reset(
+        'login:acct',
+        LoginThrottle.accountFrom(email, address),
+        this.limits.loginPerAccount,
+      ),
       this.limiter.undo('login:addr', address, this.limits.loginPerAddress),
     ]);
   }

@@ -91,6 +91,8 @@ export function safeRedirect(target: unknown, fallback: string): string {
   try {
     const url = new URL(target, 'http://folio.invalid');
     if (url.host !== 'folio.invalid') return fallback;
+    // Normalizing can make a protocol-relative path: `/%2e//evil.example` becomes `//evil.example`.
+    if (/^\/[/\\]/.test(url.pathname)) return fallback;
     return `${url.pathname}${url.search}${url.hash}`;
   } catch {
     return fallback;

@@ -146,6 +146,11 @@ describe('accounts', () => {
         ['/\\evil.test', '/'],
         ['javascript:alert(1)', '/'],
         ['/%0d%0aSet-Cookie:x=1', '/%0d%0aSet-Cookie:x=1'],
+        // Issue 21 #6: paths that normalize into a protocol-relative URL.
+        ['/%2e//evil.test/x', '/'],
+        ['/.//evil.test/x', '/'],
+        ['/%2E%2E//evil.test', '/'],
+        ['/%2e/\\evil.test', '/'],
       ];
       for (const [redirect, expected] of targets) {
         const response = await visitor().submit('/user/login', '/user/login/submit', {
@@ -155,6 +160,13 @@ describe('accounts', () => {
         });
         assert.equal(response.headers.location, expected, redirect);
       }
+    });
+
+    it('issue 21 #6: a signed-in visitor sent to the login form is redirected only to a local path', async () => {
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const response = await client.get('/user/login?redirect=/%2e//evil.test/x');
+      assert.equal(response.headers.location, '/');
     });
 
     it('the login form keeps a safe redirect from its query and drops an unsafe one', async () => {
@@ -372,17 +384,18 @@ describe('accounts', () => {
   });
 
   describe('attempt limits', () => {
-    it('5 attempts per account in 15 minutes, then 429 with Retry-After, even with the right password', async () => {
+    it('5 attempts per account from one address in 15 minutes, then 429 with Retry-After there, even with the right password', async () => {
       const user = await ctx.createUser();
+      const address = visitor().address;
+      const from = () => new Visitor(ctx, 'site.test', address); // a fresh client, the same address
       for (let i = 0; i < 5; i++) {
-        const client = visitor(); // a new address every time: the account limit alone applies
-        const response = await client.submit('/user/login', '/user/login/submit', {
+        const response = await from().submit('/user/login', '/user/login/submit', {
           email: user.email,
           password: 'wrong-password',
         });
         assert.equal(response.statusCode, 422);
       }
-      const blocked = await visitor().submit('/user/login', '/user/login/submit', {
+      const blocked = await from().submit('/user/login', '/user/login/submit', {
         email: user.email,
         password: user.password,
       });
@@ -391,7 +404,7 @@ describe('accounts', () => {
       const retryAfter = Number(blocked.headers['retry-after']);
       assert.ok(retryAfter > 800 && retryAfter <= 900, String(retryAfter));
       assert.equal(sessionCookie(blocked), undefined);
-      const json = await visitor().submit('/user/login', '/user/login/ajax', {
+      const json = await from().submit('/user/login', '/user/login/ajax', {
         email: user.email,
         password: user.password,
       });
@@ -399,19 +412,30 @@ describe('accounts', () => {
       assert.equal(json.json().status, 'fail');
       assert.match(json.json().message, /Too many login attempts/);
       assert.ok(json.json().retry_after > 0);
+      // Issue 21 #7: whoever failed on purpose locked only their own address out; the owner signs in.
+      const owner = await visitor().submit('/user/login', '/user/login/submit', {
+        email: user.email,
+        password: user.password,
+      });
+      assert.equal(owner.statusCode, 303);
     });
 
     it('an unknown email is limited the same way (the limit reveals no account)', async () => {
+      const address = visitor().address;
       for (let i = 0; i < 5; i++) {
-        await visitor().submit('/user/login', '/user/login/submit', {
+        await new Visitor(ctx, 'site.test', address).submit('/user/login', '/user/login/submit', {
           email: 'ghost@example.test',
           password: 'wrong-password',
         });
       }
-      const response = await visitor().submit('/user/login', '/user/login/submit', {
-        email: 'ghost@example.test',
-        password: 'x',
-      });
+      const response = await new Visitor(ctx, 'site.test', address).submit(
+        '/user/login',
+        '/user/login/submit',
+        {
+          email: 'ghost@example.test',
+          password: 'x',
+        },
+      );
       assert.equal(response.statusCode, 429);
     });
 

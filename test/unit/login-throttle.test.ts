@@ -20,13 +20,20 @@ const limits = {
 describe('login policy', () => {
   beforeEach(() => mock.timers.enable({ apis: ['Date', 'setTimeout'], now: 1_000_000 }));
   afterEach(() => mock.timers.reset());
-  it('refuses the attempt past the account limit until the window ends, for any address', async () => {
+  it('refuses the attempt past the account limit from that address until the window ends', async () => {
     const throttle = new LoginThrottle(new RateLimits(), limits);
     assert.deepEqual(await throttle.loginAttempt('A@x.test', '1.1.1.1'), { allowed: true });
-    assert.deepEqual(await throttle.loginAttempt('a@x.test ', '2.2.2.2'), { allowed: true });
-    assert.deepEqual(await throttle.loginAttempt('a@x.test', '3.3.3.3'), { allowed: false, retryAfter: 60 });
+    assert.deepEqual(await throttle.loginAttempt('a@x.test ', '1.1.1.1'), { allowed: true });
+    assert.deepEqual(await throttle.loginAttempt('a@x.test', '1.1.1.1'), { allowed: false, retryAfter: 60 });
     mock.timers.tick(60_000);
-    assert.deepEqual(await throttle.loginAttempt('a@x.test', '3.3.3.3'), { allowed: true });
+    assert.deepEqual(await throttle.loginAttempt('a@x.test', '1.1.1.1'), { allowed: true });
+  });
+
+  it('issue 21 #7: failing on purpose from one address locks nobody else out of the account', async () => {
+    const throttle = new LoginThrottle(new RateLimits(), limits);
+    for (let i = 0; i < 3; i++) await throttle.loginAttempt('victim@x.test', '6.6.6.6');
+    assert.equal((await throttle.loginAttempt('victim@x.test', '6.6.6.6')).allowed, false);
+    assert.deepEqual(await throttle.loginAttempt('victim@x.test', '1.2.3.4'), { allowed: true });
   });
 
   it('a success clears the account and takes its own hit back from the address', async () => {
@@ -70,8 +77,8 @@ describe('Redis counters', { skip: !testRedisUrl && 'TEST_REDIS_URL is not set' 
 
   it('two app nodes share the counts: the limit holds across nodes, with the window as Retry-After', async () => {
     const [one, two] = [node(), node()];
-    assert.equal((await one.loginAttempt('shared@x.test', '1.1.1.1')).allowed, true);
-    assert.equal((await two.loginAttempt('shared@x.test', '2.2.2.2')).allowed, true);
+    assert.equal((await one.loginAttempt('shared@x.test', '3.3.3.3')).allowed, true);
+    assert.equal((await two.loginAttempt('shared@x.test', '3.3.3.3')).allowed, true);
     const refused = await one.loginAttempt('shared@x.test', '3.3.3.3');
     assert.equal(refused.allowed, false);
     assert.ok(!refused.allowed && refused.retryAfter > 0 && refused.retryAfter <= 60);
