@@ -70,9 +70,12 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
   });
-  // An idle client that loses its server emits 'error' on the pool; without a listener that would
-  // crash the process. The next query reconnects.
+  // A client that loses its server (a restart: 57P01, a failover, a cut connection) emits 'error':
+  // on the pool while idle, on the client itself while checked out. Without a listener either would
+  // crash the process. The query in flight fails; the pool drops the broken client when it is
+  // released and connects a new one for the next query.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     log: log && ((event) => log(event)),

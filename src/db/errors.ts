@@ -6,3 +6,30 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = String(error.code);
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+// SQLSTATE classes and codes that mean "the server is not there right now", not "the query is wrong":
+// 08 connection exceptions, 57P01-57P03 (shutdown, crash shutdown, cannot connect now), 53300 too many
+// connections.
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;
+
+/** The database did not answer (down, restarting, unreachable): worth a 503 and a retry, not a 500. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = 'code' in error ? String(error.code) : '';
+  if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true;
+  const message = 'message' in error ? String(error.message) : '';
+  if (UNAVAILABLE_MESSAGES.test(message)) return true;
+  // AggregateError (a connect to several addresses) and errors with a cause.
+  if ('errors' in error && Array.isArray(error.errors)) return error.errors.some(isDatabaseUnavailable);
+  return 'cause' in error && error.cause !== error && isDatabaseUnavailable(error.cause);
+}

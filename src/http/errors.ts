@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Services } from '../services.js';
 import { errorPage } from './html.js';
 import { currentWebsite } from './website-context.js';
+import { UNAVAILABLE_RETRY_SECONDS, isDatabaseUnavailable } from '../domain/errors.js';
 
 /** A client error raised by the shared HTTP layer (body parsing…): each face words it its way. */
 export class HttpError extends Error {
@@ -51,6 +52,19 @@ export function installErrorHandling(
     if (status >= 400 && status < 500) {
       const title = status === 404 ? 'Page not found' : 'Bad request';
       return reply.code(status).send(errorPage(status, title, 'The request could not be understood.'));
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('retry-after', String(UNAVAILABLE_RETRY_SECONDS))
+        .send(
+          errorPage(
+            503,
+            'Temporarily unavailable',
+            'The site is not answering right now. Please try again shortly.',
+          ),
+        );
     }
     request.log.error({ err: error }, 'request failed');
     return reply

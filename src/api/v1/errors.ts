@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { frameworkError } from '../../http/errors.js';
 import { ApiError, failure } from './envelope.js';
+import { UNAVAILABLE_RETRY_SECONDS, isDatabaseUnavailable } from '../../domain/errors.js';
 
 /** The envelope's error handler for the API routes of this plugin (the ApiRouter installs it). */
 export function installApiErrorHandler(app: FastifyInstance): void {
@@ -18,6 +19,13 @@ export function installApiErrorHandler(app: FastifyInstance): void {
       return reply.code(status).send(failure(status, status === 404 ? 'Not found' : 'Bad request'));
     }
 
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('retry-after', String(UNAVAILABLE_RETRY_SECONDS))
+        .send(failure(503, 'Service unavailable: the database is not answering. Try again shortly.'));
+    }
     request.log.error({ err: error }, 'request failed');
     const message = `Server Error: internal error, request ${request.id}`;
     const custom = request.routeOptions.config?.serverErrorBody;
