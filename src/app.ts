@@ -14,6 +14,7 @@ import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
 import { installHostGuard } from './http/host-guard.js';
+import { installInputGuard } from './http/input-guard.js';
 import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
 import type { QueryCounter } from './http/query-counter.js';
@@ -109,6 +110,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   await installBodyParsers(app);
   await installMultipart(app, { fileSize: config.bodyLimit });
+  // After multipart has turned its parts into plain values.
+  installInputGuard(app);
 
   // Uploaded and downloaded media (the local MediaStore), at /media/…
   fs.mkdirSync(config.mediaDir, { recursive: true });

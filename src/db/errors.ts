@@ -33,3 +33,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if ('errors' in error && Array.isArray(error.errors)) return error.errors.some(isDatabaseUnavailable);
   return 'cause' in error && error.cause !== error && isDatabaseUnavailable(error.cause);
 }
+
+/**
+ * PostgreSQL refused a value (SQLSTATE class 22, data exception: a number out of range, a malformed
+ * value). Validation should have refused it first; this is the net under it: a 400, not a 500.
+ */
+export function isInvalidValue(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    /^22[0-9A-Z]{3}$/.test(String(error.code))
+  );
+}

@@ -6,7 +6,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Services } from '../services.js';
 import { errorPage } from './html.js';
 import { currentWebsite } from './website-context.js';
-import { UNAVAILABLE_RETRY_SECONDS, isDatabaseUnavailable } from '../domain/errors.js';
+import {
+  UNAVAILABLE_RETRY_SECONDS,
+  ValidationError,
+  isDatabaseUnavailable,
+  isInvalidValue,
+} from '../domain/errors.js';
+import { validationMessages } from './validation-messages.js';
 
 /** A client error raised by the shared HTTP layer (body parsing…): each face words it its way. */
 export class HttpError extends Error {
@@ -46,12 +52,20 @@ export function installErrorHandling(
 ): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.type('text/html; charset=utf-8');
+    if (error instanceof ValidationError) {
+      const messages = Object.values(validationMessages(error)).flat().join(' ');
+      return reply.code(422).send(errorPage(422, 'Invalid input', messages));
+    }
     const known = frameworkError(error);
     if (known) return reply.code(known.code).send(errorPage(known.code, known.message, known.message));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const title = status === 404 ? 'Page not found' : 'Bad request';
       return reply.code(status).send(errorPage(status, title, 'The request could not be understood.'));
+    }
+    if (isInvalidValue(error)) {
+      request.log.warn({ err: error }, 'value refused by the database');
+      return reply.code(400).send(errorPage(400, 'Bad request', 'The request could not be understood.'));
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');

@@ -3,8 +3,14 @@
 // A 500 never carries SQL, stack traces or secrets, only the request id that finds it in the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { frameworkError } from '../../http/errors.js';
-import { ApiError, failure } from './envelope.js';
-import { UNAVAILABLE_RETRY_SECONDS, isDatabaseUnavailable } from '../../domain/errors.js';
+import { ApiError, failure, validationFailed } from './envelope.js';
+import { validationMessages } from '../../http/validation-messages.js';
+import {
+  UNAVAILABLE_RETRY_SECONDS,
+  ValidationError,
+  isDatabaseUnavailable,
+  isInvalidValue,
+} from '../../domain/errors.js';
 
 /** The envelope's error handler for the API routes of this plugin (the ApiRouter installs it). */
 export function installApiErrorHandler(app: FastifyInstance): void {
@@ -12,6 +18,11 @@ export function installApiErrorHandler(app: FastifyInstance): void {
     if (error instanceof ApiError)
       return reply.code(error.statusCode).headers(error.headers).send(error.body);
 
+    // Input refused before any handler (a NUL character: http/input-guard.ts).
+    if (error instanceof ValidationError) {
+      const failed = validationFailed(validationMessages(error));
+      return reply.code(failed.statusCode).send(failed.body);
+    }
     const known = frameworkError(error);
     if (known) return reply.code(known.code).send(failure(known.code, known.message));
     const status = error.statusCode ?? 500;
@@ -19,6 +30,10 @@ export function installApiErrorHandler(app: FastifyInstance): void {
       return reply.code(status).send(failure(status, status === 404 ? 'Not found' : 'Bad request'));
     }
 
+    if (isInvalidValue(error)) {
+      request.log.warn({ err: error }, 'value refused by the database');
+      return reply.code(400).send(failure(400, 'Bad request'));
+    }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
       return reply

@@ -1,0 +1,96 @@
+// What the outside attack of issue 21 found, each as it was sent (issue 21 #8): no request without
+// login may end in a 500 on either database. NUL characters anywhere in the input, ids beyond the
+// columns' range, JSON nested thousands deep, tens of thousands of ids.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+
+describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
+  let ctx: TestContext;
+  let admin: TestUser;
+
+  before(async () => {
+    ctx = await createTestContext();
+    await ctx.enableApi();
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    admin = await ctx.createUser({ admin: true });
+    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+  });
+  after(() => ctx.close());
+
+  const get = (url: string) => ctx.request({ method: 'GET', url, headers: { host: 'site.test' } });
+  const api = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+    ctx.request({
+      method: 'POST',
+      url: `/api/v1${url}`,
+      headers: { host: 'site.test', 'content-type': 'application/json', ...headers },
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    });
+
+  it('a NUL in a path is no such page (404)', async () => {
+    for (const url of ['/post/search/a%00b', '/user/a%00b/posts', '/post/a%00b', '/tag/a%00b']) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 404, url);
+    }
+  });
+
+  it('a NUL in a form field or a query is 422 naming the field, before anything else looks at it', async () => {
+    const login = await ctx.request({
+      method: 'POST',
+      url: '/user/login/submit',
+      headers: { host: 'site.test', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'email=a%00b%40x.test&password=x',
+    });
+    assert.equal(login.statusCode, 422);
+    assert.match(login.body, /The email must not contain a NUL character\./);
+    const search = await get('/search?q=a%00b');
+    assert.ok([404, 422].includes(search.statusCode), String(search.statusCode));
+  });
+
+  it('a NUL in an API field is the 422 envelope with the field', async () => {
+    const response = await api('/posts', { api_token: admin.token, keywords: 'a\u0000b' });
+    assert.equal(response.statusCode, 422);
+    const body = response.json();
+    assert.equal(body.message, 'Validation failed');
+    assert.deepEqual(body.data.errors, { keywords: ['The keywords must not contain a NUL character.'] });
+    const store = await api('/posts/store', { api_token: admin.token, title: 'x\u0000' });
+    assert.equal(store.statusCode, 422);
+  });
+
+  it('an id beyond the column range is no 500', async () => {
+    for (const payload of [
+      { author_id: 2147483648 },
+      { author_id: '99999999999999' },
+      { website_id: 2147483648 },
+    ]) {
+      const response = await api('/posts', { api_token: admin.token, ...payload });
+      assert.ok(
+        response.statusCode < 500,
+        `${JSON.stringify(payload)}: ${response.statusCode} ${response.body}`,
+      );
+    }
+    const show = await api('/posts/2147483648', { api_token: admin.token });
+    assert.ok(show.statusCode < 500, show.body);
+  });
+
+  it('JSON nested 10,000 deep is 400, not a stack overflow', async () => {
+    const deep = `{"api_token":"${admin.token}","title":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const response = await api('/posts/store', deep);
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.json().status, 'fail');
+  });
+
+  it('40,000 tag ids are refused (422), not sent to the database', async () => {
+    const ids = Array.from({ length: 40_000 }, (_, i) => i + 1);
+    const response = await api('/posts/store', {
+      api_token: admin.token,
+      title: 'Many tags',
+      tag_ids: ids,
+      tags: ids,
+    });
+    assert.equal(response.statusCode, 422, response.body.slice(0, 300));
+    assert.equal(response.json().message, 'Validation failed');
+  });
+});
