@@ -31,7 +31,7 @@ function inspect(input: unknown): { nul: string } | { tooDeep: true } | null {
       ? value.map((item, i) => [String(i), item] as const)
       : Object.entries(value);
     for (const [key, item] of entries) {
-      if (key.includes('\u0000')) return { nul: path ? `${path}.${key.replace(/\u0000/g, '')}` : 'input' };
+      if (key.includes('\u0000')) return { nul: path ? `${path}.${key.replaceAll('\u0000', '')}` : 'input' };
       stack.push({ value: item, path: path ? `${path}.${key}` : key, depth: depth + 1 });
     }
   }

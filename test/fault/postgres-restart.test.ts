@@ -47,7 +47,7 @@ function request(
           resolve({
             status: res.statusCode ?? 0,
             body,
-            retryAfter: res.headers['retry-after'] as string | undefined,
+            retryAfter: res.headers['retry-after'],
           }),
         );
       },
