@@ -23,6 +23,8 @@ export interface LocalizeResult {
 }
 
 const CONCURRENCY = 4;
+/** Images downloaded for one save at most; any more stay external (each may take seconds and memory). */
+export const MAX_LOCALIZED_IMAGES = 20;
 
 /** The absolute http(s) URL of an image src, or null when it is local, relative or another scheme. */
 function externalUrl(src: string, appUrl: string): string | null {
@@ -44,7 +46,10 @@ export async function localizeImages(html: string, options: LocalizeOptions): Pr
   const localized = new Map<string, string>();
   if (wanted.size === 0) return { html, localized };
 
-  const queue = [...wanted];
+  const queue = [...wanted].slice(0, MAX_LOCALIZED_IMAGES);
+  for (const url of [...wanted].slice(MAX_LOCALIZED_IMAGES)) {
+    options.onFailure?.(url, `more than ${MAX_LOCALIZED_IMAGES} images in one post: left external`);
+  }
   const worker = async () => {
     for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
       try {
@@ -60,7 +65,7 @@ export async function localizeImages(html: string, options: LocalizeOptions): Pr
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, wanted.size) }, worker));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
   if (localized.size === 0) return { html, localized };
 
   for (const element of images) {

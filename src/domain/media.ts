@@ -4,7 +4,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import sharp from 'sharp';
+import type { Metadata } from 'sharp';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -53,6 +55,24 @@ export class LocalMediaStore implements MediaStore {
 }
 
 /** The content is not an image Folio accepts. */
+/**
+ * Images past this many pixels (all frames together) are refused from their header, before any
+ * decoding: a 746 KB PNG of 16000 x 16000 unpacks to a gigabyte (issue 21 #5). 40 megapixels is a
+ * large camera's photo; sharp is told the same limit for each decode.
+ */
+export const MAX_IMAGE_PIXELS = 40_000_000;
+/** Image decodes and conversions at once in this process (each may take a few hundred MB). */
+const IMAGE_JOBS = 2;
+const imageJobs = pLimit(IMAGE_JOBS);
+
+/** An image larger than MAX_IMAGE_PIXELS. */
+export class ImageTooLargeError extends Error {
+  constructor() {
+    super(`image larger than ${MAX_IMAGE_PIXELS} pixels`);
+    this.name = 'ImageTooLargeError';
+  }
+}
+
 export class NotAnImageError extends Error {
   constructor() {
     super('not an image');
@@ -95,14 +115,18 @@ export class MediaService {
 
   /** The format of an image, read from its bytes; NotAnImageError for anything else. */
   async inspect(data: Buffer): Promise<{ format: string; width: number | null; height: number | null }> {
+    let meta: Metadata;
     try {
-      const meta = await sharp(data).metadata();
-      const format = meta.format === 'heif' && meta.compression !== 'av1' ? undefined : meta.format;
-      if (!format || !FORMATS[format]) throw new NotAnImageError();
-      return { format, width: meta.width ?? null, height: meta.height ?? null };
+      // The header only: nothing is decoded here (the size is checked below, with our message).
+      meta = await imageJobs(() => sharp(data, { limitInputPixels: false }).metadata());
     } catch {
       throw new NotAnImageError();
     }
+    const format = meta.format === 'heif' && meta.compression !== 'av1' ? undefined : meta.format;
+    if (!format || !FORMATS[format]) throw new NotAnImageError();
+    const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0) * (meta.pages ?? 1);
+    if (pixels > MAX_IMAGE_PIXELS) throw new ImageTooLargeError();
+    return { format, width: meta.width ?? null, height: meta.height ?? null };
   }
 
   /**
@@ -115,9 +139,11 @@ export class MediaService {
     let format = source.format;
     let { width, height } = source;
     if (options.toWebp && format !== 'webp') {
-      const converted = await sharp(data, { animated: format === 'gif' })
-        .webp()
-        .toBuffer({ resolveWithObject: true });
+      const converted = await imageJobs(() =>
+        sharp(data, { animated: format === 'gif', limitInputPixels: MAX_IMAGE_PIXELS })
+          .webp()
+          .toBuffer({ resolveWithObject: true }),
+      );
       bytes = converted.data;
       format = 'webp';
       width = converted.info.width;

@@ -1,6 +1,7 @@
 // Thumbnails (multipart upload or thumbnail_url) and localize_images through the whole stack
 // (spec 4.1 create request, rule 3, R-P9), against a local HTTP server this test starts.
 import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -192,6 +193,41 @@ describe('post thumbnails and localized images', () => {
     // And a thumbnail that is not a file at all.
     const json = await store({ title: 'T', content: 'x', thumbnail: 'http://example.com/a.png' });
     assert.deepEqual(json.body.data, { errors: { thumbnail: ['The thumbnail must be an image.'] } });
+  });
+
+  it('issue 21 #5: a decompression bomb (a tiny PNG declaring 16000 x 16000) is refused from its header', async () => {
+    // Signature, an IHDR chunk declaring the size (8-bit RGB), an empty IDAT, IEND: 57 bytes.
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(data.length);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(zlib.crc32(body));
+      return Buffer.concat([length, body, crc]);
+    };
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(16_000, 0);
+    header.writeUInt32BE(16_000, 4);
+    header.set([8, 2, 0, 0, 0], 8);
+    const bomb = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', header),
+      chunk('IDAT', zlib.deflateSync(Buffer.alloc(0))),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
+    await ctx.services.settings.set('convert_thumbnail_to_webp', 'true');
+    try {
+      const { status, body } = await upload([
+        { name: 'api_token', value: user.token },
+        { name: 'title', value: 'Bomb' },
+        { name: 'content', value: 'x' },
+        { name: 'thumbnail', value: bomb, filename: 'bomb.png', type: 'image/png' },
+      ]);
+      assert.equal(status, 422);
+      assert.deepEqual(body.data, { errors: { thumbnail: ['The thumbnail has invalid image dimensions.'] } });
+    } finally {
+      await ctx.services.settings.delete('convert_thumbnail_to_webp');
+    }
   });
 
   it('an image over the post_thumbnail_max_kb limit is a 422 naming the limit', async () => {

@@ -14,7 +14,7 @@ import type { WebsiteBindings } from '../bindings.js';
 import { ValidationError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { localizeImages } from '../localize-images.js';
-import { NotAnImageError } from '../media.js';
+import { ImageTooLargeError, NotAnImageError } from '../media.js';
 import type { MediaService } from '../media.js';
 import type { SafeFetcher } from '../safe-fetch.js';
 import type { SettingsService } from '../settings.js';
@@ -529,8 +529,10 @@ export class PostsService {
         try {
           await this.deps.media.inspect(input.thumbnailUpload);
         } catch (error) {
-          if (!(error instanceof NotAnImageError)) throw error;
-          errors.thumbnail = ['The thumbnail must be an image.'];
+          if (error instanceof ImageTooLargeError)
+            errors.thumbnail = ['The thumbnail has invalid image dimensions.'];
+          else if (error instanceof NotAnImageError) errors.thumbnail = ['The thumbnail must be an image.'];
+          else throw error;
         }
       }
     }
