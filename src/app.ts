@@ -109,7 +109,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     threshold: COMPRESS_THRESHOLD,
   });
   await installBodyParsers(app);
-  await installMultipart(app, { fileSize: config.bodyLimit });
+  await installMultipart(app, { fileSize: config.bodyLimit, bodyLimit: config.bodyLimit });
   // After multipart has turned its parts into plain values.
   installInputGuard(app);
 

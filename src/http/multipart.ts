@@ -7,6 +7,7 @@ import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import qs from 'qs';
 import { parseQueryString } from './body.js';
+import { HttpError } from './errors.js';
 
 /** A file of a multipart body. */
 export class UploadedFile {
@@ -23,16 +24,42 @@ export class UploadedFile {
 export interface MultipartOptions {
   /** Largest file, in bytes; a larger one arrives truncated and is refused by validation. */
   fileSize: number;
+  /** Largest whole multipart body, in bytes (BODY_LIMIT, as for every other body). */
+  bodyLimit: number;
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes files: the only routes where a multipart body is read at all. */
+    acceptsFiles?: boolean;
+  }
+}
+
+const isMultipart = (contentType: string | undefined) => /^multipart\/form-data\b/i.test(contentType ?? '');
 
 type Part = (MultipartFile | MultipartValue) & { _buf?: Buffer | null };
 
 export async function installMultipart(app: FastifyInstance, options: MultipartOptions): Promise<void> {
+  // Before anything reads it (issue 21 #3): a multipart body goes only to a route that takes files,
+  // and only when it declares a length within the body limit (busboy reads the raw stream, past
+  // Fastify's bodyLimit; browsers always send the length of a form).
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!isMultipart(request.headers['content-type'])) return done();
+    if (!request.routeOptions.config?.acceptsFiles) return done(new HttpError(415, 'Unsupported media type'));
+    const length = Number(request.headers['content-length']);
+    if (!request.headers['content-length'] || !Number.isFinite(length)) {
+      return done(new HttpError(411, 'Length required'));
+    }
+    if (length > options.bodyLimit) return done(new HttpError(413, 'Request body too large'));
+    done();
+  });
+
   await app.register(multipart, {
     attachFieldsToBody: true,
     throwFileSizeLimit: false,
     // Text fields (a post's HTML content) may be as large as a body; busboy's default is 1 MB.
-    limits: { fileSize: options.fileSize, fieldSize: options.fileSize, files: 5, fields: 500, parts: 1000 },
+    // One file (the thumbnail); the whole body is bounded by the hook above.
+    limits: { fileSize: options.fileSize, fieldSize: options.bodyLimit, files: 1, fields: 200, parts: 201 },
     async onFile(part) {
       await part.toBuffer();
     },

@@ -176,6 +176,37 @@ describe('post thumbnails and localized images', () => {
     assert.deepEqual(body, { status: 'fail', message: 'Invalid token' });
   });
 
+  it('issue 21 #3: multipart goes only to routes that take files (415 elsewhere, in each face)', async () => {
+    const parts = [
+      { name: 'api_token', value: user.token },
+      { name: 'thumbnail', value: image, filename: 'a.png', type: 'image/png' },
+    ];
+    const list = await upload(parts, '/api/v1/posts');
+    assert.equal(list.status, 415);
+    assert.deepEqual([list.body.code, list.body.status], [415, 'fail']);
+    const { payload, headers } = multipart(parts);
+    const comment = await ctx.request({ method: 'POST', url: '/comments/store', payload, headers });
+    assert.equal(comment.statusCode, 415);
+  });
+
+  it('issue 21 #3: a multipart body over the body limit is 413 before anything reads it or asks who sent it', async () => {
+    const { payload, headers } = multipart([
+      { name: 'title', value: 'Huge' },
+      {
+        name: 'thumbnail',
+        value: Buffer.alloc(ctx.services.config.bodyLimit + 1024),
+        filename: 'a.png',
+        type: 'image/png',
+      },
+    ]);
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/posts/store', payload, headers });
+    assert.equal(response.statusCode, 413);
+    assert.deepEqual(
+      { code: response.json().code, status: response.json().status, message: response.json().message },
+      { code: 413, status: 'fail', message: 'Request body too large' },
+    );
+  });
+
   it('a file that is not an image is a 422, whatever its name and type say', async () => {
     const { status, body } = await upload([
       { name: 'api_token', value: user.token },

@@ -146,22 +146,34 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
     );
   });
 
-  router.route(['POST'], '/posts/store', { switchKey: 'svc_api_posts_store' }, async (request) => {
-    const post = await services.postOps.create(await actorOf(services, request), requestInput(request));
-    return success(`Post #${post.id} created successfully`, postDetailJson(post, config.appUrl));
-  });
+  router.route(
+    ['POST'],
+    '/posts/store',
+    { switchKey: 'svc_api_posts_store' },
+    async (request) => {
+      const post = await services.postOps.create(await actorOf(services, request), requestInput(request));
+      return success(`Post #${post.id} created successfully`, postDetailJson(post, config.appUrl));
+    },
+    { acceptsFiles: true },
+  );
 
-  router.route(['POST'], '/posts/update/:slug', { switchKey: 'svc_api_posts_update' }, async (request) => {
-    const actor = await actorOf(services, request);
-    const post = await services.postOps.update(actor, slugParam(request), requestInput(request));
-    return success(`Post #${post.id} updated successfully`, {
-      id: post.id,
-      title: post.title,
-      slug: post.slug,
-      status: post.status,
-      updated_at: post.updatedAt,
-    });
-  });
+  router.route(
+    ['POST'],
+    '/posts/update/:slug',
+    { switchKey: 'svc_api_posts_update' },
+    async (request) => {
+      const actor = await actorOf(services, request);
+      const post = await services.postOps.update(actor, slugParam(request), requestInput(request));
+      return success(`Post #${post.id} updated successfully`, {
+        id: post.id,
+        title: post.title,
+        slug: post.slug,
+        status: post.status,
+        updated_at: post.updatedAt,
+      });
+    },
+    { acceptsFiles: true },
+  );
 
   router.route(['POST'], '/posts/delete/:slug', { switchKey: 'svc_api_posts_delete' }, async (request) => {
     await services.postOps.delete(await actorOf(services, request), slugParam(request));

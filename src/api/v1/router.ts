@@ -18,6 +18,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export interface ApiRouteOptions {
   /** Body for a 500 on this route, when it deviates from the envelope (tag store). */
   serverErrorBody?: (message: string) => Json;
+  /** The route takes files (multipart, http/multipart.ts); every other route refuses them (415). */
+  acceptsFiles?: boolean;
 }
 
 declare module 'fastify' {
@@ -67,7 +69,7 @@ export class ApiRouter {
     this.app.route({
       method: methods,
       url,
-      config: { serverErrorBody: options.serverErrorBody },
+      config: { serverErrorBody: options.serverErrorBody, acceptsFiles: options.acceptsFiles },
       preHandler: guard(this.services, policy),
       handler: async (request, reply) => {
         const body = await handler(request, reply).catch(asApiError);
