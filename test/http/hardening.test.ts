@@ -93,4 +93,21 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     assert.equal(response.statusCode, 422, response.body.slice(0, 300));
     assert.equal(response.json().message, 'Validation failed');
   });
+
+  it('issue 21 #15: parallel creates of one title with no slug all succeed, each with its own slug', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        api('/posts/store', { api_token: admin.token, title: 'Same title', content: 'x' }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.statusCode);
+    assert.deepEqual(
+      [...new Set(statuses)],
+      [200],
+      JSON.stringify(answers.find((a) => a.statusCode !== 200)?.json()),
+    );
+    const slugs = answers.map((answer) => answer.json().data.slug as string);
+    assert.equal(new Set(slugs).size, 30);
+    assert.ok(slugs.every((slug) => slug.startsWith('same-title')));
+  });
 });

@@ -183,7 +183,7 @@ describe('post thumbnails and localized images', () => {
     ];
     const list = await upload(parts, '/api/v1/posts');
     assert.equal(list.status, 415);
-    assert.deepEqual([list.body.code, list.body.status], [415, 'fail']);
+    assert.deepEqual([list.body.code, list.body.message], [415, 'Unsupported media type']);
     const { payload, headers } = multipart(parts);
     const comment = await ctx.request({ method: 'POST', url: '/comments/store', payload, headers });
     assert.equal(comment.statusCode, 415);

@@ -18,7 +18,7 @@ import { ImageTooLargeError, NotAnImageError } from '../media.js';
 import type { MediaService } from '../media.js';
 import type { SafeFetcher } from '../safe-fetch.js';
 import type { SettingsService } from '../settings.js';
-import { slugify, uniqueSlug } from '../slugs.js';
+import { randomSlug, slugify, uniqueSlug } from '../slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
 import type { TranslationsService } from '../translations.js';
 import { toIso } from '../values.js';
@@ -322,7 +322,13 @@ export class PostsService {
     const publishedAt = input.publishedAt != null ? input.publishedAt : status === 'published' ? now : null;
 
     for (let attempt = 1; ; attempt++) {
-      const finalSlug = slug ?? (await uniqueSlug(slugify(title.base), (c) => this.takenSlugs(c)));
+      // A generated slug always succeeds (issue 21 #15): parallel creates of one title all find the
+      // same first free candidate, so after a few collisions the candidate gets a random suffix.
+      const generated = async () => {
+        const free = await uniqueSlug(slugify(title.base), (c) => this.takenSlugs(c));
+        return attempt <= 3 ? free : `${free}-${randomSlug().slice(0, 6)}`;
+      };
+      const finalSlug = slug ?? (await generated());
       try {
         const id = await this.db.transaction().execute(async (trx) => {
           const row = await trx
@@ -361,9 +367,8 @@ export class PostsService {
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // Another request took the slug between our check and our insert.
-        if (slug !== undefined || attempt >= 3) {
-          throw new ValidationError({ slug: ['The slug has already been taken.'] });
-        }
+        if (slug !== undefined) throw new ValidationError({ slug: ['The slug has already been taken.'] });
+        if (attempt >= 10) throw error;
       }
     }
   }
