@@ -33,9 +33,22 @@ export interface AppOptions {
  */
 export function redactUrl(url: string): string {
   return url
-    .replace(/([?&]api_token=)[^&#]*/gi, '$1[redacted]')
+    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (pair, separator: string, key: string) =>
+      isTokenKey(key) ? `${separator}${key}=[redacted]` : pair,
+    )
     .replace(/(\/user\/password\/reset\/)[^/?#]+/g, '$1[redacted]')
     .replace(/(\/user\/register\/confirm\/)[^/?#]+/g, '$1[redacted]');
+}
+
+/** `api_token` in any spelling the query parser reads as it: `api%5Ftoken`, `API_TOKEN`, `api_token[]`. */
+function isTokenKey(key: string): boolean {
+  let decoded = key;
+  try {
+    decoded = decodeURIComponent(key.replaceAll('+', ' '));
+  } catch {
+    // A malformed escape: judge the key as it is.
+  }
+  return /^api_token(\[.*\])?$/i.test(decoded.trim());
 }
 
 const requestSerializer = (request: FastifyRequest) => ({

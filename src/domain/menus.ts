@@ -16,6 +16,7 @@ import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
 import { isStorableId } from './ids.js';
 import { localizedPath } from './locales.js';
+import { safeHref } from './site-urls.js';
 import type { LocaleSettings } from './locales.js';
 import type { PagesService } from './pages.js';
 import { toIso } from './values.js';
@@ -271,8 +272,13 @@ export class MenusService {
           .orderBy('position')
           .orderBy('id')
           .execute();
+        // For the site: a stored `javascript:` URL (written before it was refused, or by SQL) is
+        // never a clickable link.
         const nodes = new Map(
-          rows.map((row) => [row.id, { ...toItem(row), children: [] as MenuTreeItem[] }]),
+          rows.map((row) => [
+            row.id,
+            { ...toItem(row), url: safeHref(row.url), children: [] as MenuTreeItem[] },
+          ]),
         );
         const roots: MenuTreeItem[] = [];
         for (const row of rows) {

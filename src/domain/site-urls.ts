@@ -7,3 +7,32 @@ export function siteOrigin(website: { domain: string }, appUrl: string): string 
   origin.port = served.port; // '' for the scheme's default port
   return origin.origin;
 }
+
+/**
+ * A link target safe to put in `href`: http(s), mailto and tel URLs, and relative references
+ * (a path, a query, a fragment). Anything else (`javascript:`, `data:`, `vbscript:`, a scheme hidden
+ * behind control characters or spaces) is not: browsers strip those before reading the scheme.
+ */
+export function isSafeHref(value: string): boolean {
+  // eslint-disable-next-line no-control-regex -- exactly what browsers strip before reading a scheme
+  const compact = value.replace(/[\u0000-\u0020\u007f]/g, '');
+  if (compact === '') return false;
+  if (compact.startsWith('//') || compact.startsWith('\\'))
+    return /^\/\/[^/\\]/.test(compact) && isHttpNetworkPath(compact);
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(compact)?.[1]?.toLowerCase();
+  return scheme === undefined || ['http', 'https', 'mailto', 'tel'].includes(scheme);
+}
+
+/** `//host/path` (a link to another site on the page's scheme) is fine when it names a host. */
+function isHttpNetworkPath(value: string): boolean {
+  try {
+    return new URL(`https:${value}`).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The value when it is a safe link target, else `#` (a row written by other means stays harmless). */
+export function safeHref(value: string | null): string | null {
+  return value === null ? null : isSafeHref(value) ? value : '#';
+}

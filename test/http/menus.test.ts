@@ -173,6 +173,50 @@ describe('menus API', () => {
       );
     });
 
+    it('issue 21 #12: a link item may point to http(s), mailto, tel or a relative URL, never javascript:', async () => {
+      for (const url of [
+        'javascript:alert(1)',
+        ' JaVaScRiPt:alert(1)',
+        'java\tscript:alert(1)',
+        'data:text/html,x',
+        'vbscript:x',
+      ]) {
+        const refused = await sync({
+          website_id: site,
+          menu_items: [{ order: 1, name: 'Bad', type: 'link', url }],
+        });
+        assert.equal(refused.statusCode, 422, url);
+        assert.deepEqual(refused.json().data.errors, {
+          'menu_items.0.url': ['The menu items.0.url format is invalid.'],
+        });
+      }
+      const fine = [
+        'https://example.test/a',
+        '/page/about',
+        '#top',
+        '?q=1',
+        'mailto:a@example.test',
+        'tel:+123',
+        'about',
+      ];
+      const accepted = await sync({
+        website_id: site,
+        menu_items: fine.map((url, i) => ({ order: i + 1, name: `Item ${i}`, type: 'link', url })),
+      });
+      assert.equal(accepted.statusCode, 200, accepted.body);
+      // A row written by other means (before the rule, or by SQL) is never a clickable script on the site.
+      await ctx.services.database.db
+        .updateTable('menu_items')
+        .set({ url: 'javascript:alert(document.cookie)' })
+        .where('website_id', '=', site)
+        .where('position', '=', 1)
+        .execute();
+      await ctx.services.cache.flushTags(['menus']);
+      const tree = await ctx.services.menus.treeOf(site);
+      assert.equal(tree[0]!.url, '#');
+      assert.equal(tree[1]!.url, '/page/about');
+    });
+
     it('R-M2: equal orders keep the request order; a domain alias finds the website', async () => {
       const response = await sync({
         domain: 'alias.main.test',
@@ -623,7 +667,7 @@ describe('menus API: the store placeholder log', () => {
           return record;
         })
         .find((record) => record.msg === 'menu store request');
-      assert.deepEqual(entry?.menuStore, { name: 'Main menu', items: [1, 2] });
+      assert.deepEqual(entry?.menuStore, { name: 11, items: 5 });
       assert.equal(
         lines.some((line) => line.includes(token)),
         false,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { websiteIdList } from '../../src/api/v1/tags.js';
-import { withoutToken } from '../../src/api/v1/menus.js';
+import { fieldSizes } from '../../src/api/v1/menus.js';
 import type { Db } from '../../src/db/database.js';
 import { InputError } from '../../src/domain/errors.js';
 import { localizedPath, parseLocaleList } from '../../src/domain/locales.js';
@@ -87,12 +87,12 @@ describe('input helpers', () => {
     assert.deepEqual(websiteIdList({ id: 1 }), []);
   });
 
-  it('the menu store log drops the token and nothing else', () => {
-    assert.deepEqual(withoutToken({ api_token: 's3cret', name: 'x', nested: { api_token: 'kept' } }), {
-      name: 'x',
-      nested: { api_token: 'kept' },
+  it('the menu store log keeps field names and sizes only, never a value or the token (issue 21 #12)', () => {
+    assert.deepEqual(fieldSizes({ api_token: 's3cret', name: 'x', nested: { secret: 'abc' } }), {
+      name: 3,
+      nested: 16,
     });
-    assert.equal(withoutToken(null), null);
+    assert.equal(fieldSizes(null), null);
   });
 });
 

@@ -14,6 +14,8 @@ import type { MenuItemInput, MenuItemWithPage } from '../../domain/menus.js';
 import { InputError } from '../../domain/errors.js';
 import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
 import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
+import { isSafeHref } from '../../domain/site-urls.js';
+import { ATTRIBUTE } from '../../domain/schema-fields.js';
 import type { Services } from '../../services.js';
 import { ApiError, success, validationFailed } from './envelope.js';
 import type { Json } from './envelope.js';
@@ -55,7 +57,7 @@ const itemSchema = z.object({
   name: requiredString(255),
   type: requiredChoice(MENU_ITEM_TYPES),
   page_id: optional(integer()),
-  url: optional(z.string().trim().max(2048)),
+  url: optional(z.string().trim().max(2048).refine(isSafeHref, `The ${ATTRIBUTE} format is invalid.`)),
   target: optional(requiredChoice(MENU_TARGETS)).default('_self'),
   icon: optional(z.string().max(255)),
   parent_id: optional(integer()),
@@ -148,10 +150,19 @@ const errorsOf = (list: InputError[]) => {
   return sortErrors(errors);
 };
 
-/** The request body without its token, as the store placeholder logs it. */
-export function withoutToken(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  return Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'api_token'));
+/**
+ * What the store placeholder logs of a request body: each field's name and size (the characters of
+ * its JSON), never a value, so neither a token nor anything a client sends reaches the logs
+ * (issue 21 #12).
+ */
+export function fieldSizes(body: unknown): Record<string, number> | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  return Object.fromEntries(
+    Object.entries(body)
+      .filter(([key]) => key !== 'api_token')
+      .slice(0, 50)
+      .map(([key, value]) => [key.slice(0, 64), JSON.stringify(value)?.length ?? 0]),
+  );
 }
 
 const menuNotFound = () => ApiError.fail(404, 'Menu not found');
@@ -171,7 +182,7 @@ export function registerMenuRoutes(router: ApiRouter, services: Services): void 
     '/menus/store',
     { switchKey: null, authKey: 'svc_api_menu_store' },
     async (request) => {
-      request.log.info({ menuStore: withoutToken(request.body) }, 'menu store request');
+      request.log.info({ menuStore: fieldSizes(request.body) }, 'menu store request');
       return success('Menu store request logged', []);
     },
   );

@@ -1,0 +1,20 @@
+// Logs never show an API token, whatever spelling of `api_token` the query parser accepts (issue 21 #12).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { redactUrl } from '../../src/app.js';
+
+describe('redactUrl', () => {
+  it('redacts api_token in every spelling the query parser reads, and nothing else', () => {
+    assert.equal(redactUrl('/api/v1/posts?api_token=abc&x=1'), '/api/v1/posts?api_token=[redacted]&x=1');
+    assert.equal(redactUrl('/api/v1/posts?api%5Ftoken=abc'), '/api/v1/posts?api%5Ftoken=[redacted]');
+    assert.equal(
+      redactUrl('/api/v1/posts?x=1&api%5ftoken=abc#f'),
+      '/api/v1/posts?x=1&api%5ftoken=[redacted]#f',
+    );
+    assert.equal(
+      redactUrl('/a?api_token[]=q&api_token[0]=r'),
+      '/a?api_token[]=[redacted]&api_token[0]=[redacted]',
+    );
+    assert.equal(redactUrl('/a?q=%E0&token_api=1'), '/a?q=%E0&token_api=1');
+  });
+});
