@@ -176,8 +176,10 @@ export class AccountsService {
     await this.deps.mailer().send({
       to: email,
       subject: `Finish creating your account on ${siteName}`,
+      // No name: the address may be anyone's, and the name is whatever the sender typed (a URL, an
+      // advertisement), so this mail carries nothing a stranger chose (issue 21 #9).
       text:
-        `Hello ${input.name.trim()},\n\n` +
+        `Hello,\n\n` +
         `Someone (hopefully you) asked to create an account on ${siteName} with this address.\n` +
         `To finish, open this link within ${minutes} minutes:\n\n${links.confirm(token)}\n\n` +
         `The link works once. If you did not ask for it, ignore this message: no account is created.\n`,

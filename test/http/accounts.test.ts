@@ -525,6 +525,16 @@ describe('accounts', () => {
     const main = (body: string) => /<main[^>]*>([\s\S]*)<\/main>/.exec(body)?.[1];
     const INVALID = /This link is invalid or has expired\./;
 
+    it('issue 21 #9: the mail to a possibly foreign address carries nothing the sender typed (no name)', async () => {
+      const spam = 'Win 1000 USD at http://spam.example/claim now';
+      const response = await register(visitor(), fields(spam, 'stranger@example.test'));
+      assert.equal(response.statusCode, 200);
+      await linkFor('stranger@example.test');
+      const mail = mailer.sent.filter((sent) => sent.to === 'stranger@example.test').pop()!;
+      assert.doesNotMatch(mail.text, /spam\.example|Win 1000/);
+      assert.doesNotMatch(mail.subject, /spam\.example|Win 1000/);
+    });
+
     it('end to end: the form answers "check your email"; the mailed link creates the account, signs in, and sends to the profile', async () => {
       const client = visitor();
       const response = await register(client, fields('Ada Lovelace', 'Ada@Example.test'));
