@@ -327,8 +327,10 @@ export class CommentsService {
 
   /**
    * A like or a report of a published comment shown on the website, counted once per voter (a unique
-   * row, then an atomic increment: no read-modify-write). Enough reports hold the comment for
-   * moderation again. Null when there is no such comment.
+   * row, then an atomic increment: no read-modify-write). Enough reports from distinct signed-in users
+   * (voters `u:…`) hold the comment for moderation again; anonymous reports are counted for the
+   * moderators but hide nothing (one person with many addresses could hide any comment). Null when
+   * there is no such comment.
    */
   async vote(
     commentId: number,
@@ -364,20 +366,26 @@ export class CommentsService {
         if (kind === 'like') {
           update = update.set((eb) => ({ likes: eb('likes', '+', 1) }));
         } else {
-          update = update.set((eb) => ({
-            reports: eb('reports', '+', 1),
-            status:
-              threshold > 0
-                ? eb
-                    .case()
-                    .when(eb.and([eb('status', '=', 'approved'), eb('reports', '>=', threshold - 1)]))
-                    .then('pending')
-                    .else(eb.ref('status'))
-                    .end()
-                : eb.ref('status'),
-          }));
+          update = update.set((eb) => ({ reports: eb('reports', '+', 1) }));
         }
         await update.execute();
+        if (kind === 'report' && threshold > 0 && voter.startsWith('u:')) {
+          const byUsers = await trx
+            .selectFrom('comment_votes')
+            .select((eb) => eb.fn.countAll<number | string>().as('count'))
+            .where('comment_id', '=', commentId)
+            .where('kind', '=', 'report')
+            .where('voter', 'like', 'u:%')
+            .executeTakeFirstOrThrow();
+          if (Number(byUsers.count) >= threshold) {
+            await trx
+              .updateTable('comments')
+              .set({ status: 'pending' })
+              .where('id', '=', commentId)
+              .where('status', '=', 'approved')
+              .execute();
+          }
+        }
       }
       const after = await trx
         .selectFrom('comments')

@@ -1,6 +1,7 @@
 // Who a public request comes from, without storing who they are: keyed hashes (HMAC with the
-// installation's secret) of the IP address and of IP + user agent. A raw IP is never stored, and the
-// hashes cannot be reversed by trying every IPv4 address without the secret.
+// installation's secret) of the IP address, or of the signed-in user. A raw IP is never stored, and the
+// hashes cannot be reversed by trying every IPv4 address without the secret. Nothing the client
+// chooses freely (a User-Agent) is part of a visitor's identity: changing it made a new voter.
 // Also the small answers shared by the form endpoints (comments, clicks): JSON or a page, rate limits.
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,7 +12,10 @@ import { appSecret } from './csrf.js';
 export interface VisitorIdentity {
   /** Hash of the IP address: the key of rate limits, stored with a comment. */
   ipHash: string;
-  /** A signed-in user's hash, else the hash of IP + user agent: the "once per visitor" key. */
+  /**
+   * The "once per voter" key: `u:` and a signed-in user's hash, else `v:` and the IP's hash (the
+   * comments service lets only signed-in users' reports hold a comment).
+   */
   visitorHash: string;
 }
 
@@ -26,10 +30,11 @@ export async function visitorIdentity(
 ): Promise<VisitorIdentity> {
   const secret = await appSecret(services);
   const ip = request.ip ?? '';
-  const agent = String(request.headers['user-agent'] ?? '');
   return {
     ipHash: hmac(secret, `ip:${ip}`),
-    visitorHash: user ? hmac(secret, `user:${user.id}`) : hmac(secret, `visitor:${ip}\n${agent}`),
+    visitorHash: user
+      ? `u:${hmac(secret, `user:${user.id}`).slice(0, 62)}`
+      : `v:${hmac(secret, `visitor:${ip}`).slice(0, 62)}`,
   };
 }
 

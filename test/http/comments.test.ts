@@ -2,6 +2,7 @@
 // moderation, threaded replies, sanitizing, the honeypot, CSRF (cross-site) refusal, rate limits, and
 // likes and reports once per visitor. The thread's rendering is checked through the theme partial.
 import assert from 'node:assert/strict';
+import { Visitor } from '../support/visitor.js';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { postCacheTag } from '../../src/domain/comments.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
@@ -403,12 +404,16 @@ describe('comments', () => {
       assert.deepEqual(first.json().data, { id: rootId, counted: true, likes: 1 });
       const again = await send(`/comments/${rootId}/like`, {}, json);
       assert.deepEqual(again.json().data, { id: rootId, counted: false, likes: 1 });
+      // Issue 21 #10: another User-Agent from the same address is the same voter (it is the client's
+      // free choice); another address is another voter.
       const otherBrowser = await send(
         `/comments/${rootId}/like`,
         {},
         { ...json, 'user-agent': 'Firefox/128.0' },
       );
-      assert.deepEqual(otherBrowser.json().data, { id: rootId, counted: true, likes: 2 });
+      assert.deepEqual(otherBrowser.json().data, { id: rootId, counted: false, likes: 1 });
+      const otherAddress = await send(`/comments/${rootId}/like`, {}, json, '192.0.2.98');
+      assert.deepEqual(otherAddress.json().data, { id: rootId, counted: true, likes: 2 });
       const form = await send(`/comments/${rootId}/like`, { locale: 'en' }, {}, '192.0.2.99');
       assert.equal(form.statusCode, 303);
       assert.equal(form.headers.location, `/post/second-post?comment=liked#comment-${rootId}`);
@@ -447,7 +452,7 @@ describe('comments', () => {
       assert.equal((await send(`/comments/abc/report`, {})).statusCode, 404);
     });
 
-    it('comments.report: once per visitor; enough reports hold the comment for moderation', async () => {
+    it('comments.report: once per voter; reports of distinct signed-in users hold the comment, anonymous ones only count (issue 21 #10)', async () => {
       await ctx.services.settings.set('comments_report_threshold', '2');
       try {
         const target = await ctx.services.comments.store({
@@ -458,6 +463,10 @@ describe('comments', () => {
           ipHash: 'c'.repeat(64),
           userAgent: BROWSER,
         });
+        const visible = async () =>
+          (await ctx.services.comments.thread(otherPostId, null)).comments.some(
+            (node) => node.id === target.id,
+          );
         const first = await send(`/comments/${target.id}/report`, {}, json);
         assert.equal(first.headers['x-test-route-name'], 'frontend.comments.report');
         assert.deepEqual(first.json().data, { id: target.id, counted: true });
@@ -465,19 +474,33 @@ describe('comments', () => {
           id: target.id,
           counted: false,
         });
-        let thread = await ctx.services.comments.thread(otherPostId, null);
-        assert.ok(thread.comments.some((node) => node.id === target.id));
-        const form = await send(`/comments/${target.id}/report`, {}, {}, '192.0.2.77');
-        assert.equal(form.statusCode, 303);
-        assert.equal(form.headers.location, `/post/second-post?comment=reported#comment-${target.id}`);
-        thread = await ctx.services.comments.thread(otherPostId, null);
-        assert.ok(!thread.comments.some((node) => node.id === target.id), 'held after 2 reports');
+        // Anonymous reports from many addresses (or User-Agents) hide nothing.
+        for (const address of ['192.0.2.77', '192.0.2.78', '192.0.2.79']) {
+          const form = await send(`/comments/${target.id}/report`, {}, {}, address);
+          assert.equal(form.statusCode, 303);
+          assert.equal(form.headers.location, `/post/second-post?comment=reported#comment-${target.id}`);
+        }
+        assert.ok(await visible(), 'anonymous reports do not hold it');
+        // Two distinct signed-in users do.
+        for (const [i, address] of ['192.0.2.80', '192.0.2.81'].entries()) {
+          const reporter = await ctx.createUser();
+          const client = new Visitor(ctx, 'site.test', address);
+          await client.logIn(reporter.email, reporter.password);
+          const token = await client.token('/post/second-post');
+          const response = await client.post(
+            `/comments/${target.id}/report`,
+            { _token: token },
+            { ...json, origin: 'http://site.test' },
+          );
+          assert.deepEqual(response.json().data, { id: target.id, counted: true }, response.body);
+          assert.equal(await visible(), i === 0, `after ${i + 1} signed-in report(s)`);
+        }
         const stored = await ctx.services.database.db
           .selectFrom('comments')
           .select(['status', 'reports'])
           .where('id', '=', target.id)
           .executeTakeFirstOrThrow();
-        assert.deepEqual({ ...stored }, { status: 'pending', reports: 2 });
+        assert.deepEqual({ ...stored }, { status: 'pending', reports: 6 });
       } finally {
         await ctx.services.settings.delete('comments_report_threshold');
       }
