@@ -7,6 +7,7 @@
 // node applies what it hears. While the subscription is live, a hit costs one GET instead of a GET
 // and an MGET of its tags, and isCurrent() answers from memory. Whenever the subscription drops, the
 // mirror is thrown away (flushes may have been missed) and rebuilt from Redis once it is back.
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Clock } from '../domain/clock.js';
 import { ALL_TAG as ALL, TaggedCache } from './cache.js';
@@ -40,6 +41,11 @@ export interface RedisCacheOptions {
   clock?: Clock;
   /** Bytes of entries this process keeps copies of (the data cache's share of the memory budget). */
   copyBytes?: number;
+}
+
+/** A random start for the version of ALL, far from any count a flush reaches. */
+function randomVersionBase(): number {
+  return 1 + (randomBytes(5).readUIntBE(0, 5) % 2 ** 39);
 }
 
 type FlushCommand = (keys: string[], argv: string[]) => Promise<number[]>;
@@ -86,6 +92,11 @@ export class RedisCache extends TaggedCache {
     this.firstReady = new Promise((resolve) => this.redis.once('ready', () => resolve()));
     this.redis.on('error', (error: Error) => this.degraded(`connection: ${error.message}`));
     this.redis.on('ready', () => {
+      // Versions must never come back (issue 21 #14): a Redis that restarts empty (or evicts the
+      // version keys) would count them up from 0 again, and a copy this process stamped before would
+      // be taken as current once the counters climb back. Every stamp carries the version of ALL,
+      // which starts at a random number whenever Redis has none: a stamp from before can never match.
+      this.redis.set(`t:${ALL}`, String(randomVersionBase()), 'NX').catch(() => undefined);
       if (!this.flushLost) return;
       this.flushTags([ALL]).catch(() => undefined);
     });

@@ -291,3 +291,51 @@ describe('redis cache when Redis goes away', { skip: redisServerSkip }, () => {
     }
   });
 });
+
+describe('redis cache across a Redis restart (issue 21 #14)', { skip: redisServerSkip }, () => {
+  it('a stamp from before an empty restart is never current again, on either of two nodes', async () => {
+    const port = await freePort();
+    let server = await startRedis(port);
+    const url = `redis://127.0.0.1:${port}`;
+    const a = new RedisCache({ url, warn: () => undefined, commandTimeoutMs: 300 });
+    const b = new RedisCache({ url, warn: () => undefined, commandTimeoutMs: 300 });
+    /** Connected again: a stamp can be read and the node hears flushes (its mirror is live). */
+    const live = async (cache: RedisCache) => {
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const mirrorLive = (cache as unknown as { mirrorLive: boolean }).mirrorLive;
+        if (mirrorLive && (await cache.stamp(['probe']))) return;
+        await sleep(50);
+      }
+      assert.fail('the cache did not reconnect');
+    };
+    try {
+      await Promise.all([live(a), live(b)]);
+      for (let i = 0; i < 3; i++) await a.flushTags(['post:1']);
+      const before = (await b.stamp(['post:1']))!;
+      assert.ok(before);
+      await b.stamp(['post:1']); // mirrored now
+      assert.equal(b.isCurrent(before), true);
+
+      await stop(server);
+      await waitFor(() => !(b as unknown as { mirrorLive: boolean }).mirrorLive, 5000);
+      server = await startRedis(port);
+      await Promise.all([live(a), live(b)]);
+      // The counters climb back to the numbers the old stamp holds.
+      for (let i = 0; i < 3; i++) await a.flushTags(['post:1']);
+      const after = (await b.stamp(['post:1']))!;
+      assert.ok(after);
+      assert.equal(after['post:1'], before['post:1'], 'the tag counted back to the same number');
+      assert.notDeepEqual(after, before);
+      assert.equal(b.isCurrent(before), false);
+      assert.equal(a.isCurrent(before), false);
+      // And an entry written under the old stamp is not served.
+      await a.setStamped('post-page', 'old title', before);
+      assert.equal(await b.get('post-page'), undefined);
+    } finally {
+      await a.close();
+      await b.close();
+      await stop(server);
+    }
+  });
+});
