@@ -111,12 +111,36 @@ export const baseTags = (websiteId: number) => [pageTags.site(websiteId), websit
 
 const shortUrl = (url: string) => (url.length > 200 ? createHash('sha1').update(url).digest('hex') : url);
 
-function cacheKey(request: FastifyRequest, websiteId: number, locale: string): string {
-  return `page:${websiteId}:${locale}:${request.host.toLowerCase()}:${shortUrl(request.url)}`;
+/**
+ * The query parameters a cached page may read (the list's `page`, the post's `comment` notice). Any
+ * other parameter changes nothing on a page, so it makes no entry of its own: random query strings
+ * cannot fill the cache (issue 21 #4). A page route that starts reading another one adds it here.
+ */
+export const PAGE_QUERY_PARAMETERS = ['comment', 'page'] as const;
+
+/** The path and the page parameters of a URL, in one order: what tells cached pages apart. */
+export function pageUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return shortUrl(url);
+  const query = new URLSearchParams(url.slice(at + 1));
+  const kept = PAGE_QUERY_PARAMETERS.flatMap((name) => {
+    const value = query.get(name);
+    return value === null ? [] : [[name, value.slice(0, 100)] as [string, string]];
+  });
+  const path = url.slice(0, at);
+  return shortUrl(kept.length === 0 ? path : `${path}?${new URLSearchParams(kept).toString()}`);
 }
 
-/** What a request asks for before the website and locale are known: its host and URL. */
-const hotKey = (request: FastifyRequest) => `${request.host.toLowerCase()} ${shortUrl(request.url)}`;
+/**
+ * A page is the same on every domain of its website and every port (its links are built from the
+ * primary domain: seo.ts), so the key names the website, not the Host.
+ */
+function cacheKey(request: FastifyRequest, websiteId: number, locale: string): string {
+  return `page:${websiteId}:${locale}:${pageUrl(request.url)}`;
+}
+
+/** What a request asks for before the website and locale are known: its host name and page URL. */
+const hotKey = (request: FastifyRequest) => `${request.hostname.toLowerCase()} ${pageUrl(request.url)}`;
 
 const hasSession = (request: FastifyRequest) => request.cookies[SESSION_COOKIE] !== undefined;
 

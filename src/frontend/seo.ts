@@ -2,6 +2,7 @@
 // domain, whatever alias the visitor came through), hreflang alternates of the same page in every
 // supported locale (R-F3), the description, and Open Graph tags.
 import type { FastifyRequest } from 'fastify';
+import { siteOrigin as websiteOrigin } from '../domain/site-urls.js';
 import { localizedPath } from '../domain/locales.js';
 import type { Services } from '../services.js';
 import type { FrontendState } from './context.js';
@@ -42,14 +43,12 @@ export function htmlLang(locale: string): string {
 }
 
 /**
- * `scheme://primary-domain[:port]` of the website: the scheme of APP_URL, the port the visitor used
- * (so that a development server on :3000 links to itself; behind a proxy there is none).
+ * `scheme://primary-domain[:port]` of the website, with APP_URL's scheme and port (domain/site-urls.ts):
+ * never the Host header's port, which the client chooses (and which would make one page many in
+ * the page cache).
  */
-export function siteOrigin(services: Services, request: FastifyRequest, state: FrontendState): string {
-  const scheme = services.config.appUrl.startsWith('https:') ? 'https' : 'http';
-  const port = /:(\d{1,5})$/.exec(request.host)?.[1];
-  const defaultPort = scheme === 'https' ? '443' : '80';
-  return `${scheme}://${state.website.domain}${port && port !== defaultPort ? `:${port}` : ''}`;
+export function siteOrigin(services: Services, _request: FastifyRequest, state: FrontendState): string {
+  return websiteOrigin(state.website, services.config.appUrl);
 }
 
 /** The path of the request without its locale prefix and query: the page's identity across locales. */

@@ -97,7 +97,7 @@ describe('full-page cache', () => {
       .execute();
   });
 
-  it('keyed by path, query, locale and host', async () => {
+  it('keyed by website, locale, path and the query parameters pages read', async () => {
     await warm('/blog');
     assert.equal(await state('/blog?page=1'), 'miss');
     assert.equal(await state('/fr/blog'), 'miss');
@@ -105,6 +105,17 @@ describe('full-page cache', () => {
     assert.equal(french.headers['x-folio-cache'], 'hit');
     assert.match(french.body, /<html lang="fr">/);
     assert.equal(await state('/blog', {}, 'other-cache.test'), 'miss');
+  });
+
+  it('issue 21 #4: random query parameters and Host ports make no new entries', async () => {
+    await warm('/blog');
+    for (let i = 0; i < 5; i++) assert.equal(await state(`/blog?utm_source=${i}&x${i}=1`), 'hit');
+    assert.equal(await state('/blog', {}, 'cache.test:8123'), 'hit');
+    assert.equal(await state('/blog', {}, 'CACHE.test:9'), 'hit');
+    // The parameters pages read still tell pages apart, in any order and with noise around them.
+    await warm('/blog?page=1');
+    assert.equal(await state('/blog?utm=1&page=1'), 'hit');
+    assert.notEqual(await state('/blog?page=7'), 'hit');
   });
 
   it('HEAD is served from the cache too, and stores like GET', async () => {
