@@ -5,6 +5,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 
 /** Decides whether a resolved IP address may be contacted. */
@@ -37,94 +38,28 @@ export class SafeFetchError extends Error {
 // ---- Address classification ------------------------------------------------------------------
 
 /** The 4 bytes of an IPv4 address, or null. */
-function ipv4Bytes(address: string): number[] | null {
-  if (!net.isIPv4(address)) return null;
-  return address.split('.').map(Number);
-}
-
-/** The 16 bytes of an IPv6 address (with an embedded IPv4 tail, with or without `::`), or null. */
-export function ipv6Bytes(address: string): number[] | null {
-  const plain = address.replace(/%.*$/, ''); // zone id
-  if (!net.isIPv6(plain)) return null;
-  let text = plain;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4?.[1]) {
-    // An embedded IPv4 tail becomes the last two groups.
-    const [a = 0, b = 0, c = 0, d = 0] = ipv4Bytes(v4[1]) ?? [];
-    text = `${text.slice(0, -v4[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', rest] = text.split('::');
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const left = groups(head);
-  const right = rest === undefined ? [] : groups(rest);
-  const all =
-    rest === undefined
-      ? left
-      : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  const bytes = all.slice(0, 8).flatMap((group) => {
-    const word = parseInt(group || '0', 16);
-    return [word >> 8, word & 0xff];
-  });
-  return bytes.length === 16 ? bytes : null;
-}
-
-function inRange(bytes: number[], prefix: number[], bits: number): boolean {
-  for (let bit = 0; bit < bits; bit++) {
-    const byte = Math.floor(bit / 8);
-    const mask = 0x80 >> (bit % 8);
-    if (((bytes[byte] ?? 0) & mask) !== ((prefix[byte] ?? 0) & mask)) return false;
-  }
-  return true;
-}
-
-const BLOCKED_V4: Array<[number[], number]> = [
-  [[0, 0, 0, 0], 8], // "this network", unspecified
-  [[10, 0, 0, 0], 8], // private
-  [[100, 64, 0, 0], 10], // carrier-grade NAT
-  [[127, 0, 0, 0], 8], // loopback
-  [[169, 254, 0, 0], 16], // link-local (cloud metadata lives here)
-  [[172, 16, 0, 0], 12], // private
-  [[192, 0, 0, 0], 24], // IETF protocol assignments
-  [[192, 0, 2, 0], 24], // documentation
-  [[192, 168, 0, 0], 16], // private
-  [[198, 18, 0, 0], 15], // benchmarking
-  [[198, 51, 100, 0], 24], // documentation
-  [[203, 0, 113, 0], 24], // documentation
-  [[224, 0, 0, 0], 4], // multicast
-  [[240, 0, 0, 0], 4], // reserved, broadcast
-];
-
-const BLOCKED_V6: Array<[number[], number]> = [
-  [[0xfe, 0x80], 10], // link-local
-  [[0xfc, 0x00], 7], // unique local (private)
-  [[0xff, 0x00], 8], // multicast
-  [[0x20, 0x01, 0x0d, 0xb8], 32], // documentation
-  [[0x01, 0x00, 0, 0, 0, 0, 0, 0], 64], // discard-only
-];
-
-function publicV4(bytes: number[]): boolean {
-  return !BLOCKED_V4.some(([prefix, bits]) => inRange(bytes, prefix, bits));
-}
-
 /**
- * The default policy: public unicast addresses only. Refuses loopback, private, link-local,
- * unspecified, multicast and reserved ranges, in IPv4 and IPv6, including IPv4 addresses carried in
- * IPv6 (mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`).
+ * The default policy: public unicast addresses only, by ipaddr.js's maintained list of special
+ * ranges (loopback, private, link-local, unique-local, site-local, CGNAT, multicast, reserved,
+ * documentation, benchmarking, Teredo, ORCHID…). An IPv4 address carried in IPv6 (mapped
+ * `::ffff:a.b.c.d` in any spelling, compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`)
+ * is judged as the IPv4 address it carries.
  */
 export function isPublicAddress(address: string): boolean {
-  const v4 = ipv4Bytes(address);
-  if (v4) return publicV4(v4);
-  const v6 = ipv6Bytes(address);
-  if (!v6) return false;
-  const zeros = (n: number) => v6.slice(0, n).every((byte) => byte === 0);
-  // ::/96 covers the unspecified address ::, loopback ::1 and IPv4-compatible addresses.
-  if (zeros(12)) return false;
-  if (zeros(10) && v6[10] === 0xff && v6[11] === 0xff) return publicV4(v6.slice(12));
-  if (inRange(v6, [0, 0x64, 0xff, 0x9b], 32) && v6.slice(4, 12).every((byte) => byte === 0)) {
-    return publicV4(v6.slice(12));
-  }
-  if (v6[0] === 0x20 && v6[1] === 0x02) return publicV4(v6.slice(2, 6));
-  return !BLOCKED_V6.some(([prefix, bits]) => inRange(v6, prefix, bits));
+  const plain = address.replace(/%.*$/, ''); // an IPv6 zone id
+  if (!ipaddr.isValid(plain) || !net.isIP(plain)) return false;
+  const parsed = ipaddr.process(plain); // ::ffff:a.b.c.d becomes a.b.c.d
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  if (range === 'unicast') return true;
+  const parts = v6.toByteArray();
+  const embedded = (bytes: number[]) => ipaddr.fromByteArray(bytes).range() === 'unicast';
+  // NAT64 (RFC 6052 well-known prefix) and 6to4 reach the IPv4 address they carry.
+  if (range === 'rfc6052' && parts.slice(4, 12).every((byte) => byte === 0)) return embedded(parts.slice(12));
+  if (range === '6to4') return embedded(parts.slice(2, 6));
+  // Everything else special (::/96 IPv4-compatible included) is refused.
+  return false;
 }
 
 // ---- The fetcher -------------------------------------------------------------------------------

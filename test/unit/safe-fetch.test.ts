@@ -34,7 +34,14 @@ describe('isPublicAddress', () => {
     '64:ff9b::10.0.0.1',
     '2002:c0a8:0101::1',
     '2001:db8::1',
+    // Issue 21 #12: what the home-made list let through.
+    '::ffff:0:7f00:1',
+    'fec0::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
+    '2001:10::1',
+    '::ffff:0.0.0.0',
     'not an ip',
+    '1.2.3',
   ];
   const allowed = [
     '8.8.8.8',
