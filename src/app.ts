@@ -14,6 +14,7 @@ import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
 import { installHostGuard } from './http/host-guard.js';
+import { installSecurityHeaders } from './http/security-headers.js';
 import { installInputGuard } from './http/input-guard.js';
 import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
@@ -112,6 +113,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   installErrorHandling(app, services, {
     notFoundPage: (request, reply) => site.notFoundPage(request, reply),
   });
+  await installSecurityHeaders(app, { https: config.appUrl.startsWith('https:') });
   await app.register(fastifyCookie);
   // After the cookie parser: the answer's hooks read cookies.
   installHostGuard(app);

@@ -20,6 +20,7 @@ import type { Website } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
 import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
+import { siteContentSecurityPolicy } from './csp.js';
 import { SESSION_COOKIE, frontendState, maybeFrontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
 import { csrfToken } from './csrf.js';
@@ -356,6 +357,7 @@ async function renderPage(
     await fragmentScope(services, fragments, request, `${theme} ${website.id} ${locale} ${homeUrl} `),
   );
   reply.type('text/html; charset=utf-8');
+  reply.header('content-security-policy', siteContentSecurityPolicy(website));
   return html;
 }
 

@@ -46,6 +46,8 @@ export interface CachedPage {
   etag: string;
   /** HTTP date of when the page was rendered. */
   lastModified: string;
+  /** The page's Content-Security-Policy (it depends on the website: frontend/csp.ts). */
+  csp?: string;
 }
 
 interface Pending {
@@ -152,6 +154,7 @@ interface ReadyPage {
   type: string;
   etag: string;
   lastModified: string;
+  csp?: string;
 }
 
 interface HotEntry {
@@ -172,6 +175,7 @@ function readyPage(page: CachedPage, body: Buffer = Buffer.from(page.body)): Rea
     type: page.type,
     etag: page.etag,
     lastModified: page.lastModified,
+    csp: page.csp,
   };
 }
 
@@ -287,6 +291,7 @@ export class PageCache {
         type: String(reply.getHeader('content-type') ?? 'text/html; charset=utf-8'),
         etag,
         lastModified,
+        csp: (reply.getHeader('content-security-policy') as string | undefined) ?? undefined,
       };
       await this.store(request, entry, page, bytes);
     } else if (entry) {
@@ -334,6 +339,7 @@ export class PageCache {
       .header('etag', page.etag)
       .header('last-modified', page.lastModified)
       .type(page.type);
+    if (page.csp) reply.header('content-security-policy', page.csp);
     if (page.compressible) reply.header('vary', 'accept-encoding');
     if (notModified(request, page.etag, page.lastModified)) return reply.code(304).send();
     const encoding = page.compressible ? preferredEncoding(request.headers['accept-encoding']) : null;

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support/browser.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
 import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
-import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 
@@ -17,16 +16,17 @@ describe(
   { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
   () => {
     let ctx: TestContext;
+    let port: number;
     let browser: Browser;
     let server: RunningServer;
     const mailer = new RecordingMailer();
 
     before(async () => {
-      ctx = await createTestContext();
+      ({ ctx, port } = await servedContext());
       ctx.services.mailer = mailer;
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       await ctx.services.websites.create({ siteName: 'Browser Site', domain: 'browser.test' });
-      server = await listen(ctx);
+      server = await listen(ctx, port);
       browser = await launchBrowser();
     });
     after(async () => {
@@ -57,7 +57,7 @@ describe(
       assert.ok(mail, 'a confirmation mail');
       const link = /https?:\/\/\S+\/user\/register\/confirm\/[A-Za-z0-9_-]{43}/.exec(mail.text)?.[0];
       assert.ok(link, mail.text);
-      assert.equal(new URL(link).origin, origin, 'the link points at the host the visitor used');
+      assert.equal(new URL(link).origin, origin, 'the link names the primary domain and the port Folio is served on');
       await page.goto(link);
       assert.equal(page.url(), `${origin}/user/profile?welcome=1`);
       assert.equal(await page.locator('[data-user-name]').textContent(), 'Chromium Writer');

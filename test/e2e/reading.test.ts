@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support/browser.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
 import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
-import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 describe(
@@ -15,12 +14,13 @@ describe(
   { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
   () => {
     let ctx: TestContext;
+    let port: number;
     let browser: Browser;
     let server: RunningServer;
     let origin: string;
 
     before(async () => {
-      ctx = await createTestContext();
+      ({ ctx, port } = await servedContext());
       const { services } = ctx;
       await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       const websiteId = await services.websites.create({ siteName: 'Reader Site', domain: 'reader.test' });
@@ -59,7 +59,7 @@ describe(
         },
         actor,
       );
-      server = await listen(ctx);
+      server = await listen(ctx, port);
       origin = server.origin('reader.test');
       browser = await launchBrowser();
     });

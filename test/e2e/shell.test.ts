@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { chromiumAvailable, launchBrowser, listen, screenshot } from '../support/browser.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
 import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
-import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 describe(
@@ -14,14 +13,15 @@ describe(
   { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
   () => {
     let ctx: TestContext;
+    let port: number;
     let browser: Browser;
     let server: RunningServer;
 
     before(async () => {
-      ctx = await createTestContext();
+      ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       await ctx.services.websites.create({ siteName: 'Browser Site', domain: 'browser.test' });
-      server = await listen(ctx);
+      server = await listen(ctx, port);
       browser = await launchBrowser();
     });
     after(async () => {

@@ -110,4 +110,28 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     assert.equal(new Set(slugs).size, 30);
     assert.ok(slugs.every((slug) => slug.startsWith('same-title')));
   });
+
+  it('issue 21 #12: no framing by other sites, and a Content-Security-Policy on pages and API answers', async () => {
+    const page = await get('/');
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['x-frame-options'], 'SAMEORIGIN');
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /frame-ancestors 'self'/);
+    assert.match(csp, /object-src 'none'/);
+    const json = await api('/posts', { api_token: admin.token });
+    assert.equal(json.headers['x-frame-options'], 'SAMEORIGIN');
+    assert.match(String(json.headers['content-security-policy']), /default-src 'none'/);
+    // A website whose administrators added code of their own keeps it working.
+    const id = (await ctx.services.websites.findIdByDomain('site.test'))!;
+    await ctx.services.websites.update(id, { head_code: '<script>window.analytics = 1</script>' });
+    try {
+      const relaxed = String((await get('/')).headers['content-security-policy']);
+      assert.match(relaxed, /script-src 'self' 'unsafe-inline' https:/);
+      assert.match(relaxed, /frame-ancestors 'self'/);
+    } finally {
+      await ctx.services.websites.update(id, { head_code: '' });
+    }
+  });
 });

@@ -7,7 +7,9 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import { createTestContext } from './harness.js';
 import type { TestContext } from './harness.js';
+import { freePort } from './net.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS_DIR = path.resolve('test-artifacts', 'screenshots');
@@ -28,10 +30,26 @@ export interface RunningServer {
 }
 
 /** Makes the test context's app listen on a free loopback port (closed by ctx.close()). */
-export async function listen(ctx: TestContext): Promise<RunningServer> {
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = ctx.app.server.address() as AddressInfo;
-  return { port, origin: (host) => `http://${host}:${port}` };
+/**
+ * Serves the app on `port` (take one from `servedContext`, whose APP_URL names it, as a real
+ * installation's does: Folio builds its absolute links from APP_URL's scheme and port).
+ */
+export async function listen(ctx: TestContext, port = 0): Promise<RunningServer> {
+  await ctx.app.listen({ host: '127.0.0.1', port });
+  const { port: bound } = ctx.app.server.address() as AddressInfo;
+  return { port: bound, origin: (host) => `http://${host}:${bound}` };
+}
+
+/** A test context whose APP_URL names the port it will be served on, and that port. */
+export async function servedContext(
+  options: Parameters<typeof createTestContext>[0] = {},
+): Promise<{ ctx: TestContext; port: number }> {
+  const port = await freePort();
+  const ctx = await createTestContext({
+    ...options,
+    config: { appUrl: `http://folio.test:${port}`, ...options.config },
+  });
+  return { ctx, port };
 }
 
 /** Saves a full-page screenshot as a test artifact and returns its path. */
