@@ -19,6 +19,7 @@ import type { Clock } from './clock.js';
 import { ForbiddenError } from './errors.js';
 import { roleAtLeast } from './memberships.js';
 import type { MembershipsService } from './memberships.js';
+import { InvalidDomainError, isReservedDomain, normalizeDomain } from './websites.js';
 import type { WebsitesService } from './websites.js';
 
 /** Who is acting, and on which website the request arrived (null: none resolved). */
@@ -154,5 +155,16 @@ export class Policy {
   private async writesToAll(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
     const writable = await this.writableWebsites(actor);
     return websiteIds.every((id) => writable.has(id));
+  }
+
+  /**
+   * Whether the actor may name a website by this domain: anyone who may edit the website, except that
+   * only administrators claim IP literals, `localhost` and special-use names (isReservedDomain).
+   * Refused like any unusable domain: 422 `Invalid domain format`.
+   */
+  requireDomainClaim(actor: Actor, input: string): void {
+    if (actor.isAdmin) return;
+    const domain = normalizeDomain(input);
+    if (domain !== null && isReservedDomain(domain)) throw new InvalidDomainError();
   }
 }

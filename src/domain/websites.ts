@@ -1,6 +1,7 @@
 // Websites and their domains. Each website has one primary domain and any number of aliases, all in
 // the `domains` table, whose unique index keeps a domain on one website even under concurrent writes.
 // Every change flushes the cache tag `websites` (spec 4.4 rule 5), which host resolution uses.
+import net from 'node:net';
 import { domainToASCII } from 'node:url';
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import type { Cache } from '../cache/cache.js';
@@ -133,6 +134,22 @@ export function normalizeDomain(input: string): string | null {
   if (ascii === '' || ascii.length > 253) return null;
   const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
   return ascii.split('.').every((part) => label.test(part)) ? ascii : null;
+}
+
+/**
+ * Names no website of a non-administrator may claim (issue 21 #12): IP literals, `localhost` and the
+ * special-use names that never reach the public internet (RFC 6761, 6762, 8375, .internal). Such a
+ * name would let a site owner answer for this server's own loopback or LAN name.
+ */
+export function isReservedDomain(domain: string): boolean {
+  if (/^[0-9.]+$/.test(domain) || net.isIP(domain) !== 0) return true;
+  const last = domain.split('.').pop() ?? '';
+  if (/^\d+$/.test(last)) return true; // a numeric top label is an address in disguise (127.1)
+  return (
+    domain === 'localhost' ||
+    /\.(localhost|local|internal|invalid|home\.arpa|arpa|onion)$/.test(domain) ||
+    ['local', 'internal', 'invalid', 'arpa', 'onion'].includes(domain)
+  );
 }
 
 /** normalizeDomain() of request hosts, remembered: every request resolves its Host. Bounded. */

@@ -116,6 +116,34 @@ describe('websites API', () => {
       );
       assert.equal((await call('', stranger)).body.data.pagination.total, 0);
     });
+
+    it('issue 21 #12: a site owner cannot claim an IP address, localhost or a special-use name; an admin can', async () => {
+      const mine = await store('claims.test');
+      await ctx.services.websites.update(mine.id, { user_id: owner.id });
+      for (const domain of [
+        '127.0.0.1',
+        '127.1',
+        '10.0.0.5',
+        '[::1]',
+        'localhost',
+        'db.internal',
+        'printer.local',
+        'x.localhost',
+      ]) {
+        const added = await call('/add-domain', owner, { website_id: mine.id, domain });
+        assert.deepEqual(added, { status: 422, body: fail(422, 'Invalid domain format') }, domain);
+        const primary = await call(`/update/${mine.id}`, owner, { domain });
+        assert.equal(primary.status, 422, domain);
+      }
+      assert.equal(
+        (await call('/add-domain', admin, { website_id: mine.id, domain: '127.0.0.2' })).status,
+        200,
+      );
+      assert.equal(
+        (await call('/add-domain', owner, { website_id: mine.id, domain: 'www.claims.test' })).status,
+        200,
+      );
+    });
   });
 
   describe('store, show, list', () => {

@@ -14,6 +14,7 @@ import {
 } from '../../domain/websites.js';
 import type { Website, WebsitePatch } from '../../domain/websites.js';
 import type { Services } from '../../services.js';
+import { actorOf } from './actor.js';
 import { adminRequired, ApiError, success } from './envelope.js';
 import type { Json } from './envelope.js';
 import type { EndpointPolicy } from './guard.js';
@@ -168,7 +169,11 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     async (request) => {
       const input = validate(domainSchema, requestInput(request));
       await accessible(caller(request), input.website_id);
-      const result = await answering(() => websites.addDomain(input.website_id, input.domain));
+      const actor = await actorOf(services, request);
+      const result = await answering(async () => {
+        services.policy.requireDomainClaim(actor, input.domain);
+        return websites.addDomain(input.website_id, input.domain);
+      });
       switch (result.outcome) {
         case 'created':
           return success('Domain alias created', {
@@ -226,7 +231,11 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     }
     const id = idParam(request);
     await accessible(caller(request), id);
-    const website = await answering(() => websites.update(id, input));
+    const actor = await actorOf(services, request);
+    const website = await answering(async () => {
+      if (input.domain !== undefined) services.policy.requireDomainClaim(actor, input.domain);
+      return websites.update(id, input);
+    });
     return success('Successfully Updated', websiteJson(website));
   });
 
