@@ -1,3 +1,4 @@
+// Requests that name their target oddly are refused before anything else (400, each face's shape).
 // A Host (or trusted X-Forwarded-Host) that is no host name: `localhost:4201@evil.example`,
 // `evil.example\@localhost`, a path, spaces or control characters. Folio never builds a link from a
 // request's Host, but no request that names a host so oddly is served at all (400, each face's shape).
@@ -14,6 +15,11 @@ export function unsafeHost(host: string | undefined): boolean {
 export function installHostGuard(app: FastifyInstance): void {
   // A callback hook: it runs on every request.
   app.addHook('onRequest', (request, _reply, done) => {
-    done(unsafeHost(request.host) ? new HttpError(400, 'Invalid Host header') : undefined);
+    if (unsafeHost(request.host)) return done(new HttpError(400, 'Invalid Host header'));
+    // An absolute-form target (`GET http://other.example/ HTTP/1.1`) is for proxies; a server that
+    // answered it would serve one host's page under another name. Origin-form only (and `*`).
+    const target = request.raw.url ?? '/';
+    if (!target.startsWith('/') && target !== '*') return done(new HttpError(400, 'Invalid request target'));
+    done();
   });
 }

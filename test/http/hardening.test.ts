@@ -2,6 +2,8 @@
 // login may end in a 500 on either database. NUL characters anywhere in the input, ids beyond the
 // columns' range, JSON nested thousands deep, tens of thousands of ids.
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
@@ -133,5 +135,22 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     } finally {
       await ctx.services.websites.update(id, { head_code: '' });
     }
+  });
+
+  it('issue 21 #12: an absolute-form request target is refused (400), not served under another name', async () => {
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = ctx.app.server.address() as AddressInfo;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write('GET http://evil.example/ HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n');
+      });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.equal((await get('/')).statusCode, 200, 'origin-form targets are served as ever');
   });
 });
