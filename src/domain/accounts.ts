@@ -195,6 +195,18 @@ export class AccountsService {
    * A username asked for that was taken since the registration becomes its next free variant
    * (`grace` -> `grace-2`); the user sees it on the profile page and may change it there.
    */
+  /** Whether a confirmation token is live (the page that confirms it may be shown), without using it. */
+  async registrationTokenValid(token: string): Promise<boolean> {
+    if (!TOKEN_PATTERN.test(token)) return false;
+    const row = await this.db
+      .selectFrom('pending_registrations')
+      .select('id')
+      .where('token_hash', '=', hashRegistrationToken(token))
+      .where('expires_at', '>', nowIso(this.clock))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async confirmRegistration(token: string): Promise<User | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
     const tokenHash = hashRegistrationToken(token);

@@ -78,6 +78,9 @@ export async function csrfToken(
 export function sameOrigin(request: FastifyRequest): boolean {
   const fetchSite = request.headers['sec-fetch-site'];
   if (fetchSite === 'cross-site' || fetchSite === 'same-site') return false;
+  // The browser says so (no page can forge a Sec-Fetch header; browsers send them to https sites
+  // and localhost).
+  if (fetchSite === 'same-origin') return true;
   const source = request.headers.origin ?? request.headers.referer;
   if (source === undefined) return true; // non-browser clients and old browsers send neither
   if (source === 'null') return false;

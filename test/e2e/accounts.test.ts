@@ -57,8 +57,17 @@ describe(
       assert.ok(mail, 'a confirmation mail');
       const link = /https?:\/\/\S+\/user\/register\/confirm\/[A-Za-z0-9_-]{43}/.exec(mail.text)?.[0];
       assert.ok(link, mail.text);
-      assert.equal(new URL(link).origin, origin, 'the link names the primary domain and the port Folio is served on');
+      assert.equal(
+        new URL(link).origin,
+        origin,
+        'the link names the primary domain and the port Folio is served on',
+      );
       await page.goto(link);
+      await screenshot(page, 'accounts-confirm');
+      await Promise.all([
+        page.waitForURL(`${origin}/user/profile?welcome=1`),
+        page.click('main button[type=submit]'),
+      ]);
       assert.equal(page.url(), `${origin}/user/profile?welcome=1`);
       assert.equal(await page.locator('[data-user-name]').textContent(), 'Chromium Writer');
       assert.equal(await page.inputValue('#username'), 'chromium-writer');

@@ -522,6 +522,12 @@ describe('accounts', () => {
       assert.ok(link, mail.text);
       return link;
     };
+    /** Opens a mailed confirmation link and presses its button (the POST that creates the account). */
+    const confirm = async (client: Visitor, link: string, headers: Record<string, string> = {}) => {
+      const page = await client.get(link, headers);
+      if (page.statusCode !== 200) return page;
+      return client.post(link, { _token: tokenIn(page.body) as string });
+    };
     const main = (body: string) => /<main[^>]*>([\s\S]*)<\/main>/.exec(body)?.[1];
     const INVALID = /This link is invalid or has expired\./;
 
@@ -563,11 +569,20 @@ describe('accounts', () => {
 
       // Opened from the mail client: another visitor (no cookies, no form token), a cross-site navigation.
       const opener = visitor();
-      const confirmed = await opener.get(link, { 'sec-fetch-site': 'cross-site' });
+      const opened = await opener.get(link, { 'sec-fetch-site': 'cross-site' });
+      assert.equal(opened.statusCode, 200);
+      assert.equal(opened.headers['x-test-route-name'], 'frontend.users.register.confirm');
+      assert.equal(opened.headers['referrer-policy'], 'same-origin');
+      assert.equal(
+        await ctx.services.users.findByEmail('ada@example.test'),
+        null,
+        'opening the link creates nothing',
+      );
+      const confirmed = await opener.post(link, { _token: tokenIn(opened.body) as string });
       assert.equal(confirmed.statusCode, 303);
       assert.equal(confirmed.headers.location, '/user/profile?welcome=1');
-      assert.equal(confirmed.headers['x-test-route-name'], 'frontend.users.register.confirm');
-      assert.equal(confirmed.headers['referrer-policy'], 'no-referrer');
+      assert.equal(confirmed.headers['x-test-route-name'], 'frontend.users.register.confirm.submit');
+      assert.equal(confirmed.headers['referrer-policy'], 'same-origin');
       assert.equal(confirmed.headers['cache-control'], 'private, no-store');
       assert.ok(sessionCookie(confirmed));
       const profile = await opener.get('/user/profile?welcome=1');
@@ -587,7 +602,7 @@ describe('accounts', () => {
 
       // The next Ada gets the next free username.
       await register(visitor(), fields('Ada Lovelace', 'ada2@example.test'));
-      assert.equal((await visitor().get(await linkFor('ada2@example.test'))).statusCode, 303);
+      assert.equal((await confirm(visitor(), await linkFor('ada2@example.test'))).statusCode, 303);
       assert.equal((await ctx.services.users.findByEmail('ada2@example.test'))?.username, 'ada-lovelace-2');
     });
 
@@ -646,7 +661,7 @@ describe('accounts', () => {
     it('the link works once, also under two clicks at once', async () => {
       await register(visitor(), fields('Twice', 'twice@example.test'));
       const link = await linkFor('twice@example.test');
-      const [a, b] = await Promise.all([visitor().get(link), visitor().get(link)]);
+      const [a, b] = await Promise.all([confirm(visitor(), link), confirm(visitor(), link)]);
       assert.deepEqual([a.statusCode, b.statusCode].sort(), [303, 400]);
       const loser = a.statusCode === 400 ? a : b;
       assert.match(loser.body, INVALID);
@@ -660,18 +675,20 @@ describe('accounts', () => {
       const again = await visitor().get(link);
       assert.equal(again.statusCode, 400);
       assert.match(again.body, INVALID);
-      assert.equal(again.headers['referrer-policy'], 'no-referrer');
+      assert.equal(again.headers['referrer-policy'], 'same-origin');
       assert.equal(again.headers['cache-control'], 'private, no-store');
     });
 
-    it('a HEAD of the link (a mail scanner) does not use it up', async () => {
+    it('issue 21 #12: neither a HEAD nor a GET of the link (a mail scanner) uses it up', async () => {
       await register(visitor(), fields('Scanned', 'scanned@example.test'));
       const link = await linkFor('scanned@example.test');
       const head = await ctx.request({ method: 'HEAD', url: link, headers: { host: 'site.test' } });
       assert.equal(head.statusCode, 200);
-      assert.equal(head.headers['referrer-policy'], 'no-referrer');
+      assert.equal(head.headers['referrer-policy'], 'same-origin');
+      // Nor does a GET (a scanner that follows links): only the page's button creates the account.
+      assert.equal((await visitor().get(link)).statusCode, 200);
       assert.equal(await ctx.services.users.findByEmail('scanned@example.test'), null);
-      assert.equal((await visitor().get(link)).statusCode, 303);
+      assert.equal((await confirm(visitor(), link)).statusCode, 303);
     });
 
     it('a link expires (setting registration_confirm_lifetime, minutes); a new registration replaces the old link', async () => {
@@ -693,7 +710,7 @@ describe('accounts', () => {
         assert.equal(await ctx.services.users.findByEmail('late-comer@example.test'), null);
         // Registering again works, and the new name is the one kept.
         await register(visitor(), fields('Late Three', 'late-comer@example.test'));
-        assert.equal((await visitor().get(await linkFor('late-comer@example.test'))).statusCode, 303);
+        assert.equal((await confirm(visitor(), await linkFor('late-comer@example.test'))).statusCode, 303);
         assert.equal((await ctx.services.users.findByEmail('late-comer@example.test'))?.name, 'Late Three');
       } finally {
         await ctx.services.settings.delete('registration_confirm_lifetime');
@@ -705,7 +722,7 @@ describe('accounts', () => {
         const response = await visitor().get(url);
         assert.equal(response.statusCode, 400, url);
         assert.match(response.body, INVALID);
-        assert.equal(response.headers['referrer-policy'], 'no-referrer');
+        assert.equal(response.headers['referrer-policy'], 'same-origin');
       }
     });
 
@@ -713,7 +730,7 @@ describe('accounts', () => {
       await register(visitor(), fields('Slow', 'slow@example.test'));
       const link = await linkFor('slow@example.test');
       const user = await ctx.createUser({ email: 'slow@example.test', password: 'someone else' });
-      const response = await visitor().get(link);
+      const response = await confirm(visitor(), link);
       assert.equal(response.statusCode, 400);
       assert.match(response.body, INVALID);
       assert.equal(sessionCookie(response), undefined);
@@ -735,7 +752,7 @@ describe('accounts', () => {
     it('a chosen username is kept; a taken one, a bad one, a short password or a mismatch are 422 on the form with the values kept', async () => {
       const ok = await register(visitor(), fields('Grace', 'grace@example.test', { username: 'Grace_H' }));
       assert.equal(ok.statusCode, 200);
-      assert.equal((await visitor().get(await linkFor('grace@example.test'))).statusCode, 303);
+      assert.equal((await confirm(visitor(), await linkFor('grace@example.test'))).statusCode, 303);
       assert.equal((await ctx.services.users.findByEmail('grace@example.test'))?.username, 'grace_h');
       const sent = mailer.sent.length;
       const bad = await register(visitor(), {
@@ -783,8 +800,8 @@ describe('accounts', () => {
       await register(visitor(), fields('Hopper Two', 'hopper2@example.test', { username: 'hopper' }));
       const second = await linkFor('hopper2@example.test');
       const first = await linkFor('hopper1@example.test');
-      assert.equal((await visitor().get(second)).statusCode, 303);
-      assert.equal((await visitor().get(first)).statusCode, 303);
+      assert.equal((await confirm(visitor(), second)).statusCode, 303);
+      assert.equal((await confirm(visitor(), first)).statusCode, 303);
       assert.equal((await ctx.services.users.findByEmail('hopper2@example.test'))?.username, 'hopper');
       assert.equal((await ctx.services.users.findByEmail('hopper1@example.test'))?.username, 'hopper-2');
     });
@@ -926,7 +943,7 @@ describe('accounts', () => {
 
       const page = await client.get(link);
       assert.equal(page.statusCode, 200);
-      assert.equal(page.headers['referrer-policy'], 'no-referrer');
+      assert.equal(page.headers['referrer-policy'], 'same-origin');
       assert.equal(page.headers['x-test-route-name'], 'frontend.users.password.reset');
       const mismatch = await client.post(link, {
         _token: tokenIn(page.body) as string,

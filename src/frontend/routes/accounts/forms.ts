@@ -13,6 +13,13 @@ import type { FrontendState } from '../../context.js';
 import { checkCsrf, csrfToken } from '../../csrf.js';
 import type { FrontendKit } from '../../index.js';
 
+/**
+ * The Referrer-Policy of pages whose URL holds a token (reset and confirmation links): no other site
+ * ever sees the URL in a Referer. `same-origin`, not `no-referrer`: under `no-referrer` a browser
+ * posts the page's own form with `Origin: null`, which the CSRF check must refuse.
+ */
+export const TOKEN_PAGE_REFERRER_POLICY = 'same-origin';
+
 export type Errors = Record<string, string[]>;
 export type Body = Record<string, unknown>;
 /** Shows a form of the area again, with what to add to its data (errors, entered values, notices). */

@@ -4,7 +4,7 @@ import { passwordForgotInput, passwordResetInput } from '../../../domain/account
 import { urlFor } from '../../context.js';
 import { clientAddress, signOut } from '../../session.js';
 import type { AccountPages, FormView } from './forms.js';
-import { limited, tooMany } from './forms.js';
+import { TOKEN_PAGE_REFERRER_POLICY, limited, tooMany } from './forms.js';
 
 export function passwordResetRoutes(pages: AccountPages): void {
   const { kit } = pages;
@@ -52,7 +52,7 @@ export function passwordResetRoutes(pages: AccountPages): void {
 
   const resetForm: FormView = async (request, reply, state, data = {}) => {
     // The token is in the URL: no page resource may carry it away in a Referer.
-    reply.header('referrer-policy', 'no-referrer');
+    reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
     const token = (request.params as { token: string }).token;
     if (!(await services.accounts.resetTokenValid(token))) {
       return pages.message(
@@ -83,7 +83,7 @@ export function passwordResetRoutes(pages: AccountPages): void {
     '/user/password/reset/:token',
     { name: 'users.password.reset.submit' },
     async (request, reply, state) => {
-      reply.header('referrer-policy', 'no-referrer');
+      reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
       return pages.submit(request, reply, state, {
         schema: passwordResetInput,
         fields: [],

@@ -2,12 +2,13 @@
 // valid email, with or without an account, and for one mailed too often (the limit per email only
 // stops the mail): the page never tells whether an email has an account.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { registrationInput } from '../../../domain/account-input.js';
 import { urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, signIn } from '../../session.js';
-import type { AccountPages } from './forms.js';
-import { limited, tooMany } from './forms.js';
+import type { AccountPages, FormView } from './forms.js';
+import { TOKEN_PAGE_REFERRER_POLICY, limited, tooMany } from './forms.js';
 
 export function registrationRoutes(pages: AccountPages): void {
   const { kit } = pages;
@@ -72,41 +73,61 @@ export function registrationRoutes(pages: AccountPages): void {
       }),
   );
 
+  const invalidLink = (request: FastifyRequest, reply: FastifyReply, state: FrontendState) =>
+    pages.message(
+      request,
+      reply,
+      state,
+      400,
+      'Invalid link',
+      'This link is invalid or has expired. Register again to get a new one.',
+    );
+
+  /**
+   * The page a mailed link opens: a button that creates the account (a POST to the same URL). Opening
+   * the link uses nothing up, so a mail scanner that follows it (GET or HEAD) cannot spend the token
+   * (issue 21 #12). The token is in the URL: no page resource may carry it in a Referer.
+   */
+  const confirmForm: FormView = async (request, reply, state, data = {}) => {
+    reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
+    const token = (request.params as { token: string }).token;
+    if (!(await services.accounts.registrationTokenValid(token))) return invalidLink(request, reply, state);
+    return pages.page(request, reply, state, 'user/confirm', {
+      title: 'Create your account',
+      action: urlFor(state, `/user/register/confirm/${token}`),
+      ...data,
+    });
+  };
+
   kit.page(
     'GET',
     '/user/register/confirm/:token',
     { name: 'users.register.confirm' },
     async (request, reply, state) => {
-      // Opened from a mail: a top-level navigation from another site or an app, so no form token and
-      // no same-origin check. The token is in the URL: no page resource may carry it in a Referer.
-      reply.header('referrer-policy', 'no-referrer');
-      reply.header('cache-control', 'private, no-store');
       if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
-      // A HEAD (a mail scanner checking the link) must not use the token up.
-      if (request.method === 'HEAD') {
-        return pages.message(
-          request,
-          reply,
-          state,
-          200,
-          'Create your account',
-          'Open this link in your browser to finish creating your account.',
-        );
-      }
-      const token = (request.params as { token: string }).token;
-      const user = await services.accounts.confirmRegistration(token);
-      if (!user) {
-        return pages.message(
-          request,
-          reply,
-          state,
-          400,
-          'Invalid link',
-          'This link is invalid or has expired. Register again to get a new one.',
-        );
-      }
-      await signIn(services, request, reply, user);
-      return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
+      return confirmForm(request, reply, state);
+    },
+  );
+
+  kit.page(
+    'POST',
+    '/user/register/confirm/:token',
+    { name: 'users.register.confirm.submit' },
+    async (request, reply, state) => {
+      reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
+      if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+      return pages.submit(request, reply, state, {
+        schema: z.object({}),
+        fields: [],
+        form: confirmForm,
+        action: async () => {
+          const token = (request.params as { token: string }).token;
+          const user = await services.accounts.confirmRegistration(token);
+          if (!user) return invalidLink(request, reply, state);
+          await signIn(services, request, reply, user);
+          return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
+        },
+      });
     },
   );
 }
