@@ -87,7 +87,7 @@ describe('clicks', () => {
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.kind, 'view');
     assert.equal(rows[0]!.user_id, null);
-    assert.match(rows[0]!.visitor_hash ?? '', /^[0-9a-f]{64}$/);
+    assert.match(rows[0]!.visitor_hash ?? '', /^v:[0-9a-f]{62}$/);
     assert.ok(!JSON.stringify(rows).includes(ip));
   });
 
