@@ -148,10 +148,12 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
   });
   app.addHook('onClose', () => scheduler.stop());
   // The audit log keeps `audit_retention_days` days; every node prunes hourly (a DELETE is idempotent).
+  // So are idempotency keys older than 24 hours.
   const pruneAudit = () =>
     services.settings
       .get(AUDIT_RETENTION_SETTING)
       .then((days) => services.audit.prune(retentionDays(days)))
+      .then(() => services.idempotency.prune())
       .catch((error: unknown) => app.log.error({ err: error }, 'pruning the audit log failed'));
   const auditTimer = setInterval(() => void pruneAudit(), 3_600_000).unref();
   app.addHook('onClose', () => clearInterval(auditTimer));

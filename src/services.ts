@@ -18,6 +18,7 @@ import { CommentModeration } from './domain/comment-moderation.js';
 import { CommentsService } from './domain/comments.js';
 import { LinksService } from './domain/links.js';
 import { RateLimits } from './lib/rate-limits.js';
+import { Idempotency } from './domain/idempotency.js';
 import { memoryBudget } from './cache/memory-budget.js';
 import type { MemoryBudget } from './cache/memory-budget.js';
 import { LoginThrottle } from './domain/login-throttle.js';
@@ -89,6 +90,8 @@ export interface Services {
   updates: UpdateService;
   /** Fixed-window counters per caller: in process, or in Redis (shared by all nodes) with REDIS_URL. */
   rateLimits: RateLimits;
+  /** Answers of creates sent with an Idempotency-Key, kept 24 hours. */
+  idempotency: Idempotency;
   /** The one memory budget of the in-process caches (CACHE_MEMORY_MB), split into shares. */
   memory: MemoryBudget;
   /** Comments under posts, their likes and reports. */
@@ -217,6 +220,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     policy,
     postOps,
     audit: new AuditLog(db, clock),
+    idempotency: new Idempotency(db, clock),
     apiKeys: new ApiKeysService(db, clock),
     posts,
     publicPosts,

@@ -16,6 +16,7 @@ import * as pendingRegistrations from './migrations/0008_pending_registrations.j
 import * as memberships from './migrations/0011_memberships.js';
 import * as auditLog from './migrations/0012_audit_log.js';
 import * as apiKeys from './migrations/0013_api_keys.js';
+import * as idempotencyKeys from './migrations/0014_idempotency_keys.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -98,6 +99,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0011_memberships', up: memberships.up },
   { name: '0012_audit_log', up: auditLog.up },
   { name: '0013_api_keys', up: apiKeys.up },
+  { name: '0014_idempotency_keys', up: idempotencyKeys.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

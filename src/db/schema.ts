@@ -108,6 +108,21 @@ export interface ApiKeysTable {
   created_at: Timestamp;
 }
 
+/** The first answer to a create sent with an `Idempotency-Key` (kept 24 hours). */
+export interface IdempotencyKeysTable {
+  /** Who sent it: `user:ID`, or `anonymous`. */
+  caller: string;
+  /** The operation (`api.v1.posts.store`). */
+  scope: string;
+  key: string;
+  /** SHA-256 of the request's input: the same key with another input is refused. */
+  fingerprint: string;
+  /** Null while the first request runs. */
+  status: number | null;
+  body: string | null;
+  created_at: Timestamp;
+}
+
 /** The websites an API key is limited to (none: every website its user may reach). */
 export interface ApiKeyWebsitesTable {
   api_key_id: number;
@@ -317,6 +332,7 @@ export interface Database {
   audit_log: AuditLogTable;
   api_keys: ApiKeysTable;
   api_key_websites: ApiKeyWebsitesTable;
+  idempotency_keys: IdempotencyKeysTable;
   posts: PostsTable;
   tags: TagsTable;
   taggables: TaggablesTable;

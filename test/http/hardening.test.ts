@@ -153,4 +153,58 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     assert.match(answer, /^HTTP\/1\.1 400 /);
     assert.equal((await get('/')).statusCode, 200, 'origin-form targets are served as ever');
   });
+
+  it('issue 21 #16: a create retried with the same Idempotency-Key answers the first answer, once', async () => {
+    const key = `retry-${Date.now()}`;
+    const payload = { api_token: admin.token, title: 'Exactly once', content: 'x' };
+    const count = async () =>
+      Number(
+        (
+          await ctx.services.database.db
+            .selectFrom('posts')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('title', '=', 'Exactly once')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const first = await api('/posts/store', payload, { 'idempotency-key': key });
+    assert.equal(first.statusCode, 200);
+    const again = await api('/posts/store', payload, { 'idempotency-key': key });
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.body, first.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(await count(), 1);
+    // The same key with another request is refused; a bad key too.
+    const other = await api(
+      '/posts/store',
+      { ...payload, title: 'Something else' },
+      { 'idempotency-key': key },
+    );
+    assert.equal(other.statusCode, 422);
+    assert.deepEqual(other.json().data.errors, {
+      idempotency_key: ['This Idempotency-Key was used with a different request.'],
+    });
+    const bad = await api('/posts/store', payload, { 'idempotency-key': 'has space' });
+    assert.equal(bad.statusCode, 422);
+    // Concurrent retries: one post, every answer the first one or a 409 while it runs.
+    const racing = `race-${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        api('/posts/store', { ...payload, title: 'Raced once' }, { 'idempotency-key': racing }),
+      ),
+    );
+    assert.ok(
+      answers.every((answer) => [200, 409].includes(answer.statusCode)),
+      answers.map((a) => a.statusCode).join(),
+    );
+    const raced = await ctx.services.database.db
+      .selectFrom('posts')
+      .select('id')
+      .where('title', '=', 'Raced once')
+      .execute();
+    assert.equal(raced.length, 1);
+    // Without a key, every create is a create.
+    await api('/posts/store', payload);
+    assert.equal(await count(), 2);
+  });
 });

@@ -8,8 +8,8 @@ import { LIST_FIELDS } from '../../domain/posts/index.js';
 import type { Services } from '../../services.js';
 import { memoized } from '../../lib/memo.js';
 import { actorOf } from './actor.js';
-import { success, successText } from './envelope.js';
-import type { Json, JsonText } from './envelope.js';
+import { JsonText, success, successText } from './envelope.js';
+import type { Json } from './envelope.js';
 import { requestInput } from './input.js';
 import { paginate } from './pagination.js';
 import type { ApiRouter } from './router.js';
@@ -150,9 +150,24 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
     ['POST'],
     '/posts/store',
     { switchKey: 'svc_api_posts_store' },
-    async (request) => {
-      const post = await services.postOps.create(await actorOf(services, request), requestInput(request));
-      return success(`Post #${post.id} created successfully`, postDetailJson(post, config.appUrl));
+    async (request, reply) => {
+      const actor = await actorOf(services, request);
+      const input = requestInput(request);
+      const create = async () => {
+        const post = await services.postOps.create(actor, input);
+        return success(`Post #${post.id} created successfully`, postDetailJson(post, config.appUrl));
+      };
+      // A signed caller's retry with the same Idempotency-Key gets the first answer, not a second
+      // post (issue 21 #16). Anonymous callers (auth mode none) have no key space of their own.
+      const key = request.headers['idempotency-key'];
+      if (typeof key !== 'string' || actor.userId === null) return create();
+      const { api_token: _token, ...fingerprinted } = input;
+      const answer = await services.idempotency.run(
+        { caller: `user:${actor.userId}`, scope: 'api.v1.posts.store', key, input: fingerprinted },
+        async () => ({ status: 200, body: JSON.stringify(await create()) }),
+      );
+      if (answer.replayed) reply.header('idempotent-replayed', 'true');
+      return new JsonText(answer.status, answer.body);
     },
     { acceptsFiles: true },
   );

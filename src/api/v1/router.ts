@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Services } from '../../services.js';
 import type { Json } from './envelope.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { validationMessages } from '../../http/validation-messages.js';
 import { ApiError, JsonText, validationFailed } from './envelope.js';
 import { installApiErrorHandler } from './errors.js';
@@ -37,6 +37,7 @@ function asApiError(error: unknown): never {
   if (error instanceof ValidationError) throw validationFailed(validationMessages(error));
   if (error instanceof ForbiddenError) throw ApiError.fail(403, error.message);
   if (error instanceof NotFoundError) throw ApiError.fail(404, error.message);
+  if (error instanceof ConflictError) throw ApiError.fail(409, error.message);
   throw error;
 }
 
