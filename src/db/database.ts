@@ -17,6 +17,7 @@ import * as memberships from './migrations/0011_memberships.js';
 import * as auditLog from './migrations/0012_audit_log.js';
 import * as apiKeys from './migrations/0013_api_keys.js';
 import * as idempotencyKeys from './migrations/0014_idempotency_keys.js';
+import * as emailChanges from './migrations/0015_email_changes.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -100,6 +101,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0012_audit_log', up: auditLog.up },
   { name: '0013_api_keys', up: apiKeys.up },
   { name: '0014_idempotency_keys', up: idempotencyKeys.up },
+  { name: '0015_email_changes', up: emailChanges.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

@@ -123,6 +123,16 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+/** A change of email waiting for the new address to confirm it. */
+export interface EmailChangesTable {
+  id: Generated<number>;
+  user_id: number;
+  new_email: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 /** The websites an API key is limited to (none: every website its user may reach). */
 export interface ApiKeyWebsitesTable {
   api_key_id: number;
@@ -333,6 +343,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   api_key_websites: ApiKeyWebsitesTable;
   idempotency_keys: IdempotencyKeysTable;
+  email_changes: EmailChangesTable;
   posts: PostsTable;
   tags: TagsTable;
   taggables: TaggablesTable;

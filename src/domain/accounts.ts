@@ -67,6 +67,14 @@ export interface SettingsChange {
 const hashResetToken = (token: string) => createHash('sha256').update(`reset:${token}`).digest('hex');
 const hashRegistrationToken = (token: string) =>
   createHash('sha256').update(`register:${token}`).digest('hex');
+const hashEmailChangeToken = (token: string) =>
+  createHash('sha256').update(`email-change:${token}`).digest('hex');
+
+/** What a settings change needs to ask the new address to confirm itself. */
+export interface EmailChangeMail {
+  link: (token: string) => string;
+  siteName: string;
+}
 
 export class AccountsService {
   /** Background work (reset and registration mail) still running; close() waits for it. */
@@ -291,34 +299,120 @@ export class AccountsService {
    * Changes the email and, when given, the password. Either change needs the current password. A new
    * password ends every other session of the user (`keepSessionId` is the caller's own).
    */
-  async updateSettings(user: User, input: SettingsChange, keepSessionId: string): Promise<void> {
+  /**
+   * Changes the password at once, and asks the new email address to confirm itself (issue 21 #12):
+   * the email changes only when the link mailed there is used. The answer is the same whether or not
+   * another account holds the address (its owner is told by mail instead). Returns whether an email
+   * change now waits for its confirmation.
+   */
+  async updateSettings(
+    user: User,
+    input: SettingsChange,
+    keepSessionId: string,
+    mail: EmailChangeMail,
+  ): Promise<{ emailPending: boolean }> {
     const email = normalizeEmail(input.email);
     const changingEmail = email !== user.email;
     const changingPassword = (input.newPassword ?? '') !== '';
-    if (!changingEmail && !changingPassword) return;
+    if (!changingEmail && !changingPassword) return { emailPending: false };
     if (!input.currentPassword) {
       throw new AccountInputError({ current_password: ['The current password field is required.'] });
     }
     if (!(await this.passwordMatches(user.id, input.currentPassword))) {
       throw new AccountInputError({ current_password: ['The current password is incorrect.'] });
     }
-    if (changingEmail && (await this.deps.users.findByEmail(email))) {
-      throw new AccountInputError({ email: ['The email has already been taken.'] });
+    if (changingPassword) {
+      const hash = await argon2Hash(input.newPassword as string);
+      await this.db
+        .updateTable('users')
+        .set({ password_hash: hash, updated_at: nowIso(this.clock) })
+        .where('id', '=', user.id)
+        .execute();
+      await this.deps.sessions.endAllOf(user.id, keepSessionId);
     }
-    const changes: { email?: string; password_hash?: string; updated_at: string } = {
-      updated_at: nowIso(this.clock),
-    };
-    if (changingEmail) changes.email = email;
-    if (changingPassword) changes.password_hash = await argon2Hash(input.newPassword as string);
+    if (changingEmail) await this.requestEmailChange(user, email, mail);
+    return { emailPending: changingEmail };
+  }
+
+  private async requestEmailChange(user: User, email: string, mail: EmailChangeMail): Promise<void> {
+    await this.db.deleteFrom('email_changes').where('user_id', '=', user.id).execute();
+    const holder = await this.deps.users.findByEmail(email);
+    if (holder) {
+      await this.deps.mailer().send({
+        to: holder.email,
+        subject: `Someone tried to use your address on ${mail.siteName}`,
+        text:
+          `Hello,\n\nSomeone asked to move another account on ${mail.siteName} to this address. ` +
+          `It already belongs to your account, so nothing changed.\n` +
+          `If that was you, sign in to your account with this address instead.\n`,
+      });
+      return;
+    }
+    const token = randomBytes(32).toString('base64url');
+    const minutes = await this.registrationLifetimeMinutes();
+    const now = this.clock.now();
+    await this.db
+      .insertInto('email_changes')
+      .values({
+        user_id: user.id,
+        new_email: email,
+        token_hash: hashEmailChangeToken(token),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + minutes * 60_000).toISOString(),
+      })
+      .execute();
+    await this.deps.mailer().send({
+      to: email,
+      subject: `Confirm your new email address on ${mail.siteName}`,
+      text:
+        `Hello,\n\nSomeone (hopefully you) asked to use this address for an account on ${mail.siteName}.\n` +
+        `To confirm, open this link within ${minutes} minutes:\n\n${mail.link(token)}\n\n` +
+        `If you did not ask for it, ignore this message: nothing changes.\n`,
+    });
+  }
+
+  /** Whether an email change token is live, without using it. */
+  async emailChangeTokenValid(token: string): Promise<boolean> {
+    if (!TOKEN_PATTERN.test(token)) return false;
+    const row = await this.db
+      .selectFrom('email_changes')
+      .select('id')
+      .where('token_hash', '=', hashEmailChangeToken(token))
+      .where('expires_at', '>', nowIso(this.clock))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Moves the account to its new address and uses the token up, in one transaction. False when the
+   * token is unknown or expired, or the address got an account since.
+   */
+  async confirmEmailChange(token: string): Promise<boolean> {
+    if (!TOKEN_PATTERN.test(token)) return false;
+    const tokenHash = hashEmailChangeToken(token);
     try {
-      await this.db.updateTable('users').set(changes).where('id', '=', user.id).execute();
+      const userId = await this.db.transaction().execute(async (trx) => {
+        const change = await trx
+          .deleteFrom('email_changes')
+          .where('token_hash', '=', tokenHash)
+          .where('expires_at', '>', nowIso(this.clock))
+          .returning(['user_id', 'new_email'])
+          .executeTakeFirst();
+        if (!change) return null;
+        await trx
+          .updateTable('users')
+          .set({ email: change.new_email, updated_at: nowIso(this.clock) })
+          .where('id', '=', change.user_id)
+          .execute();
+        return change.user_id;
+      });
+      if (userId === null) return false;
+      await this.deps.changes?.announce({ kind: 'user', id: userId });
+      return true;
     } catch (error) {
-      if (isUniqueViolation(error))
-        throw new AccountInputError({ email: ['The email has already been taken.'] });
+      if (isUniqueViolation(error)) return false;
       throw error;
     }
-    if (changingEmail) await this.deps.changes?.announce({ kind: 'user', id: user.id });
-    if (changingPassword) await this.deps.sessions.endAllOf(user.id, keepSessionId);
   }
 
   // ---- Password reset ------------------------------------------------------------------------------

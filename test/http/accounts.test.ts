@@ -1136,7 +1136,7 @@ describe('accounts', () => {
       );
     });
 
-    it('settings: the email changes with the current password; a taken email is 422', async () => {
+    it('issue 21 #12: a new email needs the current password and is confirmed from the new address; a taken one is answered the same', async () => {
       const user = await ctx.createUser();
       const other = await ctx.createUser();
       const client = visitor();
@@ -1145,14 +1145,47 @@ describe('accounts', () => {
         email: other.email,
         current_password: user.password,
       });
-      assert.equal(taken.statusCode, 422);
-      assert.match(taken.body, /The email has already been taken\./);
+      const fresh = `New-${user.email}`;
       const ok = await client.submit('/user/settings', '/user/settings/update', {
-        email: `New-${user.email}`,
+        email: fresh,
         current_password: user.password,
       });
-      assert.equal(ok.statusCode, 303);
-      assert.equal((await ctx.services.users.findById(user.id))?.email, `new-${user.email}`);
+      // Nothing tells the two apart: the same answer, the same notice.
+      assert.deepEqual([taken.statusCode, taken.headers.location], [303, '/user/settings?saved=email']);
+      assert.deepEqual([ok.statusCode, ok.headers.location], [303, '/user/settings?saved=email']);
+      assert.match((await client.get('/user/settings?saved=email')).body, /Check your new email address/);
+      assert.equal(
+        (await ctx.services.users.findById(user.id))?.email,
+        user.email,
+        'unchanged until confirmed',
+      );
+      await ctx.services.accounts.drain();
+      const toOther = mailer.sent.filter((mail) => mail.to === other.email);
+      assert.equal(toOther.length, 1);
+      assert.match(toOther[0]!.text, /It already belongs to your account, so nothing changed/);
+      const toNew = mailer.sent.filter((mail) => mail.to === fresh.toLowerCase());
+      assert.equal(toNew.length, 1);
+      const link = /http:\/\/site\.test(\/user\/settings\/email\/[A-Za-z0-9_-]{43})/.exec(
+        toNew[0]!.text,
+      )?.[1];
+      assert.ok(link, toNew[0]!.text);
+      // Opening the link changes nothing (a mail scanner); its button does, once.
+      const opener = visitor();
+      const page = await opener.get(link);
+      assert.equal(page.statusCode, 200);
+      assert.equal(page.headers['referrer-policy'], 'same-origin');
+      assert.equal((await ctx.services.users.findById(user.id))?.email, user.email);
+      const confirmed = await opener.post(link, { _token: tokenIn(page.body) as string });
+      assert.equal(confirmed.statusCode, 200);
+      assert.match(confirmed.body, /Your account now uses this email address/);
+      assert.equal((await ctx.services.users.findById(user.id))?.email, fresh.toLowerCase());
+      assert.equal((await visitor().get(link)).statusCode, 400, 'the link works once');
+      // A wrong current password is still a 422 on the form.
+      const wrong = await client.submit('/user/settings', '/user/settings/update', {
+        email: `third-${user.email}`,
+        current_password: 'not it at all',
+      });
+      assert.equal(wrong.statusCode, 422);
     });
   });
 

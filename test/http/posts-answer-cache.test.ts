@@ -152,11 +152,14 @@ describe('cached posts answers are flushed by every change that alters them', ()
     assert.equal((await list()).data[0]?.author?.name, 'Renamed Author');
     assert.equal((await show(post.id)).post.author?.name, 'Renamed Author');
     const account = (await ctx.services.users.findById(author.id))!;
+    let token = '';
     await ctx.services.accounts.updateSettings(
       account,
       { email: 'moved@example.test', currentPassword: author.password },
       'no-session',
+      { link: (sent) => (token = sent), siteName: 'Site' },
     );
+    assert.equal(await ctx.services.accounts.confirmEmailChange(token), true);
     assert.equal((await show(post.id, user.token)).post.author?.email, 'moved@example.test');
   });
 

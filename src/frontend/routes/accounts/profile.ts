@@ -2,12 +2,13 @@
 // form page and its update path. A GET of the update path goes back to the form; a POST is saved and
 // answered with a redirect to the form with `?saved=1`, or the form again with its errors.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { profileInput, settingsInput } from '../../../domain/account-input.js';
 import { urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { redirectToLogin, sessionIdOf } from '../../session.js';
-import type { AccountPages, Body } from './forms.js';
+import type { AccountPages, Body, FormView } from './forms.js';
+import { TOKEN_PAGE_REFERRER_POLICY } from './forms.js';
 
 export function profileRoutes(pages: AccountPages): void {
   const { kit } = pages;
@@ -24,7 +25,8 @@ export function profileRoutes(pages: AccountPages): void {
     fields: string[];
     /** The page's own data (values, notice), from the signed-in visitor. */
     data: (request: FastifyRequest, state: FrontendState) => Body;
-    save: (request: FastifyRequest, state: FrontendState, input: z.output<S>) => Promise<void>;
+    /** Saves; may name a notice for the form page (`?saved=<notice>`), else `1`. */
+    save: (request: FastifyRequest, state: FrontendState, input: z.output<S>) => Promise<string | void>;
   }) => {
     const form = (request: FastifyRequest, reply: FastifyReply, state: FrontendState, extra: Body = {}) =>
       pages.page(request, reply, state, spec.template, {
@@ -49,8 +51,8 @@ export function profileRoutes(pages: AccountPages): void {
           fields: spec.fields,
           form,
           action: async (input) => {
-            await spec.save(request, state, input);
-            return reply.redirect(`${urlFor(state, spec.path)}?saved=1`, 303);
+            const notice = (await spec.save(request, state, input)) ?? '1';
+            return reply.redirect(`${urlFor(state, spec.path)}?saved=${notice}`, 303);
           },
         });
       },
@@ -91,13 +93,84 @@ export function profileRoutes(pages: AccountPages): void {
     fields: ['email'],
     data: (request, state) => ({
       form: { email: state.user!.email },
-      notice: (request.query as Body).saved === '1' ? 'Your settings have been saved.' : null,
+      notice: SETTINGS_NOTICES[String((request.query as Body).saved)] ?? null,
     }),
-    save: async (request, state, input) =>
-      services.accounts.updateSettings(
+    save: async (request, state, input) => {
+      const { emailPending } = await services.accounts.updateSettings(
         state.user!,
         { email: input.email, newPassword: input.password, currentPassword: input.current_password },
         (await sessionIdOf(services, request)) as string,
-      ),
+        {
+          link: (token) => pages.mailLink(state, `/user/settings/email/${token}`),
+          siteName: pages.siteName(state),
+        },
+      );
+      return emailPending ? 'email' : '1';
+    },
   });
+
+  // The link mailed to a new address: a page with a button, so that opening it (a mail scanner)
+  // changes nothing; the button moves the account. Whoever reads the new address may use it.
+  const confirmEmailForm: FormView = async (request, reply, state, data = {}) => {
+    reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
+    const token = (request.params as { token: string }).token;
+    if (!(await services.accounts.emailChangeTokenValid(token)))
+      return invalidEmailLink(request, reply, state);
+    return pages.page(request, reply, state, 'user/confirm', {
+      title: 'Confirm your new email address',
+      message: 'One more step: use this address for your account from now on.',
+      button: 'Confirm the new address',
+      action: urlFor(state, `/user/settings/email/${token}`),
+      ...data,
+    });
+  };
+  const invalidEmailLink: FormView = (request, reply, state) =>
+    pages.message(
+      request,
+      reply,
+      state,
+      400,
+      'Invalid link',
+      'This link is invalid or has expired. Change your email again to get a new one.',
+    );
+
+  kit.page(
+    'GET',
+    '/user/settings/email/:token',
+    { name: 'users.settings.email' },
+    async (request, reply, state) => confirmEmailForm(request, reply, state),
+  );
+
+  kit.page(
+    'POST',
+    '/user/settings/email/:token',
+    { name: 'users.settings.email.submit' },
+    async (request, reply, state) => {
+      reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
+      return pages.submit(request, reply, state, {
+        schema: z.object({}),
+        fields: [],
+        form: confirmEmailForm,
+        action: async () => {
+          const token = (request.params as { token: string }).token;
+          if (!(await services.accounts.confirmEmailChange(token)))
+            return invalidEmailLink(request, reply, state);
+          return pages.message(
+            request,
+            reply,
+            state,
+            200,
+            'Email changed',
+            'Your account now uses this email address.',
+          );
+        },
+      });
+    },
+  );
 }
+
+const SETTINGS_NOTICES: Record<string, string> = {
+  '1': 'Your settings have been saved.',
+  email:
+    'Your settings have been saved. Check your new email address: we sent it a link to confirm the change (until then, your account keeps its current address).',
+};

@@ -94,6 +94,8 @@ export function registrationRoutes(pages: AccountPages): void {
     if (!(await services.accounts.registrationTokenValid(token))) return invalidLink(request, reply, state);
     return pages.page(request, reply, state, 'user/confirm', {
       title: 'Create your account',
+      message: 'One more step: create your account with the details you registered.',
+      button: 'Create my account',
       action: urlFor(state, `/user/register/confirm/${token}`),
       ...data,
     });
