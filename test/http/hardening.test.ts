@@ -207,4 +207,15 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     await api('/posts/store', payload);
     assert.equal(await count(), 2);
   });
+
+  it('issue 21 #4: a tag type or locale of megabytes is refused (422) before it can name a cache entry', async () => {
+    const huge = 'x'.repeat(2 * 1024 * 1024);
+    for (const payload of [{ type: huge }, { type: 'category', locale: huge }]) {
+      const response = await api('/tags', { api_token: admin.token, ...payload });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().message, 'Validation failed');
+    }
+    const keywords = await api('/posts', { api_token: admin.token, keywords: 'k'.repeat(9 * 1024 * 1024) });
+    assert.ok([413, 422].includes(keywords.statusCode), String(keywords.statusCode));
+  });
 });

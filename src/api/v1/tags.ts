@@ -97,9 +97,10 @@ export function websiteIdList(value: unknown): number[] | undefined {
   return ids;
 }
 
+// Sizes capped (issue 21 #4): a type and a locale name a cache entry.
 const listSchema = z.object({
-  type: requiredString(),
-  locale: optional(z.string()),
+  type: requiredString(MAX_TAG_TYPE_LENGTH),
+  locale: optional(z.string().max(MAX_LOCALE_LENGTH)),
 });
 
 const existSchema = z.object({
