@@ -95,6 +95,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   app.decorateRequest('apiUser', null);
+  app.decorateRequest('apiKey', null);
   options.queryCounter?.install(app);
   // While the app is stopping, a response that was in flight when close() began is the last on its
   // connection: `Connection: close` ends a keep-alive connection that would otherwise stay open.

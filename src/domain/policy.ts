@@ -29,6 +29,15 @@ export interface Actor {
   isAdmin: boolean;
   /** The website the request is on (its Host), or null. */
   websiteId: number | null;
+  /** The scope of the API key the actor came with (issue 20); absent for a token or a session. */
+  key?: KeyScope;
+}
+
+/** What an API key limits its user to: never more than the user holds. */
+export interface KeyScope {
+  readOnly: boolean;
+  /** Empty: every website the user may reach. */
+  websiteIds: readonly number[];
 }
 
 /** A post as the policy sees it. */
@@ -85,6 +94,12 @@ export class Policy {
     post: PostFacts | null,
     websiteIds?: readonly number[],
   ): Promise<boolean> {
+    if (
+      action !== 'post.read' &&
+      !this.keyWrites(actor, [...(post?.websiteIds ?? []), ...(websiteIds ?? [])])
+    ) {
+      return false;
+    }
     if (actor.isAdmin) return true;
     if (action === 'post.read') return post !== null && this.canRead(actor, post);
     if (action === 'post.create') {
@@ -124,6 +139,7 @@ export class Policy {
     websiteIds: readonly number[],
     current: readonly number[] = [],
   ): Promise<boolean> {
+    if (!this.keyWrites(actor, [...current, ...websiteIds])) return false;
     if (actor.isAdmin) return true;
     if (actor.userId === null) return false;
     if (action === 'tag.create') return websiteIds.length === 0 || this.writesToAll(actor, websiteIds);
@@ -138,6 +154,31 @@ export class Policy {
     current: readonly number[] = [],
   ): Promise<void> {
     if (!(await this.canTag(actor, action, websiteIds, current))) throw new ForbiddenError();
+  }
+
+  /**
+   * Whether an API key lets its actor write to these websites (empty: an all-sites resource): never
+   * with a read-only key; with a key limited to websites, only there (and never all sites).
+   */
+  private keyWrites(actor: Actor, websiteIds: readonly number[]): boolean {
+    if (!actor.key) return true;
+    if (actor.key.readOnly) return false;
+    const scope = actor.key.websiteIds;
+    if (scope.length === 0) return true;
+    return websiteIds.length > 0 && websiteIds.every((id) => scope.includes(id));
+  }
+
+  /**
+   * A request made with an API key: a read-only key may call reads only, and a key limited to
+   * websites may not be used on a request for another website (403).
+   */
+  requireKeyScope(actor: Actor, isRead: boolean): void {
+    if (!actor.key) return;
+    if (actor.key.readOnly && !isRead) throw new ForbiddenError();
+    const scope = actor.key.websiteIds;
+    if (scope.length > 0 && actor.websiteId !== null && !scope.includes(actor.websiteId)) {
+      throw new ForbiddenError();
+    }
   }
 
   /** The websites a signed-in non-administrator may write to (see the rules above). */

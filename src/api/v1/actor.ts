@@ -10,5 +10,8 @@ export async function actorOf(services: Services, request: FastifyRequest): Prom
     userId: request.apiUser?.id ?? null,
     isAdmin: request.apiUser?.isAdmin ?? false,
     websiteId: await currentWebsiteId(services, request),
+    ...(request.apiKey
+      ? { key: { readOnly: request.apiKey.readOnly, websiteIds: request.apiKey.websiteIds } }
+      : {}),
   };
 }

@@ -6,6 +6,7 @@ import { frameworkError } from '../../http/errors.js';
 import { ApiError, failure, validationFailed } from './envelope.js';
 import { validationMessages } from '../../http/validation-messages.js';
 import {
+  ForbiddenError,
   UNAVAILABLE_RETRY_SECONDS,
   ValidationError,
   isDatabaseUnavailable,
@@ -18,6 +19,8 @@ export function installApiErrorHandler(app: FastifyInstance): void {
     if (error instanceof ApiError)
       return reply.code(error.statusCode).headers(error.headers).send(error.body);
 
+    // The policy refused before any handler (an API key's scope: guard.ts).
+    if (error instanceof ForbiddenError) return reply.code(403).send(failure(403, error.message));
     // Input refused before any handler (a NUL character: http/input-guard.ts).
     if (error instanceof ValidationError) {
       const failed = validationFailed(validationMessages(error));

@@ -3,6 +3,9 @@
 // in the order of R-A7: switches (403) -> authentication (401) -> admin role (403).
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { User } from '../../domain/users.js';
+import { API_KEY_PREFIX } from '../../domain/api-keys.js';
+import type { ApiKey } from '../../domain/api-keys.js';
+import { actorOf } from './actor.js';
 import type { Services } from '../../services.js';
 import { GLOBAL_SWITCH } from '../../domain/api-switches.js';
 import { ApiError, adminRequired, apiDisabled, failure, invalidToken } from './envelope.js';
@@ -25,13 +28,27 @@ export interface EndpointPolicy {
   userRequired?: boolean;
   /** Only admins may call it (spec 5.5); implies `userRequired`. */
   adminOnly?: boolean;
+  /** It only reads: the one kind of endpoint a read-only API key may call. */
+  read?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated API user, or null when the endpoint's auth mode is `none`. */
     apiUser: User | null;
+    /** The API key the user came with (issue 20), or null for the user's token. */
+    apiKey: ApiKey | null;
   }
+}
+
+/** A token or an API key (`folio_key_…`, with its scope): the user it names, or null. */
+async function identify(services: Services, request: FastifyRequest, token: string): Promise<User | null> {
+  if (token.startsWith(API_KEY_PREFIX)) {
+    const found = await services.apiKeys.authenticate(token);
+    request.apiKey = found?.key ?? null;
+    return found?.user ?? null;
+  }
+  return services.users.authenticateToken(token);
 }
 
 /** The token of the request (R-A5): `api_token` in the body, then the query, then a Bearer header. */
@@ -102,7 +119,7 @@ async function authenticate(
     return user;
   }
   const token = requestToken(request);
-  return token ? services.users.authenticateToken(token) : null;
+  return token ? identify(services, request, token) : null;
 }
 
 /** 429 with `Retry-After`, in the envelope: the login limits refused a Basic attempt. */
@@ -125,11 +142,15 @@ export function guard(services: Services, policy: EndpointPolicy): preHandlerAsy
     if (mode === null || mode === 'none') {
       // A public endpoint still knows a caller who sends a valid token.
       const token = requestToken(request);
-      request.apiUser = token ? await services.users.authenticateToken(token) : null;
+      request.apiUser = token ? await identify(services, request, token) : null;
     } else {
       request.apiUser = await authenticate(request, services, mode);
       if (!request.apiUser) throw invalidToken();
     }
     if (policy.adminOnly && !request.apiUser?.isAdmin) throw adminRequired();
+    // A key never does more than its scope allows: a read-only key calls reads only, and a key
+    // limited to websites is refused on a request for another website (the policy decides).
+    if (request.apiKey)
+      services.policy.requireKeyScope(await actorOf(services, request), policy.read === true);
   };
 }

@@ -173,7 +173,7 @@ function menuId(request: FastifyRequest): number | null {
 }
 
 export function registerMenuRoutes(router: ApiRouter, services: Services): void {
-  router.route(['GET', 'POST'], '/menus', { switchKey: null, authKey: null }, async () =>
+  router.route(['GET', 'POST'], '/menus', { switchKey: null, authKey: null, read: true }, async () =>
     success('Successfully fetched menus', []),
   );
 
@@ -227,7 +227,7 @@ export function registerMenuRoutes(router: ApiRouter, services: Services): void 
   router.route(
     ['GET', 'POST'],
     '/menus/:id',
-    { switchKey: null, authKey: 'svc_api_menu_show' },
+    { switchKey: null, authKey: 'svc_api_menu_show', read: true },
     async (request) => {
       const id = menuId(request);
       const item = id === null ? null : await services.menus.find(id);

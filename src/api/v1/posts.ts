@@ -135,16 +135,25 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
     size: (post) => post.text.length * 3,
   };
 
-  router.route(['GET', 'POST'], '/posts', { switchKey: 'svc_api_posts_index' }, async (request) => {
-    const input = listInput(services, request);
-    const { query, answer } = await services.postOps.list(await actorOf(services, request), input, listView);
-    const pagination = paginate(request, query.page, query.pageSize, answer.count, answer.total);
-    // The bytes of success(message, {data: items, pagination}), the items serialized once per page.
-    const paginationText = JSON.stringify(pagination);
-    return answerOf(answer, paginationText, () =>
-      successText('Successfully fetched posts', `{"data":${answer.items},"pagination":${paginationText}}`),
-    );
-  });
+  router.route(
+    ['GET', 'POST'],
+    '/posts',
+    { switchKey: 'svc_api_posts_index', read: true },
+    async (request) => {
+      const input = listInput(services, request);
+      const { query, answer } = await services.postOps.list(
+        await actorOf(services, request),
+        input,
+        listView,
+      );
+      const pagination = paginate(request, query.page, query.pageSize, answer.count, answer.total);
+      // The bytes of success(message, {data: items, pagination}), the items serialized once per page.
+      const paginationText = JSON.stringify(pagination);
+      return answerOf(answer, paginationText, () =>
+        successText('Successfully fetched posts', `{"data":${answer.items},"pagination":${paginationText}}`),
+      );
+    },
+  );
 
   router.route(
     ['POST'],
@@ -198,7 +207,7 @@ export function registerPostRoutes(router: ApiRouter, services: Services): void 
   router.route(
     ['GET', 'POST'],
     '/posts/:slug',
-    { switchKey: 'svc_api_posts_show' },
+    { switchKey: 'svc_api_posts_show', read: true },
     async (request): Promise<JsonText> => {
       const post = await services.postOps.show(
         await actorOf(services, request),

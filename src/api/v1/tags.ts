@@ -138,7 +138,7 @@ export function registerTagRoutes(router: ApiRouter, services: Services): void {
       text: JSON.stringify({ code: 200, status: 'success', data: tree.map(tagTreeJson), extra: [] }),
     }),
   };
-  router.route(['POST'], '/tags', { switchKey: 'svc_api_tag_index' }, async (request) => {
+  router.route(['POST'], '/tags', { switchKey: 'svc_api_tag_index', read: true }, async (request) => {
     const input = validate(listSchema, requestInput(request));
     const locale = input.locale?.trim()
       ? normalizeLocale(input.locale)
@@ -146,7 +146,7 @@ export function registerTagRoutes(router: ApiRouter, services: Services): void {
     return answerBytes(await services.tagReads.tree(input.type, locale, treeView));
   });
 
-  router.route(['POST'], '/tags/exist', { switchKey: 'svc_api_tag_exist' }, async (request) => {
+  router.route(['POST'], '/tags/exist', { switchKey: 'svc_api_tag_exist', read: true }, async (request) => {
     const input = validate(existSchema, requestInput(request));
     return success('Successfully fetched data', { ids: await services.tags.existingIds(input.tagIds) });
   });

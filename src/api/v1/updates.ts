@@ -50,7 +50,7 @@ export function registerUpdateRoutes(router: ApiRouter, services: Services): voi
   router.route(
     ['POST'],
     '/update/progress',
-    { switchKey: null, authKey: 'svc_api_update_progress' },
+    { switchKey: null, authKey: 'svc_api_update_progress', read: true },
     async (request): Promise<Json> => {
       const { itemId } = requestInput(request);
       if (typeof itemId !== 'string' || itemId.trim() === '') throw invalidUpdateRequest();

@@ -137,7 +137,7 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     return /^\d{1,15}$/.test(raw) ? Number(raw) : 0; // anything else is an unknown website
   };
 
-  router.route(['GET', 'POST'], '/websites', policy('index'), async (request) => {
+  router.route(['GET', 'POST'], '/websites', policy('index', { read: true }), async (request) => {
     const input = validate(listSchema, requestInput(request));
     const page = Math.max(1, input.page);
     const pageSize = Math.min(MAX_WEBSITE_PAGE_SIZE, Math.max(1, input.page_size));
@@ -246,7 +246,7 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     return success('Successfully Deleted', []);
   });
 
-  router.route(['GET', 'POST'], '/websites/:id', policy('show'), async (request) => {
+  router.route(['GET', 'POST'], '/websites/:id', policy('show', { read: true }), async (request) => {
     return success(
       'Successfully fetched website',
       websiteJson(await accessible(caller(request), idParam(request))),

@@ -1,0 +1,135 @@
+// API keys with scopes (issue 20): a key works wherever a token works (body, query, Bearer), never
+// grants more than its user holds, a read-only key calls reads only, a key limited to websites is
+// refused elsewhere (403 `This action is unauthorized.`), and a revoked or expired key is an unknown
+// token (401).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+
+const UNAUTHORIZED = {
+  code: 403,
+  status: 'fail',
+  message: 'This action is unauthorized.',
+  data: [],
+  extra: [],
+};
+const INVALID_TOKEN = { status: 'fail', message: 'Invalid token' };
+
+describe('API keys (issue 20)', () => {
+  let ctx: TestContext;
+  let writer: TestUser;
+  let admin: TestUser;
+  let site1: number;
+  let site2: number;
+
+  before(async () => {
+    ctx = await createTestContext();
+    await ctx.enableApi();
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    admin = await ctx.createUser({ admin: true });
+    writer = await ctx.createUser();
+    site1 = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test', userId: writer.id });
+    site2 = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test', userId: writer.id });
+  });
+  after(() => ctx.close());
+
+  const call = async (
+    url: string,
+    secret: string,
+    payload: Record<string, unknown> = {},
+    host = 'one.test',
+  ) => {
+    const response = await ctx.request({
+      method: 'POST',
+      url: `/api/v1${url}`,
+      headers: { host, authorization: `Bearer ${secret}` },
+      payload,
+    });
+    return { status: response.statusCode, body: response.json() };
+  };
+  const keyFor = async (
+    user: TestUser,
+    options: { websiteIds?: number[]; readOnly?: boolean; expiresAt?: Date } = {},
+  ) => (await ctx.services.apiKeys.create(user.id, { name: 'test key', ...options })).secret;
+
+  it('a key works as its user, in the body and as a Bearer token', async () => {
+    const secret = await keyFor(writer);
+    assert.equal((await call('/posts', secret)).status, 200);
+    const inBody = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/posts/store',
+      headers: { host: 'one.test' },
+      payload: { api_token: secret, title: 'By key', content: 'x' },
+    });
+    assert.equal(inBody.statusCode, 200, inBody.body);
+    const post = await ctx.services.posts.findDetail(inBody.json().data.id);
+    assert.equal(post?.author?.id, writer.id);
+  });
+
+  it('a read-only key reads and never writes, even an administrator’s', async () => {
+    const readOnly = await keyFor(writer, { readOnly: true });
+    assert.equal((await call('/posts', readOnly)).status, 200);
+    assert.deepEqual(await call('/posts/store', readOnly, { title: 'No', content: 'x' }), {
+      status: 403,
+      body: UNAUTHORIZED,
+    });
+    const adminReadOnly = await keyFor(admin, { readOnly: true });
+    assert.equal((await call('/posts', adminReadOnly)).status, 200);
+    assert.equal((await call('/posts/store', adminReadOnly, { title: 'No', content: 'x' })).status, 403);
+    assert.equal((await call('/tags/store', adminReadOnly, { name: 'No' })).status, 403);
+  });
+
+  it('a key limited to a website writes there only, and is refused on another website', async () => {
+    const limited = await keyFor(writer, { websiteIds: [site1] });
+    assert.equal((await call('/posts/store', limited, { title: 'Here', content: 'x' })).status, 200);
+    assert.deepEqual(await call('/posts', limited, {}, 'two.test'), { status: 403, body: UNAUTHORIZED });
+    // The user may write to site 2, the key may not.
+    assert.equal(
+      (await call('/posts/store', limited, { title: 'There', content: 'x', website_id: site2 })).status,
+      403,
+    );
+    const own = await keyFor(writer);
+    assert.equal(
+      (await call('/posts/store', own, { title: 'There', content: 'x', website_id: site2 })).status,
+      200,
+    );
+    // An administrator's limited key cannot make an all-sites post either.
+    const adminLimited = await keyFor(admin, { websiteIds: [site1] });
+    assert.equal(
+      (await call('/posts/store', adminLimited, { title: 'All', content: 'x', website_id: [] })).status,
+      403,
+    );
+  });
+
+  it('a revoked or expired key is an unknown token (401)', async () => {
+    const { key, secret } = await ctx.services.apiKeys.create(writer.id, { name: 'soon revoked' });
+    assert.equal((await call('/posts', secret)).status, 200);
+    await ctx.services.apiKeys.revoke(writer.id, key.id);
+    const revoked = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/posts/store',
+      headers: { host: 'one.test', authorization: `Bearer ${secret}` },
+      payload: { title: 'x', content: 'x' },
+    });
+    assert.deepEqual([revoked.statusCode, revoked.json()], [401, INVALID_TOKEN]);
+    const soon = await ctx.services.apiKeys.create(writer.id, {
+      name: 'soon expired',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    await ctx.services.database.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', soon.key.id)
+      .execute();
+    const expired = soon.secret;
+    const answer = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/posts/store',
+      headers: { host: 'one.test', authorization: `Bearer ${expired}` },
+      payload: { title: 'x', content: 'x' },
+    });
+    assert.equal(answer.statusCode, 401);
+  });
+});
