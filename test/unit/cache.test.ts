@@ -321,9 +321,13 @@ describe('redis cache across a Redis restart (issue 21 #14)', { skip: redisServe
       await waitFor(() => !(b as unknown as { mirrorLive: boolean }).mirrorLive, 5000);
       server = await startRedis(port);
       await Promise.all([live(a), live(b)]);
-      // The counters climb back to the numbers the old stamp holds.
-      for (let i = 0; i < 3; i++) await a.flushTags(['post:1']);
-      const after = (await b.stamp(['post:1']))!;
+      // The counters climb back to the numbers the old stamp holds (a flush lost to a slow command
+      // under load only means one more round).
+      let after = (await b.stamp(['post:1']))!;
+      for (let i = 0; i < 20 && (after?.['post:1'] ?? 0) < before['post:1']!; i++) {
+        await a.flushTags(['post:1']);
+        after = (await b.stamp(['post:1']))!;
+      }
       assert.ok(after);
       assert.equal(after['post:1'], before['post:1'], 'the tag counted back to the same number');
       assert.notDeepEqual(after, before);
