@@ -166,9 +166,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const memberships = new MembershipsService(db, clock);
   const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
   const policy = new Policy({ websites, memberships, clock });
+  const audit = new AuditLog(db, clock);
   const postOps = new PostOperations({
     store: posts,
     policy,
+    audit,
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });
@@ -219,7 +221,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     memberships,
     policy,
     postOps,
-    audit: new AuditLog(db, clock),
+    audit,
     idempotency: new Idempotency(db, clock),
     apiKeys: new ApiKeysService(db, clock),
     posts,

@@ -37,7 +37,7 @@ export type Access = { post: PostDetail } | { error: 'not_found' | 'forbidden' }
 
 /** A signed-in writer on a website, as the policy sees them. */
 export function writerOn(user: User, websiteId: number): Actor {
-  return { userId: user.id, isAdmin: user.isAdmin, websiteId };
+  return { userId: user.id, isAdmin: user.isAdmin, websiteId, origin: { surface: 'site' } };
 }
 
 export class AuthoringService {

@@ -15,6 +15,7 @@
 // - tags have no owner: anyone with a user may create one on websites they may write to, and change
 //   one (the tag store's update_when_duplicated) only when it is bound to websites they may all write
 //   to (never an all-sites tag) and stays on such websites.
+import type { AuditSurface } from './audit.js';
 import type { Clock } from './clock.js';
 import { ForbiddenError } from './errors.js';
 import { roleAtLeast } from './memberships.js';
@@ -31,6 +32,17 @@ export interface Actor {
   websiteId: number | null;
   /** The scope of the API key the actor came with (issue 20); absent for a token or a session. */
   key?: KeyScope;
+  /** Where the action comes from, for the audit log (absent: not recorded by surface). */
+  origin?: ActorOrigin;
+}
+
+/** The surface, request and client an action came through (the audit log's "from where"). */
+export interface ActorOrigin {
+  surface: AuditSurface;
+  requestId?: string | null;
+  /** Only when the proxy settings let Folio know it. */
+  clientIp?: string | null;
+  apiKeyId?: number | null;
 }
 
 /** What an API key limits its user to: never more than the user holds. */

@@ -132,4 +132,28 @@ describe('API keys (issue 20)', () => {
     });
     assert.equal(answer.statusCode, 401);
   });
+
+  it('issue 20 #6: every post write records who (user, key), what, on which website, from where, and the field names only', async () => {
+    const { key, secret } = await ctx.services.apiKeys.create(writer.id, { name: 'audited' });
+    const created = await call('/posts/store', secret, { title: 'Audited', content: '<p>secret body</p>' });
+    assert.equal(created.status, 200);
+    const id = created.body.data.id as number;
+    assert.equal((await call(`/posts/update/${id}`, secret, { title: 'Audited again' })).status, 200);
+    assert.equal((await call(`/posts/delete/${id}`, secret)).status, 200);
+    const entries = await ctx.services.audit.list({ resourceType: 'post', resourceId: String(id) });
+    assert.deepEqual(
+      entries.map((entry) => entry.action),
+      ['post.delete', 'post.update', 'post.create'],
+    );
+    for (const entry of entries) {
+      assert.equal(entry.userId, writer.id);
+      assert.equal(entry.apiKeyId, key.id);
+      assert.equal(entry.surface, 'api');
+      assert.equal(entry.websiteId, site1);
+      assert.ok(entry.requestId);
+    }
+    const create = entries.at(-1)!;
+    assert.match(create.summary ?? '', /title/);
+    assert.doesNotMatch(JSON.stringify(entries), /secret body|folio_key_/);
+  });
 });

@@ -10,6 +10,13 @@ export async function actorOf(services: Services, request: FastifyRequest): Prom
     userId: request.apiUser?.id ?? null,
     isAdmin: request.apiUser?.isAdmin ?? false,
     websiteId: await currentWebsiteId(services, request),
+    origin: {
+      surface: 'api',
+      requestId: request.id,
+      // request.ip is the client's address only when TRUST_PROXY says whose forwarding to believe.
+      clientIp: request.ip ?? null,
+      apiKeyId: request.apiKey?.id ?? null,
+    },
     ...(request.apiKey
       ? { key: { readOnly: request.apiKey.readOnly, websiteIds: request.apiKey.websiteIds } }
       : {}),

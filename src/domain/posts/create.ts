@@ -2,6 +2,7 @@
 // one announced change (the store's, after commit).
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
+import { audited } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { createPostInput, thumbnailUpload, toWrite } from './input.js';
 import type { PostDetail } from './model.js';
@@ -17,5 +18,7 @@ export async function createPost(
   // R-P8: none given, the website of the request's Host; none resolved, a global post.
   if (write.websiteIds === undefined && actor.websiteId !== null) write.websiteIds = [actor.websiteId];
   await ctx.policy.require(actor, 'post.create', null, write.websiteIds ?? []);
-  return ctx.store.create(cleanForActor(actor, write), actor);
+  const post = await ctx.store.create(cleanForActor(actor, write), actor);
+  await audited(ctx, actor, 'post.create', post, raw);
+  return post;
 }

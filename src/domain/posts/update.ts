@@ -3,7 +3,7 @@
 import { NotFoundError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
-import { factsOf } from './context.js';
+import { audited, factsOf } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { thumbnailUpload, toWrite, updatePostInput } from './input.js';
 import type { PostDetail } from './model.js';
@@ -26,5 +26,6 @@ export async function updatePost(
   await ctx.policy.require(actor, 'post.update', factsOf(current), write.websiteIds);
   const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
   if (!post) throw postNotFound();
+  await audited(ctx, actor, 'post.update', post, raw);
   return post;
 }
