@@ -57,7 +57,7 @@ export class AuthoringService {
   /** The post named by an id or slug, if it exists and the user may edit it. */
   async open(ref: string, user: User, websiteId: number): Promise<Access> {
     const post = await this.posts.findDetailByRef(ref);
-    if (!post || !this.policy.canRead(writerOn(user, websiteId), factsOf(post)))
+    if (!post || !(await this.policy.mayRead(writerOn(user, websiteId), factsOf(post))))
       return { error: 'not_found' };
     return (await this.canEdit(post, user, websiteId)) ? { post } : { error: 'forbidden' };
   }

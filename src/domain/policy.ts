@@ -8,7 +8,11 @@
 //   another user's draft or scheduled post;
 // - they create, change, publish and delete only their own posts, and only on websites they may write
 //   to: the website the request is on, websites they own or are bound to (R-W7), and websites where
-//   they hold the author role or above; never an all-sites (global) post;
+//   they hold the contributor role or above; never an all-sites (global) post;
+// - roles per website (issue 20): an editor or site admin of every website a post is on also reads,
+//   changes, publishes and deletes other users' posts there; a contributor writes drafts there and
+//   publishes nothing (their posts wait for an editor); a reader writes nothing there, even on the
+//   website the request is on;
 // - a caller without a user (an endpoint in `none` mode) may create a post where R-P8 puts it (the
 //   request's website; global only when the request has none), attributed to nobody, and changes
 //   nothing else;
@@ -19,6 +23,7 @@ import type { AuditSurface } from './audit.js';
 import type { Clock } from './clock.js';
 import { ForbiddenError } from './errors.js';
 import { roleAtLeast } from './memberships.js';
+import type { SiteRole } from './memberships.js';
 import type { MembershipsService } from './memberships.js';
 import { InvalidDomainError, isReservedDomain, normalizeDomain } from './websites.js';
 import type { WebsitesService } from './websites.js';
@@ -61,7 +66,7 @@ export interface PostFacts {
   websiteIds: readonly number[];
 }
 
-export type PostAction = 'post.read' | 'post.create' | 'post.update' | 'post.delete';
+export type PostAction = 'post.read' | 'post.create' | 'post.update' | 'post.delete' | 'post.publish';
 export type TagAction = 'tag.create' | 'tag.update';
 
 /** A caller without a user (an endpoint in `none` mode). */
@@ -113,9 +118,15 @@ export class Policy {
       return false;
     }
     if (actor.isAdmin) return true;
-    if (action === 'post.read') return post !== null && this.canRead(actor, post);
+    if (action === 'post.read') return post !== null && (await this.mayRead(actor, post));
+    const targets = [...(post?.websiteIds ?? []), ...(websiteIds ?? [])];
+    if (action === 'post.publish') {
+      // A contributor (or reader) on any of the websites submits drafts there; nothing goes public.
+      if (actor.userId === null) return true; // R-P8's anonymous create decides on its own
+      const roles = await this.rolesOf(actor);
+      return targets.every((id) => !['contributor', 'reader'].includes(roles.get(id) ?? ''));
+    }
     if (action === 'post.create') {
-      const targets = websiteIds ?? [];
       if (actor.userId === null) {
         return actor.websiteId === null
           ? targets.length === 0
@@ -124,11 +135,36 @@ export class Policy {
       if (targets.length === 0) return false; // never a global post
       return this.writesToAll(actor, targets);
     }
-    // update / delete: own posts only, on websites the actor may write to, before and after.
-    if (post === null || actor.userId === null || post.authorId !== actor.userId) return false;
+    // update / delete: their own posts, or any post of websites where they are editor or above,
+    // on websites they may write to, before and after; never a global post.
+    if (post === null || actor.userId === null) return false;
     if (post.websiteIds.length === 0) return false; // a global post reaches every website
     if (websiteIds !== undefined && websiteIds.length === 0) return false;
-    return this.writesToAll(actor, [...post.websiteIds, ...(websiteIds ?? [])]);
+    if (post.authorId !== actor.userId && !(await this.editsAll(actor, targets))) return false;
+    return this.writesToAll(actor, targets);
+  }
+
+  /**
+   * May the actor read this post: `canRead`, or an editor (or site admin) of every website it is
+   * on (a global post's drafts stay the administrators').
+   */
+  async mayRead(actor: Actor, post: PostFacts): Promise<boolean> {
+    if (this.canRead(actor, post)) return true;
+    return post.websiteIds.length > 0 && (await this.editsAll(actor, post.websiteIds));
+  }
+
+  /** The actor's role on each website where they hold one. */
+  private async rolesOf(actor: Actor): Promise<Map<number, SiteRole>> {
+    if (actor.userId === null) return new Map();
+    const roles = await this.deps.memberships.rolesOf(actor.userId);
+    return new Map(roles.map((membership) => [membership.websiteId, membership.role]));
+  }
+
+  /** Editor or site admin on every one of these websites. */
+  private async editsAll(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
+    if (actor.userId === null || websiteIds.length === 0) return false;
+    const roles = await this.rolesOf(actor);
+    return websiteIds.every((id) => roleAtLeast(roles.get(id), 'editor'));
   }
 
   /** Throws ForbiddenError unless `can(...)`. */
@@ -200,7 +236,9 @@ export class Policy {
     if (actor.userId === null) return writable;
     for (const id of await this.deps.websites.accessibleIds(actor.userId)) writable.add(id);
     for (const membership of await this.deps.memberships.rolesOf(actor.userId)) {
-      if (roleAtLeast(membership.role, 'author')) writable.add(membership.websiteId);
+      if (roleAtLeast(membership.role, 'contributor')) writable.add(membership.websiteId);
+      // A reader of a website writes nothing there, even when the request is on it.
+      else writable.delete(membership.websiteId);
     }
     return writable;
   }

@@ -43,6 +43,9 @@ export async function audited(
   }
 }
 
+/** A status that shows the post to readers, now or at its time. */
+export const goesPublic = (status: string) => status === 'published' || status === 'scheduled';
+
 /** The facts the policy decides on, from a post as the store reads it. */
 export function factsOf(post: PostDetail): PostFacts {
   return {

@@ -1,8 +1,9 @@
 // Create a post (spec 4.1, R-P5, R-P8): one schema, one policy question, one transaction (the store's),
 // one announced change (the store's, after commit).
+import { ForbiddenError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
-import { audited } from './context.js';
+import { audited, goesPublic } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { createPostInput, thumbnailUpload, toWrite } from './input.js';
 import type { PostDetail } from './model.js';
@@ -18,6 +19,11 @@ export async function createPost(
   // R-P8: none given, the website of the request's Host; none resolved, a global post.
   if (write.websiteIds === undefined && actor.websiteId !== null) write.websiteIds = [actor.websiteId];
   await ctx.policy.require(actor, 'post.create', null, write.websiteIds ?? []);
+  // A contributor's post is a draft unless they ask for more, which is refused (issue 20).
+  if (!(await ctx.policy.can(actor, 'post.publish', null, write.websiteIds ?? []))) {
+    if (write.status === undefined) write.status = 'draft';
+    else if (goesPublic(write.status)) throw new ForbiddenError();
+  }
   const post = await ctx.store.create(cleanForActor(actor, write), actor);
   await audited(ctx, actor, 'post.create', post, raw);
   return post;

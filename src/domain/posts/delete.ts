@@ -6,7 +6,7 @@ import { postNotFound } from './update.js';
 
 export async function deletePost(ctx: PostOperationContext, actor: Actor, ref: string): Promise<void> {
   const current = await ctx.store.findDetailByRef(ref);
-  if (!current || !ctx.policy.canRead(actor, factsOf(current))) throw postNotFound();
+  if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
   await ctx.policy.require(actor, 'post.delete', factsOf(current));
   if (!(await ctx.store.delete(current.id))) throw postNotFound();
   await audited(ctx, actor, 'post.delete', current);

@@ -3,7 +3,7 @@
 import { NotFoundError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
-import { audited, factsOf } from './context.js';
+import { audited, factsOf, goesPublic } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { thumbnailUpload, toWrite, updatePostInput } from './input.js';
 import type { PostDetail } from './model.js';
@@ -21,9 +21,13 @@ export async function updatePost(
   const upload = thumbnailUpload(raw.thumbnail);
   const current = await ctx.store.findDetailByRef(ref);
   // A post the actor may not even read is not revealed (404), one they may read but not change is 403.
-  if (!current || !ctx.policy.canRead(actor, factsOf(current))) throw postNotFound();
+  if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
   const write = toWrite(input, upload);
   await ctx.policy.require(actor, 'post.update', factsOf(current), write.websiteIds);
+  // What is public (or scheduled to be) after the change needs the right to publish (issue 20).
+  if (goesPublic(write.status ?? current.status)) {
+    await ctx.policy.require(actor, 'post.publish', factsOf(current), write.websiteIds);
+  }
   const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
   if (!post) throw postNotFound();
   await audited(ctx, actor, 'post.update', post, raw);

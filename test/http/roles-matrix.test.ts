@@ -1,0 +1,203 @@
+// The permission matrix of posts (issue 20): every role on a website x every action x own / another
+// user's post x the role's website / another website, through the real HTTP app (API v1), on SQLite
+// and PostgreSQL. Roles: administrator (installation), site_admin, editor, author, contributor,
+// reader, and a user with no role at all (today's rule: the website of the request is writable).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+
+type Role = 'administrator' | 'site_admin' | 'editor' | 'author' | 'contributor' | 'reader' | 'none';
+type Outcome = 'allowed' | 'refused';
+
+/**
+ * What each role may do on ITS website (site one). "own" is a draft the actor wrote; "other" is a
+ * draft of another user on the same website. On site two (no role there, and not the request's
+ * website) only the administrator may do anything.
+ */
+const EXPECTED: Record<Role, Record<string, Outcome>> = {
+  administrator: {
+    createDraft: 'allowed',
+    publishOwn: 'allowed',
+    readOther: 'allowed',
+    updateOther: 'allowed',
+    deleteOther: 'allowed',
+    publishOther: 'allowed',
+  },
+  site_admin: {
+    createDraft: 'allowed',
+    publishOwn: 'allowed',
+    readOther: 'allowed',
+    updateOther: 'allowed',
+    deleteOther: 'allowed',
+    publishOther: 'allowed',
+  },
+  editor: {
+    createDraft: 'allowed',
+    publishOwn: 'allowed',
+    readOther: 'allowed',
+    updateOther: 'allowed',
+    deleteOther: 'allowed',
+    publishOther: 'allowed',
+  },
+  author: {
+    createDraft: 'allowed',
+    publishOwn: 'allowed',
+    readOther: 'refused',
+    updateOther: 'refused',
+    deleteOther: 'refused',
+    publishOther: 'refused',
+  },
+  contributor: {
+    createDraft: 'allowed',
+    publishOwn: 'refused',
+    readOther: 'refused',
+    updateOther: 'refused',
+    deleteOther: 'refused',
+    publishOther: 'refused',
+  },
+  reader: {
+    createDraft: 'refused',
+    publishOwn: 'refused',
+    readOther: 'refused',
+    updateOther: 'refused',
+    deleteOther: 'refused',
+    publishOther: 'refused',
+  },
+  none: {
+    createDraft: 'allowed',
+    publishOwn: 'allowed',
+    readOther: 'refused',
+    updateOther: 'refused',
+    deleteOther: 'refused',
+    publishOther: 'refused',
+  },
+};
+
+describe('permission matrix of posts (issue 20)', () => {
+  let ctx: TestContext;
+  let siteOne: number;
+  let siteTwo: number;
+  let stranger: TestUser; // writes the "other" posts
+  const actors = new Map<Role, TestUser>();
+
+  before(async () => {
+    ctx = await createTestContext();
+    await ctx.enableApi();
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    siteOne = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test' });
+    siteTwo = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test' });
+    stranger = await ctx.createUser();
+    await ctx.services.memberships.grant(stranger.id, siteOne, 'author');
+    await ctx.services.memberships.grant(stranger.id, siteTwo, 'author');
+    for (const role of Object.keys(EXPECTED) as Role[]) {
+      const user = await ctx.createUser({ admin: role === 'administrator' });
+      if (role !== 'administrator' && role !== 'none')
+        await ctx.services.memberships.grant(user.id, siteOne, role);
+      actors.set(role, user);
+    }
+  });
+  after(() => ctx.close());
+
+  const api = async (
+    user: TestUser,
+    url: string,
+    payload: Record<string, unknown> = {},
+    host = 'one.test',
+  ) => {
+    const response = await ctx.request({
+      method: 'POST',
+      url: `/api/v1${url}`,
+      headers: { host },
+      payload: { api_token: user.token, ...payload },
+    });
+    return { status: response.statusCode, body: response.json() };
+  };
+  /** A draft by `author` on a website, made directly through the store (not under test here). */
+  const draftBy = async (author: TestUser, websiteId: number) =>
+    (
+      await ctx.services.posts.create(
+        { title: `Draft of ${author.id}`, content: 'x', status: 'draft', websiteIds: [websiteId] },
+        { userId: author.id, isAdmin: false },
+      )
+    ).id;
+  const outcome = (status: number): Outcome => (status === 200 ? 'allowed' : 'refused');
+
+  for (const role of Object.keys(EXPECTED) as Role[]) {
+    describe(role, () => {
+      const expected = EXPECTED[role];
+
+      it('on its website: create, publish, and other users\u2019 drafts', async () => {
+        const user = actors.get(role)!;
+        const created = await api(user, '/posts/store', {
+          title: `By ${role}`,
+          content: 'x',
+          status: 'draft',
+        });
+        assert.equal(
+          outcome(created.status),
+          expected.createDraft,
+          `createDraft ${JSON.stringify(created.body)}`,
+        );
+        if (created.status === 200) assert.equal(created.body.data.status, 'draft');
+
+        const own = await draftBy(user, siteOne);
+        const published = await api(user, `/posts/update/${own}`, { status: 'published' });
+        assert.equal(
+          outcome(published.status),
+          expected.publishOwn,
+          `publishOwn ${JSON.stringify(published.body)}`,
+        );
+
+        const other = await draftBy(stranger, siteOne);
+        const read = await api(user, `/posts/${other}`);
+        assert.equal(outcome(read.status), expected.readOther, 'readOther');
+        if (expected.readOther === 'refused') assert.equal(read.status, 404, 'nothing revealed');
+        const updated = await api(user, `/posts/update/${other}`, { title: 'Changed' });
+        assert.equal(outcome(updated.status), expected.updateOther, 'updateOther');
+        const publishedOther = await api(user, `/posts/update/${other}`, { status: 'published' });
+        assert.equal(outcome(publishedOther.status), expected.publishOther, 'publishOther');
+        const deleted = await api(user, `/posts/delete/${other}`);
+        assert.equal(outcome(deleted.status), expected.deleteOther, 'deleteOther');
+        // Refusals of what the actor may read are 403 in the envelope; of what they may not, 404.
+        for (const answer of [updated, deleted]) {
+          if (answer.status !== 200) assert.ok([403, 404].includes(answer.status));
+        }
+      });
+
+      it('on another website (no role there, not the request\u2019s): nothing of other users', async () => {
+        const user = actors.get(role)!;
+        const other = await draftBy(stranger, siteTwo);
+        const allowed = role === 'administrator' ? 'allowed' : 'refused';
+        assert.equal(
+          outcome((await api(user, `/posts/update/${other}`, { title: 'x' }, 'one.test')).status),
+          allowed,
+        );
+        assert.equal(outcome((await api(user, `/posts/delete/${other}`, {}, 'one.test')).status), allowed);
+        const created = await api(user, '/posts/store', {
+          title: 'Elsewhere',
+          content: 'x',
+          status: 'draft',
+          website_id: siteTwo,
+        });
+        assert.equal(outcome(created.status), allowed, JSON.stringify(created.body));
+      });
+    });
+  }
+
+  it('a contributor\u2019s post without a status is a draft, waiting for an editor', async () => {
+    const contributor = actors.get('contributor')!;
+    const created = await api(contributor, '/posts/store', { title: 'For review', content: 'x' });
+    assert.equal(created.status, 200);
+    assert.equal(created.body.data.status, 'draft');
+    const editor = actors.get('editor')!;
+    const approved = await api(editor, `/posts/update/${created.body.data.id}`, { status: 'published' });
+    assert.equal(approved.status, 200);
+    // Once public, the contributor cannot change it without review.
+    assert.equal(
+      (await api(contributor, `/posts/update/${created.body.data.id}`, { title: 'Sneaky' })).status,
+      403,
+    );
+  });
+});
