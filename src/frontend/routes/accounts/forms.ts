@@ -119,6 +119,73 @@ export class AccountPages {
   }
 
   /**
+   * The pages of a mailed link that carries a token (`{path}/{token}`): a GET shows the form (or the
+   * dead-link message) and uses nothing up, so a mail scanner cannot spend the token; the POST runs
+   * the form flow and then `action` with the token. Both send TOKEN_PAGE_REFERRER_POLICY. `gate` may
+   * answer first (registration closed).
+   */
+  tokenLink<S extends z.ZodType>(spec: {
+    path: string;
+    name: string;
+    template: string;
+    data: Body;
+    valid: (token: string) => Promise<boolean>;
+    dead: { status: number; message: string };
+    gate?: (request: FastifyRequest, reply: FastifyReply, state: FrontendState) => Promise<unknown>;
+    schema: S;
+    action: (
+      token: string,
+      input: z.output<S>,
+      request: FastifyRequest,
+      reply: FastifyReply,
+      state: FrontendState,
+    ) => Promise<unknown>;
+  }): FormView {
+    const tokenOf = (request: FastifyRequest) => (request.params as { token: string }).token;
+    const form: FormView = async (request, reply, state, data = {}) => {
+      reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
+      const token = tokenOf(request);
+      if (!(await spec.valid(token))) return this.deadLink(request, reply, state, spec.dead);
+      return this.page(request, reply, state, spec.template, {
+        ...spec.data,
+        action: urlFor(state, `${spec.path}/${token}`),
+        ...data,
+      });
+    };
+    this.kit.page('GET', `${spec.path}/:token`, { name: spec.name }, async (request, reply, state) => {
+      const answered = await spec.gate?.(request, reply, state);
+      return answered !== undefined ? answered : form(request, reply, state);
+    });
+    this.kit.page(
+      'POST',
+      `${spec.path}/:token`,
+      { name: `${spec.name}.submit` },
+      async (request, reply, state) => {
+        reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
+        const answered = await spec.gate?.(request, reply, state);
+        if (answered !== undefined) return answered;
+        return this.submit(request, reply, state, {
+          schema: spec.schema,
+          fields: [],
+          form,
+          action: (input) => spec.action(tokenOf(request), input, request, reply, state),
+        });
+      },
+    );
+    return form;
+  }
+
+  /** A mailed link that is unknown, used or expired. */
+  deadLink(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    dead: { status: number; message: string },
+  ) {
+    return this.message(request, reply, state, dead.status, 'Invalid link', dead.message);
+  }
+
+  /**
    * The one flow of a form submission: the CSRF check (403), then `before` (a limit or a switch that
    * may answer first), the schema (422 with the form again), then the action, whose validation errors
    * (a taken username…) also show the form again.

@@ -3,8 +3,8 @@
 import { passwordForgotInput, passwordResetInput } from '../../../domain/account-input.js';
 import { urlFor } from '../../context.js';
 import { clientAddress, signOut } from '../../session.js';
-import type { AccountPages, FormView } from './forms.js';
-import { TOKEN_PAGE_REFERRER_POLICY, limited, tooMany } from './forms.js';
+import type { AccountPages } from './forms.js';
+import { limited, tooMany } from './forms.js';
 
 export function passwordResetRoutes(pages: AccountPages): void {
   const { kit } = pages;
@@ -50,54 +50,25 @@ export function passwordResetRoutes(pages: AccountPages): void {
       }),
   );
 
-  const resetForm: FormView = async (request, reply, state, data = {}) => {
-    // The token is in the URL: no page resource may carry it away in a Referer.
-    reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
-    const token = (request.params as { token: string }).token;
-    if (!(await services.accounts.resetTokenValid(token))) {
-      return pages.message(
-        request,
-        reply,
-        state,
-        404,
-        'Invalid link',
-        'This password reset link is invalid, used or expired. Ask for a new one.',
-      );
-    }
-    return pages.page(request, reply, state, 'user/reset', {
-      title: 'Choose a new password',
-      action: urlFor(state, `/user/password/reset/${token}`),
-      ...data,
-    });
+  const deadReset = {
+    status: 404,
+    message: 'This password reset link is invalid, used or expired. Ask for a new one.',
   };
-
-  kit.page(
-    'GET',
-    '/user/password/reset/:token',
-    { name: 'users.password.reset' },
-    async (request, reply, state) => resetForm(request, reply, state),
-  );
-
-  kit.page(
-    'POST',
-    '/user/password/reset/:token',
-    { name: 'users.password.reset.submit' },
-    async (request, reply, state) => {
-      reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
-      return pages.submit(request, reply, state, {
-        schema: passwordResetInput,
-        fields: [],
-        form: resetForm,
-        action: async (input) => {
-          const token = (request.params as { token: string }).token;
-          if (!(await services.accounts.resetPassword(token, input.password))) {
-            return resetForm(request, reply, state);
-          }
-          // Every session of the account ended; the visitor's own cookie goes too.
-          await signOut(services, request, reply);
-          return reply.redirect(`${urlFor(state, '/user/login')}?reset=1`, 303);
-        },
-      });
+  pages.tokenLink({
+    path: '/user/password/reset',
+    name: 'users.password.reset',
+    template: 'user/reset',
+    data: { title: 'Choose a new password' },
+    valid: (token) => services.accounts.resetTokenValid(token),
+    dead: deadReset,
+    schema: passwordResetInput,
+    action: async (token, input, request, reply, state) => {
+      if (!(await services.accounts.resetPassword(token, input.password))) {
+        return pages.deadLink(request, reply, state, deadReset);
+      }
+      // Every session of the account ended; the visitor's own cookie goes too.
+      await signOut(services, request, reply);
+      return reply.redirect(`${urlFor(state, '/user/login')}?reset=1`, 303);
     },
-  );
+  });
 }

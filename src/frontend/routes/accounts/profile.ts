@@ -7,8 +7,7 @@ import { profileInput, settingsInput } from '../../../domain/account-input.js';
 import { urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { redirectToLogin, sessionIdOf } from '../../session.js';
-import type { AccountPages, Body, FormView } from './forms.js';
-import { TOKEN_PAGE_REFERRER_POLICY } from './forms.js';
+import type { AccountPages, Body } from './forms.js';
 
 export function profileRoutes(pages: AccountPages): void {
   const { kit } = pages;
@@ -111,62 +110,34 @@ export function profileRoutes(pages: AccountPages): void {
 
   // The link mailed to a new address: a page with a button, so that opening it (a mail scanner)
   // changes nothing; the button moves the account. Whoever reads the new address may use it.
-  const confirmEmailForm: FormView = async (request, reply, state, data = {}) => {
-    reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
-    const token = (request.params as { token: string }).token;
-    if (!(await services.accounts.emailChangeTokenValid(token)))
-      return invalidEmailLink(request, reply, state);
-    return pages.page(request, reply, state, 'user/confirm', {
+  const deadEmailLink = {
+    status: 400,
+    message: 'This link is invalid or has expired. Change your email again to get a new one.',
+  };
+  pages.tokenLink({
+    path: '/user/settings/email',
+    name: 'users.settings.email',
+    template: 'user/confirm',
+    data: {
       title: 'Confirm your new email address',
       message: 'One more step: use this address for your account from now on.',
       button: 'Confirm the new address',
-      action: urlFor(state, `/user/settings/email/${token}`),
-      ...data,
-    });
-  };
-  const invalidEmailLink: FormView = (request, reply, state) =>
-    pages.message(
-      request,
-      reply,
-      state,
-      400,
-      'Invalid link',
-      'This link is invalid or has expired. Change your email again to get a new one.',
-    );
-
-  kit.page(
-    'GET',
-    '/user/settings/email/:token',
-    { name: 'users.settings.email' },
-    async (request, reply, state) => confirmEmailForm(request, reply, state),
-  );
-
-  kit.page(
-    'POST',
-    '/user/settings/email/:token',
-    { name: 'users.settings.email.submit' },
-    async (request, reply, state) => {
-      reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
-      return pages.submit(request, reply, state, {
-        schema: z.object({}),
-        fields: [],
-        form: confirmEmailForm,
-        action: async () => {
-          const token = (request.params as { token: string }).token;
-          if (!(await services.accounts.confirmEmailChange(token)))
-            return invalidEmailLink(request, reply, state);
-          return pages.message(
+    },
+    valid: (token) => services.accounts.emailChangeTokenValid(token),
+    dead: deadEmailLink,
+    schema: z.object({}),
+    action: async (token, _input, request, reply, state) =>
+      (await services.accounts.confirmEmailChange(token))
+        ? pages.message(
             request,
             reply,
             state,
             200,
             'Email changed',
             'Your account now uses this email address.',
-          );
-        },
-      });
-    },
-  );
+          )
+        : pages.deadLink(request, reply, state, deadEmailLink),
+  });
 }
 
 const SETTINGS_NOTICES: Record<string, string> = {

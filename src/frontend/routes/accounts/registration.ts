@@ -7,8 +7,8 @@ import { registrationInput } from '../../../domain/account-input.js';
 import { urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, signIn } from '../../session.js';
-import type { AccountPages, FormView } from './forms.js';
-import { TOKEN_PAGE_REFERRER_POLICY, limited, tooMany } from './forms.js';
+import type { AccountPages } from './forms.js';
+import { limited, tooMany } from './forms.js';
 
 export function registrationRoutes(pages: AccountPages): void {
   const { kit } = pages;
@@ -73,63 +73,32 @@ export function registrationRoutes(pages: AccountPages): void {
       }),
   );
 
-  const invalidLink = (request: FastifyRequest, reply: FastifyReply, state: FrontendState) =>
-    pages.message(
-      request,
-      reply,
-      state,
-      400,
-      'Invalid link',
-      'This link is invalid or has expired. Register again to get a new one.',
-    );
-
-  /**
-   * The page a mailed link opens: a button that creates the account (a POST to the same URL). Opening
-   * the link uses nothing up, so a mail scanner that follows it (GET or HEAD) cannot spend the token
-   * (issue 21 #12). The token is in the URL: no page resource may carry it in a Referer.
-   */
-  const confirmForm: FormView = async (request, reply, state, data = {}) => {
-    reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
-    const token = (request.params as { token: string }).token;
-    if (!(await services.accounts.registrationTokenValid(token))) return invalidLink(request, reply, state);
-    return pages.page(request, reply, state, 'user/confirm', {
+  // The mailed link: a page with one button that creates the account (issue 21 #12: opening the
+  // link, as a mail scanner does, uses nothing up).
+  pages.tokenLink({
+    path: '/user/register/confirm',
+    name: 'users.register.confirm',
+    template: 'user/confirm',
+    data: {
       title: 'Create your account',
       message: 'One more step: create your account with the details you registered.',
       button: 'Create my account',
-      action: urlFor(state, `/user/register/confirm/${token}`),
-      ...data,
-    });
-  };
-
-  kit.page(
-    'GET',
-    '/user/register/confirm/:token',
-    { name: 'users.register.confirm' },
-    async (request, reply, state) => {
-      if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
-      return confirmForm(request, reply, state);
     },
-  );
-
-  kit.page(
-    'POST',
-    '/user/register/confirm/:token',
-    { name: 'users.register.confirm.submit' },
-    async (request, reply, state) => {
-      reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
-      if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
-      return pages.submit(request, reply, state, {
-        schema: z.object({}),
-        fields: [],
-        form: confirmForm,
-        action: async () => {
-          const token = (request.params as { token: string }).token;
-          const user = await services.accounts.confirmRegistration(token);
-          if (!user) return invalidLink(request, reply, state);
-          await signIn(services, request, reply, user);
-          return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
-        },
-      });
+    valid: (token) => services.accounts.registrationTokenValid(token),
+    dead: { status: 400, message: 'This link is invalid or has expired. Register again to get a new one.' },
+    gate: async (request, reply, state) =>
+      (await services.accounts.registrationOpen()) ? undefined : closed(request, reply, state),
+    schema: z.object({}),
+    action: async (token, _input, request, reply, state) => {
+      const user = await services.accounts.confirmRegistration(token);
+      if (!user) {
+        return pages.deadLink(request, reply, state, {
+          status: 400,
+          message: 'This link is invalid or has expired. Register again to get a new one.',
+        });
+      }
+      await signIn(services, request, reply, user);
+      return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
     },
-  );
+  });
 }
