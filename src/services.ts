@@ -120,6 +120,8 @@ export interface ServiceOptions extends OpenOptions {
   clock?: Clock;
   /** Prefix of the Redis cache keys (default `folio:`); tests give each context its own. */
   cachePrefix?: string;
+  /** How long one cache command may take (default 1 s); tests on a loaded machine allow more. */
+  cacheCommandTimeoutMs?: number;
   /** Where the services report trouble that is not tied to a request (change feed, cache). */
   warn?: (message: string) => void;
   /** Where updates run npm and publish assets: the directory holding package.json (default: cwd). */
@@ -139,6 +141,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     ? new RedisCache({
         url: config.redisUrl,
         prefix: options.cachePrefix,
+        commandTimeoutMs: options.cacheCommandTimeoutMs,
         warn,
         clock,
         copyBytes: memory.copies,

@@ -114,6 +114,9 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
     pgSchema: database.pgSchema,
     clock: options.clock,
     cachePrefix: `folio-test:${randomBytes(6).toString('hex')}:`,
+    // The suite runs test files in parallel beside PostgreSQL, Redis and Chromium: a cache command
+    // slowed past 1 s would count as Redis being away and make cached-read tests flaky.
+    cacheCommandTimeoutMs: 5000,
     warn: () => undefined,
     packageManager: options.packageManager ?? noPackageManager,
   });
