@@ -89,7 +89,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           )(config.trustProxy)
         : config.trustProxy,
     genReqId: () => randomUUID(),
-    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
+    // maxParamLength: a slug may be 190 characters, percent-encoded up to 9 bytes each (Fastify's
+    // default of 100 answered 414 for the pages of long slugs, issue 21 #8).
+    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 2048 },
     // Keep-alive connections that are idle close at once on shutdown; busy ones finish first.
     forceCloseConnections: 'idle',
   });

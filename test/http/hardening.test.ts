@@ -218,4 +218,24 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     const keywords = await api('/posts', { api_token: admin.token, keywords: 'k'.repeat(9 * 1024 * 1024) });
     assert.ok([413, 422].includes(keywords.statusCode), String(keywords.statusCode));
   });
+
+  it('issue 21 #8: a long slug (up to the 190 accepted) has a page, not a 414', async () => {
+    const slug = `long-${'a'.repeat(180)}`;
+    const created = await api('/posts/store', {
+      api_token: admin.token,
+      title: 'Long slug',
+      content: 'x',
+      slug,
+    });
+    assert.equal(created.statusCode, 200, created.body);
+    assert.equal((await get(`/post/${slug}`)).statusCode, 200);
+    assert.equal((await api(`/posts/${slug}`, { api_token: admin.token })).statusCode, 200);
+    const tooLong = await api('/posts/store', {
+      api_token: admin.token,
+      title: 'Longer',
+      content: 'x',
+      slug: 'b'.repeat(191),
+    });
+    assert.equal(tooLong.statusCode, 422);
+  });
 });
