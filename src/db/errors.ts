@@ -46,3 +46,17 @@ export function isInvalidValue(error: unknown): boolean {
     /^22[0-9A-Z]{3}$/.test(String(error.code))
   );
 }
+
+/** The disk under the database is full (SQLite SQLITE_FULL, PostgreSQL 53100, ENOSPC): a 507. */
+export function isStorageFull(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = 'code' in error ? String(error.code) : '';
+  if (code === 'SQLITE_FULL' || code === '53100' || code === 'ENOSPC') return true;
+  if (
+    code.startsWith('SQLITE_IOERR') &&
+    /disk|full|space/i.test('message' in error ? String(error.message) : '')
+  ) {
+    return true;
+  }
+  return 'cause' in error && error.cause !== error && isStorageFull(error.cause);
+}

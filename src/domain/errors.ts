@@ -62,7 +62,7 @@ export class ConflictError extends Error {
 }
 
 /** The database did not answer (down, restarting): each face answers 503 with `Retry-After`. */
-export { isDatabaseUnavailable, isInvalidValue } from '../db/errors.js';
+export { isDatabaseUnavailable, isInvalidValue, isStorageFull } from '../db/errors.js';
 
 /** Seconds a client is told to wait while the database is not answering. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;

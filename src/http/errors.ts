@@ -11,6 +11,7 @@ import {
   ValidationError,
   isDatabaseUnavailable,
   isInvalidValue,
+  isStorageFull,
 } from '../domain/errors.js';
 import { validationMessages } from './validation-messages.js';
 
@@ -66,6 +67,18 @@ export function installErrorHandling(
     if (isInvalidValue(error)) {
       request.log.warn({ err: error }, 'value refused by the database');
       return reply.code(400).send(errorPage(400, 'Bad request', 'The request could not be understood.'));
+    }
+    if (isStorageFull(error)) {
+      request.log.error({ err: error }, 'the database disk is full');
+      return reply
+        .code(507)
+        .send(
+          errorPage(
+            507,
+            'Insufficient storage',
+            'Nothing was saved: the server is out of space. Please try again later.',
+          ),
+        );
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');

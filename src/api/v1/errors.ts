@@ -11,6 +11,7 @@ import {
   ValidationError,
   isDatabaseUnavailable,
   isInvalidValue,
+  isStorageFull,
 } from '../../domain/errors.js';
 
 /** The envelope's error handler for the API routes of this plugin (the ApiRouter installs it). */
@@ -36,6 +37,10 @@ export function installApiErrorHandler(app: FastifyInstance): void {
     if (isInvalidValue(error)) {
       request.log.warn({ err: error }, 'value refused by the database');
       return reply.code(400).send(failure(400, 'Bad request'));
+    }
+    if (isStorageFull(error)) {
+      request.log.error({ err: error }, 'the database disk is full');
+      return reply.code(507).send(failure(507, 'Insufficient storage: nothing was saved. Try again later.'));
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
