@@ -24,6 +24,13 @@ import type { User, UsersService } from './users.js';
 /** Public usernames (they appear in `/user/{username}/posts`): 3 to 32 of a-z, 0-9, `_`, `-`. */
 export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9_-]{2,31}$/;
 export const REGISTRATION_SETTING = 'enable_registration';
+/**
+ * The role a confirmed registration gets on the website it was made on (issue 20): `reader` by
+ * default (comments, likes, a profile); `contributor` lets new accounts submit drafts; `author`
+ * lets them publish at once, as before roles.
+ */
+export const REGISTRATION_ROLE_SETTING = 'registration_role';
+const REGISTRATION_ROLES = ['reader', 'contributor', 'author'] as const;
 export const RESET_LIFETIME_SETTING = 'password_reset_lifetime';
 /** Minutes a reset link stays valid. */
 export const DEFAULT_RESET_LIFETIME = 60;
@@ -215,7 +222,19 @@ export class AccountsService {
     return row !== undefined;
   }
 
-  async confirmRegistration(token: string): Promise<User | null> {
+  /** The role a new account gets on the website it registered on (REGISTRATION_ROLE_SETTING). */
+  async registrationRole(): Promise<(typeof REGISTRATION_ROLES)[number]> {
+    const value = (await this.deps.settings.get(REGISTRATION_ROLE_SETTING))?.trim().toLowerCase();
+    return (REGISTRATION_ROLES as readonly string[]).includes(value ?? '')
+      ? (value as (typeof REGISTRATION_ROLES)[number])
+      : 'reader';
+  }
+
+  /**
+   * Creates the account of a live token on `websiteId`, the website whose link it is, with the
+   * registration role there (in the same transaction: an account never exists without its role).
+   */
+  async confirmRegistration(token: string, websiteId: number): Promise<User | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
     const tokenHash = hashRegistrationToken(token);
     for (let attempt = 1; ; attempt++) {
@@ -231,6 +250,7 @@ export class AccountsService {
         pending.username !== null
           ? await this.usernameOrVariant(pending.username)
           : await this.freeUsername(pending.name, pending.email);
+      const role = await this.registrationRole();
       try {
         const id = await this.db.transaction().execute(async (trx) => {
           const claimed = await trx
@@ -260,6 +280,10 @@ export class AccountsService {
             })
             .returning('id')
             .executeTakeFirstOrThrow();
+          await trx
+            .insertInto('memberships')
+            .values({ user_id: row.id, website_id: websiteId, role, created_at: now, updated_at: now })
+            .execute();
           return row.id;
         });
         return id === null ? null : await this.deps.users.findById(id);

@@ -25,6 +25,8 @@ describe(
       ({ ctx, port } = await servedContext());
       ctx.services.mailer = mailer;
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+      // New accounts are readers by default (issue 20); this site lets them publish.
+      await ctx.services.settings.set('registration_role', 'author');
       await ctx.services.websites.create({ siteName: 'Browser Site', domain: 'browser.test' });
       server = await listen(ctx, port);
       browser = await launchBrowser();

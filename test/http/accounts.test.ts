@@ -531,6 +531,35 @@ describe('accounts', () => {
     const main = (body: string) => /<main[^>]*>([\s\S]*)<\/main>/.exec(body)?.[1];
     const INVALID = /This link is invalid or has expired\./;
 
+    it('issue 20: a confirmed registration is a reader of its website (writes nothing there); the setting registration_role may make it contributor', async () => {
+      const website = (await ctx.services.websites.findIdByDomain('site.test'))!;
+      await register(visitor(), fields('New Reader', 'reader@example.test'));
+      const client = visitor();
+      assert.equal((await confirm(client, await linkFor('reader@example.test'))).statusCode, 303);
+      const reader = (await ctx.services.users.findByEmail('reader@example.test'))!;
+      assert.equal(await ctx.services.memberships.roleOn(reader.id, website), 'reader');
+      const actor = { userId: reader.id, isAdmin: false, websiteId: website };
+      await assert.rejects(
+        ctx.services.postOps.create(actor, { title: 'Mine', content: 'x' }),
+        /unauthorized/,
+      );
+
+      await ctx.services.settings.set('registration_role', 'contributor');
+      try {
+        await register(visitor(), fields('New Writer', 'writer2@example.test'));
+        assert.equal((await confirm(visitor(), await linkFor('writer2@example.test'))).statusCode, 303);
+        const writer = (await ctx.services.users.findByEmail('writer2@example.test'))!;
+        assert.equal(await ctx.services.memberships.roleOn(writer.id, website), 'contributor');
+        const draft = await ctx.services.postOps.create(
+          { userId: writer.id, isAdmin: false, websiteId: website },
+          { title: 'Draft for review', content: 'x' },
+        );
+        assert.equal(draft.status, 'draft');
+      } finally {
+        await ctx.services.settings.delete('registration_role');
+      }
+    });
+
     it('issue 21 #9: the mail to a possibly foreign address carries nothing the sender typed (no name)', async () => {
       const spam = 'Win 1000 USD at http://spam.example/claim now';
       const response = await register(visitor(), fields(spam, 'stranger@example.test'));

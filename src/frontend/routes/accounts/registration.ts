@@ -90,7 +90,7 @@ export function registrationRoutes(pages: AccountPages): void {
       (await services.accounts.registrationOpen()) ? undefined : closed(request, reply, state),
     schema: z.object({}),
     action: async (token, _input, request, reply, state) => {
-      const user = await services.accounts.confirmRegistration(token);
+      const user = await services.accounts.confirmRegistration(token, state.website.id);
       if (!user) {
         return pages.deadLink(request, reply, state, {
           status: 400,
