@@ -188,7 +188,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
   });
   const users = new UsersService(db, clock);
-  const tags = new TagsService(db, clock, translations, bindings, changes, policy);
+  const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl

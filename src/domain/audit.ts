@@ -4,6 +4,7 @@
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
+import type { Actor } from './policy.js';
 import { toIso } from './values.js';
 
 export const AUDIT_RETENTION_SETTING = 'audit_retention_days';
@@ -130,5 +131,42 @@ export class AuditLog {
     const cutoff = new Date(this.clock.now().getTime() - days * 86_400_000).toISOString();
     const result = await this.db.deleteFrom('audit_log').where('created_at', '<', cutoff).executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+}
+
+/**
+ * Records an operation's write for its actor: who (user, API key), from where (surface, request id,
+ * client address), what and where. After the write commits: a failure to record is reported, never
+ * undoes the write.
+ */
+export async function recordWrite(
+  audit: AuditLog | undefined,
+  actor: Actor,
+  write: {
+    action: string;
+    resourceType: string;
+    resourceId: string | number;
+    websiteIds: readonly number[];
+    input?: unknown;
+  },
+): Promise<void> {
+  if (!audit) return;
+  try {
+    await audit.record({
+      userId: actor.userId,
+      apiKeyId: actor.origin?.apiKeyId ?? null,
+      action: write.action,
+      resourceType: write.resourceType,
+      resourceId: write.resourceId,
+      websiteId: write.websiteIds.length === 1 ? write.websiteIds[0] : (actor.websiteId ?? null),
+      surface: actor.origin?.surface ?? 'system',
+      requestId: actor.origin?.requestId ?? null,
+      clientIp: actor.origin?.clientIp ?? null,
+      input: write.input,
+    });
+  } catch (error) {
+    console.error(
+      `audit log: recording ${write.action} of ${write.resourceType} ${write.resourceId} failed: ${(error as Error).message}`,
+    );
   }
 }

@@ -4,6 +4,8 @@
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { WebsiteBindings } from './bindings.js';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -103,6 +105,8 @@ export class TagsService {
     private readonly bindings: WebsiteBindings,
     private readonly changes?: ContentChanges,
     private readonly policy?: Policy,
+    /** Every write with an actor is recorded (issue 20 #6). */
+    private readonly audit?: AuditLog,
   ) {}
 
   /**
@@ -193,18 +197,31 @@ export class TagsService {
         }
         const tag = await this.update(duplicate, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
+        if (input.actor) await this.audited(input.actor, 'tag.update', tag.id, websiteIds, input);
         return { outcome: 'updated', tag };
       }
       if (input.actor) await this.policy?.requireTag(input.actor, 'tag.create', websiteIds);
       try {
         const tag = await this.create(baseName, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
+        if (input.actor) await this.audited(input.actor, 'tag.create', tag.id, websiteIds, input);
         return { outcome: 'created', tag };
       } catch (error) {
         // Another request created the same tag (or took the slug) since we looked: look again.
         if (!isUniqueViolation(error) || attempt >= CREATE_ATTEMPTS) throw error;
       }
     }
+  }
+
+  private audited(actor: Actor, action: string, id: number, websiteIds: number[], input: TagInput) {
+    const { actor: _actor, defaultLocale: _locale, ...fields } = input;
+    return recordWrite(this.audit, actor, {
+      action,
+      resourceType: 'tag',
+      resourceId: id,
+      websiteIds,
+      input: fields,
+    });
   }
 
   private async create(

@@ -156,4 +156,15 @@ describe('API keys (issue 20)', () => {
     assert.match(create.summary ?? '', /title/);
     assert.doesNotMatch(JSON.stringify(entries), /secret body|folio_key_/);
   });
+
+  it('issue 20 #6: a tag write is recorded too', async () => {
+    const secret = await keyFor(writer);
+    const stored = await call('/tags/store', secret, { name: 'Audited tag', type: 'post_tag' });
+    assert.equal(stored.status, 200, JSON.stringify(stored.body));
+    const [entry] = await ctx.services.audit.list({ resourceType: 'tag' });
+    assert.equal(entry?.action, 'tag.create');
+    assert.equal(entry?.userId, writer.id);
+    assert.equal(entry?.surface, 'api');
+    assert.match(entry?.summary ?? '', /name/);
+  });
 });
