@@ -145,12 +145,21 @@ export class Policy {
   }
 
   /**
-   * May the actor read this post: `canRead`, or an editor (or site admin) of every website it is
-   * on (a global post's drafts stay the administrators').
+   * May the actor read this post: `canRead`, or an editor (or site admin) of a website it is on (a
+   * global post's drafts stay the administrators').
    */
   async mayRead(actor: Actor, post: PostFacts): Promise<boolean> {
     if (this.canRead(actor, post)) return true;
-    return post.websiteIds.length > 0 && (await this.editsAll(actor, post.websiteIds));
+    if (actor.userId === null) return false;
+    const roles = await this.rolesOf(actor);
+    // An editor of any website the post is on sees it there (its drafts included).
+    return post.websiteIds.some((id) => roleAtLeast(roles.get(id), 'editor'));
+  }
+
+  /** Editor or site admin of this website (lists show them its posts of every status). */
+  async editsWebsite(actor: Actor, websiteId: number): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    return this.editsAll(actor, [websiteId]);
   }
 
   /** The actor's role on each website where they hold one. */

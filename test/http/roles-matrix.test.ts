@@ -200,4 +200,19 @@ describe('permission matrix of posts (issue 20)', () => {
       403,
     );
   });
+
+  it('an editor\u2019s list of its website shows every status there; an author\u2019s does not show others\u2019 drafts', async () => {
+    const draft = await draftBy(stranger, siteOne);
+    const elsewhere = await draftBy(stranger, siteTwo);
+    const ids = async (role: Role) =>
+      (
+        (await api(actors.get(role)!, '/posts', { status: 'draft', page_size: 100 })).body.data
+          .data as Array<{ id: number }>
+      ).map((post) => post.id);
+    const edited = await ids('editor');
+    assert.ok(edited.includes(draft), 'the editor sees the draft of its website');
+    assert.ok(!edited.includes(elsewhere), 'and not a draft of another website');
+    assert.ok(!(await ids('author')).includes(draft), 'an author does not');
+    assert.ok(!(await ids('contributor')).includes(draft), 'nor a contributor');
+  });
 });

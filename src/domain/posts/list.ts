@@ -1,5 +1,6 @@
 // List posts (spec 4.1, R-P2, R-P3): one schema; what the actor may see decides the query (policy.ts):
-// administrators every post of the status asked for, others posts published and due plus their own.
+// administrators every post of the status asked for, others posts published and due plus their own,
+// and an editor of the request's website every post bound to it.
 import { ValidationError } from '../errors.js';
 import { isAnonymous } from '../policy.js';
 import type { Actor } from '../policy.js';
@@ -11,7 +12,11 @@ import type { Page, PostListQuery, PostSummary } from './model.js';
 import type { AnswerView, PostReads } from './reads.js';
 
 /** The store's query for a parsed list input and an actor. */
-function listQueryOf(ctx: PostOperationContext, actor: Actor, input: ListPostsInput): PostListQuery {
+async function listQueryOf(
+  ctx: PostOperationContext,
+  actor: Actor,
+  input: ListPostsInput,
+): Promise<PostListQuery> {
   // A caller without a user (a public list) asks for published posts only.
   if (isAnonymous(actor) && input.status !== undefined && input.status !== 'published') {
     throw new ValidationError({ status: ['The selected status is invalid.'] });
@@ -28,7 +33,14 @@ function listQueryOf(ctx: PostOperationContext, actor: Actor, input: ListPostsIn
     tagType: input.tag_type,
     excludedIds: input.excluded_post_ids,
     random: input.is_random,
-    viewer: actor.isAdmin ? undefined : { userId: actor.userId, now: ctx.policy.now().toISOString() },
+    viewer: actor.isAdmin
+      ? undefined
+      : {
+          userId: actor.userId,
+          now: ctx.policy.now().toISOString(),
+          // An editor of the request's website lists its posts of every status (issue 20).
+          editsWebsite: actor.websiteId !== null && (await ctx.policy.editsWebsite(actor, actor.websiteId)),
+        },
   };
 }
 
@@ -43,6 +55,6 @@ export async function listPosts<Out extends object>(
   input: ListPostsInput,
   view: AnswerView<Page<PostSummary>, Out>,
 ): Promise<{ query: PostListQuery; answer: Out }> {
-  const query = listQueryOf(ctx, actor, input);
+  const query = await listQueryOf(ctx, actor, input);
   return { query, answer: await ctx.reads.listPage(query, view) };
 }

@@ -65,7 +65,12 @@ export interface PostListQuery {
    * Who lists, when it is not an administrator: then only posts published and due, and the viewer's
    * own posts of any status, are listed (policy.ts). Absent: every post of the status asked for.
    */
-  viewer?: { userId: number | null; now: string };
+  viewer?: {
+    userId: number | null;
+    now: string;
+    /** An editor (or site admin) of the list's website: its posts of any status are listed too. */
+    editsWebsite?: boolean;
+  };
 }
 
 export interface Page<T> {

@@ -54,6 +54,8 @@ export interface ListShape {
   random: boolean;
   /** Only posts published and due (Param `now`), or written by the viewer (Param `viewer`). */
   restricted: boolean;
+  /** With `restricted`: also every post bound to the list's website (an editor's list there). */
+  edited: boolean;
   sort: PostSortField;
   direction: 'asc' | 'desc';
 }
@@ -76,6 +78,18 @@ export function listQueries(db: Db, shape: ListShape) {
           eb.or([eb('posts.published_at', 'is', null), eb('posts.published_at', '<=', param<string>('now'))]),
         ]),
         eb('posts.author_id', '=', param<number>('viewer')),
+        ...(shape.edited
+          ? [
+              eb.exists(
+                eb
+                  .selectFrom('website_bindings')
+                  .select('website_bindings.model_id')
+                  .where('website_bindings.model_type', '=', POST_MODEL)
+                  .whereRef('website_bindings.model_id', '=', 'posts.id')
+                  .where('website_bindings.website_id', '=', param<number>('website')),
+              ),
+            ]
+          : []),
       ]),
     );
   }

@@ -108,6 +108,7 @@ export class PostsService {
     const ids = (list: number[] | undefined) => [...new Set(list ?? [])].sort((a, b) => a - b);
     return JSON.stringify([
       query.viewer === undefined ? 'all' : query.viewer.userId,
+      query.viewer?.editsWebsite === true,
       query.websiteId,
       query.status ?? 'published',
       query.sort,
@@ -162,6 +163,7 @@ export class PostsService {
       onWebsite: websiteId !== null,
       random: query.random === true,
       restricted: query.viewer !== undefined,
+      edited: query.viewer?.editsWebsite === true && websiteId !== null,
       sort: query.sort,
       direction: query.direction,
     };
@@ -176,6 +178,7 @@ export class PostsService {
     };
     const countKey = JSON.stringify([
       query.viewer?.userId,
+      query.viewer?.editsWebsite === true,
       query.websiteId,
       status,
       [...tagIds].sort((a, b) => a - b),
