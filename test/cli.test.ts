@@ -72,6 +72,20 @@ describe('folio CLI', () => {
   });
 
   it('user:token issues a new token; user:disable and user:enable switch the user', async () => {
+    const secondAdmin = await folio(
+      [
+        'user:create',
+        '--email',
+        'second-admin@example.test',
+        '--name',
+        'Second',
+        '--password',
+        'long enough',
+        '--admin',
+      ],
+      env,
+    );
+    assert.equal(secondAdmin.code, 0, secondAdmin.err);
     const first = await folio(['user:token', '--email', 'cli@example.test'], env);
     const second = await folio(['user:token', '--email', 'cli@example.test'], env);
     assert.equal(first.code, 0, first.err);
@@ -84,6 +98,12 @@ describe('folio CLI', () => {
       (await folio(['user:enable', '--email', 'cli@example.test'], env)).out,
       'User cli@example.test is enabled.',
     );
+    // Issue 20: the last active administrator cannot be disabled (nobody could run the installation).
+    assert.equal((await folio(['user:disable', '--email', 'cli@example.test'], env)).code, 0);
+    const last = await folio(['user:disable', '--email', 'second-admin@example.test'], env);
+    assert.equal(last.code, 1);
+    assert.equal(last.err, 'folio: The last active administrator cannot be disabled.');
+    assert.equal((await folio(['user:enable', '--email', 'cli@example.test'], env)).code, 0);
     const unknown = await folio(['user:token', '--email', 'nobody@example.test'], env);
     assert.equal(unknown.code, 2);
     assert.equal(unknown.err, 'folio: no user with email nobody@example.test');

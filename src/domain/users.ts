@@ -122,12 +122,40 @@ export class UsersService {
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * Enables or disables an account. The last active administrator cannot be disabled: nobody could
+   * then run the installation (issue 20). The check is part of the UPDATE itself.
+   */
   async setActive(id: number, active: boolean): Promise<void> {
-    await this.db
+    if (active) {
+      await this.db
+        .updateTable('users')
+        .set({ is_active: true, updated_at: nowIso(this.clock) })
+        .where('id', '=', id)
+        .execute();
+      return;
+    }
+    const result = await this.db
       .updateTable('users')
-      .set({ is_active: active, updated_at: nowIso(this.clock) })
+      .set({ is_active: false, updated_at: nowIso(this.clock) })
       .where('id', '=', id)
-      .execute();
+      .where((eb) =>
+        eb.or([
+          eb('is_admin', '=', false),
+          eb.exists(
+            eb
+              .selectFrom('users as other')
+              .select('other.id')
+              .where('other.id', '!=', id)
+              .where('other.is_admin', '=', true)
+              .where('other.is_active', '=', true),
+          ),
+        ]),
+      )
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0 && (await this.findById(id))?.isAdmin) {
+      throw new InputError('email', 'The last active administrator cannot be disabled.');
+    }
   }
 
   /** Issues a new API token for the user, replacing any previous one. The token is returned once. */
