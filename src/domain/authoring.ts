@@ -53,6 +53,14 @@ export class AuthoringService {
   canEdit(post: PostDetail, user: User, websiteId: number): Promise<boolean> {
     return this.policy.can(writerOn(user, websiteId), 'post.update', factsOf(post));
   }
+  /**
+   * The statuses the writer's form offers on this website: a contributor (or reader) saves drafts
+   * only, so the form never offers what the policy would refuse.
+   */
+  async statusesFor(user: User, websiteId: number): Promise<string[]> {
+    const publishes = await this.policy.can(writerOn(user, websiteId), 'post.publish', null, [websiteId]);
+    return publishes ? [...AUTHOR_STATUSES] : ['draft'];
+  }
 
   /** The post named by an id or slug, if it exists and the user may edit it. */
   async open(ref: string, user: User, websiteId: number): Promise<Access> {

@@ -126,7 +126,9 @@ export function authoringRoutes(kit: FrontendKit): void {
     reply.header('cache-control', 'private, no-store');
     const form = data.form as { status?: string };
     // A scheduled post keeps its status in the list while it has it.
-    const statuses: string[] = [...AUTHOR_STATUSES];
+    const statuses = state.user
+      ? await services.authoring.statusesFor(state.user, state.website.id)
+      : [...AUTHOR_STATUSES];
     if (form.status === 'scheduled') statuses.push('scheduled');
     return kit.render(request, reply, template, {
       csrf_token: await csrfToken(services, request, reply),
