@@ -425,6 +425,20 @@ describe('public reading site', () => {
     assert.equal((await get('/fr/sitemap/posts')).statusCode, 404, 'sitemaps are not localized');
   });
 
+  it('issue 22 #11: /sitemap.xml is a valid sitemap index of every sitemap; /favicon.ico answers', async () => {
+    const index = await get('/sitemap.xml', { host: 'alias.test' });
+    assert.equal(index.statusCode, 200);
+    assert.match(index.headers['content-type'] as string, /^application\/xml/);
+    validateSitemap(index.body, 'sitemapindex');
+    for (const sitemap of ['posts', 'pages', 'tags/post/category', 'tags/post/tag']) {
+      assert.match(index.body, new RegExp(`<loc>http://site\\.test/sitemap/${sitemap}</loc>`));
+    }
+    const icon = await get('/favicon.ico');
+    assert.equal(icon.statusCode, 200);
+    assert.match(icon.headers['content-type'] as string, /^image\/svg\+xml/);
+    assert.match(icon.body, /^<svg /);
+  });
+
   it('robots.txt points to the sitemaps', async () => {
     const response = await get('/robots.txt');
     assert.equal(response.statusCode, 200);
@@ -432,6 +446,7 @@ describe('public reading site', () => {
     assert.match(response.body, /^User-agent: \*$/m);
     for (const sitemap of ['posts', 'pages', 'tags/post/category', 'tags/post/tag'])
       assert.match(response.body, new RegExp(`^Sitemap: http://site\\.test/sitemap/${sitemap}$`, 'm'));
+    assert.match(response.body, /^Sitemap: http:\/\/site\.test\/sitemap\.xml$/m);
   });
 
   it('pages, CSS and XML are compressed; assets and media are cached long; images are never compressed', async () => {

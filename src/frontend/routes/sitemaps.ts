@@ -14,6 +14,10 @@ import { siteOrigin } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
 const MAX_URLS = 50_000;
+/** The default favicon: a rounded square with an "F", in the default theme's accent colour. */
+const DEFAULT_FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e79"/>' +
+  '<path d="M11 8h11v3.5h-7v3.5h6v3.5h-6V24h-4z" fill="#fff"/></svg>';
 /** URLs (posts × locales) per file of the posts' sitemap: about 1.3 MB. */
 export const URLS_PER_FILE = 10_000;
 /** Models whose tags have public pages, and where: `/post/{short}/{slug}`, `/link/{short}/{slug}`. */
@@ -161,6 +165,32 @@ export function sitemapRoutes(kit: FrontendKit): void {
     },
   );
 
+  // The conventional place crawlers look first: an index of every sitemap of the website.
+  kit.page(
+    'GET',
+    '/sitemap.xml',
+    { name: 'sitemaps.index', localized: false, cacheable: true },
+    async (request, reply, state) => {
+      const base = origin(request, state);
+      const tagTypes = await postTagTypes(services.settings);
+      reply.type(xml);
+      return sitemapIndex([
+        `${base}/sitemap/posts`,
+        `${base}/sitemap/pages`,
+        ...[...tagTypes.keys()].map((short) => `${base}/sitemap/tags/post/${short}`),
+      ]);
+    },
+  );
+
+  // A website's favicon (its `site_favicon`), else a small default: browsers ask for /favicon.ico on
+  // every site, and a 404 there is an error in every visitor's console.
+  kit.page('GET', '/favicon.ico', { name: 'favicon', localized: false }, async (_request, reply, state) => {
+    const own = state.website.fields.site_favicon;
+    if (typeof own === 'string' && own.trim() !== '') return reply.redirect(own, 302);
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400');
+    return DEFAULT_FAVICON;
+  });
+
   kit.page(
     'GET',
     '/robots.txt',
@@ -180,6 +210,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
         'Disallow: /user/profile',
         'Disallow: /user/settings',
         '',
+        `Sitemap: ${base}/sitemap.xml`,
         `Sitemap: ${base}/sitemap/posts`,
         `Sitemap: ${base}/sitemap/pages`,
         ...[...tagTypes.keys()].map((short) => `Sitemap: ${base}/sitemap/tags/post/${short}`),
