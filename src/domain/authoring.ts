@@ -53,6 +53,11 @@ export class AuthoringService {
   canEdit(post: PostDetail, user: User, websiteId: number): Promise<boolean> {
     return this.policy.can(writerOn(user, websiteId), 'post.update', factsOf(post));
   }
+  /** The writer's own posts on this website, newest change first (their profile's "Your posts"). */
+  ownPosts(user: User, websiteId: number, limit = 50) {
+    return this.posts.recentOf(user.id, websiteId, limit);
+  }
+
   /**
    * The statuses the writer's form offers on this website: a contributor (or reader) saves drafts
    * only, so the form never offers what the policy would refuse.

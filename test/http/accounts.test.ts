@@ -1127,6 +1127,39 @@ describe('accounts', () => {
       assert.equal(get.headers.location, '/user/profile');
     });
 
+    it("issue 22 #7: the profile lists the writer's own posts here, drafts included, with edit links", async () => {
+      const user = await ctx.createUser();
+      const other = await ctx.createUser();
+      const website = (await ctx.services.websites.findIdByDomain('site.test'))!;
+      const draft = await ctx.services.posts.create(
+        { title: 'My unfinished draft', content: 'x', status: 'draft', websiteIds: [website] },
+        { userId: user.id, isAdmin: false },
+      );
+      const published = await ctx.services.posts.create(
+        { title: 'My published post', content: 'x', status: 'published', websiteIds: [website] },
+        { userId: user.id, isAdmin: false },
+      );
+      await ctx.services.posts.create(
+        { title: 'Someone else', content: 'x', status: 'draft', websiteIds: [website] },
+        { userId: other.id, isAdmin: false },
+      );
+      const client = visitor();
+      await client.logIn(user.email, user.password);
+      const profile = (await client.get('/user/profile')).body;
+      assert.match(
+        profile,
+        new RegExp(
+          `<a href="/post/edit/${draft.id}">My unfinished draft</a> <span class="status">\\(draft\\)</span>`,
+        ),
+      );
+      assert.match(profile, new RegExp(`<a href="/post/edit/${published.id}">My published post</a>`));
+      assert.match(profile, new RegExp(`<a href="/post/${published.slug}">View</a>`));
+      assert.doesNotMatch(profile, /Someone else/);
+      const fresh = visitor();
+      await fresh.logIn(other.email, other.password);
+      assert.doesNotMatch((await fresh.get('/user/profile')).body, /My unfinished draft/);
+    });
+
     it('settings: a new password needs the current one, and ends every other session but this one', async () => {
       const user = await ctx.createUser({ password: 'first password' });
       const elsewhere = visitor();

@@ -10,6 +10,7 @@ import type { Database } from '../../db/schema.js';
 import type { Actor as PolicyActor } from '../policy.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
+import { visibleOnWebsite } from '../bindings.js';
 import type { WebsiteBindings } from '../bindings.js';
 import { ValidationError } from '../errors.js';
 import { isStorableId } from '../ids.js';
@@ -251,6 +252,35 @@ export class PostsService {
   }
 
   /** A live post with everything show and create answer (R-P4), or null. */
+  /**
+   * A writer's own posts shown on a website (bound to it, or global), every status, the most
+   * recently changed first: the "Your posts" list of their profile.
+   */
+  async recentOf(
+    authorId: number,
+    websiteId: number,
+    limit: number,
+  ): Promise<Array<{ id: number; title: string; slug: string; status: string; updatedAt: string }>> {
+    const rows = await this.db
+      .selectFrom('posts')
+      .select(['posts.id', 'posts.title', 'posts.slug', 'posts.status', 'posts.updated_at'])
+      .where('posts.author_id', '=', authorId)
+      .where('posts.deleted_at', 'is', null)
+      .where('posts.type', '=', POST_MODEL)
+      .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId))
+      .orderBy('posts.updated_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      title: row.title,
+      slug: row.slug,
+      status: row.status,
+      updatedAt: toIso(row.updated_at),
+    }));
+  }
+
   async findDetail(id: number): Promise<PostDetail | null> {
     return this.detailOf(await this.detailRow('posts.id', id));
   }

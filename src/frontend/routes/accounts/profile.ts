@@ -23,15 +23,20 @@ export function profileRoutes(pages: AccountPages): void {
     /** Fields shown again after an error. */
     fields: string[];
     /** The page's own data (values, notice), from the signed-in visitor. */
-    data: (request: FastifyRequest, state: FrontendState) => Body;
+    data: (request: FastifyRequest, state: FrontendState) => Body | Promise<Body>;
     /** Saves; may name a notice for the form page (`?saved=<notice>`), else `1`. */
     save: (request: FastifyRequest, state: FrontendState, input: z.output<S>) => Promise<string | void>;
   }) => {
-    const form = (request: FastifyRequest, reply: FastifyReply, state: FrontendState, extra: Body = {}) =>
+    const form = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      state: FrontendState,
+      extra: Body = {},
+    ) =>
       pages.page(request, reply, state, spec.template, {
         title: spec.title,
         action: urlFor(state, `${spec.path}/update`),
-        ...spec.data(request, state),
+        ...(await spec.data(request, state)),
         ...extra,
       });
     kit.page('GET', spec.path, { name: spec.name }, async (request, reply, state) => {
@@ -65,10 +70,18 @@ export function profileRoutes(pages: AccountPages): void {
     title: 'Your profile',
     schema: profileInput,
     fields: ['name', 'username'],
-    data: (request, state) => {
+    data: async (request, state) => {
       const user = state.user!;
       const query = request.query as Body;
+      const own = await services.authoring.ownPosts(user, state.website.id);
       return {
+        own_posts: own.map((post) => ({
+          title: post.title,
+          status: post.status,
+          updated_at: post.updatedAt,
+          edit_url: urlFor(state, `/post/edit/${post.id}`),
+          url: post.status === 'published' ? urlFor(state, `/post/${encodeURIComponent(post.slug)}`) : null,
+        })),
         account: { name: user.name, email: user.email, username: user.username ?? '' },
         form: { name: user.name, username: user.username ?? '' },
         notice:
