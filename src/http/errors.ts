@@ -35,6 +35,73 @@ const FRAMEWORK_ERRORS: Record<string, { code: number; message: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 400, message: 'Invalid content length' },
 };
 
+/**
+ * A failure of the database under a request (not of the request): how every face answers it, each in
+ * its own shape (`message` for the API's envelope, `title` and `page` for the site's page).
+ */
+export interface DatabaseFailure {
+  code: number;
+  level: 'warn' | 'error';
+  log: string;
+  message: string;
+  title: string;
+  page: string;
+  retryAfter?: number;
+}
+
+/** The database refused a value, is out of space, or is not answering; else undefined. */
+export function databaseFailure(error: unknown): DatabaseFailure | undefined {
+  if (isInvalidValue(error)) {
+    return {
+      code: 400,
+      level: 'warn',
+      log: 'value refused by the database',
+      message: 'Bad request',
+      title: 'Bad request',
+      page: 'The request could not be understood.',
+    };
+  }
+  if (isStorageFull(error)) {
+    return {
+      code: 507,
+      level: 'error',
+      log: 'the database disk is full',
+      message: 'Insufficient storage: nothing was saved. Try again later.',
+      title: 'Insufficient storage',
+      page: 'Nothing was saved: the server is out of space. Please try again later.',
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      code: 503,
+      level: 'warn',
+      log: 'database unavailable',
+      message: 'Service unavailable: the database is not answering. Try again shortly.',
+      title: 'Temporarily unavailable',
+      page: 'The site is not answering right now. Please try again shortly.',
+      retryAfter: UNAVAILABLE_RETRY_SECONDS,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * For an error handler: when the error is a database failure, logs it and sets its status (and
+ * `Retry-After`) on the reply, and answers the failure for the face to word; else undefined.
+ */
+export function databaseFailureOn(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): DatabaseFailure | undefined {
+  const failure = databaseFailure(error);
+  if (!failure) return undefined;
+  request.log[failure.level]({ err: error }, failure.log);
+  if (failure.retryAfter !== undefined) reply.header('retry-after', String(failure.retryAfter));
+  reply.code(failure.code);
+  return failure;
+}
+
 /** The status and message of an error every face answers the same way, or undefined. */
 export function frameworkError(error: FastifyError | Error): { code: number; message: string } | undefined {
   if (error instanceof HttpError) return { code: error.statusCode, message: error.message };
@@ -64,35 +131,8 @@ export function installErrorHandling(
       const title = status === 404 ? 'Page not found' : 'Bad request';
       return reply.code(status).send(errorPage(status, title, 'The request could not be understood.'));
     }
-    if (isInvalidValue(error)) {
-      request.log.warn({ err: error }, 'value refused by the database');
-      return reply.code(400).send(errorPage(400, 'Bad request', 'The request could not be understood.'));
-    }
-    if (isStorageFull(error)) {
-      request.log.error({ err: error }, 'the database disk is full');
-      return reply
-        .code(507)
-        .send(
-          errorPage(
-            507,
-            'Insufficient storage',
-            'Nothing was saved: the server is out of space. Please try again later.',
-          ),
-        );
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return reply
-        .code(503)
-        .header('retry-after', String(UNAVAILABLE_RETRY_SECONDS))
-        .send(
-          errorPage(
-            503,
-            'Temporarily unavailable',
-            'The site is not answering right now. Please try again shortly.',
-          ),
-        );
-    }
+    const database = databaseFailureOn(error, request, reply);
+    if (database) return reply.send(errorPage(database.code, database.title, database.page));
     request.log.error({ err: error }, 'request failed');
     return reply
       .code(500)

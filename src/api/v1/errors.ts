@@ -2,17 +2,10 @@
 // Registered inside the API plugin, so it answers for the API's routes only (the site answers pages).
 // A 500 never carries SQL, stack traces or secrets, only the request id that finds it in the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { frameworkError } from '../../http/errors.js';
+import { databaseFailureOn, frameworkError } from '../../http/errors.js';
 import { ApiError, failure, validationFailed } from './envelope.js';
 import { validationMessages } from '../../http/validation-messages.js';
-import {
-  ForbiddenError,
-  UNAVAILABLE_RETRY_SECONDS,
-  ValidationError,
-  isDatabaseUnavailable,
-  isInvalidValue,
-  isStorageFull,
-} from '../../domain/errors.js';
+import { ForbiddenError, ValidationError } from '../../domain/errors.js';
 
 /** The envelope's error handler for the API routes of this plugin (the ApiRouter installs it). */
 export function installApiErrorHandler(app: FastifyInstance): void {
@@ -34,21 +27,8 @@ export function installApiErrorHandler(app: FastifyInstance): void {
       return reply.code(status).send(failure(status, status === 404 ? 'Not found' : 'Bad request'));
     }
 
-    if (isInvalidValue(error)) {
-      request.log.warn({ err: error }, 'value refused by the database');
-      return reply.code(400).send(failure(400, 'Bad request'));
-    }
-    if (isStorageFull(error)) {
-      request.log.error({ err: error }, 'the database disk is full');
-      return reply.code(507).send(failure(507, 'Insufficient storage: nothing was saved. Try again later.'));
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return reply
-        .code(503)
-        .header('retry-after', String(UNAVAILABLE_RETRY_SECONDS))
-        .send(failure(503, 'Service unavailable: the database is not answering. Try again shortly.'));
-    }
+    const database = databaseFailureOn(error, request, reply);
+    if (database) return reply.send(failure(database.code, database.message));
     request.log.error({ err: error }, 'request failed');
     const message = `Server Error: internal error, request ${request.id}`;
     const custom = request.routeOptions.config?.serverErrorBody;
