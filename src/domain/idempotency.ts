@@ -5,7 +5,9 @@
 // runs is a conflict (409); the same key with another input is refused (422); a failed first attempt
 // keeps nothing, so its retry runs again.
 import { createHash } from 'node:crypto';
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from './clock.js';
 import { nowIso } from './clock.js';
@@ -58,17 +60,11 @@ export class Idempotency {
     }
     const fingerprint = createHash('sha256').update(stableJson(claim.input)).digest('hex');
     const row = { caller: claim.caller, scope: claim.scope, key: claim.key };
-    const which = this.db
-      .selectFrom('idempotency_keys')
-      .where('caller', '=', row.caller)
-      .where('scope', '=', row.scope)
-      .where('key', '=', row.key);
+    const thisKey = (eb: ExpressionBuilder<Database, 'idempotency_keys'>) => eb.and(row);
     // A claim older than the window is forgotten: the key may be used again.
     await this.db
       .deleteFrom('idempotency_keys')
-      .where('caller', '=', row.caller)
-      .where('scope', '=', row.scope)
-      .where('key', '=', row.key)
+      .where(thisKey)
       .where('created_at', '<', this.cutoff())
       .execute();
     try {
@@ -78,7 +74,11 @@ export class Idempotency {
         .execute();
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      const first = await which.select(['fingerprint', 'status', 'body']).executeTakeFirst();
+      const first = await this.db
+        .selectFrom('idempotency_keys')
+        .select(['fingerprint', 'status', 'body'])
+        .where(thisKey)
+        .executeTakeFirst();
       if (!first) return this.run(claim, work); // the first attempt failed and let go meanwhile
       if (first.fingerprint.trim() !== fingerprint) {
         throw new InputError('idempotency_key', 'This Idempotency-Key was used with a different request.');
@@ -88,13 +88,7 @@ export class Idempotency {
       }
       return { status: Number(first.status), body: first.body, replayed: true };
     }
-    const release = () =>
-      this.db
-        .deleteFrom('idempotency_keys')
-        .where('caller', '=', row.caller)
-        .where('scope', '=', row.scope)
-        .where('key', '=', row.key)
-        .execute();
+    const release = () => this.db.deleteFrom('idempotency_keys').where(thisKey).execute();
     let answer: RecordedAnswer;
     try {
       answer = await work();
@@ -106,9 +100,7 @@ export class Idempotency {
       await this.db
         .updateTable('idempotency_keys')
         .set({ status: answer.status, body: answer.body })
-        .where('caller', '=', row.caller)
-        .where('scope', '=', row.scope)
-        .where('key', '=', row.key)
+        .where(thisKey)
         .execute();
     } else {
       await release();

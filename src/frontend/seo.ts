@@ -47,7 +47,7 @@ export function htmlLang(locale: string): string {
  * never the Host header's port, which the client chooses (and which would make one page many in
  * the page cache).
  */
-export function siteOrigin(services: Services, _request: FastifyRequest, state: FrontendState): string {
+export function siteOrigin(services: Services, state: FrontendState): string {
   return websiteOrigin(state.website, services.config.appUrl);
 }
 
@@ -75,7 +75,7 @@ export function buildSeo(
   input: SeoInput,
   siteDescription: string,
 ): Seo {
-  const origin = siteOrigin(services, request, state);
+  const origin = siteOrigin(services, state);
   const path = basePath(request, state);
   const query = queryString(input.canonicalQuery);
   const canonical = `${origin}${localizedPath(path, state.locale, state.locales)}${query}`;

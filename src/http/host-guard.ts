@@ -1,7 +1,7 @@
-// Requests that name their target oddly are refused before anything else (400, each face's shape).
-// A Host (or trusted X-Forwarded-Host) that is no host name: `localhost:4201@evil.example`,
-// `evil.example\@localhost`, a path, spaces or control characters. Folio never builds a link from a
-// request's Host, but no request that names a host so oddly is served at all (400, each face's shape).
+// Requests that name their target oddly are refused before anything else (400, each face's shape):
+// a Host (or trusted X-Forwarded-Host) that is no host name (`localhost:4201@evil.example`,
+// `evil.example\@localhost`, a path, spaces or control characters), and absolute-form targets. Folio
+// never builds a link from a request's Host, but no request that names a host so oddly is served.
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from './errors.js';
 

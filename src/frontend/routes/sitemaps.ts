@@ -4,7 +4,6 @@
 // A sitemap holds at most 50,000 URLs, as the protocol requires; the posts' sitemap is split into
 // files of URLS_PER_FILE URLs once it outgrows one (`/sitemap/posts` is then a sitemap index of
 // `/sitemap/posts?page=N`), so that no post is left out and no file costs more than a moment.
-import type { FastifyRequest } from 'fastify';
 import { localizedPath } from '../../domain/locales.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
@@ -58,7 +57,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
   const localeCount = (state: FrontendState) =>
     state.locales.localized ? state.locales.supported.length : 1;
   const limit = (state: FrontendState) => Math.floor(MAX_URLS / localeCount(state)) - 1;
-  const origin = (request: FastifyRequest, state: FrontendState) => siteOrigin(services, request, state);
+  const origin = (state: FrontendState) => siteOrigin(services, state);
 
   kit.page(
     'GET',
@@ -72,13 +71,13 @@ export function sitemapRoutes(kit: FrontendKit): void {
       const query = request.query as { page?: unknown };
       if (query.page === undefined && files > 1) {
         reply.type(xml);
-        const base = `${origin(request, state)}/sitemap/posts?page=`;
+        const base = `${origin(state)}/sitemap/posts?page=`;
         return sitemapIndex(Array.from({ length: files }, (_, i) => `${base}${i + 1}`));
       }
       const pageText = query.page === undefined ? '1' : typeof query.page === 'string' ? query.page : '';
       const page = Number(pageText);
       if (!/^[1-9]\d{0,6}$/.test(pageText) || page > files) return kit.notFound(request, reply);
-      const base = origin(request, state);
+      const base = origin(state);
       const build = async () => {
         const posts = await services.publicPosts.sitemap(state.website.id, perFile, (page - 1) * perFile);
         // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
@@ -125,7 +124,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
         })),
       ];
       reply.type(xml);
-      return urlset(origin(request, state), state, entries);
+      return urlset(origin(state), state, entries);
     },
   );
 
@@ -161,7 +160,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
         })),
       ];
       reply.type(xml);
-      return urlset(origin(request, state), state, entries);
+      return urlset(origin(state), state, entries);
     },
   );
 
@@ -171,7 +170,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
     '/sitemap.xml',
     { name: 'sitemaps.index', localized: false, cacheable: true },
     async (request, reply, state) => {
-      const base = origin(request, state);
+      const base = origin(state);
       const tagTypes = await postTagTypes(services.settings);
       reply.type(xml);
       return sitemapIndex([
@@ -196,7 +195,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
     '/robots.txt',
     { name: 'robots', localized: false, cacheable: true },
     async (request, reply, state) => {
-      const base = origin(request, state);
+      const base = origin(state);
       const tagTypes = await postTagTypes(services.settings);
       const lines = [
         'User-agent: *',
