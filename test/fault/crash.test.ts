@@ -4,13 +4,12 @@
 // PostgreSQL pass), ten writers create posts, the process is killed mid-stream, started again, and
 // every post that was answered 200 must be there, whole; SQLite's integrity check must pass.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { jsonOf, request, startFolio } from '../support/folio-process.js';
 import { freePort } from '../support/net.js';
 import { privatePostgresAvailable, startPrivatePostgres } from '../support/private-postgres.js';
 import type { PrivatePostgres } from '../support/private-postgres.js';
@@ -20,38 +19,6 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const skip = onPostgres
   ? skipUnless(privatePostgresAvailable, 'initdb and pg_ctl (PostgreSQL server binaries) are needed')
   : false;
-
-function post(port: number, path: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: { host: `localhost:${port}`, 'content-type': 'application/json' },
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          let json: unknown = null;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            // a cut answer
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-        res.on('error', () => resolve({ status: 0, json: null }));
-      },
-    );
-    req.on('error', () => resolve({ status: 0, json: null }));
-    req.end(JSON.stringify(body));
-  });
-}
 
 describe(
   `kill -9 under concurrent writes (fault test, ${onPostgres ? 'PostgreSQL' : 'SQLite'})`,
@@ -77,37 +44,8 @@ describe(
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    /** Starts `folio start` and resolves once it serves, with its token (printed on the first start). */
-    async function serve(port: number) {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev.ts', 'start'], {
-        env: {
-          ...process.env,
-          DATABASE_URL: databaseUrl,
-          REDIS_URL: '',
-          PORT: String(port),
-          LOG_LEVEL: 'warn',
-          MEDIA_DIR: path.join(dir, 'media'),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        const health = await new Promise<number>((resolve) => {
-          http
-            .get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            })
-            .on('error', () => resolve(0));
-        });
-        if (health === 200) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      return { child, output: () => output, token: /api_token: (\S+)/.exec(output)?.[1] };
-    }
+    const serve = (port: number) =>
+      startFolio(port, { DATABASE_URL: databaseUrl, MEDIA_DIR: path.join(dir, 'media') });
 
     it('every acknowledged create is there, whole, after a kill -9 and a restart', async () => {
       const port = await freePort();
@@ -123,8 +61,10 @@ describe(
           const n = ++sequence;
           const title = `Crash test ${n}`;
           const content = `<p>${'body '.repeat(50)}${n}</p>`;
-          const answer = await post(port, '/api/v1/posts/store', { api_token: token, title, content });
-          const data = (answer.json as { data?: { id?: number } } | null)?.data;
+          const answer = await request(port, '/api/v1/posts/store', {
+            json: { api_token: token, title, content },
+          });
+          const data = jsonOf<{ data?: { id?: number } }>(answer)?.data;
           if (answer.status === 200 && typeof data?.id === 'number')
             acknowledged.push({ id: data.id, title, content });
           if (answer.status === 0) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -150,9 +90,9 @@ describe(
       const second = await serve(port);
       try {
         for (const { id, title, content } of acknowledged) {
-          const shown = await post(port, `/api/v1/posts/${id}`, { api_token: token });
+          const shown = await request(port, `/api/v1/posts/${id}`, { json: { api_token: token } });
           assert.equal(shown.status, 200, `post ${id} (${title}) is gone`);
-          const data = (shown.json as { data: { title: string; content: string } }).data;
+          const data = jsonOf<{ data: { title: string; content: string } }>(shown)!.data;
           assert.equal(data.title, title);
           assert.equal(data.content, content);
         }

@@ -4,13 +4,14 @@
 // on; once space returns, writes work again, every acknowledged post is there and SQLite's
 // integrity check passes. Needs root to mount the tmpfs (CI has it).
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { jsonOf, request, startFolio } from '../support/folio-process.js';
+import type { FolioProcess } from '../support/folio-process.js';
 import { freePort } from '../support/net.js';
 import { skipUnless } from '../support/requirements.js';
 
@@ -32,45 +33,10 @@ const skip = onSqlite
   ? skipUnless(canMount(), 'mounting a small tmpfs needs root')
   : 'runs on the SQLite pass only';
 
-function post(
-  port: number,
-  url: string,
-  body: unknown,
-): Promise<{ status: number; json: { code?: number; data?: { id?: number } } | null }> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: url,
-        method: 'POST',
-        headers: { host: `localhost:${port}`, 'content-type': 'application/json' },
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          let json = null;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            // not JSON
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-      },
-    );
-    req.on('error', () => resolve({ status: 0, json: null }));
-    req.end(JSON.stringify(body));
-  });
-}
-
 describe('a full disk under the SQLite file (fault test)', { skip, timeout: 180_000 }, () => {
   let dir: string;
   let mounted = false;
-  let child: ReturnType<typeof spawn> | undefined;
+  let folio: FolioProcess | undefined;
 
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-full-'));
@@ -78,7 +44,7 @@ describe('a full disk under the SQLite file (fault test)', { skip, timeout: 180_
     mounted = true;
   });
   after(() => {
-    child?.kill('SIGKILL');
+    folio?.child.kill('SIGKILL');
     if (mounted) spawnSync('umount', ['-l', dir]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -86,31 +52,16 @@ describe('a full disk under the SQLite file (fault test)', { skip, timeout: 180_
   it('writes fail with 507 while the disk is full, nothing is corrupted, and writes work again once space returns', async () => {
     const port = await freePort();
     const file = path.join(dir, 'folio.db');
-    let output = '';
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/dev.ts', 'start'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: `sqlite://${file}`,
-        REDIS_URL: '',
-        PORT: String(port),
-        LOG_LEVEL: 'error',
-        MEDIA_DIR: path.join(os.tmpdir(), 'folio-full-media'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    folio = await startFolio(port, {
+      DATABASE_URL: `sqlite://${file}`,
+      LOG_LEVEL: 'error',
+      MEDIA_DIR: path.join(os.tmpdir(), 'folio-full-media'),
     });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    let token: string | undefined;
-    for (let i = 0; i < 300 && !token; i++) {
-      token = /api_token: (\S+)/.exec(output)?.[1];
-      if (!token) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.ok(token, `the server did not start:\n${output}`);
+    const { child, output, token } = folio;
+    assert.ok(token, `the server did not start:\n${output()}`);
     const create = (n: number, kb = 64) =>
-      post(port, '/api/v1/posts/store', {
-        api_token: token,
-        title: `Full disk ${n}`,
-        content: `<p>${'x'.repeat(kb * 1024)}</p>`,
+      request(port, '/api/v1/posts/store', {
+        json: { api_token: token, title: `Full disk ${n}`, content: `<p>${'x'.repeat(kb * 1024)}</p>` },
       });
     for (let i = 0; i < 30 && (await create(0, 1)).status !== 200; i++)
       await new Promise((r) => setTimeout(r, 200));
@@ -122,16 +73,20 @@ describe('a full disk under the SQLite file (fault test)', { skip, timeout: 180_
     let refused: Awaited<ReturnType<typeof create>> | undefined;
     for (let n = 1; n <= 200 && !refused; n++) {
       const answer = await create(n);
-      if (answer.status === 200) acknowledged.push(answer.json!.data!.id!);
+      if (answer.status === 200) acknowledged.push(jsonOf<{ data: { id: number } }>(answer)!.data.id);
       else refused = answer;
     }
     assert.ok(refused, 'the disk never filled');
     // On a failure, give the server's log a moment to reach `output` for the message below.
     if (refused.status !== 507) await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.equal(refused.status, 507, `${JSON.stringify(refused.json)}\n${output.slice(-3000)}`);
-    assert.equal(refused.json?.code, 507);
-    assert.equal(child.exitCode, null, `the server died:\n${output}`);
-    assert.equal((await post(port, '/api/v1/posts', { api_token: token })).status, 200, 'reads go on');
+    assert.equal(refused.status, 507, `${refused.body}\n${output().slice(-3000)}`);
+    assert.equal(jsonOf<{ code: number }>(refused)?.code, 507);
+    assert.equal(child.exitCode, null, `the server died:\n${output()}`);
+    assert.equal(
+      (await request(port, '/api/v1/posts', { json: { api_token: token } })).status,
+      200,
+      'reads go on',
+    );
 
     // Space returns: writes work again, and nothing acknowledged is lost.
     fs.rmSync(path.join(dir, 'filler'));
@@ -142,9 +97,13 @@ describe('a full disk under the SQLite file (fault test)', { skip, timeout: 180_
     }
     assert.equal(again.status, 200);
     for (const id of acknowledged) {
-      assert.equal((await post(port, `/api/v1/posts/${id}`, { api_token: token })).status, 200, `post ${id}`);
+      assert.equal(
+        (await request(port, `/api/v1/posts/${id}`, { json: { api_token: token } })).status,
+        200,
+        `post ${id}`,
+      );
     }
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
     const db = new Database(file);

@@ -5,9 +5,9 @@
 // process must live; while the database is away, answers are 503 with `Retry-After` (the envelope on
 // the API, a page on the site); once it is back, the pool recovers by itself.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { request, startFolio } from '../support/folio-process.js';
+import type { Answer, FolioProcess } from '../support/folio-process.js';
 import { freePort } from '../support/net.js';
 import { privatePostgresAvailable, startPrivatePostgres } from '../support/private-postgres.js';
 import type { PrivatePostgres } from '../support/private-postgres.js';
@@ -18,89 +18,33 @@ const skip = !process.env.TEST_DATABASE_URL
   ? 'runs on the PostgreSQL pass only'
   : skipUnless(privatePostgresAvailable, 'initdb and pg_ctl (PostgreSQL server binaries) are needed');
 
-interface Answer {
-  status: number;
-  body: string;
-  retryAfter?: string;
-}
-
-function request(
-  port: number,
-  path: string,
-  options: { method?: string; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: options.method ?? 'GET',
-        headers: { host: `localhost:${port}`, 'content-type': 'application/json' },
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body,
-            retryAfter: res.headers['retry-after'],
-          }),
-        );
-      },
-    );
-    req.on('error', (error) => resolve({ status: 0, body: error.message }));
-    req.setTimeout(15_000, () => req.destroy(new Error('timeout')));
-    req.end(options.body);
-  });
-}
-
 describe('PostgreSQL restart and stop under load (fault test)', { skip, timeout: 180_000 }, () => {
   let pg: PrivatePostgres;
   let port: number;
-  let child: ReturnType<typeof spawn>;
-  let output = '';
+  let folio: FolioProcess;
   let token = '';
+  const output = () => folio.output();
+  const child = () => folio.child;
 
   before(async () => {
     pg = await startPrivatePostgres();
     port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/dev.ts', 'start'], {
-      env: { ...process.env, DATABASE_URL: pg.url, REDIS_URL: '', PORT: String(port), LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      token ||= /api_token: (\S+)/.exec(output)?.[1] ?? '';
-      if (token && (await request(port, '/healthz')).status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    assert.ok(token, `the server did not start:\n${output}`);
+    folio = await startFolio(port, { DATABASE_URL: pg.url });
+    token = folio.token ?? '';
+    assert.ok(token, `the server did not start:\n${output()}`);
   });
 
   after(() => {
-    child?.kill('SIGKILL');
+    folio?.child.kill('SIGKILL');
     pg?.destroy();
   });
 
-  const listPosts = () =>
-    request(port, '/api/v1/posts', { method: 'POST', body: JSON.stringify({ api_token: token }) });
+  const listPosts = () => request(port, '/api/v1/posts', { json: { api_token: token } });
 
   let created = 0;
   const createPost = () =>
     request(port, '/api/v1/posts/store', {
-      method: 'POST',
-      body: JSON.stringify({
-        api_token: token,
-        title: `Under load ${++created}`,
-        content: '<p>x</p>',
-        status: 'published',
-      }),
+      json: { api_token: token, title: `Under load ${++created}`, content: '<p>x</p>', status: 'published' },
     });
 
   /**
@@ -124,7 +68,7 @@ describe('PostgreSQL restart and stop under load (fault test)', { skip, timeout:
     };
   }
 
-  const alive = () => child.exitCode === null && child.signalCode === null;
+  const alive = () => child().exitCode === null && child().signalCode === null;
 
   it('a restart under load: the process lives, failures are 503, and the pool recovers', async () => {
     const traffic = load();
@@ -132,7 +76,7 @@ describe('PostgreSQL restart and stop under load (fault test)', { skip, timeout:
     pg.restart();
     await new Promise((resolve) => setTimeout(resolve, 2000));
     await traffic.stop();
-    assert.ok(alive(), `the server died:\n${output}`);
+    assert.ok(alive(), `the server died:\n${output()}`);
     const statuses = new Map<number, number>();
     for (const answer of traffic.answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     const unexpected = traffic.answers.filter((answer) => answer.status !== 200 && answer.status !== 503);
@@ -147,7 +91,7 @@ describe('PostgreSQL restart and stop under load (fault test)', { skip, timeout:
     try {
       const api = await listPosts();
       assert.equal(api.status, 503, api.body);
-      assert.ok(Number(api.retryAfter) > 0);
+      assert.ok(Number(api.headers['retry-after']) > 0);
       const body = JSON.parse(api.body) as { code: number; status: string; message: string };
       assert.deepEqual([body.code, body.status], [503, 'fail']);
       assert.match(body.message, /database is not answering/);
@@ -155,7 +99,7 @@ describe('PostgreSQL restart and stop under load (fault test)', { skip, timeout:
       assert.equal(page.status, 503);
       assert.match(page.body, /Temporarily unavailable/);
       assert.equal((await request(port, '/healthz')).status, 503);
-      assert.ok(alive(), `the server died:\n${output}`);
+      assert.ok(alive(), `the server died:\n${output()}`);
     } finally {
       pg.start();
     }
