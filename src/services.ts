@@ -30,7 +30,7 @@ import { AuditLog } from './domain/audit.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
-import { PostOperations, PostReads, PostsService } from './domain/posts/index.js';
+import { PostOperations, PostReads, PostReviewStore, PostsService } from './domain/posts/index.js';
 import { Policy } from './domain/policy.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
@@ -174,6 +174,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     store: posts,
     policy,
     audit,
+    reviews: new PostReviewStore(db, clock, changes),
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });

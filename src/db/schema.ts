@@ -133,6 +133,16 @@ export interface EmailChangesTable {
   expires_at: Timestamp;
 }
 
+/** One step of a post's review (issue 20 #4): submitted, approved or returned with a note. */
+export interface PostReviewsTable {
+  id: Generated<number>;
+  post_id: number;
+  user_id: number | null;
+  decision: string;
+  note: string | null;
+  created_at: Timestamp;
+}
+
 /** The websites an API key is limited to (none: every website its user may reach). */
 export interface ApiKeyWebsitesTable {
   api_key_id: number;
@@ -344,6 +354,7 @@ export interface Database {
   api_key_websites: ApiKeyWebsitesTable;
   idempotency_keys: IdempotencyKeysTable;
   email_changes: EmailChangesTable;
+  post_reviews: PostReviewsTable;
   posts: PostsTable;
   tags: TagsTable;
   taggables: TaggablesTable;

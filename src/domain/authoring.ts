@@ -5,6 +5,7 @@
 // `post_tag` bound to the website), categories by id.
 import type { Actor, Policy } from './policy.js';
 import { factsOf } from './posts/context.js';
+import { REVIEW_STATUS } from './posts/index.js';
 import type { PostDetail, PostOperations, PostsService } from './posts/index.js';
 import type { SettingsService } from './settings.js';
 import type { TagNode, TagsService } from './tags.js';
@@ -12,6 +13,13 @@ import { DEFAULT_LOCALE } from './translations.js';
 import type { User } from './users.js';
 
 export const AUTHOR_STATUSES = ['draft', 'published'] as const;
+/** What the form's status list says for each status it may offer. */
+export const STATUS_LABELS: Readonly<Record<string, string>> = {
+  draft: 'Draft',
+  pending: 'Submitted for review',
+  published: 'Published',
+  scheduled: 'Scheduled',
+};
 export const MAX_TAG_NAMES = 10;
 export const MAX_TAG_NAME = 50;
 
@@ -19,7 +27,10 @@ export interface PostForm {
   title: string;
   content: string;
   excerpt: string;
-  /** `draft` or `published`; a scheduled post keeps `scheduled` while it is not changed. */
+  /**
+   * `draft`, `pending` (submit for review) or `published`; a scheduled post keeps `scheduled` while
+   * it is not changed.
+   */
   status: string;
   categories: number[];
   tags: string[];
@@ -59,12 +70,38 @@ export class AuthoringService {
   }
 
   /**
-   * The statuses the writer's form offers on this website: a contributor (or reader) saves drafts
-   * only, so the form never offers what the policy would refuse.
+   * The statuses the writer's form offers on this website: a contributor (or reader) saves drafts and
+   * submits them for review, and is never offered what the policy would refuse. `current`: the
+   * post's status, kept on offer while it has it (a scheduled or pending post).
    */
-  async statusesFor(user: User, websiteId: number): Promise<string[]> {
+  async statusesFor(user: User, websiteId: number, current?: string): Promise<string[]> {
     const publishes = await this.policy.can(writerOn(user, websiteId), 'post.publish', null, [websiteId]);
-    return publishes ? [...AUTHOR_STATUSES] : ['draft'];
+    const statuses = publishes ? ['draft', REVIEW_STATUS, 'published'] : ['draft', REVIEW_STATUS];
+    if (current !== undefined && !statuses.includes(current)) statuses.push(current);
+    return statuses;
+  }
+
+  /** The post's newest review step (the editor's note when it was sent back), for its edit form. */
+  reviewOf(post: PostDetail, user: User, websiteId: number) {
+    return this.operations.reviewOf(writerOn(user, websiteId), String(post.id));
+  }
+
+  /** The posts waiting for review on this website: ForbiddenError unless the user edits it. */
+  reviewQueue(user: User, websiteId: number) {
+    return this.operations.reviewQueue(writerOn(user, websiteId), websiteId);
+  }
+
+  /** Whether the user reviews posts on this website (the profile links to the queue). */
+  reviews(user: User, websiteId: number): Promise<boolean> {
+    return this.policy.editsWebsite(writerOn(user, websiteId), websiteId);
+  }
+
+  /** An editor's decision on a pending post: `approve`, or `return` with a note. */
+  review(user: User, websiteId: number, ref: string, decision: 'approve' | 'return', note: string) {
+    const actor = writerOn(user, websiteId);
+    return decision === 'approve'
+      ? this.operations.approve(actor, ref, {})
+      : this.operations.sendBack(actor, ref, { note });
   }
 
   /** The post named by an id or slug, if it exists and the user may edit it. */
@@ -101,18 +138,33 @@ export class AuthoringService {
     };
   }
 
-  /** A new post bound to the website; ValidationError or ForbiddenError from the operation. */
+  /**
+   * A new post bound to the website; ValidationError or ForbiddenError from the operation. `pending`:
+   * saved as a draft, then submitted for review.
+   */
   async create(form: PostForm, user: User, websiteId: number): Promise<PostDetail> {
+    const actor = writerOn(user, websiteId);
     const input = await this.inputOf(form, websiteId);
-    return this.operations.create(writerOn(user, websiteId), { ...input, website_id: [websiteId] });
+    const submitting = input.status === REVIEW_STATUS;
+    if (submitting) input.status = 'draft';
+    const post = await this.operations.create(actor, { ...input, website_id: [websiteId] });
+    return submitting ? this.operations.submit(actor, String(post.id)) : post;
   }
 
-  /** The post changed by the form; ValidationError, ForbiddenError or NotFoundError from the operation. */
+  /**
+   * The post changed by the form; ValidationError, ForbiddenError or NotFoundError from the operation.
+   * Choosing `pending` for a draft submits it once it is saved.
+   */
   async update(post: PostDetail, form: PostForm, user: User, websiteId: number): Promise<PostDetail> {
+    const actor = writerOn(user, websiteId);
     const input = await this.inputOf(form, websiteId);
-    // An unchanged status is not sent: a scheduled post stays scheduled with its date.
-    if (input.status === post.status) delete input.status;
-    return this.operations.update(writerOn(user, websiteId), String(post.id), input);
+    const submitting = input.status === REVIEW_STATUS && post.status !== REVIEW_STATUS;
+    // An unchanged status is not sent: a scheduled post stays scheduled with its date, a pending one
+    // stays in the queue. A pending post set back to draft leaves the queue.
+    if (input.status === post.status || input.status === REVIEW_STATUS) delete input.status;
+    if (submitting && post.status !== 'draft') input.status = 'draft';
+    const updated = await this.operations.update(actor, String(post.id), input);
+    return submitting ? this.operations.submit(actor, String(post.id)) : updated;
   }
 
   /** The form's fields as the post operations' input (the API's field names). */

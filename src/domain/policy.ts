@@ -13,6 +13,8 @@
 //   changes, publishes and deletes other users' posts there; a contributor writes drafts there and
 //   publishes nothing (their posts wait for an editor); a reader writes nothing there, even on the
 //   website the request is on;
+// - reviews (issue 20 #4): a writer who may change a draft submits it (status `pending`); an editor
+//   or site admin of every website it is on approves it (publishes or schedules) or sends it back;
 // - a caller without a user (an endpoint in `none` mode) may create a post where R-P8 puts it (the
 //   request's website; global only when the request has none), attributed to nobody, and changes
 //   nothing else;
@@ -66,7 +68,14 @@ export interface PostFacts {
   websiteIds: readonly number[];
 }
 
-export type PostAction = 'post.read' | 'post.create' | 'post.update' | 'post.delete' | 'post.publish';
+export type PostAction =
+  | 'post.read'
+  | 'post.create'
+  | 'post.update'
+  | 'post.delete'
+  | 'post.publish'
+  /** Approve a post submitted for review, or send it back (issue 20 #4). */
+  | 'post.review';
 export type TagAction = 'tag.create' | 'tag.update';
 
 /** A caller without a user (an endpoint in `none` mode). */
@@ -119,6 +128,8 @@ export class Policy {
     }
     if (actor.isAdmin) return true;
     if (action === 'post.read') return post !== null && (await this.mayRead(actor, post));
+    // Reviews are an editor's: of every website the post is on (a global post's, the administrators').
+    if (action === 'post.review') return post !== null && (await this.editsAll(actor, post.websiteIds));
     const targets = [...(post?.websiteIds ?? []), ...(websiteIds ?? [])];
     if (action === 'post.publish') {
       // A contributor (or reader) on any of the websites submits drafts there; nothing goes public.

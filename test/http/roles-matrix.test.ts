@@ -215,4 +215,124 @@ describe('permission matrix of posts (issue 20)', () => {
     assert.ok(!(await ids('author')).includes(draft), 'an author does not');
     assert.ok(!(await ids('contributor')).includes(draft), 'nor a contributor');
   });
+
+  describe('review workflow by role (issue 20 #4)', () => {
+    /** Who may approve or send back another user's pending post on site one (their role's website). */
+    const REVIEWS: Record<Role, Outcome> = {
+      administrator: 'allowed',
+      site_admin: 'allowed',
+      editor: 'allowed',
+      author: 'refused',
+      contributor: 'refused',
+      reader: 'refused',
+      none: 'refused',
+    };
+    const actorOf = (user: TestUser, websiteId = siteOne) => ({
+      userId: user.id,
+      isAdmin: user === actors.get('administrator'),
+      websiteId,
+      origin: { surface: 'site' as const },
+    });
+    const pendingBy = async (author: TestUser, websiteId: number) => {
+      const id = await draftBy(author, websiteId);
+      await ctx.services.postOps.submit(actorOf(author, websiteId), String(id));
+      return id;
+    };
+    const tried = async (work: () => Promise<unknown>): Promise<Outcome> => {
+      try {
+        await work();
+        return 'allowed';
+      } catch (error) {
+        assert.ok(['ForbiddenError', 'NotFoundError'].includes((error as Error).name), String(error));
+        return 'refused';
+      }
+    };
+
+    for (const role of Object.keys(REVIEWS) as Role[]) {
+      it(`${role}: approve and send back another user’s pending post; the queue`, async () => {
+        const user = actors.get(role)!;
+        const approve = await pendingBy(stranger, siteOne);
+        const back = await pendingBy(stranger, siteOne);
+        const ops = ctx.services.postOps;
+        assert.equal(await tried(() => ops.approve(actorOf(user), String(approve), {})), REVIEWS[role]);
+        assert.equal(
+          await tried(() => ops.sendBack(actorOf(user), String(back), { note: 'Shorter, please.' })),
+          REVIEWS[role],
+        );
+        assert.equal(await tried(() => ops.reviewQueue(actorOf(user), siteOne)), REVIEWS[role]);
+        const expectedStatus = REVIEWS[role] === 'allowed' ? ['published', 'draft'] : ['pending', 'pending'];
+        assert.deepEqual(
+          [
+            (await ctx.services.posts.findDetail(approve))?.status,
+            (await ctx.services.posts.findDetail(back))?.status,
+          ],
+          expectedStatus,
+        );
+        // Nobody but an administrator reviews on a website where they hold no role.
+        const elsewhere = await pendingBy(stranger, siteTwo);
+        assert.equal(
+          await tried(() => ops.approve(actorOf(user), String(elsewhere), {})),
+          role === 'administrator' ? 'allowed' : 'refused',
+        );
+      });
+    }
+
+    it('a writer submits only their own drafts (or, as an editor, any draft of the website)', async () => {
+      const ops = ctx.services.postOps;
+      const others = await draftBy(stranger, siteOne);
+      const contributor = actors.get('contributor')!;
+      assert.equal(await tried(() => ops.submit(actorOf(contributor), String(others))), 'refused');
+      const own = await draftBy(contributor, siteOne);
+      assert.equal((await ops.submit(actorOf(contributor), String(own))).status, 'pending');
+      // Submitted twice, or a published post: a validation error, the post unchanged.
+      await assert.rejects(ops.submit(actorOf(contributor), String(own)), { name: 'ValidationError' });
+      const editor = actors.get('editor')!;
+      assert.equal((await ops.submit(actorOf(editor), String(others))).status, 'pending');
+    });
+
+    it('a note is required to send back; the writer reads it; approving a later time schedules', async () => {
+      const ops = ctx.services.postOps;
+      const contributor = actors.get('contributor')!;
+      const editor = actors.get('editor')!;
+      const id = String(await pendingBy(contributor, siteOne));
+      await assert.rejects(ops.sendBack(actorOf(editor), id, { note: '   ' }), (error: Error) => {
+        assert.equal(error.name, 'ValidationError');
+        return true;
+      });
+      await ops.sendBack(actorOf(editor), id, { note: 'Needs a title that says more.' });
+      const step = await ops.reviewOf(actorOf(contributor), id);
+      assert.equal(step?.decision, 'returned');
+      assert.equal(step?.note, 'Needs a title that says more.');
+      assert.equal(step?.userId, editor.id);
+      // The returned draft is the writer's again: submitted anew, then approved for later.
+      await ops.submit(actorOf(contributor), id);
+      const later = new Date(Date.now() + 86_400_000).toISOString();
+      const approved = await ops.approve(actorOf(editor), id, { published_at: later });
+      assert.equal(approved.status, 'scheduled');
+      assert.equal(approved.publishedAt, later);
+      // Approving what is no longer pending is refused (a second editor came too late).
+      await assert.rejects(ops.approve(actorOf(editor), id, {}), { name: 'ValidationError' });
+    });
+
+    it('two editors approving at once: one step is taken, the other is told it came too late', async () => {
+      const ops = ctx.services.postOps;
+      const editor = actors.get('editor')!;
+      const siteAdmin = actors.get('site_admin')!;
+      const id = String(await pendingBy(actors.get('contributor')!, siteOne));
+      const results = await Promise.allSettled([
+        ops.approve(actorOf(editor), id, {}),
+        ops.sendBack(actorOf(siteAdmin), id, { note: 'No.' }),
+      ]);
+      assert.equal(results.filter((result) => result.status === 'fulfilled').length, 1);
+      const steps = await ctx.services.audit.list({ resourceType: 'post', resourceId: id });
+      assert.equal(steps.filter((entry) => ['post.approve', 'post.return'].includes(entry.action)).length, 1);
+    });
+
+    it('API v1 never shows or takes `pending` as a status it accepts (spec 3.1)', async () => {
+      const admin = actors.get('administrator')!;
+      const refused = await api(admin, '/posts/store', { title: 'x', content: 'x', status: 'pending' });
+      assert.equal(refused.status, 422);
+      assert.deepEqual(refused.body.data.errors.status, ['The selected status is invalid.']);
+    });
+  });
 });

@@ -17,7 +17,7 @@ export interface PostOperationContext {
 export function audited(
   ctx: PostOperationContext,
   actor: Actor,
-  action: 'post.create' | 'post.update' | 'post.delete',
+  action: 'post.create' | 'post.update' | 'post.delete' | 'post.submit' | 'post.approve' | 'post.return',
   post: Pick<PostDetail, 'id' | 'websiteIds'>,
   input?: unknown,
 ): Promise<void> {

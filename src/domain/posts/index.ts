@@ -1,14 +1,16 @@
 // Posts: one module per action (create.ts, update.ts, delete.ts, list.ts, show.ts), the store they
-// share (store.ts), the one input schema per action (input.ts) and the answer caches (reads.ts).
+// share (store.ts), the review workflow (review.ts), the one input schema per action (input.ts) and the answer caches (reads.ts).
 // `PostOperations` binds the actions to their context for the faces.
 import type { Actor } from '../policy.js';
-import type { PostOperationContext } from './context.js';
 import { createPost } from './create.js';
 import { deletePost } from './delete.js';
 import { listPosts, parseListInput } from './list.js';
 import type { ListPostsInput } from './input.js';
 import type { Page, PostDetail, PostSummary } from './model.js';
 import type { AnswerView, PostReads } from './reads.js';
+import { approvePost, returnPost, reviewOf, reviewQueue, submitPost } from './review.js';
+import type { ReviewContext } from './review.js';
+import type { PendingPost, ReviewStep } from './review-store.js';
 import { showPost } from './show.js';
 import { updatePost } from './update.js';
 
@@ -16,13 +18,15 @@ export * from './model.js';
 export { PostsService } from './store.js';
 export type { PostsDependencies } from './store.js';
 export { PostReads } from './reads.js';
+export { PostReviewStore } from './review-store.js';
+export type { PendingPost, ReviewStep } from './review-store.js';
 export type { AnswerView } from './reads.js';
 export { LIST_FIELDS } from './input.js';
 export type { ListPostsInput, UploadedBytes } from './input.js';
 export { postMatches } from './queries.js';
 
 export class PostOperations {
-  constructor(private readonly ctx: PostOperationContext & { reads: PostReads }) {}
+  constructor(private readonly ctx: ReviewContext & { reads: PostReads }) {}
 
   create(actor: Actor, input: Record<string, unknown>): Promise<PostDetail> {
     return createPost(this.ctx, actor, input);
@@ -34,6 +38,31 @@ export class PostOperations {
 
   delete(actor: Actor, ref: string): Promise<void> {
     return deletePost(this.ctx, actor, ref);
+  }
+
+  /** Submits a draft for review (status `pending`). */
+  submit(actor: Actor, ref: string): Promise<PostDetail> {
+    return submitPost(this.ctx, actor, ref);
+  }
+
+  /** Approves a pending post: published, or scheduled at a later `published_at`. */
+  approve(actor: Actor, ref: string, input: unknown): Promise<PostDetail> {
+    return approvePost(this.ctx, actor, ref, input);
+  }
+
+  /** Sends a pending post back to draft with a `note` for its writer. */
+  sendBack(actor: Actor, ref: string, input: unknown): Promise<PostDetail> {
+    return returnPost(this.ctx, actor, ref, input);
+  }
+
+  /** Posts waiting for review on a website (its editors only). */
+  reviewQueue(actor: Actor, websiteId: number): Promise<PendingPost[]> {
+    return reviewQueue(this.ctx, actor, websiteId);
+  }
+
+  /** The newest review step of a post (its note, for the writer). */
+  reviewOf(actor: Actor, ref: string): Promise<ReviewStep | null> {
+    return reviewOf(this.ctx, actor, ref);
   }
 
   /** Parses a list's input (a pure function of it: faces may remember the result). */

@@ -5,6 +5,11 @@ import { WEBSITES_TAG } from '../websites.js';
 
 export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
+/**
+ * Submitted for review (issue 20 #4): a contributor's draft waiting for an editor. Not one of API
+ * v1's statuses (spec 3.1): only the review operations (review.ts) put a post in it or take it out.
+ */
+export const REVIEW_STATUS = 'pending';
 
 /** Fields a list may be sorted by (R-P2); anything else is refused before it reaches SQL. */
 export const SORTABLE_POST_FIELDS = [

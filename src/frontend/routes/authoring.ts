@@ -4,9 +4,10 @@
 // and the values entered when something is wrong.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ForbiddenError, ValidationError } from '../../domain/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { MAX_REVIEW_NOTE } from '../../domain/posts/review.js';
 import { formatIssues, validationMessages } from '../../http/validation-messages.js';
-import { AUTHOR_STATUSES, MAX_TAG_NAME, MAX_TAG_NAMES } from '../../domain/authoring.js';
+import { MAX_TAG_NAME, MAX_TAG_NAMES, STATUS_LABELS } from '../../domain/authoring.js';
 import type { PostForm } from '../../domain/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
 import { urlFor } from '../context.js';
@@ -124,16 +125,12 @@ export function authoringRoutes(kit: FrontendKit): void {
     data: Record<string, unknown>,
   ) => {
     reply.header('cache-control', 'private, no-store');
-    const form = data.form as { status?: string };
-    // A scheduled post keeps its status in the list while it has it.
-    const statuses = state.user
-      ? await services.authoring.statusesFor(state.user, state.website.id)
-      : [...AUTHOR_STATUSES];
-    if (form.status === 'scheduled') statuses.push('scheduled');
+    const current = (data.post as { status?: string } | undefined)?.status;
+    const statuses = await services.authoring.statusesFor(state.user!, state.website.id, current);
     return kit.render(request, reply, template, {
       csrf_token: await csrfToken(services, request, reply),
       categories: await services.authoring.categories(state.locale),
-      statuses,
+      statuses: statuses.map((value) => ({ value, label: STATUS_LABELS[value] ?? value })),
       errors: {},
       ...data,
     });
@@ -191,7 +188,10 @@ export function authoringRoutes(kit: FrontendKit): void {
         errors,
       });
     };
-    const parsed = parseForm(request.body, [...AUTHOR_STATUSES]);
+    const parsed = parseForm(
+      request.body,
+      await services.authoring.statusesFor(state.user!, state.website.id),
+    );
     if ('errors' in parsed) return again(parsed.errors);
     let post: PostDetail;
     try {
@@ -222,18 +222,32 @@ export function authoringRoutes(kit: FrontendKit): void {
     return null;
   };
 
-  const editData = (state: FrontendState, post: PostDetail) => ({
-    title: `Edit: ${post.title}`,
-    action: urlFor(state, `/post/update/${post.id}`),
-    post: { id: post.id, slug: post.slug, status: post.status, url: urlFor(state, `/post/${post.slug}`) },
-  });
+  const editData = async (state: FrontendState, post: PostDetail) => {
+    // The editor's note, while the post is back with its writer (a draft after `returned`).
+    const review = await services.authoring.reviewOf(post, state.user!, state.website.id);
+    return {
+      title: `Edit: ${post.title}`,
+      action: urlFor(state, `/post/update/${post.id}`),
+      post: {
+        id: post.id,
+        slug: post.slug,
+        status: post.status,
+        status_label: STATUS_LABELS[post.status] ?? post.status,
+        url: urlFor(state, `/post/${post.slug}`),
+      },
+      review:
+        review && review.decision === 'returned' && post.status === 'draft'
+          ? { note: review.note, by: review.userName ?? 'an editor', at: review.at }
+          : null,
+    };
+  };
 
   kit.page('GET', '/post/edit/:post', { name: 'posts.edit' }, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const post = await open(request, reply, state);
     if (!post) return reply;
     return render(request, reply, state, 'post/edit', {
-      ...editData(state, post),
+      ...(await editData(state, post)),
       form: formOfPost(services.authoring.formOf(post)),
       notice: (request.query as Body).saved === '1' ? 'Your post has been saved.' : null,
     });
@@ -245,16 +259,15 @@ export function authoringRoutes(kit: FrontendKit): void {
     if (reason) return refusal(request, reply, 403, 'Form refused', reason);
     const post = await open(request, reply, state);
     if (!post) return reply;
-    const again = (errors: Errors) => {
+    const again = async (errors: Errors) => {
       reply.code(422);
       return render(request, reply, state, 'post/edit', {
-        ...editData(state, post),
+        ...(await editData(state, post)),
         form: entered(request.body as Body),
         errors,
       });
     };
-    const statuses: string[] = [...AUTHOR_STATUSES];
-    if (post.status === 'scheduled') statuses.push('scheduled');
+    const statuses = await services.authoring.statusesFor(state.user!, state.website.id, post.status);
     const parsed = parseForm(request.body, statuses);
     if ('errors' in parsed) return again(parsed.errors);
     let updated: PostDetail;
@@ -268,5 +281,90 @@ export function authoringRoutes(kit: FrontendKit): void {
       throw error;
     }
     return reply.redirect(`${urlFor(state, `/post/edit/${updated.id}`)}?saved=1`, 303);
+  });
+
+  // The review queue (issue 20 #4): an editor of this website approves the posts submitted for
+  // review, or sends them back to their writer with a note.
+  const reviewPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    extra: Record<string, unknown> = {},
+  ) => {
+    let pending;
+    try {
+      pending = await services.authoring.reviewQueue(state.user!, state.website.id);
+    } catch (error) {
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'Not allowed', 'Only editors of this website review posts.');
+      }
+      throw error;
+    }
+    reply.header('cache-control', 'private, no-store');
+    const done = (request.query as Body).done;
+    return kit.render(request, reply, 'post/review', {
+      title: 'Posts to review',
+      csrf_token: await csrfToken(services, request, reply),
+      notice:
+        done === 'approved'
+          ? 'The post is published.'
+          : done === 'returned'
+            ? 'The post is back with its writer.'
+            : null,
+      errors: {},
+      pending: pending.map((post) => ({
+        id: post.id,
+        title: post.title,
+        author: post.authorName ?? 'a deleted user',
+        submitted_at: post.submittedAt,
+        edit_url: urlFor(state, `/post/edit/${post.id}`),
+        action: urlFor(state, `/post/review/${post.id}`),
+      })),
+      ...extra,
+    });
+  };
+
+  kit.page('GET', '/post/review', { name: 'posts.review' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    return reviewPage(request, reply, state);
+  });
+
+  const decisionSchema = z.object({
+    decision: z.enum(['approve', 'return']),
+    note: z.string().max(MAX_REVIEW_NOTE).default(''),
+  });
+
+  kit.page('POST', '/post/review/:post', { name: 'posts.review.decide' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const reason = await checkCsrf(services, request, { requireToken: () => true });
+    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    const ref = (request.params as { post: string }).post;
+    const parsed = decisionSchema.safeParse(request.body ?? {});
+    const again = (errors: Errors) => {
+      reply.code(422);
+      return reviewPage(request, reply, state, { errors, failed_id: Number(ref) });
+    };
+    if (!parsed.success) return again(byField(formatIssues(parsed.error.issues)));
+    try {
+      await services.authoring.review(
+        state.user!,
+        state.website.id,
+        ref,
+        parsed.data.decision,
+        parsed.data.note,
+      );
+    } catch (error) {
+      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'Not allowed', 'Only editors of this website review posts.');
+      }
+      if (error instanceof NotFoundError) {
+        reply.header('cache-control', 'private, no-store');
+        return kit.notFound(request, reply);
+      }
+      throw error;
+    }
+    const done = parsed.data.decision === 'approve' ? 'approved' : 'returned';
+    return reply.redirect(`${urlFor(state, '/post/review')}?done=${done}`, 303);
   });
 }

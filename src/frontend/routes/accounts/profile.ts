@@ -91,6 +91,10 @@ export function profileRoutes(pages: AccountPages): void {
               ? 'Your profile has been saved.'
               : null,
         write_url: urlFor(state, '/post/create'),
+        // Editors of this website find the posts waiting for their review from here.
+        review_url: (await services.authoring.reviews(user, state.website.id))
+          ? urlFor(state, '/post/review')
+          : null,
       };
     },
     save: (_request, state, input) => services.accounts.updateProfile(state.user!.id, input),
