@@ -5,9 +5,9 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, redact } from './config.js';
 import type { Config } from './config.js';
 import { migrate } from './db/database.js';
-import { InputError } from './domain/errors.js';
+import { InputError, NotFoundError, ValidationError } from './domain/errors.js';
 import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/comment-moderation.js';
-import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
+import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS, recordWrite } from './domain/audit.js';
 import { installIfNeeded } from './setup/install.js';
 import { PostScheduler } from './domain/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
@@ -39,6 +39,10 @@ Commands:
                                  moderate comments (a deleted comment takes its replies with it)
   audit:list [--website ID|DOMAIN] [--email E] [--since 7d|DATE]
                                  print audit log entries, newest first (JSON lines)
+  post:pending --website ID|DOMAIN
+                                 print the posts waiting for review on a website (JSON lines)
+  post:approve ID [--at DATE]    approve a post waiting for review: published now, or scheduled
+  post:return ID --note TEXT     send a post waiting for review back to its writer, with a note
   setting:set KEY VALUE          set a system setting
   setting:get KEY                print a system setting
   link:create --name N --url U [--description D] [--icon I] [--category C]… [--website-id ID]…
@@ -66,6 +70,24 @@ async function withServices<T>(config: Config, run: (services: Services) => Prom
   } finally {
     await services.close();
   }
+}
+
+/** The CLI acts as the installation's administrator (whoever may run it holds the server). */
+const CLI_ACTOR = { userId: null, isAdmin: true, websiteId: null, origin: { surface: 'cli' } } as const;
+
+/** Records a CLI write in the audit log: what, on which resource and website, the fields' names. */
+function audited(
+  services: Services,
+  action: string,
+  resource: { type: string; id: string | number; websiteId?: number; input?: unknown },
+): Promise<void> {
+  return recordWrite(services.audit, CLI_ACTOR, {
+    action,
+    resourceType: resource.type,
+    resourceId: resource.id,
+    websiteIds: resource.websiteId === undefined ? [] : [resource.websiteId],
+    input: resource.input,
+  });
 }
 
 async function requireUser(services: Services, email: string) {
@@ -217,6 +239,8 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         'read-only': { type: 'boolean', default: false },
         id: { type: 'string' },
         status: { type: 'string' },
+        note: { type: 'string' },
+        at: { type: 'string' },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -250,13 +274,20 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             isAdmin: values.admin === true,
           });
           const apiToken = await services.users.issueToken(user.id);
+          await audited(services, 'user.create', {
+            type: 'user',
+            id: user.id,
+            input: { email: true, name: true, password: true, ...(values.admin ? { admin: true } : {}) },
+          });
           output.out(JSON.stringify({ id: user.id, api_token: apiToken }));
           return 0;
         });
       case 'user:token':
         return await withServices(config, async (services) => {
           const user = await requireUser(services, option(values, 'email'));
-          output.out(JSON.stringify({ id: user.id, api_token: await services.users.issueToken(user.id) }));
+          const apiToken = await services.users.issueToken(user.id);
+          await audited(services, 'user.token', { type: 'user', id: user.id });
+          output.out(JSON.stringify({ id: user.id, api_token: apiToken }));
           return 0;
         });
       case 'user:disable':
@@ -264,6 +295,10 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         return await withServices(config, async (services) => {
           const user = await requireUser(services, option(values, 'email'));
           await services.users.setActive(user.id, command === 'user:enable');
+          await audited(services, command === 'user:enable' ? 'user.enable' : 'user.disable', {
+            type: 'user',
+            id: user.id,
+          });
           output.out(`User ${user.email} is ${command === 'user:enable' ? 'enabled' : 'disabled'}.`);
           return 0;
         });
@@ -272,22 +307,16 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           const user = await requireUser(services, option(values, 'email'));
           const websiteId = await websiteOption(services, single(values.website, 'website'));
           const role = option(values, 'role');
-          const audit = {
-            userId: null,
-            resourceType: 'membership',
-            resourceId: user.id,
-            websiteId,
-            surface: 'cli',
-          } as const;
+          const membership = { type: 'membership', id: user.id, websiteId };
           if (role === 'none') {
             const removed = await services.memberships.revoke(user.id, websiteId);
-            if (removed) await services.audit.record({ ...audit, action: 'membership.revoke' });
+            if (removed) await audited(services, 'membership.revoke', membership);
             output.out(
               `${user.email} ${removed ? 'no longer has a role' : 'had no role'} on website #${websiteId}.`,
             );
           } else {
             await services.memberships.grant(user.id, websiteId, role);
-            await services.audit.record({ ...audit, action: 'membership.grant', input: { role } });
+            await audited(services, 'membership.grant', { ...membership, input: { role } });
             output.out(`${user.email} is ${role} on website #${websiteId}.`);
           }
           return 0;
@@ -322,12 +351,9 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             readOnly: values['read-only'] === true,
             expiresAt: expires,
           });
-          await services.audit.record({
-            userId: null,
-            action: 'api_key.create',
-            resourceType: 'api_key',
-            resourceId: key.id,
-            surface: 'cli',
+          await audited(services, 'api_key.create', {
+            type: 'api_key',
+            id: key.id,
             input: { name: key.name, website_id: websiteIds, read_only: key.readOnly, expires_at: expires },
           });
           output.out(
@@ -357,13 +383,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             output.err(`folio: ${user.email} has no key #${id} in use`);
             return 1;
           }
-          await services.audit.record({
-            userId: null,
-            action: 'api_key.revoke',
-            resourceType: 'api_key',
-            resourceId: id,
-            surface: 'cli',
-          });
+          await audited(services, 'api_key.revoke', { type: 'api_key', id });
           output.out(`Key #${id} of ${user.email} is revoked.`);
           return 0;
         });
@@ -401,15 +421,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             action === 'delete'
               ? await services.commentModeration.delete(ids)
               : await services.commentModeration.setStatus(ids, action === 'approve' ? 'approved' : 'spam');
-          for (const id of done) {
-            await services.audit.record({
-              userId: null,
-              action: `comment.${action}`,
-              resourceType: 'comment',
-              resourceId: id,
-              surface: 'cli',
-            });
-          }
+          for (const id of done) await audited(services, `comment.${action}`, { type: 'comment', id });
           const missing = ids.filter((id) => !done.includes(id));
           output.out(
             `${action === 'delete' ? 'Deleted' : action === 'approve' ? 'Approved' : 'Marked as spam'}: ${done.length ? done.join(', ') : 'none'}`,
@@ -435,12 +447,34 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           }
           return 0;
         });
+      case 'post:pending':
+        return await withServices(config, async (services) => {
+          const websiteId = await websiteOption(services, single(values.website, 'website'));
+          for (const post of await services.postOps.reviewQueue(CLI_ACTOR, websiteId)) {
+            output.out(JSON.stringify(post));
+          }
+          return 0;
+        });
+      case 'post:approve':
+      case 'post:return': {
+        const [id] = positionals;
+        if (!id || positionals.length !== 1) throw new UsageError(`usage: ${command} ID`);
+        return await withServices(config, async (services) => {
+          const post =
+            command === 'post:approve'
+              ? await services.postOps.approve(CLI_ACTOR, id, { published_at: values.at })
+              : await services.postOps.sendBack(CLI_ACTOR, id, { note: option(values, 'note') });
+          output.out(`Post #${post.id} is ${post.status}.`);
+          return 0;
+        });
+      }
       case 'setting:set': {
         const [key, value] = positionals;
         if (!key || value === undefined || positionals.length !== 2)
           throw new UsageError('usage: setting:set KEY VALUE');
         return await withServices(config, async (services) => {
           await services.settings.set(key, value);
+          await audited(services, 'setting.set', { type: 'setting', id: key.slice(0, 64) });
           output.out(`${key}=${value}`);
           return 0;
         });
@@ -472,6 +506,11 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             categories: values.category ?? [],
             websiteIds,
           });
+          await audited(services, 'link.create', {
+            type: 'link',
+            id: link.id,
+            input: { name: true, url: true },
+          });
           output.out(JSON.stringify({ id: link.id, slug: link.slug, url: link.url }));
           return 0;
         });
@@ -483,6 +522,16 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof InputError) {
       output.err(`folio: ${error.message}`);
       return error instanceof UsageError ? 2 : 1;
+    }
+    if (error instanceof ValidationError) {
+      const messages = Object.values(error.messages).flat();
+      const issues = error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+      output.err(`folio: ${[...messages, ...issues].join('; ').replace(/:attribute/g, 'value')}`);
+      return 1;
+    }
+    if (error instanceof NotFoundError) {
+      output.err(`folio: ${error.message}`);
+      return 1;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
       output.err(`folio: ${error.message}`);

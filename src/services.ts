@@ -47,6 +47,7 @@ import { UpdateService } from './domain/updates.js';
 import type { PackageManager } from './domain/updates.js';
 import { UsersService } from './domain/users.js';
 import { WebsitesService } from './domain/websites.js';
+import { WebsiteOperations } from './domain/website-operations.js';
 
 export interface Services {
   config: Config;
@@ -81,6 +82,8 @@ export interface Services {
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
   websites: WebsitesService;
+  /** Website writes and reads for a caller: the policy decides, the audit log records. */
+  websiteOps: WebsiteOperations;
   tags: TagsService;
   /** Cached tag trees for the faces' answers. */
   tagReads: TagReads;
@@ -170,6 +173,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
   const policy = new Policy({ websites, memberships, clock });
   const audit = new AuditLog(db, clock);
+  const websiteOps = new WebsiteOperations(websites, policy, audit);
   const postOps = new PostOperations({
     store: posts,
     policy,
@@ -185,6 +189,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     cache,
     settings,
     migrate: () => migrate(database),
+    audit,
     packageManager:
       options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
   });
@@ -210,7 +215,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     clock,
   );
   const publicPosts = new PublicPostsService(db, clock, cache);
-  const comments = new CommentsService(db, clock, settings, changes);
+  const comments = new CommentsService(db, clock, settings, changes, audit);
   const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
   const services: Services = {
     config,
@@ -234,10 +239,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     media,
     fetcher,
     websites,
+    websiteOps,
     tags,
     tagReads: new TagReads(tags, cache),
     pages,
-    menus: new MenusService(db, clock, cache, pages, changes),
+    menus: new MenusService(db, clock, cache, pages, changes, audit),
     updates,
     rateLimits,
     memory,
@@ -255,6 +261,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       mailer: () => services.mailer,
       warn,
       changes,
+      audit,
     }),
     siteReads: new SiteReads({
       cache,

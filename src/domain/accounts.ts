@@ -12,7 +12,10 @@ import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { nowIso } from './clock.js';
 import { ValidationError } from './errors.js';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
+import type { ActorOrigin } from './policy.js';
 import type { Clock } from './clock.js';
 import type { Mailer } from './mailer.js';
 import type { SessionService } from './sessions.js';
@@ -95,6 +98,8 @@ export class AccountsService {
       sessions: SessionService;
       settings: SettingsService;
       mailer: () => Mailer;
+      /** Account writes are recorded (the site's surface; the user is the actor). */
+      audit?: AuditLog;
       warn: (message: string) => void;
       /** Told when a name or email changes (the answers that show them are flushed: cache-tags.ts). */
       changes?: ContentChanges;
@@ -234,7 +239,7 @@ export class AccountsService {
    * Creates the account of a live token on `websiteId`, the website whose link it is, with the
    * registration role there (in the same transaction: an account never exists without its role).
    */
-  async confirmRegistration(token: string, websiteId: number): Promise<User | null> {
+  async confirmRegistration(token: string, websiteId: number, origin?: ActorOrigin): Promise<User | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
     const tokenHash = hashRegistrationToken(token);
     for (let attempt = 1; ; attempt++) {
@@ -286,7 +291,9 @@ export class AccountsService {
             .execute();
           return row.id;
         });
-        return id === null ? null : await this.deps.users.findById(id);
+        if (id === null) return null;
+        await this.audited(id, websiteId, 'user.register', origin, { role });
+        return await this.deps.users.findById(id);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // The transaction rolled back. Either the email got an account since we looked (the link is
@@ -300,7 +307,11 @@ export class AccountsService {
     }
   }
 
-  async updateProfile(userId: number, input: { name: string; username: string }): Promise<void> {
+  async updateProfile(
+    userId: number,
+    input: { name: string; username: string },
+    origin?: ActorOrigin,
+  ): Promise<void> {
     const username = input.username.trim().toLowerCase();
     if (await this.usernameTaken(username, userId)) {
       throw new AccountInputError({ username: ['The username has already been taken.'] });
@@ -317,12 +328,9 @@ export class AccountsService {
       throw error;
     }
     await this.deps.changes?.announce({ kind: 'author', id: userId });
+    await this.audited(userId, null, 'user.profile', origin, input);
   }
 
-  /**
-   * Changes the email and, when given, the password. Either change needs the current password. A new
-   * password ends every other session of the user (`keepSessionId` is the caller's own).
-   */
   /**
    * Changes the password at once, and asks the new email address to confirm itself (issue 21 #12):
    * the email changes only when the link mailed there is used. The answer is the same whether or not
@@ -334,6 +342,7 @@ export class AccountsService {
     input: SettingsChange,
     keepSessionId: string,
     mail: EmailChangeMail,
+    origin?: ActorOrigin,
   ): Promise<{ emailPending: boolean }> {
     const email = normalizeEmail(input.email);
     const changingEmail = email !== user.email;
@@ -355,6 +364,10 @@ export class AccountsService {
       await this.deps.sessions.endAllOf(user.id, keepSessionId);
     }
     if (changingEmail) await this.requestEmailChange(user, email, mail);
+    await this.audited(user.id, null, 'user.settings', origin, {
+      ...(changingEmail ? { email_requested: true } : {}),
+      ...(changingPassword ? { password: true } : {}),
+    });
     return { emailPending: changingEmail };
   }
 
@@ -411,7 +424,7 @@ export class AccountsService {
    * Moves the account to its new address and uses the token up, in one transaction. False when the
    * token is unknown or expired, or the address got an account since.
    */
-  async confirmEmailChange(token: string): Promise<boolean> {
+  async confirmEmailChange(token: string, origin?: ActorOrigin): Promise<boolean> {
     if (!TOKEN_PATTERN.test(token)) return false;
     const tokenHash = hashEmailChangeToken(token);
     try {
@@ -432,6 +445,7 @@ export class AccountsService {
       });
       if (userId === null) return false;
       await this.deps.changes?.announce({ kind: 'user', id: userId });
+      await this.audited(userId, null, 'user.email', origin, { email: true });
       return true;
     } catch (error) {
       if (isUniqueViolation(error)) return false;
@@ -500,7 +514,7 @@ export class AccountsService {
    * Sets a new password with a live token and uses the token up; every session of the user ends.
    * Returns false when the token is unknown, used or expired.
    */
-  async resetPassword(token: string, password: string): Promise<boolean> {
+  async resetPassword(token: string, password: string, origin?: ActorOrigin): Promise<boolean> {
     if (!TOKEN_PATTERN.test(token)) return false;
     const now = nowIso(this.clock);
     const used = await this.db
@@ -518,7 +532,29 @@ export class AccountsService {
       .where('id', '=', used.user_id)
       .execute();
     await this.deps.sessions.endAllOf(used.user_id);
+    await this.audited(used.user_id, null, 'user.password_reset', origin, { password: true });
     return true;
+  }
+
+  /** Records an account write, the account's user acting on it (from the site unless told). */
+  private audited(
+    userId: number,
+    websiteId: number | null,
+    action: string,
+    origin: ActorOrigin | undefined,
+    input: unknown,
+  ): Promise<void> {
+    return recordWrite(
+      this.deps.audit,
+      { userId, isAdmin: false, websiteId, origin: origin ?? { surface: 'site' } },
+      {
+        action,
+        resourceType: 'user',
+        resourceId: userId,
+        websiteIds: websiteId === null ? [] : [websiteId],
+        input,
+      },
+    );
   }
 
   async resetLifetimeMinutes(): Promise<number> {

@@ -6,7 +6,10 @@ import { pageTags } from './cache-tags.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
+import type { Actor } from './policy.js';
 import type { Clock } from './clock.js';
 import { isStorableId } from './ids.js';
 import type { SettingsService } from './settings.js';
@@ -58,6 +61,8 @@ export interface NewComment {
   websiteId: number;
   ipHash: string;
   userAgent: string;
+  /** Who writes, for the audit log (absent: not recorded). */
+  actor?: Actor;
 }
 
 export interface StoredComment {
@@ -148,6 +153,7 @@ export class CommentsService {
     private readonly settings: SettingsService,
     /** Told when a post's pages show something new (the page cache flushes that post's pages). */
     private readonly changes: ContentChanges,
+    private readonly audit?: AuditLog,
   ) {}
 
   async enabled(): Promise<boolean> {
@@ -259,6 +265,15 @@ export class CommentsService {
       .returning('id')
       .executeTakeFirstOrThrow();
     if (status === 'approved') await this.threadChanged(post.id);
+    if (input.actor) {
+      await recordWrite(this.audit, input.actor, {
+        action: 'comment.create',
+        resourceType: 'comment',
+        resourceId: row.id,
+        websiteIds: [input.websiteId],
+        input: { post_id: post.id, content, ...(parentId ? { parent_id: parentId } : {}) },
+      });
+    }
     return { id: row.id, postId: post.id, postSlug: post.slug, status };
   }
 

@@ -9,7 +9,10 @@
 // website), prefixed with `/{locale}` when localization is on and the sync's locale is not the
 // default one (R-F3).
 import type { Cache } from '../cache/cache.js';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
+import type { Actor } from './policy.js';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -76,6 +79,8 @@ export interface SyncOptions {
   /** The locale the page URLs are made for; the default locale when absent. */
   locale?: string;
   locales: LocaleSettings;
+  /** Who syncs, for the audit log (absent: a system write, e.g. the sample content). */
+  actor?: Actor;
 }
 
 const COLUMNS = [
@@ -155,6 +160,7 @@ export class MenusService {
     private readonly pages: PagesService,
     /** Told after every committed change (the caches listen: cache-tags.ts). */
     private readonly changes?: ContentChanges,
+    private readonly audit?: AuditLog,
   ) {}
 
   /**
@@ -243,6 +249,15 @@ export class MenusService {
     });
 
     await this.changes?.announce({ kind: 'menu', websiteId });
+    if (options.actor) {
+      await recordWrite(this.audit, options.actor, {
+        action: 'menu.sync',
+        resourceType: 'menu',
+        resourceId: websiteId,
+        websiteIds: [websiteId],
+        input: { items: items.length },
+      });
+    }
     return result;
   }
 

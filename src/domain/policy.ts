@@ -18,6 +18,8 @@
 // - a caller without a user (an endpoint in `none` mode) may create a post where R-P8 puts it (the
 //   request's website; global only when the request has none), attributed to nobody, and changes
 //   nothing else;
+// - websites: administrators, their owners and bound users (R-W7) and their site admins see and
+//   change them and their domains; only administrators create or delete one;
 // - tags have no owner: anyone with a user may create one on websites they may write to, and change
 //   one (the tag store's update_when_duplicated) only when it is bound to websites they may all write
 //   to (never an all-sites tag) and stays on such websites.
@@ -165,6 +167,17 @@ export class Policy {
     const roles = await this.rolesOf(actor);
     // An editor of any website the post is on sees it there (its drafts included).
     return post.websiteIds.some((id) => roleAtLeast(roles.get(id), 'editor'));
+  }
+
+  /**
+   * May the actor see and manage this website (its fields and domains): administrators, its owner and
+   * users bound to it (R-W7), and its site admins (issue 20).
+   */
+  async managesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    if (actor.userId === null) return false;
+    if ((await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId)) return true;
+    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
   }
 
   /** Editor or site admin of this website (lists show them its posts of every status). */

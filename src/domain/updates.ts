@@ -9,6 +9,9 @@ import type { Cache } from '../cache/cache.js';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
+import type { Actor } from './policy.js';
 import type { SettingsService } from './settings.js';
 import { flag } from './values.js';
 
@@ -124,6 +127,8 @@ export interface UpdateServiceOptions {
   /** Brings the database schema up to date; returns the names of the migrations applied. */
   migrate: () => Promise<string[]>;
   heartbeatMs?: number;
+  /** Every run is recorded (who asked, what, and whether it installed). */
+  audit?: AuditLog;
 }
 
 interface ActiveRun {
@@ -138,6 +143,7 @@ export class UpdateService {
   private readonly settings: SettingsService;
   private readonly migrate: () => Promise<string[]>;
   private readonly heartbeatMs: number;
+  private readonly audit?: AuditLog;
   readonly packageManager: PackageManager;
   private readonly active = new Map<string, ActiveRun>();
   /** Runs on this node go one after the other: npm must not run twice at once in one directory. */
@@ -152,6 +158,7 @@ export class UpdateService {
     this.packageManager = options.packageManager;
     this.migrate = options.migrate;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.audit = options.audit;
   }
 
   /**
@@ -161,6 +168,24 @@ export class UpdateService {
   async trigger(
     input: { package?: unknown; version?: unknown },
     log: UpdateLogger = silentLogger,
+    actor?: Actor,
+  ): Promise<TriggerResult> {
+    const result = await this.triggerRun(input, log);
+    if (actor && (result.outcome === 'updated' || result.outcome === 'failed')) {
+      await recordWrite(this.audit, actor, {
+        action: result.outcome === 'updated' ? 'update.install' : 'update.fail',
+        resourceType: 'update',
+        resourceId: typeof input.package === 'string' ? input.package.slice(0, 64) : 'core',
+        websiteIds: [],
+        input,
+      });
+    }
+    return result;
+  }
+
+  private async triggerRun(
+    input: { package?: unknown; version?: unknown },
+    log: UpdateLogger,
   ): Promise<TriggerResult> {
     if (await this.settings.flag(DISABLE_SETTING, false)) return { outcome: 'disabled' };
     const request = parseUpdateRequest(input);

@@ -256,19 +256,6 @@ export class WebsitesService {
     return { items: await this.hydrate(rows), total: Number(count?.n ?? 0) };
   }
 
-  /** Whether the user may see and change this website (R-W7). */
-  async canAccess(user: User, websiteId: number): Promise<boolean> {
-    if (!isStorableId(websiteId)) return false;
-    if (user.isAdmin) return true;
-    const row = await this.db
-      .selectFrom('websites')
-      .select('websites.id')
-      .where('websites.id', '=', websiteId)
-      .where((eb) => this.accessibleBy(eb, user.id))
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   /** The ids of the websites a user owns or is bound to (R-W7), without administrators' reach. */
   async accessibleIds(userId: number): Promise<number[]> {
     const rows = await this.db

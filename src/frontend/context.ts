@@ -3,6 +3,7 @@
 // hooks before a route handler runs; read with frontendState(request).
 import type { FastifyRequest } from 'fastify';
 import type { LocaleSettings } from '../domain/locales.js';
+import type { Actor } from '../domain/policy.js';
 import { localizedPath } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
 import type { Website } from '../domain/websites.js';
@@ -41,4 +42,14 @@ export function maybeFrontendState(request: FastifyRequest): FrontendState | und
 /** A path of this website in the visitor's locale: `/post/x` or `/fr/post/x`. */
 export function urlFor(state: FrontendState, path: string): string {
   return localizedPath(path, state.locale, state.locales);
+}
+
+/** The visitor as the policy and the audit log see them: the site's surface, this request. */
+export function siteActor(request: FastifyRequest, state: FrontendState): Actor {
+  return {
+    userId: state.user?.id ?? null,
+    isAdmin: state.user?.isAdmin ?? false,
+    websiteId: state.website.id,
+    origin: { surface: 'site', requestId: request.id, clientIp: request.ip ?? null },
+  };
 }

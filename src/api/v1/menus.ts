@@ -17,6 +17,7 @@ import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
 import { isSafeHref } from '../../domain/site-urls.js';
 import { ATTRIBUTE } from '../../domain/schema-fields.js';
 import type { Services } from '../../services.js';
+import { actorOf } from './actor.js';
 import { ApiError, success, validationFailed } from './envelope.js';
 import type { Json } from './envelope.js';
 import { requestInput } from './input.js';
@@ -210,6 +211,7 @@ export function registerMenuRoutes(router: ApiRouter, services: Services): void 
         const result = await services.menus.sync(websiteId, items, {
           locale: input.locale === undefined ? undefined : normalizeLocale(input.locale),
           locales,
+          actor: await actorOf(services, request),
         });
         return success('Menu synchronized successfully', {
           website_id: result.websiteId,

@@ -1,6 +1,7 @@
 // Updates API (spec 4.6, 3.2; R-U1..R-U3). Bodies deviate from the envelope: only `status`,
 // `message`, and `version` (trigger success) or `progress` (spec 2.1).
 import type { Services } from '../../services.js';
+import { actorOf } from './actor.js';
 import { ApiError } from './envelope.js';
 import type { Json } from './envelope.js';
 import { requestInput } from './input.js';
@@ -21,6 +22,7 @@ export function registerUpdateRoutes(router: ApiRouter, services: Services): voi
       const result = await services.updates.trigger(
         { package: input.package, version: input.version },
         request.log,
+        await actorOf(services, request),
       );
       // The server began stopping during the run: do not keep this connection alive, or the
       // graceful shutdown would wait for the client's keep-alive to time out.

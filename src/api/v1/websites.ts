@@ -2,7 +2,7 @@
 // model switch `enable_api_website` and its own; add-domain also honours `enable_api_website_add_domain`.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { NotFoundError } from '../../domain/errors.js';
+import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import type { User } from '../../domain/users.js';
 import {
   ADMIN_ONLY_WEBSITE_FIELDS,
@@ -113,6 +113,7 @@ async function answering<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof DomainConflictError) throw ApiError.fail(409, error.message);
     if (error instanceof LastDomainError) throw ApiError.fail(422, error.message);
     if (error instanceof NotFoundError) throw ApiError.fail(404, error.message);
+    if (error instanceof ForbiddenError) throw adminRequired();
     throw error;
   }
 }
@@ -123,14 +124,8 @@ function caller(request: FastifyRequest): User {
 }
 
 export function registerWebsiteRoutes(router: ApiRouter, services: Services): void {
-  const { websites } = services;
-
-  /** The website, when it exists and the caller may see it (R-W7: others are 404 too). */
-  const accessible = async (user: User, id: number): Promise<Website> => {
-    const website = (await websites.canAccess(user, id)) ? await websites.find(id) : null;
-    if (!website) throw ApiError.fail(404, 'Website not found');
-    return website;
-  };
+  const { websites, websiteOps } = services;
+  const actor = (request: FastifyRequest) => actorOf(services, request);
 
   const idParam = (request: FastifyRequest): number => {
     const raw = (request.params as { id?: string }).id ?? '';
@@ -150,8 +145,8 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
 
   router.route(['POST'], '/websites/store', policy('store', { adminOnly: true }), async (request) => {
     const input = validate(storeSchema, requestInput(request));
-    const id = await answering(() =>
-      websites.create({
+    const website = await answering(async () =>
+      websiteOps.create(await actor(request), {
         siteName: input.site_name,
         domain: input.domain,
         theme: input.theme,
@@ -159,7 +154,7 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
         userId: caller(request).id,
       }),
     );
-    return success('Successfully Created', websiteJson(await accessible(caller(request), id)));
+    return success('Successfully Created', websiteJson(website));
   });
 
   router.route(
@@ -168,12 +163,9 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     policy('add_domain', { vetoSwitch: 'enable_api_website_add_domain' }),
     async (request) => {
       const input = validate(domainSchema, requestInput(request));
-      await accessible(caller(request), input.website_id);
-      const actor = await actorOf(services, request);
-      const result = await answering(async () => {
-        services.policy.requireDomainClaim(actor, input.domain);
-        return websites.addDomain(input.website_id, input.domain);
-      });
+      const result = await answering(async () =>
+        websiteOps.addDomain(await actor(request), input.website_id, input.domain),
+      );
       switch (result.outcome) {
         case 'created':
           return success('Domain alias created', {
@@ -204,8 +196,9 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
 
   router.route(['POST'], '/websites/remove-domain', policy('remove_domain'), async (request) => {
     const input = validate(domainSchema, requestInput(request));
-    await accessible(caller(request), input.website_id);
-    const result = await answering(() => websites.removeDomain(input.website_id, input.domain));
+    const result = await answering(async () =>
+      websiteOps.removeDomain(await actor(request), input.website_id, input.domain),
+    );
     return success('Successfully Deleted', {
       website_id: input.website_id,
       removed_domain: result.removed,
@@ -230,26 +223,17 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
       });
     }
     const id = idParam(request);
-    await accessible(caller(request), id);
-    const actor = await actorOf(services, request);
-    const website = await answering(async () => {
-      if (input.domain !== undefined) services.policy.requireDomainClaim(actor, input.domain);
-      return websites.update(id, input);
-    });
+    const website = await answering(async () => websiteOps.update(await actor(request), id, input));
     return success('Successfully Updated', websiteJson(website));
   });
 
   router.route(['POST'], '/websites/delete/:id', policy('delete', { adminOnly: true }), async (request) => {
-    const id = idParam(request);
-    await accessible(caller(request), id);
-    await answering(() => websites.delete(id));
+    await answering(async () => websiteOps.delete(await actor(request), idParam(request)));
     return success('Successfully Deleted', []);
   });
 
   router.route(['GET', 'POST'], '/websites/:id', policy('show', { read: true }), async (request) => {
-    return success(
-      'Successfully fetched website',
-      websiteJson(await accessible(caller(request), idParam(request))),
-    );
+    const website = await answering(async () => websiteOps.show(await actor(request), idParam(request)));
+    return success('Successfully fetched website', websiteJson(website));
   });
 }

@@ -8,7 +8,7 @@ import { CommentInputError } from '../../domain/comments.js';
 import type { VoteKind } from '../../domain/comments.js';
 import type { Services } from '../../services.js';
 import type { FrontendState } from '../context.js';
-import { SESSION_COOKIE, urlFor } from '../context.js';
+import { SESSION_COOKIE, siteActor, urlFor } from '../context.js';
 import { checkCsrf, csrfToken } from '../csrf.js';
 import { pageTagSink } from '../page-cache.js';
 import type { FrontendKit } from '../index.js';
@@ -107,6 +107,7 @@ export function commentRoutes(kit: FrontendKit): void {
           websiteId: state.website.id,
           ipHash: identity.ipHash,
           userAgent: String(request.headers['user-agent'] ?? ''),
+          actor: siteActor(request, state),
         });
         const message = NOTICES[comment.status] ?? NOTICES.pending;
         if (wantsJson(request)) {

@@ -1,7 +1,7 @@
 // Password reset by a one-time link in a mail. The request's answer is the same whether or not the
 // email has an account; the token is in the URL, so its pages send no Referer.
 import { passwordForgotInput, passwordResetInput } from '../../../domain/account-input.js';
-import { urlFor } from '../../context.js';
+import { siteActor, urlFor } from '../../context.js';
 import { clientAddress, signOut } from '../../session.js';
 import type { AccountPages } from './forms.js';
 import { limited, tooMany } from './forms.js';
@@ -63,7 +63,7 @@ export function passwordResetRoutes(pages: AccountPages): void {
     dead: deadReset,
     schema: passwordResetInput,
     action: async (token, input, request, reply, state) => {
-      if (!(await services.accounts.resetPassword(token, input.password))) {
+      if (!(await services.accounts.resetPassword(token, input.password, siteActor(request, state).origin))) {
         return pages.deadLink(request, reply, state, deadReset);
       }
       // Every session of the account ended; the visitor's own cookie goes too.

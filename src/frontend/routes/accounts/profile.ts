@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { profileInput, settingsInput } from '../../../domain/account-input.js';
-import { urlFor } from '../../context.js';
+import { siteActor, urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { redirectToLogin, sessionIdOf } from '../../session.js';
 import type { AccountPages, Body } from './forms.js';
@@ -97,7 +97,8 @@ export function profileRoutes(pages: AccountPages): void {
           : null,
       };
     },
-    save: (_request, state, input) => services.accounts.updateProfile(state.user!.id, input),
+    save: (request, state, input) =>
+      services.accounts.updateProfile(state.user!.id, input, siteActor(request, state).origin),
   });
 
   ownForm({
@@ -120,6 +121,7 @@ export function profileRoutes(pages: AccountPages): void {
           link: (token) => pages.mailLink(state, `/user/settings/email/${token}`),
           siteName: pages.siteName(state),
         },
+        siteActor(request, state).origin,
       );
       return emailPending ? 'email' : '1';
     },
@@ -144,7 +146,7 @@ export function profileRoutes(pages: AccountPages): void {
     dead: deadEmailLink,
     schema: z.object({}),
     action: async (token, _input, request, reply, state) =>
-      (await services.accounts.confirmEmailChange(token))
+      (await services.accounts.confirmEmailChange(token, siteActor(request, state).origin))
         ? pages.message(
             request,
             reply,

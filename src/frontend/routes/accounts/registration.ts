@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { registrationInput } from '../../../domain/account-input.js';
-import { urlFor } from '../../context.js';
+import { siteActor, urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, signIn } from '../../session.js';
 import type { AccountPages } from './forms.js';
@@ -90,7 +90,11 @@ export function registrationRoutes(pages: AccountPages): void {
       (await services.accounts.registrationOpen()) ? undefined : closed(request, reply, state),
     schema: z.object({}),
     action: async (token, _input, request, reply, state) => {
-      const user = await services.accounts.confirmRegistration(token, state.website.id);
+      const user = await services.accounts.confirmRegistration(
+        token,
+        state.website.id,
+        siteActor(request, state).origin,
+      );
       if (!user) {
         return pages.deadLink(request, reply, state, {
           status: 400,
