@@ -216,6 +216,16 @@ describe('permission matrix of posts (issue 20)', () => {
     assert.ok(!(await ids('contributor')).includes(draft), 'nor a contributor');
   });
 
+  it('a user demoted between two requests: the next request sees the new role (nothing is cached)', async () => {
+    const user = await ctx.createUser();
+    await ctx.services.memberships.grant(user.id, siteOne, 'editor');
+    const other = await draftBy(stranger, siteOne);
+    assert.equal((await api(user, `/posts/update/${other}`, { title: 'Edited' })).status, 200);
+    await ctx.services.memberships.grant(user.id, siteOne, 'reader');
+    assert.equal((await api(user, `/posts/update/${other}`, { title: 'Again' })).status, 404);
+    assert.equal((await api(user, '/posts/store', { title: 'x', content: 'x' })).status, 403);
+  });
+
   describe('review workflow by role (issue 20 #4)', () => {
     /** Who may approve or send back another user's pending post on site one (their role's website). */
     const REVIEWS: Record<Role, Outcome> = {
