@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { apiNotFound } from './api/v1/errors.js';
 import { apiV1 } from './api/v1/index.js';
+import { apiV2 } from './api/v2/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
@@ -20,6 +21,13 @@ import { installErrorHandling } from './http/errors.js';
 import { installMultipart } from './http/multipart.js';
 import type { QueryCounter } from './http/query-counter.js';
 import type { Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the app registered, in order (tests check the OpenAPI documents against it). */
+    registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
+  }
+}
 
 export interface AppOptions {
   /** Pino logger options, or false for none (tests). Defaults to the configured level. */
@@ -96,6 +104,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     forceCloseConnections: 'idle',
   });
 
+  // Every route as registered (method and URL): the API documents are checked against it.
+  const routes: Array<{ method: string; url: string }> = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  app.decorate('registeredRoutes', routes);
   app.decorateRequest('apiUser', null);
   app.decorateRequest('apiKey', null);
   options.queryCounter?.install(app);
@@ -159,6 +173,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
+  await app.register(apiV2(services), { prefix: '/api/v2' });
   await app.register(apiNotFound, { prefix: '/api' });
   await app.register(site);
   return app;

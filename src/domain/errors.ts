@@ -61,6 +61,17 @@ export class ConflictError extends Error {
   }
 }
 
+/**
+ * A write made against a version of the resource that is no longer current (API v2's `If-Match`):
+ * someone changed it since the writer read it. Nothing was written.
+ */
+export class StaleWriteError extends ConflictError {
+  constructor() {
+    super('The resource has changed since it was read.');
+    this.name = 'StaleWriteError';
+  }
+}
+
 /** The database did not answer (down, restarting): each face answers 503 with `Retry-After`. */
 export { isDatabaseUnavailable, isInvalidValue, isStorageFull } from '../db/errors.js';
 

@@ -180,6 +180,16 @@ export class Policy {
     return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
   }
 
+  /**
+   * May the actor read the audit log: administrators all of it, a site admin the entries of their
+   * website (named: `websiteId`).
+   */
+  async readsAudit(actor: Actor, websiteId: number | undefined): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    if (websiteId === undefined || actor.userId === null) return false;
+    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
+  }
+
   /** Editor or site admin of this website (lists show them its posts of every status). */
   async editsWebsite(actor: Actor, websiteId: number): Promise<boolean> {
     if (actor.isAdmin) return true;

@@ -8,9 +8,7 @@ import { localizedPath } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
 import type { Website } from '../domain/websites.js';
 
-/** The visitor session cookie (accounts module). A request carrying it is never served from or stored
- * in the full-page cache. */
-export const SESSION_COOKIE = 'folio_session';
+export { SESSION_COOKIE } from '../http/session-cookie.js';
 
 export interface FrontendState {
   website: Website;

@@ -23,7 +23,7 @@ import type { Services } from '../services.js';
 import { siteContentSecurityPolicy } from './csp.js';
 import { SESSION_COOKIE, frontendState, maybeFrontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
-import { csrfToken } from './csrf.js';
+import { csrfToken } from '../http/csrf.js';
 import type { SeoInput } from './seo.js';
 import { FragmentStore } from './fragments.js';
 import type { FragmentScope } from './fragments.js';

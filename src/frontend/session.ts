@@ -1,34 +1,18 @@
-// The visitor session of the public site over HTTP: the `folio_session` cookie holds the session id
-// and an HMAC of it made with the installation's secret (shared by every node), so a forged or
-// altered cookie is refused before any lookup. The cookie is HttpOnly, SameSite=Lax, Secure when
+// The visitor session of the public site over HTTP: the `folio_session` cookie (http/session-cookie.ts)
+// holds the session id and its HMAC. The cookie is HttpOnly, SameSite=Lax, Secure when
 // APP_URL is https, and lives as long as the session. Signing in always starts a new session
 // (rotation: a session id planted before login is worth nothing after it).
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../domain/users.js';
 import type { Services } from '../services.js';
 import { SESSION_COOKIE, urlFor } from './context.js';
+export { sessionIdOf };
 import type { FrontendState } from './context.js';
-import { appSecret } from './csrf.js';
+import { appSecret, sessionIdOf, sessionSignature } from '../http/session-cookie.js';
 import type { FrontendKit } from './index.js';
-
-function signature(secret: string, id: string): string {
-  return createHmac('sha256', secret).update(`session:${id}`).digest('base64url');
-}
 
 function secure(services: Services): boolean {
   return services.config.appUrl.startsWith('https:');
-}
-
-/** The session id of the request's cookie when its signature holds, else null. */
-export async function sessionIdOf(services: Services, request: FastifyRequest): Promise<string | null> {
-  const cookie = request.cookies[SESSION_COOKIE];
-  if (!cookie || cookie.length > 200) return null;
-  const [id, mac, extra] = cookie.split('.');
-  if (!id || !mac || extra !== undefined) return null;
-  const expected = Buffer.from(signature(await appSecret(services), id));
-  const given = Buffer.from(mac);
-  return expected.length === given.length && timingSafeEqual(expected, given) ? id : null;
 }
 
 /** Installs the session lookup that fills `state.user` on every public page. */
@@ -58,7 +42,7 @@ export async function signIn(
   if (previous !== null) await services.sessions.end(previous);
   const session = await services.sessions.start(user.id);
   const secret = await appSecret(services);
-  reply.setCookie(SESSION_COOKIE, `${session.id}.${signature(secret, session.id)}`, {
+  reply.setCookie(SESSION_COOKIE, `${session.id}.${sessionSignature(secret, session.id)}`, {
     path: '/',
     httpOnly: true,
     sameSite: 'lax',

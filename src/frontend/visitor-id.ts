@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../domain/users.js';
 import type { Services } from '../services.js';
-import { appSecret } from './csrf.js';
+import { appSecret } from '../http/session-cookie.js';
 
 export interface VisitorIdentity {
   /** Hash of the IP address: the key of rate limits, stored with a comment. */

@@ -68,6 +68,15 @@ function messageFor(issue: z.core.$ZodIssue, attr: string): string {
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   for (const issue of issues) {
+    // A field the schema does not know (a strict schema: API v2): one entry per field, by its name.
+    if (issue.code === 'unrecognized_keys') {
+      for (const name of issue.keys) {
+        const path = [...issue.path, name];
+        const list = (errors[path.map(String).join('.')] ??= []);
+        list.push(`The ${attributeName(path)} field is not allowed.`);
+      }
+      continue;
+    }
     const key = issue.path.map(String).join('.');
     const message = messageFor(issue, attributeName(issue.path));
     const list = (errors[key] ??= []);

@@ -2,12 +2,25 @@
 import type { Actor } from '../policy.js';
 import { audited, factsOf } from './context.js';
 import type { PostOperationContext } from './context.js';
+import { StaleWriteError } from '../errors.js';
 import { postNotFound } from './update.js';
+import type { WriteOptions } from './update.js';
 
-export async function deletePost(ctx: PostOperationContext, actor: Actor, ref: string): Promise<void> {
+export async function deletePost(
+  ctx: PostOperationContext,
+  actor: Actor,
+  ref: string,
+  options: WriteOptions = {},
+): Promise<void> {
   const current = await ctx.store.findDetailByRef(ref);
   if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
   await ctx.policy.require(actor, 'post.delete', factsOf(current));
-  if (!(await ctx.store.delete(current.id))) throw postNotFound();
+  if (options.ifVersion !== undefined && options.ifVersion !== current.updatedAt) throw new StaleWriteError();
+  if (!(await ctx.store.delete(current.id, options.ifVersion))) {
+    // Still there: changed since it was read. Gone: someone deleted it first.
+    if (options.ifVersion !== undefined && (await ctx.store.findDetail(current.id)))
+      throw new StaleWriteError();
+    throw postNotFound();
+  }
   await audited(ctx, actor, 'post.delete', current);
 }

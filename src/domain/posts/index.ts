@@ -13,6 +13,7 @@ import type { ReviewContext } from './review.js';
 import type { PendingPost, ReviewStep } from './review-store.js';
 import { showPost } from './show.js';
 import { updatePost } from './update.js';
+import type { WriteOptions } from './update.js';
 
 export * from './model.js';
 export { PostsService } from './store.js';
@@ -23,6 +24,7 @@ export type { PendingPost, ReviewStep } from './review-store.js';
 export type { AnswerView } from './reads.js';
 export { LIST_FIELDS } from './input.js';
 export type { ListPostsInput, UploadedBytes } from './input.js';
+export type { WriteOptions } from './update.js';
 export { postMatches } from './queries.js';
 
 export class PostOperations {
@@ -32,12 +34,18 @@ export class PostOperations {
     return createPost(this.ctx, actor, input);
   }
 
-  update(actor: Actor, ref: string, input: Record<string, unknown>): Promise<PostDetail> {
-    return updatePost(this.ctx, actor, ref, input);
+  /** `ifVersion`: the `updatedAt` the writer read; a later change makes it StaleWriteError. */
+  update(
+    actor: Actor,
+    ref: string,
+    input: Record<string, unknown>,
+    options?: WriteOptions,
+  ): Promise<PostDetail> {
+    return updatePost(this.ctx, actor, ref, input, options);
   }
 
-  delete(actor: Actor, ref: string): Promise<void> {
-    return deletePost(this.ctx, actor, ref);
+  delete(actor: Actor, ref: string, options?: WriteOptions): Promise<void> {
+    return deletePost(this.ctx, actor, ref, options);
   }
 
   /** Submits a draft for review (status `pending`). */

@@ -46,8 +46,8 @@ export interface PostSummary {
   updatedAt: string;
 }
 
-/** `any` lists every status (Folio's addition, R-P3). */
-export const POST_LIST_STATUSES = [...POST_STATUSES, 'any'] as const;
+/** `any` lists every status (Folio's addition, R-P3); `pending`, posts waiting for review (issue 20). */
+export const POST_LIST_STATUSES = [...POST_STATUSES, 'pending', 'any'] as const;
 export type PostListStatus = (typeof POST_LIST_STATUSES)[number];
 
 export interface PostListQuery {
@@ -125,6 +125,8 @@ export interface PostWrite {
   thumbnailTruncated?: boolean;
   /** Download external images of the content (rule 3); default: setting `localize_post_image`. */
   localizeImages?: boolean;
+  /** Write only if the post is still at this version (its `updatedAt`): else StaleWriteError. */
+  ifUpdatedAt?: string;
 }
 
 /** Settings read by the posts service. */

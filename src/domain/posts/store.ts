@@ -12,7 +12,7 @@ import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { visibleOnWebsite } from '../bindings.js';
 import type { WebsiteBindings } from '../bindings.js';
-import { ValidationError } from '../errors.js';
+import { StaleWriteError, ValidationError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { localizeImages } from '../localize-images.js';
 import { ImageTooLargeError, NotAnImageError } from '../media.js';
@@ -459,12 +459,17 @@ export class PostsService {
         : undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
-        await trx
+        let update = trx
           .updateTable('posts')
           .set(changes)
           .where('id', '=', id)
-          .where('deleted_at', 'is', null)
-          .execute();
+          .where('deleted_at', 'is', null);
+        if (input.ifUpdatedAt !== undefined) update = update.where('updated_at', '=', input.ifUpdatedAt);
+        const updated = await update.executeTakeFirst();
+        // Changed since the writer read it: nothing of this write is kept (the transaction rolls back).
+        if (input.ifUpdatedAt !== undefined && Number(updated.numUpdatedRows) === 0) {
+          throw new StaleWriteError();
+        }
         await this.writeRelations(trx, id, input, {
           title,
           content,
@@ -480,15 +485,19 @@ export class PostsService {
     return this.findDetail(id);
   }
 
-  /** Soft delete (R-P7): the post disappears everywhere and its slug is free again. */
-  async delete(id: number): Promise<boolean> {
-    const result = await this.db
+  /**
+   * Soft delete (R-P7): the post disappears everywhere and its slug is free again. With `ifUpdatedAt`,
+   * only while the post is at that version (false otherwise).
+   */
+  async delete(id: number, ifUpdatedAt?: string): Promise<boolean> {
+    let update = this.db
       .updateTable('posts')
       .set({ deleted_at: nowIso(this.clock), updated_at: nowIso(this.clock) })
       .where('id', '=', id)
       .where('type', '=', POST_MODEL)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+      .where('deleted_at', 'is', null);
+    if (ifUpdatedAt !== undefined) update = update.where('updated_at', '=', ifUpdatedAt);
+    const result = await update.executeTakeFirst();
     const deleted = Number(result.numUpdatedRows) > 0;
     if (deleted) await this.changed([id]);
     return deleted;

@@ -1,6 +1,6 @@
 // Update a post (R-P6): only the fields sent change. Own posts only for non-administrators, on
 // websites they may write to (policy.ts).
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, StaleWriteError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
 import { audited, factsOf, goesPublic } from './context.js';
@@ -11,11 +11,17 @@ import { cleanForActor } from './sanitize.js';
 
 export const postNotFound = () => new NotFoundError('Post not found');
 
+/** A write's precondition: the version (`updatedAt`) of the post the writer read (API v2's If-Match). */
+export interface WriteOptions {
+  ifVersion?: string;
+}
+
 export async function updatePost(
   ctx: PostOperationContext,
   actor: Actor,
   ref: string,
   raw: Record<string, unknown>,
+  options: WriteOptions = {},
 ): Promise<PostDetail> {
   const input = parse(updatePostInput, raw);
   const upload = thumbnailUpload(raw.thumbnail);
@@ -27,6 +33,12 @@ export async function updatePost(
   // What is public (or scheduled to be) after the change needs the right to publish (issue 20).
   if (goesPublic(write.status ?? current.status)) {
     await ctx.policy.require(actor, 'post.publish', factsOf(current), write.websiteIds);
+  }
+  // A stale version is told before the input is checked further; the store checks it again in its
+  // transaction, so a change made in between is never overwritten either.
+  if (options.ifVersion !== undefined) {
+    if (options.ifVersion !== current.updatedAt) throw new StaleWriteError();
+    write.ifUpdatedAt = options.ifVersion;
   }
   const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
   if (!post) throw postNotFound();

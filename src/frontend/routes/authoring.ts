@@ -12,7 +12,7 @@ import type { PostForm } from '../../domain/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
-import { checkCsrf, csrfToken } from '../csrf.js';
+import { checkCsrf, csrfToken } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { redirectToLogin } from '../session.js';
 

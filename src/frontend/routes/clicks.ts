@@ -4,7 +4,7 @@
 // (422) -> rate limit (429) -> one INSERT … SELECT (404 when the target is not shown on this site).
 import { CLICK_KINDS, CLICK_TYPES, isBot } from '../../domain/clicks.js';
 import type { ClickKind, ClickType } from '../../domain/clicks.js';
-import { checkCsrf } from '../csrf.js';
+import { checkCsrf } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { rateLimited, visitorIdentity } from '../visitor-id.js';
 

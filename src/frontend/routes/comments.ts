@@ -9,7 +9,7 @@ import type { VoteKind } from '../../domain/comments.js';
 import type { Services } from '../../services.js';
 import type { FrontendState } from '../context.js';
 import { SESSION_COOKIE, siteActor, urlFor } from '../context.js';
-import { checkCsrf, csrfToken } from '../csrf.js';
+import { checkCsrf, csrfToken } from '../../http/csrf.js';
 import { pageTagSink } from '../page-cache.js';
 import type { FrontendKit } from '../index.js';
 import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';

@@ -6,7 +6,7 @@ import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/publ
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { cleanContent } from '../content.js';
-import { checkCsrf } from '../csrf.js';
+import { checkCsrf } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, pageTagSink } from '../page-cache.js';
 import { postTagTypes } from '../tag-types.js';

@@ -10,7 +10,7 @@ import { siteOrigin } from '../../../domain/site-urls.js';
 import { validationMessages } from '../../../http/validation-messages.js';
 import { urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
-import { checkCsrf, csrfToken } from '../../csrf.js';
+import { checkCsrf, csrfToken } from '../../../http/csrf.js';
 import type { FrontendKit } from '../../index.js';
 
 /**

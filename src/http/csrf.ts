@@ -1,4 +1,4 @@
-// CSRF protection for the public site's forms, in two layers:
+// CSRF protection for the public site's forms and API v2's cookie-authenticated calls, in two layers:
 // 1. Every unsafe request must come from this site: a cross-site `Sec-Fetch-Site`, or an `Origin`
 //    (else `Referer`) whose host is not the request's host, is refused.
 // 2. A request that carries a visitor session (or is a login/registration form, which must not be
@@ -12,17 +12,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
-import { SESSION_COOKIE } from './context.js';
+import { SESSION_COOKIE, appSecret } from './session-cookie.js';
 
 export const CSRF_COOKIE = 'folio_csrf';
 export const CSRF_FIELD = '_token';
 export const CSRF_HEADER = 'x-csrf-token';
-/** The installation's secret for signing cookies, generated on first use and shared by all nodes. */
-export const APP_SECRET_SETTING = 'app_secret';
-
-export async function appSecret(services: Services): Promise<string> {
-  return services.settings.setIfAbsent(APP_SECRET_SETTING, randomBytes(32).toString('base64url'));
-}
 
 /** What a token is bound to: the request's session cookie (whatever it holds), or nothing. */
 function bindingOf(request: FastifyRequest): string {

@@ -1,0 +1,51 @@
+// The caller: who they are and what they hold (GET /me), and the CSRF token a browser signed in with
+// the session cookie sends back as `X-CSRF-Token` on writes (GET /session).
+import { z } from 'zod';
+import { csrfToken } from '../../http/csrf.js';
+import type { Services } from '../../services.js';
+import { callerOf } from './auth.js';
+import type { V2Router } from './router.js';
+import { meSchema } from './schemas.js';
+
+export function registerAccountRoutes(router: V2Router, services: Services): void {
+  router.route({
+    method: 'GET',
+    url: '/me',
+    summary: 'The caller',
+    description: 'The user behind the key, token or session, their roles per website, and the key used.',
+    tags: ['account'],
+    response: { 200: meSchema },
+    handler: async (request) => {
+      const { user, key } = callerOf(request);
+      const roles = await services.memberships.rolesOf(user.id);
+      return {
+        data: {
+          id: user.id,
+          name: user.name,
+          email: user.email,
+          username: user.username,
+          is_admin: user.isAdmin,
+          roles: roles.map((role) => ({ website_id: role.websiteId, role: role.role })),
+          api_key: key && {
+            id: key.id,
+            name: key.name,
+            read_only: key.readOnly,
+            website_ids: key.websiteIds,
+          },
+        },
+      };
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/session',
+    summary: 'The CSRF token of a signed-in browser',
+    description:
+      'For calls made with the session cookie: send the token as `X-CSRF-Token` on every write. ' +
+      'Calls with `Authorization: Bearer` need none.',
+    tags: ['account'],
+    response: { 200: z.object({ data: z.object({ csrf_token: z.string() }) }).meta({ id: 'Session' }) },
+    handler: async (request, reply) => ({ data: { csrf_token: await csrfToken(services, request, reply) } }),
+  });
+}

@@ -1,0 +1,91 @@
+// Who calls API v2: an API key or a user's token as `Authorization: Bearer …` (scripts, other
+// servers), or the signed-in session cookie of the site (the admin panel, same origin), whose writes
+// must also carry the CSRF token (`X-CSRF-Token`, from GET /api/v2/session) and come from this site.
+// The answer is an Actor, on the website of the request's Host unless the route names another.
+import type { FastifyRequest } from 'fastify';
+import { API_KEY_PREFIX } from '../../domain/api-keys.js';
+import type { ApiKey } from '../../domain/api-keys.js';
+import type { Actor } from '../../domain/policy.js';
+import type { User } from '../../domain/users.js';
+import { checkCsrf } from '../../http/csrf.js';
+import { sessionIdOf } from '../../http/session-cookie.js';
+import { currentWebsiteId } from '../../http/website-context.js';
+import type { Services } from '../../services.js';
+import { Problem, unauthenticated } from './problem.js';
+
+export interface Caller {
+  user: User;
+  key: ApiKey | null;
+  /** Came with the session cookie (a browser), not a Bearer credential. */
+  viaSession: boolean;
+}
+
+const callers = new WeakMap<FastifyRequest, Caller>();
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function bearerOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(header);
+  if (!match?.[1]) throw unauthenticated('The Authorization header must be `Bearer <key or token>`.');
+  return match[1];
+}
+
+/** Authenticates the request (401 problem otherwise) and remembers the caller for the route. */
+export async function authenticate(services: Services, request: FastifyRequest): Promise<Caller> {
+  const token = bearerOf(request);
+  let caller: Caller | null = null;
+  if (token !== null) {
+    if (token.startsWith(API_KEY_PREFIX)) {
+      const found = await services.apiKeys.authenticate(token);
+      if (found) caller = { user: found.user, key: found.key, viaSession: false };
+    } else {
+      const user = await services.users.authenticateToken(token);
+      if (user) caller = { user, key: null, viaSession: false };
+    }
+    if (!caller) throw unauthenticated('The key or token is unknown, revoked or expired.');
+  } else {
+    const session = await sessionIdOf(services, request);
+    const user = session === null ? null : await services.sessions.userOf(session);
+    if (!user) throw unauthenticated();
+    // A browser's write borrows the session's authority: it must prove it comes from this site.
+    if (!SAFE_METHODS.has(request.method)) {
+      const refused = await checkCsrf(services, request, { requireToken: () => true });
+      if (refused) {
+        throw new Problem(403, 'csrf', 'Cross-site request refused', `${refused} Send X-CSRF-Token.`);
+      }
+    }
+    caller = { user, key: null, viaSession: true };
+  }
+  callers.set(request, caller);
+  // A key never does more than its scope: read-only keys read, site keys stay on their sites.
+  services.policy.requireKeyScope(await actorOf(services, request), SAFE_METHODS.has(request.method));
+  return caller;
+}
+
+export function callerOf(request: FastifyRequest): Caller {
+  const caller = callers.get(request);
+  if (!caller) throw new Error('API v2 route without authentication');
+  return caller;
+}
+
+/** The caller as the policy sees them, on `websiteId` (default: the website of the request's Host). */
+export async function actorOf(
+  services: Services,
+  request: FastifyRequest,
+  websiteId?: number | null,
+): Promise<Actor> {
+  const { user, key } = callerOf(request);
+  return {
+    userId: user.id,
+    isAdmin: user.isAdmin,
+    websiteId: websiteId === undefined ? await currentWebsiteId(services, request) : websiteId,
+    origin: {
+      surface: 'api-v2',
+      requestId: request.id,
+      clientIp: request.ip ?? null,
+      apiKeyId: key?.id ?? null,
+    },
+    ...(key ? { key: { readOnly: key.readOnly, websiteIds: key.websiteIds } } : {}),
+  };
+}

@@ -1,0 +1,124 @@
+// The conventions every API v2 collection and resource follows, written once (README "API v2"):
+// `?page=&per_page=` with a `Link` header and `meta.pagination`; `?sort=field` or `-field` on a
+// whitelist; `?fields=` to keep some fields; `?locale=` for one locale's text; versions as ETags, with
+// `If-None-Match` (304) on reads and `If-Match` (412 when stale) on writes.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ValidationError } from '../../domain/errors.js';
+import { Problem } from './problem.js';
+
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 100;
+
+const positive = (max?: number) => {
+  const base = z.coerce.number().int().min(1);
+  return max === undefined ? base : base.max(max);
+};
+
+/** The query parameters of every collection. */
+export const paginationQuery = {
+  page: positive().max(1_000_000).optional().describe('Page number, from 1.'),
+  per_page: positive(MAX_PER_PAGE)
+    .optional()
+    .describe(`Items per page (1–${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}).`),
+};
+
+export const paginationMeta = z
+  .object({
+    page: z.int(),
+    per_page: z.int(),
+    total: z.int(),
+    total_pages: z.int(),
+  })
+  .meta({ id: 'Pagination' });
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+}
+
+export function pageOf(query: { page?: number; per_page?: number }): PageRequest {
+  return { page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE };
+}
+
+/**
+ * `meta.pagination`, and the `Link` header (RFC 8288: first, prev, next, last) built from the request's
+ * own URL, so every other parameter is kept.
+ */
+export function paginate(request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number) {
+  const totalPages = Math.max(1, Math.ceil(total / page.perPage));
+  const url = new URL(request.url, 'http://folio.invalid');
+  const at = (n: number) => {
+    url.searchParams.set('page', String(n));
+    return `<${url.pathname}${url.search}>`;
+  };
+  const links = [`${at(1)}; rel="first"`];
+  if (page.page > 1) links.push(`${at(Math.min(page.page - 1, totalPages))}; rel="prev"`);
+  if (page.page < totalPages) links.push(`${at(page.page + 1)}; rel="next"`);
+  links.push(`${at(totalPages)}; rel="last"`);
+  reply.header('link', links.join(', '));
+  return { page: page.page, per_page: page.perPage, total, total_pages: totalPages };
+}
+
+/** `?sort=-published_at`: one field of the whitelist, `-` for descending. */
+export function sortOf<F extends string>(
+  value: string | undefined,
+  allowed: readonly F[],
+  fallback: { field: F; direction: 'asc' | 'desc' },
+): { field: F; direction: 'asc' | 'desc' } {
+  if (value === undefined || value === '') return fallback;
+  const parts = value.split(',');
+  const descending = parts[0]!.startsWith('-');
+  const field = parts[0]!.replace(/^[-+]/, '') as F;
+  if (parts.length > 1 || !allowed.includes(field)) {
+    throw new ValidationError({
+      sort: [`The sort must be one of ${allowed.join(', ')}, optionally preceded by - (descending).`],
+    });
+  }
+  return { field, direction: descending ? 'desc' : 'asc' };
+}
+
+/** `?fields=id,title`: only these fields of each item (unknown names are a 422). */
+export function selectFields<T extends Record<string, unknown>>(
+  items: T[],
+  fields: string | undefined,
+  known: readonly string[],
+): Array<Partial<T>> {
+  if (fields === undefined || fields === '') return items;
+  const wanted = fields.split(',').map((field) => field.trim());
+  const unknown = wanted.filter((field) => !known.includes(field));
+  if (unknown.length > 0) {
+    throw new ValidationError({
+      fields: [`Unknown fields: ${unknown.join(', ')}. Fields: ${known.join(', ')}.`],
+    });
+  }
+  return items.map((item) => Object.fromEntries(wanted.map((field) => [field, item[field]])) as Partial<T>);
+}
+
+/** The ETag of a version (a resource's `updated_at`): strong, quoted. */
+export const etagOf = (version: string) => `"${Buffer.from(version).toString('base64url')}"`;
+
+/**
+ * The version an `If-Match` names: an ETag of etagOf, or the resource's `updated_at` itself;
+ * undefined when the header is absent or `*` (any version).
+ */
+export function ifMatchVersion(request: FastifyRequest): string | undefined {
+  const header = request.headers['if-match'];
+  if (header === undefined || header.trim() === '*') return undefined;
+  const value = header.trim().replace(/^W\//, '');
+  if (/^"[A-Za-z0-9_-]{1,200}"$/.test(value)) return Buffer.from(value.slice(1, -1), 'base64url').toString();
+  if (!Number.isNaN(Date.parse(value))) return new Date(value).toISOString();
+  throw new Problem(
+    400,
+    'request',
+    'Bad If-Match',
+    'If-Match must be an ETag of this API or an updated_at time.',
+  );
+}
+
+/** True (and a 304 is due) when the request's If-None-Match names this ETag. */
+export function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
+}

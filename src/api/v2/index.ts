@@ -1,0 +1,119 @@
+// API v2, the management API: every route declared with zod schemas (router.ts), answered in JSON or
+// RFC 9457 problem details (problem.ts), documented by the OpenAPI 3.1 document generated from the
+// same schemas (@fastify/swagger over fastify-type-provider-zod's transform) at /api/v2/openapi.json,
+// with a browsable reference at /api/v2/docs (Scalar, served from its package).
+import { createHash } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import scalarReference from '@scalar/fastify-api-reference';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { ValidationError } from '../../domain/errors.js';
+import type { ValidationIssue } from '../../domain/errors.js';
+import type { Services } from '../../services.js';
+import { registerAccountRoutes } from './account.js';
+import { registerAuditRoutes } from './audit.js';
+import { registerPostRoutes } from './posts.js';
+import { installProblemHandler } from './problem.js';
+import { V2Router } from './router.js';
+
+export const API_V2_VERSION = '2.0.0';
+
+const DESCRIPTION = `Folio's management API. JSON in, JSON out; errors are RFC 9457 problem details
+(\`application/problem+json\`) with per-field \`errors\` on a 422.
+
+Authenticate with an API key or a user's token as \`Authorization: Bearer …\` (\`npx folio key:create\`),
+or, in a browser signed in to the site, with the session cookie plus \`X-CSRF-Token\` (GET /session)
+on writes.
+
+Conventions: \`?page=&per_page=\` with a \`Link\` header and \`meta.pagination\`; \`?sort=field\` or
+\`-field\`; \`?filter[name]=value\`; \`?fields=a,b\`; \`?include=…\`; \`?locale=\` for one locale's text.
+Reads answer an \`ETag\`; writes take \`If-Match\` (412 when the resource changed since) and creates
+\`Idempotency-Key\`. Unknown fields are refused (422).`;
+
+/**
+ * The reference page runs Scalar's script from this server and one inline script (its settings): the
+ * page's Content-Security-Policy allows exactly those (by hash), this server's own requests, and
+ * nothing from elsewhere.
+ */
+function installReferencePolicy(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (
+      !request.url.startsWith('/api/v2/docs') ||
+      !type.startsWith('text/html') ||
+      typeof payload !== 'string'
+    ) {
+      return done(null, payload);
+    }
+    const hashes = [...payload.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+      (match) =>
+        `'sha256-${createHash('sha256')
+          .update(match[1] ?? '')
+          .digest('base64')}'`,
+    );
+    reply.header(
+      'content-security-policy',
+      [
+        "default-src 'self'",
+        `script-src 'self' ${hashes.join(' ')}`,
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+      ].join('; '),
+    );
+    done(null, payload);
+  });
+}
+
+export function apiV2(services: Services) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    // Requests are checked against the route's zod schema; the value handed on stays the raw input
+    // (the operation parses it with its own schema). Answers are plain JSON: the schemas document them.
+    app.setValidatorCompiler(({ schema }) => (data) => {
+      const result = (schema as z.ZodType).safeParse(data);
+      if (result.success) return { value: data as unknown };
+      return { error: new ValidationError({}, result.error.issues as unknown as ValidationIssue[]) };
+    });
+    app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    installProblemHandler(app);
+
+    await app.register(fastifySwagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'Folio management API', version: API_V2_VERSION, description: DESCRIPTION },
+        servers: [{ url: '/', description: 'This installation' }],
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', description: 'An API key (folio_key_…) or a token.' },
+            session: { type: 'apiKey', in: 'cookie', name: 'folio_session' },
+          },
+        },
+        tags: [
+          { name: 'posts', description: 'Posts of every website' },
+          { name: 'review', description: 'Submitting drafts, approving or sending them back' },
+          { name: 'account', description: 'The caller' },
+          { name: 'audit', description: 'Who changed what' },
+        ],
+      },
+      transform: jsonSchemaTransform,
+      transformObject: jsonSchemaTransformObject,
+    });
+
+    const router = new V2Router(app, services);
+    registerPostRoutes(router, services);
+    registerAccountRoutes(router, services);
+    registerAuditRoutes(router, services);
+
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    installReferencePolicy(app);
+    await app.register(scalarReference, {
+      routePrefix: '/docs',
+      configuration: { url: '/api/v2/openapi.json', withDefaultFonts: false, title: 'Folio API v2' },
+    });
+  };
+}

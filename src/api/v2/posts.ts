@@ -1,0 +1,413 @@
+// Posts through API v2: a thin face over the same post operations as API v1 and the site (one schema
+// per input, one policy, one transaction). Lists: `?page=&per_page=&sort=&q=&filter[status]=
+// &filter[tag]=&filter[website]=&fields=&include=`; one post: `?locale=&fields=&include=` with an
+// ETag; writes take `If-Match`; creates take `Idempotency-Key`.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ValidationError } from '../../domain/errors.js';
+import type { AnswerView, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
+import { POST_LIST_STATUSES, SORTABLE_POST_FIELDS } from '../../domain/posts/index.js';
+import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
+import type { Services } from '../../services.js';
+import { actorOf, callerOf } from './auth.js';
+import {
+  etagOf,
+  ifMatchVersion,
+  notModified,
+  pageOf,
+  paginate,
+  paginationQuery,
+  selectFields,
+  sortOf,
+} from './conventions.js';
+import type { V2Router } from './router.js';
+import { pendingPostSchema, postListSchema, postOneSchema, reviewStepSchema } from './schemas.js';
+
+type Json = Record<string, unknown>;
+const INCLUDES = ['tags', 'categories', 'author'] as const;
+const LIST_FIELDS = [
+  'id',
+  'title',
+  'slug',
+  'excerpt',
+  'content',
+  'thumbnail',
+  'status',
+  'published_at',
+  'author_id',
+  'created_at',
+  'updated_at',
+  'tags',
+  'author',
+];
+const DETAIL_FIELDS = [
+  ...LIST_FIELDS,
+  'website_ids',
+  'keywords',
+  'meta_title',
+  'meta_description',
+  'meta_keywords',
+  'translations',
+  'categories',
+];
+const TRANSLATABLE = ['title', 'excerpt', 'content', 'keywords'] as const;
+
+const includeParam = z
+  .string()
+  .regex(/^[a-z,]{0,40}$/)
+  .optional()
+  .describe(`Related data to embed: ${INCLUDES.join(', ')} (comma-separated).`);
+const fieldsParam = z.string().max(500).optional().describe('Only these fields (comma-separated).');
+
+const listQuery = z
+  .object({
+    ...paginationQuery,
+    sort: z
+      .string()
+      .max(40)
+      .optional()
+      .describe(
+        `One of ${SORTABLE_POST_FIELDS.join(', ')}; \`-\` first for descending (default -created_at).`,
+      ),
+    q: z.string().max(100).optional().describe('Words to search in titles, excerpts and contents.'),
+    filter: z
+      .object({
+        status: z
+          .enum(POST_LIST_STATUSES)
+          .optional()
+          .describe('Default `published`; `any` for every status.'),
+        tag: z
+          .string()
+          .regex(/^\d{1,15}(,\d{1,15}){0,99}$/)
+          .optional()
+          .describe('Tag ids (any of them).'),
+        website: z.coerce.number().int().min(1).optional().describe('Default: the website of the Host.'),
+      })
+      .strict()
+      .optional(),
+    fields: fieldsParam,
+    include: includeParam,
+  })
+  .strict();
+
+const showQuery = z
+  .object({
+    locale: z.string().max(20).optional().describe('One locale\u2019s text instead of the translation maps.'),
+    fields: fieldsParam,
+    include: includeParam,
+  })
+  .strict();
+
+const idParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .describe('The post id.'),
+});
+/** A post's fields as JSON: the operation's own schema, strict (uploads: API v1's multipart). */
+const createBody = createPostInput.omit({ thumbnail: true }).strict();
+const updateBody = updatePostInput.omit({ thumbnail: true }).strict();
+
+function includesOf(value: string | undefined): Set<string> {
+  const names = (value ?? '').split(',').filter((name) => name !== '');
+  const unknown = names.filter((name) => !(INCLUDES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new ValidationError({
+      include: [`Unknown includes: ${unknown.join(', ')}. Includes: ${INCLUDES.join(', ')}.`],
+    });
+  }
+  return new Set(names);
+}
+
+/** A post of a list as v2 shows it (what the list read holds). */
+function summaryJson(post: PostSummary, include: Set<string>): Json {
+  return {
+    id: post.id,
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    content: post.content,
+    thumbnail: post.thumbnail,
+    status: post.status,
+    published_at: post.publishedAt,
+    author_id: post.author?.id ?? null,
+    created_at: post.createdAt,
+    updated_at: post.updatedAt,
+    ...(include.has('tags') ? { tags: post.tags } : {}),
+    ...(include.has('author')
+      ? { author: post.author && { id: post.author.id, name: post.author.name } }
+      : {}),
+  };
+}
+
+/** One post as v2 shows it: in one locale, or with its translation maps. */
+function detailJson(post: PostDetail, include: Set<string>, locale: string | undefined): Json {
+  const json: Json = {
+    ...summaryJson(post, new Set()),
+    website_ids: post.websiteIds,
+    keywords: post.keywords,
+    meta_title: post.metaTitle,
+    meta_description: post.metaDescription,
+    meta_keywords: post.metaKeywords,
+  };
+  if (locale === undefined) json.translations = post.translations;
+  else {
+    for (const field of TRANSLATABLE) {
+      const text = post.translations[field]?.[locale];
+      if (text !== undefined && text !== '') json[field] = text;
+    }
+  }
+  if (include.has('tags')) json.tags = post.tagList;
+  if (include.has('categories')) json.categories = post.categories;
+  if (include.has('author')) json.author = post.author;
+  return json;
+}
+
+export function registerPostRoutes(router: V2Router, services: Services): void {
+  const ops = services.postOps;
+  // The operations' cached reads hand these views the store's values; the rest is per request.
+  const listView: AnswerView<Page<PostSummary>, Page<PostSummary>> = {
+    name: 'v2',
+    build: (page) => page,
+    size: (page) =>
+      64 + page.items.reduce((sum, post) => sum + (post.content.length + post.title.length) * 3, 0),
+  };
+  const showView: AnswerView<PostDetail, PostDetail> = {
+    name: 'v2',
+    build: (post) => post,
+    size: (post) => 256 + (post.content.length + JSON.stringify(post.translations).length) * 3,
+  };
+
+  const answerPost = (reply: FastifyReply, post: PostDetail, status = 200) => {
+    reply.header('etag', etagOf(post.updatedAt));
+    return reply.code(status).send({ data: detailJson(post, new Set(INCLUDES), undefined) });
+  };
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+  router.route({
+    method: 'GET',
+    url: '/posts',
+    summary: 'List posts',
+    description:
+      'Posts of a website (the Host\u2019s, or `filter[website]`) the caller may see: published ones, ' +
+      'their own of any status, and every status for editors of that website.',
+    tags: ['posts'],
+    querystring: listQuery,
+    response: { 200: postListSchema },
+    handler: async (request, reply) => {
+      const query = listQuery.parse(request.query);
+      const include = includesOf(query.include);
+      const page = pageOf(query);
+      const sort = sortOf(query.sort, SORTABLE_POST_FIELDS, { field: 'created_at', direction: 'desc' });
+      const actor = await actorOf(services, request, query.filter?.website);
+      const input = ops.parseList({
+        status: query.filter?.status,
+        tags: query.filter?.tag?.split(',').map(Number),
+        keywords: query.q,
+        sort: sort.field,
+        direction: sort.direction,
+        page: page.page,
+        page_size: page.perPage,
+      });
+      const { answer } = await ops.list(actor, input, listView);
+      const items = answer.items.map((post) => summaryJson(post, include));
+      return {
+        data: selectFields(items, query.fields, LIST_FIELDS),
+        meta: { pagination: paginate(request, reply, page, answer.total) },
+      };
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/posts/:id',
+    summary: 'Get a post',
+    description: 'With an ETag: send it back as `If-None-Match` (304) or as `If-Match` on a write.',
+    tags: ['posts'],
+    params: idParams,
+    querystring: showQuery,
+    response: { 200: postOneSchema },
+    handler: async (request, reply) => {
+      const query = showQuery.parse(request.query);
+      const post = await ops.show(await actorOf(services, request), idOf(request), showView);
+      const etag = etagOf(post.updatedAt);
+      reply.header('etag', etag);
+      if (notModified(request, etag)) return reply.code(304).send();
+      const json = detailJson(post, includesOf(query.include), query.locale);
+      return { data: selectFields([json], query.fields, DETAIL_FIELDS)[0] };
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/posts',
+    summary: 'Create a post',
+    description:
+      'On the Host\u2019s website unless `website_id` says otherwise. `Idempotency-Key` makes a retry ' +
+      'answer the first result instead of creating a second post.',
+    tags: ['posts'],
+    body: createBody,
+    response: { 201: postOneSchema },
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      const body = request.body as Json;
+      const create = async () => ops.create(actor, body);
+      const key = request.headers['idempotency-key'];
+      if (typeof key !== 'string') {
+        const post = await create();
+        reply.header('location', `/api/v2/posts/${post.id}`);
+        return answerPost(reply, post, 201);
+      }
+      const answer = await services.idempotency.run(
+        { caller: `user:${callerOf(request).user.id}`, scope: 'api.v2.posts.create', key, input: body },
+        async () => {
+          const post = await create();
+          return {
+            status: 201,
+            body: JSON.stringify({ data: detailJson(post, new Set(INCLUDES), undefined) }),
+          };
+        },
+      );
+      const created = JSON.parse(answer.body) as { data: { id: number; updated_at: string } };
+      if (answer.replayed) reply.header('idempotent-replayed', 'true');
+      reply
+        .header('location', `/api/v2/posts/${created.data.id}`)
+        .header('etag', etagOf(created.data.updated_at));
+      return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+    },
+  });
+
+  router.route({
+    method: 'PATCH',
+    url: '/posts/:id',
+    summary: 'Change a post',
+    description:
+      'Only the fields sent change. `If-Match` (its ETag or `updated_at`): 412 when it changed since.',
+    tags: ['posts'],
+    params: idParams,
+    body: updateBody,
+    response: { 200: postOneSchema },
+    handler: async (request, reply) => {
+      const post = await ops.update(await actorOf(services, request), idOf(request), request.body as Json, {
+        ifVersion: ifMatchVersion(request),
+      });
+      return answerPost(reply, post);
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/posts/:id',
+    summary: 'Delete a post',
+    description: 'Moves it out of every list and page; its slug is free again. Takes `If-Match`.',
+    tags: ['posts'],
+    params: idParams,
+    response: { 204: z.null().describe('Deleted.') },
+    handler: async (request, reply) => {
+      await ops.delete(await actorOf(services, request), idOf(request), {
+        ifVersion: ifMatchVersion(request),
+      });
+      return reply.code(204).send();
+    },
+  });
+
+  // ---- Review (issue 20 #4) -----------------------------------------------------------------------
+
+  router.route({
+    method: 'POST',
+    url: '/posts/:id/submit',
+    summary: 'Submit a draft for review',
+    tags: ['review'],
+    params: idParams,
+    response: { 200: postOneSchema },
+    handler: async (request, reply) =>
+      answerPost(reply, await ops.submit(await actorOf(services, request), idOf(request))),
+  });
+
+  const approveBody = z
+    .object({ published_at: z.string().max(40).optional().describe('Later than now: scheduled.') })
+    .strict();
+  router.route({
+    method: 'POST',
+    url: '/posts/:id/approve',
+    summary: 'Approve a post waiting for review',
+    description: 'Editors and site admins of every website it is on: published now, or scheduled.',
+    tags: ['review'],
+    params: idParams,
+    body: approveBody,
+    response: { 200: postOneSchema },
+    handler: async (request, reply) =>
+      answerPost(
+        reply,
+        await ops.approve(await actorOf(services, request), idOf(request), request.body ?? {}),
+      ),
+  });
+
+  const returnBody = z
+    .object({ note: z.string().max(2000).describe('What the writer should change.') })
+    .strict();
+  router.route({
+    method: 'POST',
+    url: '/posts/:id/return',
+    summary: 'Send a post back to its writer',
+    description: 'It becomes a draft again; the note is what its writer reads (GET …/review).',
+    tags: ['review'],
+    params: idParams,
+    body: returnBody,
+    response: { 200: postOneSchema },
+    handler: async (request, reply) =>
+      answerPost(reply, await ops.sendBack(await actorOf(services, request), idOf(request), request.body)),
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/posts/:id/review',
+    summary: 'The newest review step of a post',
+    tags: ['review'],
+    params: idParams,
+    response: { 200: z.object({ data: reviewStepSchema.nullable() }) },
+    handler: async (request) => {
+      const step = await ops.reviewOf(await actorOf(services, request), idOf(request));
+      return {
+        data: step && {
+          decision: step.decision,
+          note: step.note,
+          user_id: step.userId,
+          user_name: step.userName,
+          at: step.at,
+        },
+      };
+    },
+  });
+
+  const queueQuery = z
+    .object({
+      website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+    })
+    .strict();
+  router.route({
+    method: 'GET',
+    url: '/reviews',
+    summary: 'Posts waiting for review on a website',
+    description: 'For its editors and site admins; the longest waiting first.',
+    tags: ['review'],
+    querystring: queueQuery,
+    response: { 200: z.object({ data: z.array(pendingPostSchema) }) },
+    handler: async (request) => {
+      const query = queueQuery.parse(request.query);
+      const actor = await actorOf(services, request, query.website);
+      if (actor.websiteId === null) return { data: [] };
+      const pending = await ops.reviewQueue(actor, actor.websiteId);
+      return {
+        data: pending.map((post) => ({
+          id: post.id,
+          title: post.title,
+          slug: post.slug,
+          author_id: post.authorId,
+          author_name: post.authorName,
+          submitted_at: post.submittedAt,
+        })),
+      };
+    },
+  });
+}

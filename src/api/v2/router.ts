@@ -1,0 +1,54 @@
+// How API v2 declares a route: method, path, the zod schemas of its parameters, query, body and
+// answers (the OpenAPI document is generated from them), and a handler. Every route but the
+// document's own is authenticated first (auth.ts). A request that does not match its schemas is a
+// 422 problem before the handler runs; the handler's operation parses the input again with its own
+// schema (the one every face shares), so the route's schemas only add v2's strictness (unknown
+// fields refused).
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { z } from 'zod';
+import type { Services } from '../../services.js';
+import { authenticate } from './auth.js';
+import { commonProblems } from './schemas.js';
+
+export interface V2Route {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  url: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: z.ZodType;
+  querystring?: z.ZodType;
+  body?: z.ZodType;
+  response: Record<number, z.ZodType>;
+  /** No authentication (the document and the reference page). */
+  public?: boolean;
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+export class V2Router {
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly services: Services,
+  ) {}
+
+  route(route: V2Route): void {
+    const schema: Record<string, unknown> = {
+      summary: route.summary,
+      description: route.description,
+      tags: route.tags,
+      response: route.public ? route.response : { ...commonProblems, ...route.response },
+      ...(route.public ? {} : { security: [{ bearer: [] }, { session: [] }] }),
+    };
+    if (route.params) schema.params = route.params;
+    if (route.querystring) schema.querystring = route.querystring;
+    if (route.body) schema.body = route.body;
+    const options: RouteShorthandOptions = { schema };
+    if (!route.public) {
+      // Before the body is read: an unknown caller never gets a body parsed, nor a 422 for it.
+      options.onRequest = async (request) => {
+        await authenticate(this.services, request);
+      };
+    }
+    this.app.route({ method: route.method, url: route.url, ...options, handler: route.handler });
+  }
+}

@@ -1,0 +1,122 @@
+// The shapes API v2 answers, as zod schemas: the OpenAPI document is generated from them (and from
+// the domain's input schemas), and the tests check real answers against them.
+import { z } from 'zod';
+import { paginationMeta } from './conventions.js';
+
+const id = () => z.int().min(1);
+const time = () => z.string().describe('ISO 8601 date and time (UTC).');
+
+export const POST_V2_STATUSES = ['draft', 'pending', 'published', 'scheduled'] as const;
+
+export const postTagSchema = z.object({ id: id(), name: z.string(), type: z.string().optional() });
+
+/** A post. Lists leave out the detail fields; `?fields=` keeps only the fields named. */
+export const postSchema = z
+  .object({
+    id: id(),
+    title: z.string(),
+    slug: z.string(),
+    excerpt: z.string().nullable(),
+    content: z.string(),
+    thumbnail: z.string().nullable(),
+    status: z.enum(POST_V2_STATUSES),
+    published_at: z.string().nullable(),
+    author_id: id().nullable(),
+    created_at: time(),
+    updated_at: time(),
+    // Detail only.
+    website_ids: z.array(id()).optional().describe('The websites it is on; empty: every website.'),
+    keywords: z.string().nullable().optional(),
+    meta_title: z.string().nullable().optional(),
+    meta_description: z.string().nullable().optional(),
+    meta_keywords: z.string().nullable().optional(),
+    translations: z
+      .record(z.string(), z.record(z.string(), z.string()))
+      .optional()
+      .describe('Without `?locale=`: `{ field: { locale: text } }`.'),
+    // With `?include=`.
+    tags: z.array(postTagSchema).optional(),
+    categories: z.array(postTagSchema).optional(),
+    author: z.object({ id: id(), name: z.string(), email: z.string().optional() }).nullable().optional(),
+  })
+  .partial()
+  .meta({ id: 'Post' });
+
+export const postListSchema = z
+  .object({ data: z.array(postSchema), meta: z.object({ pagination: paginationMeta }) })
+  .meta({ id: 'PostList' });
+
+export const postOneSchema = z.object({ data: postSchema }).meta({ id: 'PostResponse' });
+
+export const pendingPostSchema = z
+  .object({
+    id: id(),
+    title: z.string(),
+    slug: z.string(),
+    author_id: id().nullable(),
+    author_name: z.string().nullable(),
+    submitted_at: time(),
+  })
+  .meta({ id: 'PendingPost' });
+
+export const reviewStepSchema = z
+  .object({
+    decision: z.enum(['submitted', 'approved', 'returned']),
+    note: z.string().nullable(),
+    user_id: id().nullable(),
+    user_name: z.string().nullable(),
+    at: time(),
+  })
+  .meta({ id: 'ReviewStep' });
+
+export const meSchema = z
+  .object({
+    data: z.object({
+      id: id(),
+      name: z.string(),
+      email: z.string(),
+      username: z.string().nullable(),
+      is_admin: z.boolean(),
+      roles: z.array(z.object({ website_id: id(), role: z.string() })),
+      api_key: z
+        .object({ id: id(), name: z.string(), read_only: z.boolean(), website_ids: z.array(id()) })
+        .nullable(),
+    }),
+  })
+  .meta({ id: 'Me' });
+
+export const auditEntrySchema = z
+  .object({
+    id: id(),
+    created_at: time(),
+    user_id: id().nullable(),
+    api_key_id: id().nullable(),
+    action: z.string(),
+    resource_type: z.string(),
+    resource_id: z.string().nullable(),
+    website_id: id().nullable(),
+    surface: z.string(),
+    request_id: z.string().nullable(),
+    client_ip: z.string().nullable(),
+    summary: z.string().nullable().describe('The names of the fields sent, never their values.'),
+  })
+  .meta({ id: 'AuditEntry' });
+
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    request_id: z.string().optional(),
+    errors: z.record(z.string(), z.array(z.string())).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' });
+
+/** The error answers every authenticated route may give. */
+export const commonProblems = {
+  401: problemSchema,
+  403: problemSchema,
+  422: problemSchema,
+};

@@ -1,0 +1,369 @@
+// API v2 (issue 23): the posts resource and the review workflow through the real app, the
+// conventions (pagination and Link, sort, filters, fields, include, locale, ETag / If-Match,
+// Idempotency-Key, unknown fields refused), authentication (Bearer token or key, the session cookie
+// with CSRF), problem details, the roles' policy, and the OpenAPI document: valid (a real OpenAPI
+// parser), covering every registered route, with every answer of this file matching its schema.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { LightMyRequestResponse } from 'fastify';
+import type { z } from 'zod';
+import {
+  auditEntrySchema,
+  meSchema,
+  postListSchema,
+  postOneSchema,
+  problemSchema,
+} from '../../src/api/v2/schemas.js';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+import { Visitor } from '../support/visitor.js';
+
+describe('API v2', () => {
+  let ctx: TestContext;
+  let site: number;
+  let other: number;
+  let admin: TestUser;
+  let author: TestUser;
+  let contributor: TestUser;
+  let editor: TestUser;
+
+  before(async () => {
+    ctx = await createTestContext();
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    admin = await ctx.createUser({ admin: true });
+    author = await ctx.createUser();
+    contributor = await ctx.createUser();
+    editor = await ctx.createUser();
+    await ctx.services.memberships.grant(author.id, site, 'author');
+    await ctx.services.memberships.grant(contributor.id, site, 'contributor');
+    await ctx.services.memberships.grant(editor.id, site, 'editor');
+  });
+  after(() => ctx.close());
+
+  type Call = {
+    method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    as?: TestUser | string | null;
+    body?: unknown;
+    headers?: Record<string, string>;
+  };
+  const call = (url: string, { method = 'GET', as = admin, body, headers = {} }: Call = {}) => {
+    const credential = as === null ? undefined : typeof as === 'string' ? as : as.token;
+    return ctx.request({
+      method,
+      url: `/api/v2${url}`,
+      headers: {
+        host: 'site.test',
+        ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
+    });
+  };
+  /** The answer parsed, checked against its documented schema. */
+  const shaped = <S extends z.ZodType>(response: LightMyRequestResponse, schema: S): z.output<S> => {
+    const json = response.json();
+    const result = schema.safeParse(json);
+    assert.ok(result.success, `answer does not match its schema: ${JSON.stringify(json).slice(0, 300)}`);
+    return result.data;
+  };
+  const problem = (response: LightMyRequestResponse, status: number) => {
+    assert.equal(response.statusCode, status, response.body);
+    assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+    const body = shaped(response, problemSchema);
+    assert.equal(body.status, status);
+    return body;
+  };
+  const create = async (as: TestUser, body: Record<string, unknown>) => {
+    const response = await call('/posts', { method: 'POST', as, body });
+    assert.equal(response.statusCode, 201, response.body);
+    return shaped(response, postOneSchema).data as { id: number; updated_at: string; status: string };
+  };
+
+  it('authentication: none or a bad credential is a 401 problem; a token, a key or a session works', async () => {
+    const none = problem(await call('/posts', { as: null }), 401);
+    assert.equal(none.title, 'Authentication required');
+    problem(await call('/posts', { as: 'folio_nonsense' }), 401);
+    problem(await call('/posts', { as: null, headers: { authorization: 'Basic eDp5' } }), 401);
+    assert.equal((await call('/me', { as: author })).statusCode, 200);
+    const me = shaped(await call('/me', { as: author }), meSchema);
+    assert.deepEqual(me.data.roles, [{ website_id: site, role: 'author' }]);
+
+    const { secret } = await ctx.services.apiKeys.create(author.id, { name: 'reader', readOnly: true });
+    assert.equal((await call('/posts', { as: secret })).statusCode, 200);
+    assert.equal(shaped(await call('/me', { as: secret }), meSchema).data.api_key?.read_only, true);
+    problem(await call('/posts', { method: 'POST', as: secret, body: { title: 'x', content: 'x' } }), 403);
+    const { secret: elsewhere } = await ctx.services.apiKeys.create(author.id, {
+      name: 'other site',
+      websiteIds: [other],
+    });
+    problem(await call('/posts', { as: elsewhere }), 403);
+  });
+
+  it('the session cookie of the site works for reads; its writes need the CSRF token (403 without)', async () => {
+    const visitor = new Visitor(ctx, 'site.test');
+    await visitor.logIn(author.email, author.password);
+    const cookie = [...visitor.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const me = await call('/me', { as: null, headers: { cookie } });
+    assert.equal(shaped(me, meSchema).data.id, author.id);
+    const body = { title: 'From the browser', content: '<p>x</p>', status: 'draft' };
+    const refused = problem(
+      await call('/posts', { method: 'POST', as: null, body, headers: { cookie } }),
+      403,
+    );
+    assert.match(refused.detail ?? '', /X-CSRF-Token/);
+    const session = await visitor.get('/api/v2/session');
+    const token = session.json().data.csrf_token as string;
+    const withCsrf = [...visitor.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const created = await call('/posts', {
+      method: 'POST',
+      as: null,
+      body,
+      headers: { cookie: withCsrf, 'x-csrf-token': token },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    // A cross-site page cannot use it, even with a token it somehow has.
+    problem(
+      await call('/posts', {
+        method: 'POST',
+        as: null,
+        body,
+        headers: { cookie: withCsrf, 'x-csrf-token': token, 'sec-fetch-site': 'cross-site' },
+      }),
+      403,
+    );
+  });
+
+  it('create: 201 with Location and ETag; unknown or invalid fields are a 422 with per-field errors', async () => {
+    const response = await call('/posts', {
+      method: 'POST',
+      body: { title: { en: 'Hello', fr: 'Bonjour' }, content: '<p>Hi</p>', status: 'published' },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    const post = shaped(response, postOneSchema).data;
+    assert.equal(response.headers.location, `/api/v2/posts/${post.id}`);
+    assert.match(String(response.headers.etag), /^"[A-Za-z0-9_-]+"$/);
+    assert.deepEqual(post.website_ids, [site], 'on the Host\u2019s website');
+
+    const invalid = problem(
+      await call('/posts', {
+        method: 'POST',
+        body: { title: '', content: 'x', colour: 'red', status: 'soon' },
+      }),
+      422,
+    );
+    assert.deepEqual(invalid.errors?.colour, ['The colour field is not allowed.']);
+    assert.deepEqual(invalid.errors?.status, ['The selected status is invalid.']);
+    assert.ok(invalid.errors?.title);
+    problem(
+      await call('/posts', {
+        method: 'POST',
+        body: '{"title":',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+    );
+  });
+
+  it('Idempotency-Key: a retry answers the first post instead of making a second', async () => {
+    const send = (title: string) =>
+      call('/posts', {
+        method: 'POST',
+        body: { title, content: 'x', status: 'draft' },
+        headers: { 'idempotency-key': 'create-once-1' },
+      });
+    const first = await send('Only once');
+    const again = await send('Only once');
+    assert.equal(first.statusCode, 201);
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().data.id, first.json().data.id);
+    problem(await send('Something else'), 422);
+  });
+
+  it('list: pagination with Link and meta, sort, filters, fields and include', async () => {
+    for (let n = 1; n <= 5; n++)
+      await create(admin, { title: `Listed ${n}`, content: 'x', status: 'published' });
+    const response = await call('/posts?per_page=2&page=2&sort=-id&include=author&q=Listed');
+    const page = shaped(response, postListSchema);
+    assert.equal(page.meta.pagination.per_page, 2);
+    assert.equal(page.meta.pagination.total, 5);
+    assert.equal(page.meta.pagination.total_pages, 3);
+    assert.deepEqual(
+      page.data.map((post) => post.title),
+      ['Listed 3', 'Listed 2'],
+    );
+    assert.equal(page.data[0]?.author?.id, admin.id);
+    const link = String(response.headers.link);
+    assert.match(link, /page=1[^>]*>; rel="first"/);
+    assert.match(link, /page=1[^>]*>; rel="prev"/);
+    assert.match(link, /page=3[^>]*>; rel="next"/);
+    assert.match(link, /q=Listed/);
+
+    const trimmed = shaped(await call('/posts?fields=id,title&q=Listed&sort=title'), postListSchema);
+    assert.deepEqual(Object.keys(trimmed.data[0]!), ['id', 'title']);
+    assert.equal(trimmed.data[0]?.title, 'Listed 1');
+
+    problem(await call('/posts?sort=password'), 422);
+    problem(await call('/posts?fields=id,secret'), 422);
+    problem(await call('/posts?include=everything'), 422);
+    problem(await call('/posts?colour=red'), 422);
+    problem(await call('/posts?filter[colour]=red'), 422);
+    problem(await call('/posts?per_page=1000'), 422);
+  });
+
+  it('the roles decide: drafts by status filter; an author cannot change another\u2019s post', async () => {
+    const draft = await create(contributor, { title: 'A contributor draft', content: 'x' });
+    assert.equal(draft.status, 'draft');
+    const ids = async (as: TestUser) =>
+      shaped(await call('/posts?filter[status]=draft&per_page=100', { as }), postListSchema).data.map(
+        (post) => post.id,
+      );
+    assert.ok((await ids(editor)).includes(draft.id), 'an editor of the website sees it');
+    assert.ok(!(await ids(author)).includes(draft.id), 'another author does not');
+    problem(await call(`/posts/${draft.id}`, { as: author }), 404);
+    problem(await call(`/posts/${draft.id}`, { method: 'PATCH', as: author, body: { title: 'Mine' } }), 404);
+    const own = await create(author, { title: 'By the author', content: 'x', status: 'published' });
+    problem(await call(`/posts/${own.id}`, { method: 'PATCH', as: contributor, body: { title: 'x' } }), 403);
+    problem(
+      await call('/posts', {
+        method: 'POST',
+        as: contributor,
+        body: { title: 'x', content: 'x', status: 'published' },
+      }),
+      403,
+    );
+  });
+
+  it('get: ETag and 304; ?locale= gives one locale\u2019s text; If-Match guards writes (412 when stale)', async () => {
+    const post = await create(admin, {
+      title: { en: 'Colour', fr: 'Couleur' },
+      content: { en: '<p>en</p>', fr: '<p>fr</p>' },
+      status: 'published',
+    });
+    const read = await call(`/posts/${post.id}`);
+    const etag = String(read.headers.etag);
+    assert.deepEqual(shaped(read, postOneSchema).data.translations?.title, { en: 'Colour', fr: 'Couleur' });
+    assert.equal((await call(`/posts/${post.id}`, { headers: { 'if-none-match': etag } })).statusCode, 304);
+    const french = shaped(await call(`/posts/${post.id}?locale=fr`), postOneSchema).data;
+    assert.equal(french.title, 'Couleur');
+    assert.equal(french.translations, undefined);
+
+    const changed = await call(`/posts/${post.id}`, {
+      method: 'PATCH',
+      body: { title: 'Color' },
+      headers: { 'if-match': etag },
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.notEqual(changed.headers.etag, etag);
+    // The second editor read the old version: refused, nothing overwritten.
+    const stale = problem(
+      await call(`/posts/${post.id}`, {
+        method: 'PATCH',
+        body: { title: 'Colour!' },
+        headers: { 'if-match': etag },
+      }),
+      412,
+    );
+    assert.match(stale.detail ?? '', /changed/);
+    assert.equal((await ctx.services.posts.findDetail(post.id))?.title, 'Color');
+    // updated_at works as the version too.
+    const current = shaped(changed, postOneSchema).data;
+    const byTime = await call(`/posts/${post.id}`, {
+      method: 'PATCH',
+      body: { meta_title: 'Meta' },
+      headers: { 'if-match': current.updated_at! },
+    });
+    assert.equal(byTime.statusCode, 200, byTime.body);
+    problem(await call(`/posts/${post.id}`, { method: 'DELETE', headers: { 'if-match': etag } }), 412);
+    assert.equal((await call(`/posts/${post.id}`, { method: 'DELETE' })).statusCode, 204);
+    problem(await call(`/posts/${post.id}`), 404);
+    problem(await call('/posts/999999'), 404);
+  });
+
+  it('review: submit, the queue, send back with a note, approve; each answer in its shape', async () => {
+    const draft = await create(contributor, { title: 'Please review', content: 'x' });
+    const submitted = await call(`/posts/${draft.id}/submit`, { method: 'POST', as: contributor });
+    assert.equal(shaped(submitted, postOneSchema).data.status, 'pending');
+    // Another author may not even see it (404); an editor of another website may see nothing either.
+    problem(await call(`/posts/${draft.id}/approve`, { method: 'POST', as: author, body: {} }), 404);
+    problem(await call(`/posts/${draft.id}/approve`, { method: 'POST', as: contributor, body: {} }), 403);
+    problem(await call(`/reviews?website=${site}`, { as: author }), 403);
+    const queue = await call(`/reviews?website=${site}`, { as: editor });
+    assert.ok((queue.json().data as Array<{ id: number }>).some((post) => post.id === draft.id));
+    problem(await call(`/posts/${draft.id}/return`, { method: 'POST', as: editor, body: {} }), 422);
+    const returned = await call(`/posts/${draft.id}/return`, {
+      method: 'POST',
+      as: editor,
+      body: { note: 'Add a source.' },
+    });
+    assert.equal(shaped(returned, postOneSchema).data.status, 'draft');
+    const review = await call(`/posts/${draft.id}/review`, { as: contributor });
+    assert.equal(review.json().data.note, 'Add a source.');
+    await call(`/posts/${draft.id}/submit`, { method: 'POST', as: contributor });
+    const approved = await call(`/posts/${draft.id}/approve`, { method: 'POST', as: editor, body: {} });
+    assert.equal(shaped(approved, postOneSchema).data.status, 'published');
+    problem(await call(`/posts/${draft.id}/approve`, { method: 'POST', as: editor, body: {} }), 422);
+  });
+
+  it('audit: administrators read all of it, a site admin their website\u2019s, others nothing', async () => {
+    const siteAdmin = await ctx.createUser();
+    await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
+    const all = await call('/audit?per_page=5');
+    const entries = all.json().data as unknown[];
+    assert.equal(entries.length, 5);
+    for (const entry of entries) auditEntrySchema.parse(entry);
+    assert.match(String(all.headers.link), /before=\d+/);
+    assert.ok(entries.every((entry) => (entry as { surface: string }).surface !== ''));
+    const v2Entries = (await call('/audit?filter[resource_type]=post&per_page=100')).json().data as Array<{
+      surface: string;
+    }>;
+    assert.ok(
+      v2Entries.some((entry) => entry.surface === 'api-v2'),
+      'v2 writes are recorded as api-v2',
+    );
+    assert.equal((await call(`/audit?filter[website]=${site}`, { as: siteAdmin })).statusCode, 200);
+    problem(await call('/audit', { as: siteAdmin }), 403);
+    problem(await call(`/audit?filter[website]=${other}`, { as: siteAdmin }), 403);
+    problem(await call(`/audit?filter[website]=${site}`, { as: editor }), 403);
+  });
+
+  it('unknown routes and methods are problems too', async () => {
+    problem(await call('/nothing-here'), 404);
+    problem(await call('/posts', { method: 'DELETE' }), 404);
+  });
+
+  it('OpenAPI 3.1: a valid document that covers every registered route', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v2/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    const document = response.json();
+    assert.equal(document.openapi, '3.1.0');
+    await SwaggerParser.validate(structuredClone(document));
+    const documented = new Set<string>();
+    for (const [path, operations] of Object.entries(document.paths as Record<string, object>)) {
+      for (const method of Object.keys(operations)) documented.add(`${method.toUpperCase()} ${path}`);
+    }
+    const routes = ctx.app.registeredRoutes.filter(
+      (route) =>
+        route.url.startsWith('/api/v2/') &&
+        route.method !== 'HEAD' &&
+        !route.url.startsWith('/api/v2/docs') &&
+        route.url !== '/api/v2/openapi.json',
+    );
+    assert.ok(routes.length >= 10);
+    for (const route of routes) {
+      const path = route.url.replace(/:(\w+)/g, '{$1}');
+      assert.ok(documented.has(`${route.method} ${path}`), `${route.method} ${path} is not documented`);
+    }
+    // Every operation names its answers, the problems included.
+    for (const operations of Object.values(
+      document.paths as Record<string, Record<string, { responses: object }>>,
+    )) {
+      for (const operation of Object.values(operations))
+        assert.ok(Object.keys(operation.responses).length >= 2);
+    }
+  });
+});
