@@ -345,17 +345,16 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             websiteIds.push(await websiteOption(services, website));
           }
           const expires = values.expires === undefined ? null : expiryOption(values.expires);
-          const { key, secret } = await services.apiKeys.create(user.id, {
-            name: option(values, 'name'),
-            websiteIds,
-            readOnly: values['read-only'] === true,
-            expiresAt: expires,
-          });
-          await audited(services, 'api_key.create', {
-            type: 'api_key',
-            id: key.id,
-            input: { name: key.name, website_id: websiteIds, read_only: key.readOnly, expires_at: expires },
-          });
+          const { key, secret } = await services.apiKeys.create(
+            user.id,
+            {
+              name: option(values, 'name'),
+              websiteIds,
+              readOnly: values['read-only'] === true,
+              expiresAt: expires,
+            },
+            CLI_ACTOR,
+          );
           output.out(
             JSON.stringify({
               id: key.id,
@@ -379,11 +378,10 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           const user = await requireUser(services, option(values, 'email'));
           const id = option(values, 'id');
           if (!/^\d{1,10}$/.test(id)) throw new UsageError(`--id must be an integer, got "${id}"`);
-          if (!(await services.apiKeys.revoke(user.id, Number(id)))) {
+          if (!(await services.apiKeys.revoke(user.id, Number(id), CLI_ACTOR))) {
             output.err(`folio: ${user.email} has no key #${id} in use`);
             return 1;
           }
-          await audited(services, 'api_key.revoke', { type: 'api_key', id });
           output.out(`Key #${id} of ${user.email} is revoked.`);
           return 0;
         });

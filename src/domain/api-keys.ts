@@ -2,6 +2,9 @@
 // reading or to reading and writing, with an optional expiry. The key is shown once, when created; only
 // its SHA-256 is stored. A key never grants more than its user holds: the policy checks the user's own
 // rights first and the key's scope on top.
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
+import type { Actor } from './policy.js';
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
@@ -45,10 +48,14 @@ export class ApiKeysService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly audit?: AuditLog,
   ) {}
 
-  /** Creates a key; answers it with its secret, which is never shown again. */
-  async create(userId: number, input: NewApiKey): Promise<{ key: ApiKey; secret: string }> {
+  /**
+   * Creates a key; answers it with its secret, which is never shown again. `actor`: who asked, for the
+   * audit log.
+   */
+  async create(userId: number, input: NewApiKey, actor?: Actor): Promise<{ key: ApiKey; secret: string }> {
     const name = input.name.trim();
     if (name === '') throw new InputError('name', 'The name field is required.');
     if (name.length > MAX_API_KEY_NAME) {
@@ -95,6 +102,15 @@ export class ApiKeysService {
     });
     const key = (await this.list(userId)).find((candidate) => candidate.id === id);
     if (!key) throw new Error(`api key #${id} vanished`);
+    if (actor) {
+      await recordWrite(this.audit, actor, {
+        action: 'api_key.create',
+        resourceType: 'api_key',
+        resourceId: id,
+        websiteIds: [],
+        input: { name, website_id: websiteIds, read_only: key.readOnly, expires_at: key.expiresAt },
+      });
+    }
     return { key, secret };
   }
 
@@ -110,7 +126,7 @@ export class ApiKeysService {
   }
 
   /** Revokes one of the user's keys; answers whether it was in use until now. */
-  async revoke(userId: number, id: number): Promise<boolean> {
+  async revoke(userId: number, id: number, actor?: Actor): Promise<boolean> {
     if (!isStorableId(id)) return false;
     const result = await this.db
       .updateTable('api_keys')
@@ -119,7 +135,16 @@ export class ApiKeysService {
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const revoked = Number(result.numUpdatedRows) > 0;
+    if (revoked && actor) {
+      await recordWrite(this.audit, actor, {
+        action: 'api_key.revoke',
+        resourceType: 'api_key',
+        resourceId: id,
+        websiteIds: [],
+      });
+    }
+    return revoked;
   }
 
   /**

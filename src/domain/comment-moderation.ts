@@ -6,7 +6,10 @@ import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import type { CommentStatus } from './comments.js';
-import { InputError } from './errors.js';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
+import { ForbiddenError, InputError } from './errors.js';
+import type { Actor, Policy } from './policy.js';
 import { isStorableId } from './ids.js';
 import { toIso } from './values.js';
 
@@ -40,12 +43,71 @@ export interface ModerationQuery {
   limit?: number;
 }
 
+export const MODERATION_ACTIONS = ['approve', 'spam', 'delete'] as const;
+export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
+
 export class CommentModeration {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly changes: ContentChanges,
+    /** For the actor-aware operations (listOn, moderateOn): who may moderate, and the record. */
+    private readonly deps: { policy?: Policy; audit?: AuditLog } = {},
   ) {}
+
+  /**
+   * The comments of a website for an actor who moderates it (its editors and site admins, and
+   * administrators): ForbiddenError for anyone else.
+   */
+  async listOn(actor: Actor, websiteId: number, query: Omit<ModerationQuery, 'websiteId'>) {
+    await this.requireModerator(actor, websiteId);
+    return this.list({ ...query, websiteId });
+  }
+
+  /**
+   * Approves, marks as spam or deletes comments shown on a website the actor moderates; comments
+   * of other websites are left alone (answered as not found). Answers the ids acted on.
+   */
+  async moderateOn(
+    actor: Actor,
+    websiteId: number,
+    ids: readonly number[],
+    action: ModerationAction,
+  ): Promise<number[]> {
+    await this.requireModerator(actor, websiteId);
+    const valid = [...new Set(ids)].filter(isStorableId);
+    if (valid.length > MAX_MODERATION_BATCH) {
+      throw new InputError('ids', `At most ${MAX_MODERATION_BATCH} comments at a time.`);
+    }
+    if (valid.length === 0) return [];
+    const shown = await this.db
+      .selectFrom('comments')
+      .innerJoin('posts', 'posts.id', 'comments.post_id')
+      .select('comments.id')
+      .where('comments.id', 'in', valid)
+      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+      .execute();
+    const targets = shown.map((row) => row.id);
+    const done =
+      action === 'delete'
+        ? await this.delete(targets)
+        : await this.setStatus(targets, action === 'approve' ? 'approved' : 'spam');
+    for (const id of done) {
+      await recordWrite(this.deps.audit, actor, {
+        action: `comment.${action}`,
+        resourceType: 'comment',
+        resourceId: id,
+        websiteIds: [websiteId],
+      });
+    }
+    return done;
+  }
+
+  private async requireModerator(actor: Actor, websiteId: number): Promise<void> {
+    if (!this.deps.policy || !(await this.deps.policy.editsWebsite(actor, websiteId))) {
+      throw new ForbiddenError();
+    }
+  }
 
   /** Comments, newest first, by status and website. */
   async list(query: ModerationQuery = {}): Promise<ModeratedComment[]> {

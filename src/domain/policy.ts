@@ -176,8 +176,8 @@ export class Policy {
   async managesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
     if (actor.isAdmin) return true;
     if (actor.userId === null) return false;
-    if ((await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId)) return true;
-    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
+    // Owned, bound, or a site admin's (accessibleIds holds all three).
+    return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
   }
 
   /**

@@ -7,6 +7,7 @@ import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { ForbiddenError, NotFoundError } from './errors.js';
 import type { Actor, Policy } from './policy.js';
+import { ADMIN_ONLY_WEBSITE_FIELDS } from './websites.js';
 import type { AddDomainResult, NewWebsite, Website, WebsitePatch, WebsitesService } from './websites.js';
 
 export const websiteNotFound = () => new NotFoundError('Website not found');
@@ -35,6 +36,10 @@ export class WebsiteOperations {
 
   async update(actor: Actor, id: number, patch: WebsitePatch): Promise<Website> {
     await this.show(actor, id);
+    // Code that runs on every page, and who owns the website, are the administrators' (R-W6).
+    if (!actor.isAdmin && ADMIN_ONLY_WEBSITE_FIELDS.some((field) => patch[field] !== undefined)) {
+      throw new ForbiddenError();
+    }
     if (patch.domain !== undefined) this.policy.requireDomainClaim(actor, patch.domain);
     const website = await this.websites.update(id, patch);
     await this.audited(actor, 'website.update', id, patch);

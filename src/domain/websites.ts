@@ -221,7 +221,7 @@ export class WebsitesService {
     return (await this.hydrate([row]))[0] ?? null;
   }
 
-  /** Websites a user may see (R-W7): all for an admin; owned or bound ones otherwise. */
+  /** Websites a user may see (R-W7): all for an admin; owned, bound or site-admin'd ones otherwise. */
   async list(options: {
     user: User;
     keyword?: string;
@@ -487,6 +487,15 @@ export class WebsitesService {
           .whereRef('website_bindings.website_id', '=', 'websites.id')
           .where('website_bindings.model_type', '=', 'user')
           .where('website_bindings.model_id', '=', userId),
+      ),
+      // Its site admins manage it as its owner does (issue 20).
+      eb.exists(
+        eb
+          .selectFrom('memberships')
+          .select('memberships.user_id')
+          .whereRef('memberships.website_id', '=', 'websites.id')
+          .where('memberships.user_id', '=', userId)
+          .where('memberships.role', '=', 'site_admin'),
       ),
     ]);
   }

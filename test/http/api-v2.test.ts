@@ -331,6 +331,144 @@ describe('API v2', () => {
     problem(await call(`/audit?filter[website]=${site}`, { as: editor }), 403);
   });
 
+  it('comments: the moderation queue and bulk decisions, for the website\u2019s editors only', async () => {
+    const post = await create(admin, { title: 'Commented', content: 'x', status: 'published' });
+    const held = await ctx.services.comments.store({
+      postId: post.id,
+      content: 'Nice post',
+      name: 'Ann',
+      email: 'ann@example.test',
+      user: null,
+      websiteId: site,
+      ipHash: 'a'.repeat(64),
+      userAgent: 'test',
+    });
+    assert.equal(held.status, 'pending');
+    const queue = await call('/comments?filter[status]=pending', { as: editor });
+    assert.equal(queue.statusCode, 200, queue.body);
+    assert.ok((queue.json().data as Array<{ id: number }>).some((comment) => comment.id === held.id));
+    problem(await call('/comments', { as: author }), 403);
+    problem(
+      await call('/comments/moderate', {
+        method: 'POST',
+        as: author,
+        body: { ids: [held.id], action: 'approve' },
+      }),
+      403,
+    );
+    // An editor of another website acts on nothing here.
+    const otherEditor = await ctx.createUser();
+    await ctx.services.memberships.grant(otherEditor.id, other, 'editor');
+    const elsewhere = await call('/comments/moderate', {
+      method: 'POST',
+      as: otherEditor,
+      body: { ids: [held.id], action: 'spam', website_id: other },
+    });
+    assert.deepEqual(elsewhere.json().data.ids, []);
+    const approved = await call('/comments/moderate', {
+      method: 'POST',
+      as: editor,
+      body: { ids: [held.id, 999999], action: 'approve' },
+    });
+    assert.deepEqual(approved.json().data.ids, [held.id]);
+    problem(
+      await call('/comments/moderate', { method: 'POST', as: editor, body: { ids: [], action: 'approve' } }),
+      422,
+    );
+    problem(
+      await call('/comments/moderate', { method: 'POST', as: editor, body: { ids: [1], action: 'burn' } }),
+      422,
+    );
+  });
+
+  it('keys: your own, created with the secret shown once, revoked; a key cannot manage keys', async () => {
+    const created = await call('/keys', {
+      method: 'POST',
+      as: author,
+      body: { name: 'CI deploys', read_only: true, website_ids: [site] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const key = created.json().data as { id: number; key: string; prefix: string };
+    assert.ok(key.key.startsWith(key.prefix));
+    const listed = (await call('/keys', { as: author })).json().data as Array<Record<string, unknown>>;
+    assert.ok(
+      listed.some((item) => item.id === key.id && !('key' in item)),
+      'never shown again',
+    );
+    problem(await call('/keys', { as: key.key }), 403);
+    problem(await call(`/keys/${key.id}`, { method: 'DELETE', as: editor }), 404);
+    assert.equal((await call(`/keys/${key.id}`, { method: 'DELETE', as: author })).statusCode, 204);
+    problem(await call('/me', { as: key.key }), 401);
+    problem(await call('/keys', { method: 'POST', as: author, body: { name: '' } }), 422);
+  });
+
+  it('websites: site admins manage theirs, not the admin-only fields; domains; administrators create', async () => {
+    const siteAdmin = await ctx.createUser();
+    await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
+    const mine = (await call('/websites', { as: siteAdmin })).json().data as Array<{ id: number }>;
+    assert.deepEqual(
+      mine.map((website) => website.id),
+      [site],
+    );
+    const changed = await call(`/websites/${site}`, {
+      method: 'PATCH',
+      as: siteAdmin,
+      body: { site_slogan: 'Fresh' },
+    });
+    assert.equal(changed.json().data.fields.site_slogan, 'Fresh');
+    problem(
+      await call(`/websites/${site}`, { method: 'PATCH', as: siteAdmin, body: { head_code: '<script>' } }),
+      403,
+    );
+    problem(await call(`/websites/${other}`, { as: siteAdmin }), 404);
+    problem(await call(`/websites/${site}`, { as: editor }), 404);
+    const added = await call(`/websites/${site}/domains`, {
+      method: 'POST',
+      as: siteAdmin,
+      body: { domain: 'www.site.test' },
+    });
+    assert.ok(
+      (added.json().data.aliases as Array<{ domain: string }>).some(
+        (alias) => alias.domain === 'www.site.test',
+      ),
+    );
+    problem(
+      await call(`/websites/${site}/domains`, {
+        method: 'POST',
+        as: siteAdmin,
+        body: { domain: 'other.test' },
+      }),
+      409,
+    );
+    problem(
+      await call(`/websites/${site}/domains`, {
+        method: 'POST',
+        as: siteAdmin,
+        body: { domain: 'bad domain' },
+      }),
+      422,
+    );
+    const removed = await call(`/websites/${site}/domains/www.site.test`, {
+      method: 'DELETE',
+      as: siteAdmin,
+    });
+    assert.equal(removed.statusCode, 200, removed.body);
+    problem(
+      await call('/websites', {
+        method: 'POST',
+        as: siteAdmin,
+        body: { site_name: 'New', domain: 'new.test' },
+      }),
+      403,
+    );
+    const created = await call('/websites', {
+      method: 'POST',
+      body: { site_name: 'New', domain: 'new.test' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal((await call(`/websites/${created.json().data.id}`, { method: 'DELETE' })).statusCode, 204);
+  });
+
   it('unknown routes and methods are problems too', async () => {
     problem(await call('/nothing-here'), 404);
     problem(await call('/posts', { method: 'DELETE' }), 404);

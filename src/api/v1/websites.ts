@@ -9,11 +9,10 @@ import {
   DomainConflictError,
   InvalidDomainError,
   LastDomainError,
-  PLAIN_WEBSITE_FIELDS,
-  TRANSLATABLE_WEBSITE_FIELDS,
 } from '../../domain/websites.js';
 import type { Website, WebsitePatch } from '../../domain/websites.js';
 import type { Services } from '../../services.js';
+import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/website-input.js';
 import { actorOf } from './actor.js';
 import { adminRequired, ApiError, success } from './envelope.js';
 import type { Json } from './envelope.js';
@@ -21,7 +20,7 @@ import type { EndpointPolicy } from './guard.js';
 import { requestInput } from './input.js';
 import { paginate } from './pagination.js';
 import type { ApiRouter } from './router.js';
-import { boolean, integer, optional, requiredString, translatable, validate } from './validation.js';
+import { integer, optional, validate } from './validation.js';
 
 export const DEFAULT_WEBSITE_PAGE_SIZE = 20;
 export const MAX_WEBSITE_PAGE_SIZE = 100;
@@ -67,42 +66,15 @@ export function websiteJson(website: Website): Json {
   };
 }
 
-const nullableText = (max?: number) =>
-  z
-    .string()
-    .max(max ?? 65_535)
-    .nullable()
-    .optional();
-
 const listSchema = z.object({
   keyword: optional(z.string().max(255)),
   page_size: optional(integer()).default(DEFAULT_WEBSITE_PAGE_SIZE),
   page: optional(integer()).default(1),
 });
 
-const storeSchema = z.object({
-  site_name: translatable().refine((value) => typeof value !== 'string' || value.trim() !== '', {
-    message: 'The :attribute field is required.',
-  }),
-  domain: requiredString(255),
-  theme: optional(z.string().max(100)),
-  remark: optional(z.string().max(65_535)),
-});
-
-const updateSchema = z.object({
-  user_id: integer().nullable().optional(),
-  domain: optional(z.string().max(255)),
-  ...Object.fromEntries(
-    TRANSLATABLE_WEBSITE_FIELDS.map((field) => [field, translatable().nullable().optional()]),
-  ),
-  ...Object.fromEntries(
-    PLAIN_WEBSITE_FIELDS.map((field) => [field, nullableText(field === 'theme' ? 100 : undefined)]),
-  ),
-  enabled_page_cache: optional(boolean()),
-  enabled_data_cache: optional(boolean()),
-});
-
-const domainSchema = z.object({ website_id: integer(), domain: requiredString(255) });
+const storeSchema = createWebsiteInput;
+const updateSchema = updateWebsiteInput;
+const domainSchema = websiteDomainInput;
 
 /** Maps the website domain's errors to the answers of spec 4.4 and R-W2..R-W5. */
 async function answering<T>(work: () => Promise<T>): Promise<T> {

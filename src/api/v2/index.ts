@@ -13,6 +13,9 @@ import type { ValidationIssue } from '../../domain/errors.js';
 import type { Services } from '../../services.js';
 import { registerAccountRoutes } from './account.js';
 import { registerAuditRoutes } from './audit.js';
+import { registerCommentRoutes } from './comments.js';
+import { registerKeyRoutes } from './keys.js';
+import { registerWebsiteRoutes } from './websites.js';
 import { registerPostRoutes } from './posts.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
@@ -98,6 +101,9 @@ export function apiV2(services: Services) {
           { name: 'review', description: 'Submitting drafts, approving or sending them back' },
           { name: 'account', description: 'The caller' },
           { name: 'audit', description: 'Who changed what' },
+          { name: 'comments', description: 'Moderation' },
+          { name: 'keys', description: 'Your API keys' },
+          { name: 'websites', description: 'Websites and their domains' },
         ],
       },
       transform: jsonSchemaTransform,
@@ -108,6 +114,9 @@ export function apiV2(services: Services) {
     registerPostRoutes(router, services);
     registerAccountRoutes(router, services);
     registerAuditRoutes(router, services);
+    registerCommentRoutes(router, services);
+    registerKeyRoutes(router, services);
+    registerWebsiteRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);

@@ -1,0 +1,97 @@
+// The caller's own API keys: list, create (the secret is answered once), revoke. A key never grants
+// more than its user holds (policy.ts); a key cannot make other keys.
+import { z } from 'zod';
+import { ForbiddenError } from '../../domain/errors.js';
+import type { Services } from '../../services.js';
+import { actorOf, callerOf } from './auth.js';
+import { notFound } from './problem.js';
+import type { V2Router } from './router.js';
+
+const keySchema = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    prefix: z.string().describe('Its first characters, to tell keys apart.'),
+    read_only: z.boolean(),
+    website_ids: z.array(z.int()).describe('Empty: every website its user may reach.'),
+    expires_at: z.string().nullable(),
+    last_used_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'ApiKey' });
+
+const createBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    website_ids: z.array(z.int().min(1)).max(100).optional(),
+    read_only: z.boolean().optional(),
+    expires_at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+export function registerKeyRoutes(router: V2Router, services: Services): void {
+  const json = (key: Awaited<ReturnType<typeof services.apiKeys.list>>[number]) => ({
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    read_only: key.readOnly,
+    website_ids: key.websiteIds,
+    expires_at: key.expiresAt,
+    last_used_at: key.lastUsedAt,
+    created_at: key.createdAt,
+  });
+  /** Keys are managed with the user's own credentials (a token or the session), never with a key. */
+  const owner = (request: Parameters<typeof callerOf>[0]) => {
+    const caller = callerOf(request);
+    if (caller.key) throw new ForbiddenError('API keys are managed with a token or a session, not a key.');
+    return caller.user;
+  };
+
+  router.route({
+    method: 'GET',
+    url: '/keys',
+    summary: 'Your API keys',
+    tags: ['keys'],
+    response: { 200: z.object({ data: z.array(keySchema) }) },
+    handler: async (request) => ({ data: (await services.apiKeys.list(owner(request).id)).map(json) }),
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/keys',
+    summary: 'Create an API key',
+    description: 'The answer holds the secret (`key`) once; Folio keeps only its hash.',
+    tags: ['keys'],
+    body: createBody,
+    response: { 201: z.object({ data: keySchema.extend({ key: z.string() }) }) },
+    handler: async (request, reply) => {
+      const body = createBody.parse(request.body);
+      const { key, secret } = await services.apiKeys.create(
+        owner(request).id,
+        {
+          name: body.name,
+          websiteIds: body.website_ids,
+          readOnly: body.read_only,
+          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+        },
+        await actorOf(services, request),
+      );
+      return reply.code(201).send({ data: { ...json(key), key: secret } });
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/keys/:id',
+    summary: 'Revoke an API key',
+    tags: ['keys'],
+    params: z.object({ id: z.string().regex(/^\d{1,10}$/) }),
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      const id = Number((request.params as { id: string }).id);
+      const revoked = await services.apiKeys.revoke(owner(request).id, id, await actorOf(services, request));
+      if (!revoked) throw notFound('You have no such key in use.');
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,199 @@
+// Websites through API v2, over the same website operations as API v1: the ones the caller manages
+// (administrators: all; owners, bound users and site admins: theirs), their fields and their domains.
+import { z } from 'zod';
+import { parse } from '../../domain/schema-fields.js';
+import { createWebsiteInput, updateWebsiteInput } from '../../domain/website-input.js';
+import type { Website, WebsitePatch } from '../../domain/websites.js';
+import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites.js';
+import type { Services } from '../../services.js';
+import { actorOf, callerOf } from './auth.js';
+import { pageOf, paginate, paginationMeta, paginationQuery } from './conventions.js';
+import { Problem } from './problem.js';
+import type { V2Router } from './router.js';
+
+const websiteSchema = z
+  .object({
+    id: z.int(),
+    domain: z.string().describe('The primary domain.'),
+    aliases: z.array(z.object({ id: z.int(), domain: z.string() })),
+    owner_id: z.int().nullable(),
+    fields: z.record(z.string(), z.string().nullable()).describe('site_name, site_slogan, theme, …'),
+    translations: z.record(z.string(), z.record(z.string(), z.string())),
+    enabled_page_cache: z.boolean(),
+    enabled_data_cache: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Website' });
+
+function websiteJson(website: Website) {
+  return {
+    id: website.id,
+    domain: website.domain,
+    aliases: website.aliases.map((alias) => ({ id: alias.id, domain: alias.domain })),
+    owner_id: website.userId,
+    fields: website.fields,
+    translations: website.translations,
+    enabled_page_cache: website.enabledPageCache,
+    enabled_data_cache: website.enabledDataCache,
+    created_at: website.createdAt,
+    updated_at: website.updatedAt,
+  };
+}
+
+/** The domain rules' refusals as problems (409 for a domain in use, 422 for the rest). */
+async function domainProblems<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DomainConflictError) throw new Problem(409, 'conflict', 'Conflict', error.message);
+    if (error instanceof InvalidDomainError || error instanceof LastDomainError) {
+      throw new Problem(
+        422,
+        'validation',
+        'Validation failed',
+        error.message,
+        {},
+        { domain: [error.message] },
+      );
+    }
+    throw error;
+  }
+}
+
+const idParams = z.object({ id: z.string().regex(/^\d{1,15}$/) });
+const listQuery = z.object({ ...paginationQuery, q: z.string().max(255).optional() }).strict();
+const domainBody = z.object({ domain: z.string().min(1).max(255) }).strict();
+const updateBody = updateWebsiteInput.strict();
+const createBody = createWebsiteInput.strict();
+const one = z.object({ data: websiteSchema });
+
+export function registerWebsiteRoutes(router: V2Router, services: Services): void {
+  const ops = services.websiteOps;
+  const idOf = (request: { params: unknown }) => Number((request.params as { id: string }).id);
+
+  router.route({
+    method: 'GET',
+    url: '/websites',
+    summary: 'Websites you manage',
+    tags: ['websites'],
+    querystring: listQuery,
+    response: {
+      200: z.object({ data: z.array(websiteSchema), meta: z.object({ pagination: paginationMeta }) }),
+    },
+    handler: async (request, reply) => {
+      const query = listQuery.parse(request.query);
+      const page = pageOf(query);
+      const result = await services.websites.list({
+        user: callerOf(request).user,
+        keyword: query.q,
+        page: page.page,
+        pageSize: page.perPage,
+      });
+      return {
+        data: result.items.map(websiteJson),
+        meta: { pagination: paginate(request, reply, page, result.total) },
+      };
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/websites',
+    summary: 'Create a website',
+    description: 'Administrators only. `domain` is its primary domain.',
+    tags: ['websites'],
+    body: createBody,
+    response: { 201: one },
+    handler: async (request, reply) => {
+      const input = parse(createWebsiteInput, request.body);
+      const website = await domainProblems(async () =>
+        ops.create(await actorOf(services, request), {
+          siteName: input.site_name,
+          domain: input.domain,
+          theme: input.theme,
+          remark: input.remark,
+          userId: callerOf(request).user.id,
+        }),
+      );
+      reply.header('location', `/api/v2/websites/${website.id}`);
+      return reply.code(201).send({ data: websiteJson(website) });
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/websites/:id',
+    summary: 'Get a website',
+    tags: ['websites'],
+    params: idParams,
+    response: { 200: one },
+    handler: async (request) => ({
+      data: websiteJson(await ops.show(await actorOf(services, request), idOf(request))),
+    }),
+  });
+
+  router.route({
+    method: 'PATCH',
+    url: '/websites/:id',
+    summary: 'Change a website',
+    description:
+      'Only the fields sent change; head_code, body_code, analytics and user_id are the administrators\u2019.',
+    tags: ['websites'],
+    params: idParams,
+    body: updateBody,
+    response: { 200: one },
+    handler: async (request) => {
+      const patch = parse(updateWebsiteInput, request.body) as WebsitePatch;
+      const website = await domainProblems(async () =>
+        ops.update(await actorOf(services, request), idOf(request), patch),
+      );
+      return { data: websiteJson(website) };
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/websites/:id',
+    summary: 'Delete a website',
+    description: 'Administrators only: its domains, bindings and the posts bound to it alone go with it.',
+    tags: ['websites'],
+    params: idParams,
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      await ops.delete(await actorOf(services, request), idOf(request));
+      return reply.code(204).send();
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/websites/:id/domains',
+    summary: 'Add a domain alias',
+    tags: ['websites'],
+    params: idParams,
+    body: domainBody,
+    response: { 200: one },
+    handler: async (request) => {
+      const actor = await actorOf(services, request);
+      await domainProblems(() => ops.addDomain(actor, idOf(request), domainBody.parse(request.body).domain));
+      return { data: websiteJson(await ops.show(actor, idOf(request))) };
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/websites/:id/domains/:domain',
+    summary: 'Remove a domain',
+    description: 'Removing the primary domain promotes the oldest alias; the last domain stays (422).',
+    tags: ['websites'],
+    params: z.object({ id: z.string().regex(/^\d{1,15}$/), domain: z.string().min(1).max(255) }),
+    response: { 200: one },
+    handler: async (request) => {
+      const actor = await actorOf(services, request);
+      const { domain } = request.params as { domain: string };
+      await domainProblems(() => ops.removeDomain(actor, idOf(request), domain));
+      return { data: websiteJson(await ops.show(actor, idOf(request))) };
+    },
+  });
+}

@@ -1,0 +1,36 @@
+// The one schema of each website write's input (spec 4.4; API v1 and API v2 parse with them): fields
+// in the API's names; messages are worded by each face from the issues (':attribute').
+import { z } from 'zod';
+import { boolean, integer, optional, requiredString, translatable } from './schema-fields.js';
+import { PLAIN_WEBSITE_FIELDS, TRANSLATABLE_WEBSITE_FIELDS } from './websites.js';
+
+const nullableText = (max?: number) =>
+  z
+    .string()
+    .max(max ?? 65_535)
+    .nullable()
+    .optional();
+
+export const createWebsiteInput = z.object({
+  site_name: translatable().refine((value) => typeof value !== 'string' || value.trim() !== '', {
+    message: 'The :attribute field is required.',
+  }),
+  domain: requiredString(255),
+  theme: optional(z.string().max(100)),
+  remark: optional(z.string().max(65_535)),
+});
+
+export const updateWebsiteInput = z.object({
+  user_id: integer().nullable().optional(),
+  domain: optional(z.string().max(255)),
+  ...Object.fromEntries(
+    TRANSLATABLE_WEBSITE_FIELDS.map((field) => [field, translatable().nullable().optional()]),
+  ),
+  ...Object.fromEntries(
+    PLAIN_WEBSITE_FIELDS.map((field) => [field, nullableText(field === 'theme' ? 100 : undefined)]),
+  ),
+  enabled_page_cache: optional(boolean()),
+  enabled_data_cache: optional(boolean()),
+});
+
+export const websiteDomainInput = z.object({ website_id: integer(), domain: requiredString(255) });
