@@ -27,6 +27,7 @@ import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AuditLog } from './domain/audit.js';
+import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
@@ -193,7 +194,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     packageManager:
       options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
   });
-  const users = new UsersService(db, clock);
+  const credentials = new CredentialCache(feed);
+  const users = new UsersService(db, clock, credentials);
   const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
@@ -232,7 +234,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     postOps,
     audit,
     idempotency: new Idempotency(db, clock),
-    apiKeys: new ApiKeysService(db, clock, audit),
+    apiKeys: new ApiKeysService(db, clock, audit, credentials),
     posts,
     publicPosts,
     changes,

@@ -328,6 +328,7 @@ export class AccountsService {
       throw error;
     }
     await this.deps.changes?.announce({ kind: 'author', id: userId });
+    await this.deps.users.credentialsChanged(); // the name a token's user carries
     await this.audited(userId, null, 'user.profile', origin, input);
   }
 
@@ -445,6 +446,7 @@ export class AccountsService {
       });
       if (userId === null) return false;
       await this.deps.changes?.announce({ kind: 'user', id: userId });
+      await this.deps.users.credentialsChanged();
       await this.audited(userId, null, 'user.email', origin, { email: true });
       return true;
     } catch (error) {

@@ -5,6 +5,7 @@
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import type { Actor } from './policy.js';
+import type { CredentialCache } from './credential-cache.js';
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
@@ -49,6 +50,8 @@ export class ApiKeysService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly audit?: AuditLog,
+    /** Key -> user and scope, remembered for seconds; forgotten on every change (credential-cache.ts). */
+    private readonly credentials?: CredentialCache,
   ) {}
 
   /**
@@ -136,6 +139,7 @@ export class ApiKeysService {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     const revoked = Number(result.numUpdatedRows) > 0;
+    if (revoked) await this.credentials?.changed();
     if (revoked && actor) {
       await recordWrite(this.audit, actor, {
         action: 'api_key.revoke',
@@ -153,6 +157,28 @@ export class ApiKeysService {
    */
   async authenticate(secret: string): Promise<{ user: User; key: ApiKey } | null> {
     if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 512) return null;
+    const hash = hashToken(secret);
+    const load = () => this.load(hash);
+    const found = this.credentials ? await this.credentials.get(`key:${hash}`, load) : await load();
+    if (!found) return null;
+    const now = this.clock.now();
+    const { key } = found;
+    if (key.expiresAt !== null && new Date(key.expiresAt).getTime() <= now.getTime()) return null;
+    const lastUsed = key.lastUsedAt === null ? 0 : new Date(key.lastUsedAt).getTime();
+    if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) {
+      // The remembered key carries the time too: one write per key and resolution, not per request.
+      key.lastUsedAt = now.toISOString();
+      await this.db
+        .updateTable('api_keys')
+        .set({ last_used_at: key.lastUsedAt })
+        .where('id', '=', key.id)
+        .execute();
+    }
+    return found;
+  }
+
+  /** The key with this hash and its user, when neither is revoked nor disabled (expiry: the caller). */
+  private async load(hash: string): Promise<{ user: User; key: ApiKey } | null> {
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
@@ -168,11 +194,9 @@ export class ApiKeysService {
         'api_keys.created_at as key_created_at',
         'api_keys.key_hash as key_hash',
       ])
-      .where('api_keys.key_hash', '=', hashToken(secret))
+      .where('api_keys.key_hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.key_revoked_at !== null) return null;
-    const now = this.clock.now();
-    if (row.key_expires_at !== null && new Date(row.key_expires_at).getTime() <= now.getTime()) return null;
     const user = toUser(row);
     if (!user.isActive) return null;
     const [key] = await this.hydrate([
@@ -189,16 +213,7 @@ export class ApiKeysService {
         created_at: row.key_created_at,
       },
     ]);
-    if (!key) return null;
-    const lastUsed = row.key_last_used_at === null ? 0 : new Date(row.key_last_used_at).getTime();
-    if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) {
-      await this.db
-        .updateTable('api_keys')
-        .set({ last_used_at: now.toISOString() })
-        .where('id', '=', key.id)
-        .execute();
-    }
-    return { user, key };
+    return key ? { user, key } : null;
   }
 
   private async hydrate(rows: Selectable<ApiKeysTable>[]): Promise<ApiKey[]> {

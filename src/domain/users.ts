@@ -7,6 +7,7 @@ import type { Db } from '../db/database.js';
 import type { UsersTable } from '../db/schema.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
+import type { CredentialCache } from './credential-cache.js';
 import { InputError } from './errors.js';
 import { isStorableId } from './ids.js';
 import { flag, toIso } from './values.js';
@@ -68,7 +69,17 @@ export class UsersService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Token -> user, remembered for seconds and forgotten on every change (absent: none). */
+    readonly credentials?: CredentialCache,
   ) {}
+
+  /**
+   * Tells every process that users, tokens or keys changed: what they remember of credentials is
+   * forgotten. Every write of those tables calls it (here, AccountsService, ApiKeysService).
+   */
+  async credentialsChanged(): Promise<void> {
+    await this.credentials?.changed();
+  }
 
   async create(input: NewUser): Promise<User> {
     const email = normalizeEmail(input.email);
@@ -133,6 +144,7 @@ export class UsersService {
         .set({ is_active: true, updated_at: nowIso(this.clock) })
         .where('id', '=', id)
         .execute();
+      await this.credentialsChanged();
       return;
     }
     const result = await this.db
@@ -153,6 +165,7 @@ export class UsersService {
         ]),
       )
       .executeTakeFirst();
+    await this.credentialsChanged();
     if (Number(result.numUpdatedRows) === 0 && (await this.findById(id))?.isAdmin) {
       throw new InputError('email', 'The last active administrator cannot be disabled.');
     }
@@ -171,25 +184,31 @@ export class UsersService {
           .doUpdateSet({ token_hash: hashToken(token), created_at: now, last_used_at: null }),
       )
       .execute();
+    await this.credentialsChanged(); // the replaced token stops working everywhere
     return token;
   }
 
   async revokeToken(userId: number): Promise<void> {
     await this.db.deleteFrom('api_tokens').where('user_id', '=', userId).execute();
+    await this.credentialsChanged();
   }
 
   /** The active user owning this token, or null (unknown token, revoked token, disabled user). */
   async authenticateToken(token: string): Promise<User | null> {
     if (token === '' || token.length > 512) return null;
-    const row = await this.db
-      .selectFrom('api_tokens')
-      .innerJoin('users', 'users.id', 'api_tokens.user_id')
-      .selectAll('users')
-      .where('api_tokens.token_hash', '=', hashToken(token))
-      .executeTakeFirst();
-    if (!row) return null;
-    const user = toUser(row);
-    return user.isActive ? user : null;
+    const hash = hashToken(token);
+    const load = async () => {
+      const row = await this.db
+        .selectFrom('api_tokens')
+        .innerJoin('users', 'users.id', 'api_tokens.user_id')
+        .selectAll('users')
+        .where('api_tokens.token_hash', '=', hash)
+        .executeTakeFirst();
+      if (!row) return null;
+      const user = toUser(row);
+      return user.isActive ? user : null;
+    };
+    return this.credentials ? this.credentials.get(`token:${hash}`, load) : load();
   }
 
   /** The active user with this email and password (HTTP Basic), or null. */
