@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, redact } from './config.js';
 import type { Config } from './config.js';
-import { migrate } from './db/database.js';
+import { analyzeDatabase, migrate } from './db/database.js';
 import { InputError, NotFoundError, ValidationError } from './domain/errors.js';
 import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/comment-moderation.js';
 import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS, recordWrite } from './domain/audit.js';
@@ -20,6 +20,7 @@ Commands:
   start                          migrate, install on first start (prints the admin token), serve
   serve                          migrate and serve
   migrate                        bring the database schema up to date
+  db:analyze                     refresh the query planner's statistics (after a bulk import)
   user:create --email E --name N --password P [--admin]
                                  create a user; prints {"id":…,"api_token":"…"}
   user:token --email E           issue a new API token (replaces the old one); printed once
@@ -148,6 +149,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
   const services = createServices(config, { onQuery: queryCounter?.onQuery });
   try {
     await migrate(services.database);
+    await analyzeDatabase(services.database, { atStart: true });
     if (install) {
       const installation = await installIfNeeded(services);
       if (installation) {
@@ -169,14 +171,15 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
   });
   app.addHook('onClose', () => scheduler.stop());
-  // The audit log keeps `audit_retention_days` days; every node prunes hourly (a DELETE is idempotent).
-  // So are idempotency keys older than 24 hours.
+  // Hourly upkeep on every node: the audit log keeps `audit_retention_days` days (a DELETE is
+  // idempotent), idempotency keys 24 hours, and the planner's statistics are refreshed.
   const pruneAudit = () =>
     services.settings
       .get(AUDIT_RETENTION_SETTING)
       .then((days) => services.audit.prune(retentionDays(days)))
       .then(() => services.idempotency.prune())
-      .catch((error: unknown) => app.log.error({ err: error }, 'pruning the audit log failed'));
+      .then(() => analyzeDatabase(services.database))
+      .catch((error: unknown) => app.log.error({ err: error }, 'hourly upkeep failed'));
   const auditTimer = setInterval(() => void pruneAudit(), 3_600_000).unref();
   app.addHook('onClose', () => clearInterval(auditTimer));
   let stopping = false;
@@ -265,6 +268,12 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           await services.close();
         }
       }
+      case 'db:analyze':
+        return await withServices(config, async (services) => {
+          await analyzeDatabase(services.database, { atStart: true });
+          output.out('Statistics of the database are up to date.');
+          return 0;
+        });
       case 'user:create':
         return await withServices(config, async (services) => {
           const user = await services.users.create({

@@ -37,8 +37,8 @@ export interface DatabaseHandle {
 export interface OpenOptions {
   /** PostgreSQL only: every connection uses this schema (tests isolate themselves this way). */
   pgSchema?: string;
-  /** Called with the text of every query; the benchmarks count queries with it. */
-  onQuery?: (sql: string) => void;
+  /** Called with every query (its text and values); the benchmarks count queries with it. */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }
 
 // PostgreSQL returns COUNT(*) and other int8 values as strings; our counts fit in a JS number.
@@ -46,7 +46,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): DatabaseHandle {
   const log = options.onQuery
-    ? (event: { query: { sql: string } }) => options.onQuery?.(event.query.sql)
+    ? (event: { query: { sql: string; parameters: readonly unknown[] } }) =>
+        options.onQuery?.(event.query.sql, event.query.parameters)
     : undefined;
 
   if (config.dialect === 'sqlite') {
@@ -84,6 +85,27 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     log: log && ((event) => log(event)),
   });
   return { db, dialect: 'postgres', sqlite: null, pgOptions, close: () => db.destroy() };
+}
+
+/**
+ * Keeps the query planner's statistics current (issue 26 #3): without them PostgreSQL planned the
+ * slug check of a bulk-loaded table as a scan, and SQLite may plan a lookup badly after a large
+ * import. SQLite: `PRAGMA optimize` (it analyzes only what changed enough; bounded work at start).
+ * PostgreSQL: `ANALYZE` of this schema's tables (sampled: seconds even at millions of rows).
+ * Run at start, after migrations, and hourly; `folio db:analyze` runs it by hand after bulk work.
+ */
+export async function analyzeDatabase(
+  handle: DatabaseHandle,
+  options: { atStart?: boolean } = {},
+): Promise<void> {
+  if (handle.sqlite) {
+    // 0x10002 at start: look at every table, with an analysis limit so a big one never stalls the start.
+    handle.sqlite.pragma(options.atStart ? 'optimize=0x10002' : 'optimize');
+    return;
+  }
+  const tables = await sql<{ name: string }>`
+    select tablename as name from pg_tables where schemaname = current_schema()`.execute(handle.db);
+  for (const { name } of tables.rows) await sql`analyze ${sql.table(name)}`.execute(handle.db);
 }
 
 /** Migrations in the order they apply. A released migration is never edited; add a new one. */
