@@ -105,7 +105,7 @@ describe('HTTP envelope and errors', () => {
     for (const url of [
       '/api/v1/nothing-here',
       '/api/v1',
-      '/api/v2/posts',
+      '/api/v3/posts', // an API version that does not exist
       '/api/v1/posts/store/extra/segments',
     ]) {
       const response = await ctx.request({ method: 'POST', url, payload: { api_token: user.token } });
