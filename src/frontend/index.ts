@@ -28,7 +28,7 @@ import type { SeoInput } from './seo.js';
 import { FragmentStore } from './fragments.js';
 import type { FragmentScope } from './fragments.js';
 import { PageCache, baseTags, pageTagsOf } from './page-cache.js';
-import { buildSeo, htmlLang } from './seo.js';
+import { buildSeo, htmlLang, siteOrigin } from './seo.js';
 import { accountRoutes } from './routes/accounts/index.js';
 import { authoringRoutes } from './routes/authoring.js';
 import { clickRoutes } from './routes/clicks.js';
@@ -38,6 +38,7 @@ import { linkRoutes } from './routes/links.js';
 import { pageRoutes } from './routes/pages.js';
 import { postRoutes } from './routes/posts.js';
 import { sitemapRoutes } from './routes/sitemaps.js';
+import { feedLinks, feedRoutes } from './routes/feeds.js';
 import { THEMES_DIR, ThemeRenderer } from './themes.js';
 
 export { htmlLang } from './seo.js';
@@ -114,6 +115,7 @@ const MODULES: FrontendModule[] = [
   postRoutes,
   pageRoutes,
   sitemapRoutes,
+  feedRoutes,
   commentRoutes,
   clickRoutes,
   linkRoutes,
@@ -346,6 +348,7 @@ async function renderPage(
       user: state.user ? { id: state.user.id, name: state.user.name, username: state.user.username } : null,
       home_url: homeUrl,
       search_url: urlFor(state, '/post/search'),
+      feeds: feedLinks(siteOrigin(services, state), state),
       /** The locale prefix of this page's links (`` or `/fr`): `{{ base_path }}/user/login`. */
       base_path: homeUrl === '/' ? '' : homeUrl,
       // A signed-in visitor's pages are never cached, so they may carry the form token (the header's

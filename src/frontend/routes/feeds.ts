@@ -1,0 +1,215 @@
+// Feeds (issue 22 #12): RSS 2.0, Atom 1.0 and JSON Feed 1.1 of a website's newest posts, of a tag's
+// (`/post/{type}/{slug}/feed`) and of an author's (`/user/{username}/posts/feed`), each in the
+// visitor's locale (`/fr/feed`): `…/feed` is RSS, `…/feed/atom` Atom, `…/feed/json` JSON Feed. Written
+// by the `feed` package, every URL absolute on the website's primary domain, the excerpt or (setting
+// `feed_full_content`) the whole cleaned content. Held in the full-page cache like the pages they
+// mirror, and flushed by the same content changes (the reads report their tags).
+import { Feed } from 'feed';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PublicListQuery, PublicPost } from '../../domain/public-posts.js';
+import { cleanContent } from '../content.js';
+import { urlFor } from '../context.js';
+import type { FrontendState } from '../context.js';
+import type { FrontendKit } from '../index.js';
+import { pageTagSink } from '../page-cache.js';
+import { siteOrigin } from '../seo.js';
+import { postTagTypes } from '../tag-types.js';
+
+export const FEED_ITEMS = 20;
+export const FULL_CONTENT_SETTING = 'feed_full_content';
+const TAG_SLUG = /^[^/]{1,190}$/;
+
+const FORMATS = {
+  rss: { suffix: '', type: 'application/rss+xml; charset=utf-8', render: (feed: Feed) => feed.rss2() },
+  atom: {
+    suffix: '/atom',
+    type: 'application/atom+xml; charset=utf-8',
+    render: (feed: Feed) => feed.atom1(),
+  },
+  json: {
+    suffix: '/json',
+    type: 'application/feed+json; charset=utf-8',
+    render: (feed: Feed) => jsonFeed11(feed),
+  },
+} as const;
+
+interface JsonFeedAuthor {
+  name?: string;
+  url?: string;
+}
+type JsonFeedObject = { author?: JsonFeedAuthor; authors?: JsonFeedAuthor[] } & Record<string, unknown>;
+
+/**
+ * JSON Feed 1.1 from the `feed` package's version 1 output: the version, `authors` (a list) in place
+ * of the deprecated `author`, and the feed's `language`.
+ */
+function jsonFeed11(feed: Feed): string {
+  const json = JSON.parse(feed.json1()) as JsonFeedObject & { items?: JsonFeedObject[] };
+  const withAuthors = (object: JsonFeedObject) => {
+    if (object.author) object.authors = [object.author];
+    delete object.author;
+  };
+  json.version = 'https://jsonfeed.org/version/1.1';
+  json.language = feed.options.language;
+  withAuthors(json);
+  for (const item of json.items ?? []) withAuthors(item);
+  return JSON.stringify(json);
+}
+
+/** What a feed is of: its title, the page it mirrors, and which posts. */
+interface FeedSubject {
+  title: string;
+  description: string;
+  /** The HTML page of the same posts (`/`, `/post/category/news`, `/user/ann/posts`). */
+  pagePath: string;
+  /** The feed's own path, without the format's suffix. */
+  feedPath: string;
+  query: Partial<PublicListQuery>;
+}
+
+/** The feed links of a page for the layout's `<link rel="alternate">` (the website's own feeds). */
+export function feedLinks(origin: string, state: FrontendState) {
+  const base = `${origin}${urlFor(state, '/feed')}`;
+  return { rss: base, atom: `${base}/atom`, json: `${base}/json` };
+}
+
+export function feedRoutes(kit: FrontendKit): void {
+  const { services } = kit;
+
+  const answer = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    format: keyof typeof FORMATS,
+    subject: FeedSubject,
+  ) => {
+    const origin = siteOrigin(services, state);
+    const sink = pageTagSink(request);
+    const page = await services.siteReads.postList(sink, state.website, {
+      websiteId: state.website.id,
+      locale: state.locale,
+      page: 1,
+      pageSize: FEED_ITEMS,
+      ...subject.query,
+    });
+    const full = await services.settings.flag(FULL_CONTENT_SETTING, false);
+    const absolute = (path: string) =>
+      /^https?:\/\//i.test(path) ? path : `${origin}${path.startsWith('/') ? '' : '/'}${path}`;
+    const pageUrl = absolute(urlFor(state, subject.pagePath));
+    const feedUrl = absolute(urlFor(state, subject.feedPath));
+    const site = state.website.fields;
+    const updated = page.items.reduce<string | null>(
+      (latest, post) => (latest === null || post.updatedAt > latest ? post.updatedAt : latest),
+      null,
+    );
+    const feed = new Feed({
+      title: subject.title,
+      description: subject.description,
+      id: pageUrl,
+      link: pageUrl,
+      language: state.locale,
+      updated: updated ? new Date(updated) : new Date(0),
+      generator: 'Folio',
+      copyright: site.license ?? '',
+      ...(site.site_favicon ? { favicon: absolute(site.site_favicon) } : {}),
+      feedLinks: { rss: feedUrl, atom: `${feedUrl}/atom`, json: `${feedUrl}/json` },
+    });
+    for (const post of page.items) {
+      const url = absolute(urlFor(state, `/post/${encodeURIComponent(post.slug)}`));
+      const content = full ? await fullContent(request, state, post) : undefined;
+      feed.addItem({
+        title: post.title,
+        id: url,
+        link: url,
+        description: post.excerpt,
+        ...(content ? { content } : {}),
+        date: new Date(post.updatedAt),
+        published: new Date(post.publishedAt),
+        ...(post.author ? { author: [{ name: post.author.name }] } : {}),
+        category: post.tags.map((tag) => ({ name: tag.name })),
+        ...(post.thumbnail ? { image: absolute(post.thumbnail) } : {}),
+      });
+    }
+    reply.type(FORMATS[format].type);
+    return FORMATS[format].render(feed);
+  };
+
+  /** The post's cleaned content, through the same cached read as its page. */
+  const fullContent = async (request: FastifyRequest, state: FrontendState, post: PublicPost) => {
+    const detail = await services.siteReads.post(
+      pageTagSink(request),
+      state.website,
+      state.locale,
+      post.slug,
+      (found) => ({
+        ...found,
+        content: cleanContent(found.content),
+      }),
+    );
+    return detail?.content;
+  };
+
+  const siteName = (state: FrontendState) => state.website.fields.site_name ?? state.website.domain;
+
+  for (const [format, { suffix }] of Object.entries(FORMATS) as Array<
+    [keyof typeof FORMATS, { suffix: string }]
+  >) {
+    kit.page('GET', `/feed${suffix}`, { name: `feeds.${format}`, cacheable: true }, (request, reply, state) =>
+      answer(request, reply, state, format, {
+        title: siteName(state),
+        description:
+          state.website.fields.site_slogan ?? state.website.fields.site_seo_description ?? siteName(state),
+        pagePath: '/',
+        feedPath: '/feed',
+        query: {},
+      }),
+    );
+
+    kit.page(
+      'GET',
+      `/post/:type/:slug/feed${suffix}`,
+      { name: `feeds.tag.${format}`, cacheable: true },
+      async (request, reply, state) => {
+        const { type, slug } = request.params as { type: string; slug: string };
+        const tagType = (await postTagTypes(services.settings)).get(type);
+        if (!tagType || !TAG_SLUG.test(slug)) return kit.notFound(request, reply);
+        const tag = await services.siteReads.tag(
+          pageTagSink(request),
+          state.website.id,
+          tagType,
+          slug,
+          state.locale,
+        );
+        if (!tag) return kit.notFound(request, reply);
+        const pagePath = `/post/${type}/${encodeURIComponent(tag.slug)}`;
+        return answer(request, reply, state, format, {
+          title: `${tag.name} · ${siteName(state)}`,
+          description: tag.description ?? tag.name,
+          pagePath,
+          feedPath: `${pagePath}/feed`,
+          query: { tagIds: await services.publicPosts.withDescendants(tag.id, tagType) },
+        });
+      },
+    );
+
+    kit.page(
+      'GET',
+      `/user/:username/posts/feed${suffix}`,
+      { name: `feeds.author.${format}`, cacheable: true },
+      async (request, reply, state) => {
+        const { username } = request.params as { username: string };
+        if (username.length > 255) return kit.notFound(request, reply);
+        const author = await services.publicPosts.findAuthor(username);
+        if (!author) return kit.notFound(request, reply);
+        const pagePath = `/user/${encodeURIComponent(username)}/posts`;
+        return answer(request, reply, state, format, {
+          title: `${author.name} · ${siteName(state)}`,
+          description: `Posts by ${author.name}`,
+          pagePath,
+          feedPath: `${pagePath}/feed`,
+          query: { authorId: author.id },
+        });
+      },
+    );
+  }
+}
