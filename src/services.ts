@@ -27,6 +27,7 @@ import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AuditLog } from './domain/audit.js';
+import { TagOperations } from './domain/tag-operations.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
@@ -85,6 +86,8 @@ export interface Services {
   websites: WebsitesService;
   /** Website writes and reads for a caller: the policy decides, the audit log records. */
   websiteOps: WebsiteOperations;
+  /** Tag writes for a caller (API v2): create, change, delete, merge. */
+  tagOps: TagOperations;
   tags: TagsService;
   /** Cached tag trees for the faces' answers. */
   tagReads: TagReads;
@@ -197,6 +200,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const credentials = new CredentialCache(feed);
   const users = new UsersService(db, clock, credentials);
   const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
+  const tagOps = new TagOperations(tags, policy, settings, audit);
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl
@@ -243,6 +247,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     websites,
     websiteOps,
     tags,
+    tagOps,
     tagReads: new TagReads(tags, cache),
     pages,
     menus: new MenusService(db, clock, cache, pages, changes, audit),

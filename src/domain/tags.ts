@@ -290,6 +290,179 @@ export class TagsService {
     });
   }
 
+  /** The websites each tag is bound to (none: an all-sites tag). */
+  async websitesOf(id: number): Promise<number[]> {
+    return (await this.bindings.websitesOf(TAG_MODEL, [id])).get(id) ?? [];
+  }
+
+  /** What uses a tag: the items tagged with it, by type, and its children. */
+  async usage(id: number): Promise<{ items: Record<string, number>; children: number }> {
+    const items = await this.db
+      .selectFrom('taggables')
+      .select(['taggable_type', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('tag_id', '=', id)
+      .groupBy('taggable_type')
+      .execute();
+    const children = await this.db
+      .selectFrom('tags')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('parent_id', '=', id)
+      .executeTakeFirst();
+    return {
+      items: Object.fromEntries(items.map((row) => [row.taggable_type, Number(row.n)])),
+      children: Number(children?.n ?? 0),
+    };
+  }
+
+  /**
+   * Changes a tag's fields (absent: unchanged): a new name must stay unique in its type (InputError),
+   * a parent must exist, be of its type and not below it (`null`: a root). Announces the change.
+   */
+  async change(
+    tag: Tag,
+    patch: {
+      name?: Translatable;
+      slug?: string;
+      parentId?: number | null;
+      description?: string | null;
+      icon?: string | null;
+      sort?: number;
+      websiteIds?: readonly number[];
+    },
+    defaultLocale: string,
+  ): Promise<Tag> {
+    const name = patch.name === undefined ? undefined : splitTranslatable(patch.name, defaultLocale);
+    const baseName = name?.base.trim();
+    if (baseName === '') throw new InputError('name', 'The name field is required.');
+    if (baseName !== undefined && baseName !== tag.name) {
+      const duplicate = await this.findDuplicate(baseName, tag.type);
+      if (duplicate && duplicate.id !== tag.id) {
+        throw new InputError('name', 'A tag of this type already has this name.');
+      }
+    }
+    if (patch.parentId !== undefined && patch.parentId !== null) {
+      await this.checkParent(patch.parentId, tag.type, tag.id);
+    }
+    const websiteIds = patch.websiteIds ? await this.bindings.existing(patch.websiteIds) : undefined;
+    let changed: Tag;
+    try {
+      changed = await this.db.transaction().execute(async (trx) => {
+        const changes: Record<string, unknown> = { updated_at: nowIso(this.clock) };
+        if (baseName !== undefined) changes.name = baseName;
+        if (patch.slug !== undefined) changes.slug = await this.freeSlug(trx, patch.slug, tag.type, tag.id);
+        if (patch.parentId !== undefined) changes.parent_id = patch.parentId;
+        if (patch.description !== undefined) changes.description = patch.description;
+        if (patch.icon !== undefined) changes.icon = patch.icon;
+        if (patch.sort !== undefined) changes.sort = patch.sort;
+        const row = await trx
+          .updateTable('tags')
+          .set(changes)
+          .where('id', '=', tag.id)
+          .returning(COLUMNS)
+          .executeTakeFirstOrThrow();
+        if (name) await this.translations.save(trx, TAG_MODEL, tag.id, 'name', name.translations);
+        if (websiteIds !== undefined) await this.bindings.sync(trx, TAG_MODEL, tag.id, websiteIds);
+        return toTag(row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InputError('name', 'A tag of this type already has this name.');
+      throw error;
+    }
+    await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
+    return changed;
+  }
+
+  /**
+   * Deletes a tag: what it tagged loses it, its children move up to its parent, its translations and
+   * bindings go. One transaction; announced.
+   */
+  async remove(tag: Tag): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('tags')
+        .set({ parent_id: tag.parentId })
+        .where('parent_id', '=', tag.id)
+        .execute();
+      await trx.deleteFrom('taggables').where('tag_id', '=', tag.id).execute();
+      await trx
+        .deleteFrom('translations')
+        .where('model_type', '=', TAG_MODEL)
+        .where('model_id', '=', tag.id)
+        .execute();
+      await this.bindings.sync(trx, TAG_MODEL, tag.id, []);
+      await trx.deleteFrom('tags').where('id', '=', tag.id).execute();
+    });
+    await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
+  }
+
+  /**
+   * Merges `source` into `target` (same type): whatever source tagged is tagged with target (once),
+   * source's children become target's, and source is deleted. One transaction; both announced.
+   */
+  async merge(source: Tag, target: Tag): Promise<Tag> {
+    if (source.id === target.id || source.type !== target.type) {
+      throw new InputError('into', 'The tag to merge into must be another tag of the same type.');
+    }
+    await this.db.transaction().execute(async (trx) => {
+      // A target below the source first moves up to the source's place: no cycle once source goes.
+      let ancestor: number | null = target.parentId;
+      const seen = new Set<number>();
+      while (ancestor !== null && !seen.has(ancestor)) {
+        if (ancestor === source.id) {
+          await trx
+            .updateTable('tags')
+            .set({ parent_id: source.parentId })
+            .where('id', '=', target.id)
+            .execute();
+          break;
+        }
+        seen.add(ancestor);
+        const row: { parent_id: number | null } | undefined = await trx
+          .selectFrom('tags')
+          .select('parent_id')
+          .where('id', '=', ancestor)
+          .executeTakeFirst();
+        ancestor = row?.parent_id ?? null;
+      }
+      await trx
+        .updateTable('tags')
+        .set({ parent_id: target.id })
+        .where('parent_id', '=', source.id)
+        .where('id', '!=', target.id)
+        .execute();
+      // Items already tagged with target keep one link; the others move over.
+      await trx
+        .deleteFrom('taggables')
+        .where('tag_id', '=', source.id)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('taggables as kept')
+              .select('kept.tag_id')
+              .where('kept.tag_id', '=', target.id)
+              .whereRef('kept.taggable_type', '=', 'taggables.taggable_type')
+              .whereRef('kept.taggable_id', '=', 'taggables.taggable_id'),
+          ),
+        )
+        .execute();
+      await trx.updateTable('taggables').set({ tag_id: target.id }).where('tag_id', '=', source.id).execute();
+      await trx
+        .deleteFrom('translations')
+        .where('model_type', '=', TAG_MODEL)
+        .where('model_id', '=', source.id)
+        .execute();
+      await this.bindings.sync(trx, TAG_MODEL, source.id, []);
+      await trx.deleteFrom('tags').where('id', '=', source.id).execute();
+      await trx
+        .updateTable('tags')
+        .set({ updated_at: nowIso(this.clock) })
+        .where('id', '=', target.id)
+        .execute();
+    });
+    await this.changes?.announce({ kind: 'tag', id: source.id, type: source.type });
+    await this.changes?.announce({ kind: 'tag', id: target.id, type: target.type });
+    return (await this.findById(target.id)) ?? target;
+  }
+
   /** The parent exists, is of the same type, and (for an existing tag) is not the tag or below it. */
   private async checkParent(parentId: number, type: string, tagId: number | null): Promise<void> {
     const parent = await this.findById(parentId);

@@ -469,6 +469,79 @@ describe('API v2', () => {
     assert.equal((await call(`/websites/${created.json().data.id}`, { method: 'DELETE' })).statusCode, 204);
   });
 
+  it('tags: create, the tree, rename and move, 409 while in use unless forced, merge', async () => {
+    const make = async (body: Record<string, unknown>, as: TestUser = admin) => {
+      const response = await call('/tags', { method: 'POST', as, body });
+      assert.equal(response.statusCode, 201, response.body);
+      return response.json().data as { id: number; name: string; parent_id: number | null };
+    };
+    const news = await make({
+      name: { en: 'News', fr: 'Nouvelles' },
+      type: 'post_category',
+      website_ids: [site],
+    });
+    const world = await make({
+      name: 'World',
+      type: 'post_category',
+      parent_id: news.id,
+      website_ids: [site],
+    });
+    problem(await call('/tags', { method: 'POST', body: { name: 'News', type: 'post_category' } }), 409);
+    problem(await call('/tags', { method: 'POST', body: { name: 'X', type: 'Bad Type!' } }), 422);
+    const tree = (await call('/tags?filter[type]=post_category&locale=fr')).json().data as Array<{
+      id: number;
+      name: string;
+      children: Array<{ id: number }>;
+    }>;
+    const root = tree.find((node) => node.id === news.id)!;
+    assert.equal(root.name, 'Nouvelles');
+    assert.deepEqual(
+      root.children.map((child) => child.id),
+      [world.id],
+    );
+
+    // A cycle is refused; moving to the root and renaming work.
+    problem(await call(`/tags/${news.id}`, { method: 'PATCH', body: { parent_id: world.id } }), 422);
+    const moved = await call(`/tags/${world.id}`, {
+      method: 'PATCH',
+      body: { parent_id: null, name: 'Planet' },
+    });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.equal(moved.json().data.parent_id, null);
+    assert.equal(moved.json().data.name, 'Planet');
+    problem(await call(`/tags/${world.id}`, { method: 'PATCH', body: { name: 'News' } }), 422);
+    // An author of the website may change its tags; a reader of it may not.
+    assert.equal(
+      (await call(`/tags/${world.id}`, { method: 'PATCH', as: author, body: { sort: 5 } })).statusCode,
+      200,
+    );
+    const outsider = await ctx.createUser();
+    await ctx.services.memberships.grant(outsider.id, site, 'reader');
+    problem(await call(`/tags/${world.id}`, { method: 'PATCH', as: outsider, body: { sort: 1 } }), 403);
+
+    // In use: a post tagged with it.
+    const tagged = await create(admin, {
+      title: 'Tagged',
+      content: 'x',
+      status: 'published',
+      categories: [news.id],
+    });
+    const refused = problem(await call(`/tags/${news.id}`, { method: 'DELETE' }), 409);
+    assert.match(refused.detail ?? '', /1 post/);
+    // Merge news into planet: the post is tagged with planet, news is gone.
+    const merged = await call(`/tags/${news.id}/merge`, { method: 'POST', body: { into: world.id } });
+    assert.equal(merged.statusCode, 200, merged.body);
+    problem(await call(`/tags/${news.id}`), 404);
+    const post = await ctx.services.posts.findDetail(tagged.id);
+    assert.deepEqual(
+      post?.categories.map((category) => category.id),
+      [world.id],
+    );
+    problem(await call(`/tags/${world.id}`, { method: 'DELETE' }), 409);
+    assert.equal((await call(`/tags/${world.id}?force=true`, { method: 'DELETE' })).statusCode, 204);
+    assert.deepEqual((await ctx.services.posts.findDetail(tagged.id))?.categories, []);
+  });
+
   it('unknown routes and methods are problems too', async () => {
     problem(await call('/nothing-here'), 404);
     problem(await call('/posts', { method: 'DELETE' }), 404);

@@ -16,6 +16,7 @@ import { registerAuditRoutes } from './audit.js';
 import { registerCommentRoutes } from './comments.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerWebsiteRoutes } from './websites.js';
+import { registerTagRoutes } from './tags.js';
 import { registerPostRoutes } from './posts.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
@@ -104,6 +105,7 @@ export function apiV2(services: Services) {
           { name: 'comments', description: 'Moderation' },
           { name: 'keys', description: 'Your API keys' },
           { name: 'websites', description: 'Websites and their domains' },
+          { name: 'tags', description: 'Tags and categories (trees per type)' },
         ],
       },
       transform: jsonSchemaTransform,
@@ -117,6 +119,7 @@ export function apiV2(services: Services) {
     registerCommentRoutes(router, services);
     registerKeyRoutes(router, services);
     registerWebsiteRoutes(router, services);
+    registerTagRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);

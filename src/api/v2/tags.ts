@@ -1,0 +1,163 @@
+// Tags and categories through API v2: a type's tree, one tag, create, change (rename, translate, move
+// in the tree, rebind), delete (409 while in use, unless `?force=true`), merge into another.
+import { z } from 'zod';
+import { createTagInput, mergeTagInput, updateTagInput } from '../../domain/tag-operations.js';
+import type { Tag, TagNode } from '../../domain/tags.js';
+import { DEFAULT_TAG_TYPE } from '../../domain/tags.js';
+import type { Services } from '../../services.js';
+import { actorOf } from './auth.js';
+import type { V2Router } from './router.js';
+
+const tagFields = {
+  id: z.int(),
+  name: z.string(),
+  slug: z.string(),
+  type: z.string(),
+  parent_id: z.int().nullable(),
+  description: z.string().nullable(),
+  icon: z.string().nullable(),
+  sort: z.int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+};
+const tagSchema = z.object({ ...tagFields, website_ids: z.array(z.int()).optional() }).meta({ id: 'Tag' });
+interface TagTree extends z.infer<typeof tagSchema> {
+  children: TagTree[];
+}
+const tagTreeSchema: z.ZodType<TagTree> = z
+  .object({
+    ...tagFields,
+    get children() {
+      return z.array(tagTreeSchema);
+    },
+  })
+  .meta({ id: 'TagTreeNode' }) as unknown as z.ZodType<TagTree>;
+
+function tagJson(tag: Tag, websiteIds?: number[]) {
+  return {
+    id: tag.id,
+    name: tag.name,
+    slug: tag.slug,
+    type: tag.type,
+    parent_id: tag.parentId,
+    description: tag.description,
+    icon: tag.icon,
+    sort: tag.sort,
+    created_at: tag.createdAt,
+    updated_at: tag.updatedAt,
+    ...(websiteIds ? { website_ids: websiteIds } : {}),
+  };
+}
+
+function treeJson(node: TagNode): TagTree {
+  return { ...tagJson(node), children: node.children.map(treeJson) };
+}
+
+const idParams = z.object({ id: z.string().regex(/^\d{1,15}$/) });
+const treeQuery = z
+  .object({
+    filter: z
+      .object({ type: z.string().max(50).optional() })
+      .strict()
+      .optional(),
+    locale: z.string().max(20).optional(),
+  })
+  .strict();
+const deleteQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();
+const one = z.object({ data: tagSchema });
+
+export function registerTagRoutes(router: V2Router, services: Services): void {
+  const ops = services.tagOps;
+  const idOf = (request: { params: unknown }) => Number((request.params as { id: string }).id);
+
+  router.route({
+    method: 'GET',
+    url: '/tags',
+    summary: 'The tree of a tag type',
+    description: `\`filter[type]\` (default ${DEFAULT_TAG_TYPE}); names in \`locale\`, else the base name.`,
+    tags: ['tags'],
+    querystring: treeQuery,
+    response: { 200: z.object({ data: z.array(tagTreeSchema) }) },
+    handler: async (request) => {
+      const query = treeQuery.parse(request.query);
+      const locale = query.locale ?? ((await services.settings.get('default_locale'))?.trim() || 'en');
+      const tree = await ops.tree(query.filter?.type ?? DEFAULT_TAG_TYPE, locale);
+      return { data: tree.map(treeJson) };
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/tags/:id',
+    summary: 'Get a tag',
+    tags: ['tags'],
+    params: idParams,
+    response: { 200: one },
+    handler: async (request) => {
+      const tag = await ops.show(idOf(request));
+      return { data: tagJson(tag, tag.websiteIds) };
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/tags',
+    summary: 'Create a tag',
+    description: 'A name already used in the type is a 409.',
+    tags: ['tags'],
+    body: createTagInput.strict(),
+    response: { 201: one },
+    handler: async (request, reply) => {
+      const tag = await ops.create(await actorOf(services, request), request.body);
+      reply.header('location', `/api/v2/tags/${tag.id}`);
+      return reply.code(201).send({ data: tagJson(tag, await services.tags.websitesOf(tag.id)) });
+    },
+  });
+
+  router.route({
+    method: 'PATCH',
+    url: '/tags/:id',
+    summary: 'Change a tag',
+    description:
+      'Rename or translate (`name`), move (`parent_id`, `null` for a root), reorder (`sort`), rebind.',
+    tags: ['tags'],
+    params: idParams,
+    body: updateTagInput.strict(),
+    response: { 200: one },
+    handler: async (request) => {
+      const tag = await ops.update(await actorOf(services, request), idOf(request), request.body);
+      return { data: tagJson(tag, await services.tags.websitesOf(tag.id)) };
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/tags/:id',
+    summary: 'Delete a tag',
+    description: 'While it tags anything or has children: 409 naming what uses it, unless `?force=true`.',
+    tags: ['tags'],
+    params: idParams,
+    querystring: deleteQuery,
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      const { force } = deleteQuery.parse(request.query);
+      await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
+      return reply.code(204).send();
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/tags/:id/merge',
+    summary: 'Merge a tag into another',
+    description: 'Everything it tagged, and its children, go to `into` (same type); then it is deleted.',
+    tags: ['tags'],
+    params: idParams,
+    body: mergeTagInput.strict(),
+    response: { 200: one },
+    handler: async (request) => {
+      const tag = await ops.merge(await actorOf(services, request), idOf(request), request.body);
+      return { data: tagJson(tag, await services.tags.websitesOf(tag.id)) };
+    },
+  });
+}
