@@ -434,9 +434,10 @@ export class TagsService {
       await trx
         .deleteFrom('taggables')
         .where('tag_id', '=', source.id)
-        .where(({ exists, selectFrom }) =>
-          exists(
-            selectFrom('taggables as kept')
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('taggables as kept')
               .select('kept.tag_id')
               .where('kept.tag_id', '=', target.id)
               .whereRef('kept.taggable_type', '=', 'taggables.taggable_type')

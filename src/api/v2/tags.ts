@@ -31,7 +31,7 @@ const tagTreeSchema: z.ZodType<TagTree> = z
       return z.array(tagTreeSchema);
     },
   })
-  .meta({ id: 'TagTreeNode' }) as unknown as z.ZodType<TagTree>;
+  .meta({ id: 'TagTreeNode' });
 
 function tagJson(tag: Tag, websiteIds?: number[]) {
   return {
