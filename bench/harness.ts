@@ -46,6 +46,27 @@ export const ROUTES: RouteSpec[] = [
     growth: true,
   },
   {
+    id: 'api-v2-list',
+    label: 'API v2 post list (page of 15, Bearer token)',
+    target: (seed) => ({
+      method: 'GET',
+      path: '/api/v2/posts?per_page=15',
+      headers: { host: BENCH_HOSTS.uncached, authorization: `Bearer ${seed.token}` },
+    }),
+    optional: true,
+    goal: 0.4,
+  },
+  {
+    id: 'api-v2-show',
+    label: 'API v2 post get (Bearer token)',
+    target: (seed) => ({
+      method: 'GET',
+      path: `/api/v2/posts/${seed.sampleId}`,
+      headers: { host: BENCH_HOSTS.uncached, authorization: `Bearer ${seed.token}` },
+    }),
+    optional: true,
+  },
+  {
     id: 'api-tags',
     label: 'API tag tree (categories)',
     target: () => ({

@@ -34,6 +34,8 @@ export interface SeedInfo {
   websites: SeedWebsite[];
   /** A published global post (it shows on every website) from the middle of the data set. */
   sampleSlug: string;
+  /** Its id. */
+  sampleId: number;
   /** Published global posts spread over the data set, for traffic that does not hit one row only. */
   slugs: string[];
   /** The admin's API token. */
@@ -416,6 +418,7 @@ export async function seed(databaseUrl: string, posts: number): Promise<SeedInfo
       posts,
       websites,
       sampleSlug: postSlug(middle),
+      sampleId: middle + 1, // ids are explicit: post n has id n + 1
       slugs,
       token,
       seconds: (performance.now() - started) / 1000,

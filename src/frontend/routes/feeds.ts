@@ -13,11 +13,10 @@ import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
 import { pageTagSink } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
-import { postTagTypes } from '../tag-types.js';
+import { tagOfPath } from './listing.js';
 
 export const FEED_ITEMS = 20;
 export const FULL_CONTENT_SETTING = 'feed_full_content';
-const TAG_SLUG = /^[^/]{1,190}$/;
 
 const FORMATS = {
   rss: { suffix: '', type: 'application/rss+xml; charset=utf-8', render: (feed: Feed) => feed.rss2() },
@@ -170,24 +169,16 @@ export function feedRoutes(kit: FrontendKit): void {
       `/post/:type/:slug/feed${suffix}`,
       { name: `feeds.tag.${format}`, cacheable: true },
       async (request, reply, state) => {
-        const { type, slug } = request.params as { type: string; slug: string };
-        const tagType = (await postTagTypes(services.settings)).get(type);
-        if (!tagType || !TAG_SLUG.test(slug)) return kit.notFound(request, reply);
-        const tag = await services.siteReads.tag(
-          pageTagSink(request),
-          state.website.id,
-          tagType,
-          slug,
-          state.locale,
-        );
-        if (!tag) return kit.notFound(request, reply);
+        const found = await tagOfPath(services, request, state);
+        if (!found) return kit.notFound(request, reply);
+        const { tag, type, tagIds } = found;
         const pagePath = `/post/${type}/${encodeURIComponent(tag.slug)}`;
         return answer(request, reply, state, format, {
           title: `${tag.name} · ${siteName(state)}`,
           description: tag.description ?? tag.name,
           pagePath,
           feedPath: `${pagePath}/feed`,
-          query: { tagIds: await services.publicPosts.withDescendants(tag.id, tagType) },
+          query: { tagIds },
         });
       },
     );

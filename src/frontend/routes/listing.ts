@@ -205,3 +205,24 @@ export async function listingData(
     sidebar: await sidebar(services, request, state),
   };
 }
+
+const TAG_SLUG = /^[a-z0-9-]{1,255}$/;
+
+/**
+ * The tag of a `/post/{type}/{slug}` path (R-F2) with the ids of its posts' tags (its subtags
+ * included), or null when the type has no pages or the website has no such tag.
+ */
+export async function tagOfPath(services: Services, request: FastifyRequest, state: FrontendState) {
+  const { type, slug } = request.params as { type: string; slug: string };
+  const tagType = (await postTagTypes(services.settings)).get(type);
+  if (!tagType || !TAG_SLUG.test(slug)) return null;
+  const tag = await services.siteReads.tag(
+    pageTagSink(request),
+    state.website.id,
+    tagType,
+    slug,
+    state.locale,
+  );
+  if (!tag) return null;
+  return { tag, type, tagIds: await services.publicPosts.withDescendants(tag.id, tagType) };
+}

@@ -10,7 +10,15 @@ import { checkCsrf } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, pageTagSink } from '../page-cache.js';
 import { postTagTypes } from '../tag-types.js';
-import { formatDate, listPosts, listingData, pageNumber, postCards, postsPerPage } from './listing.js';
+import {
+  formatDate,
+  listPosts,
+  listingData,
+  pageNumber,
+  postCards,
+  postsPerPage,
+  tagOfPath,
+} from './listing.js';
 
 export const PERIODS = ['today', 'yesterday', 'week', 'month'] as const;
 export type PeriodName = (typeof PERIODS)[number];
@@ -27,7 +35,6 @@ const CLICK_LIST_TTL = 300;
 const MAX_KEYWORD_LENGTH = 100;
 const MAX_TERMS = 5;
 const POST_SLUG = /^[a-z0-9-]{1,190}$/;
-const TAG_SLUG = /^[a-z0-9-]{1,255}$/;
 
 const DAY = 24 * 3600 * 1000;
 
@@ -295,18 +302,9 @@ export function postRoutes(kit: FrontendKit): void {
     '/post/:type/:slug',
     { name: 'posts.tag', cacheable: true },
     async (request, reply, state) => {
-      const { type, slug } = request.params as { type: string; slug: string };
-      const tagType = (await postTagTypes(services.settings)).get(type);
-      if (!tagType || !TAG_SLUG.test(slug)) return kit.notFound(request, reply);
-      const tag = await services.siteReads.tag(
-        pageTagSink(request),
-        state.website.id,
-        tagType,
-        slug,
-        state.locale,
-      );
-      if (!tag) return kit.notFound(request, reply);
-      const tagIds = await services.publicPosts.withDescendants(tag.id, tagType);
+      const found = await tagOfPath(services, request, state);
+      if (!found) return kit.notFound(request, reply);
+      const { tag, type, tagIds } = found;
       return listing(
         request,
         reply,
