@@ -164,17 +164,18 @@ export class ApiKeysService {
     const now = this.clock.now();
     const { key } = found;
     if (key.expiresAt !== null && new Date(key.expiresAt).getTime() <= now.getTime()) return null;
-    const lastUsed = key.lastUsedAt === null ? 0 : new Date(key.lastUsedAt).getTime();
-    if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) {
-      // The remembered key carries the time too: one write per key and resolution, not per request.
-      key.lastUsedAt = now.toISOString();
-      await this.db
-        .updateTable('api_keys')
-        .set({ last_used_at: key.lastUsedAt })
-        .where('id', '=', key.id)
-        .execute();
-    }
-    return found;
+    const previous = key.lastUsedAt;
+    const lastUsed = previous === null ? 0 : new Date(previous).getTime();
+    if (now.getTime() - lastUsed < LAST_USED_RESOLUTION_MS) return found;
+    // The remembered key carries the time too: one write per key and resolution, not per request.
+    key.lastUsedAt = now.toISOString();
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: key.lastUsedAt })
+      .where('id', '=', key.id)
+      .execute();
+    // The answer shows the key as it was before this use.
+    return { user: found.user, key: { ...key, lastUsedAt: previous } };
   }
 
   /** The key with this hash and its user, when neither is revoked nor disabled (expiry: the caller). */
