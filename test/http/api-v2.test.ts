@@ -542,6 +542,26 @@ describe('API v2', () => {
     assert.deepEqual((await ctx.services.posts.findDetail(tagged.id))?.categories, []);
   });
 
+  it('rate limits per key: 429 with Retry-After past the setting api_v2_rate_limit', async () => {
+    const limited = await ctx.createUser();
+    await ctx.services.settings.set('api_v2_rate_limit', '3');
+    try {
+      for (let n = 0; n < 3; n++) {
+        const ok = await call('/me', { as: limited });
+        assert.equal(ok.statusCode, 200);
+        assert.equal(ok.headers['ratelimit-remaining'], String(2 - n));
+      }
+      const refused = problem(await call('/me', { as: limited }), 429);
+      assert.match(refused.detail ?? '', /3 requests a minute/);
+      const again = await call('/me', { as: limited });
+      assert.ok(Number(again.headers['retry-after']) >= 1);
+      // Another caller has a limit of its own.
+      assert.equal((await call('/me', { as: editor })).statusCode, 200);
+    } finally {
+      await ctx.services.settings.delete('api_v2_rate_limit');
+    }
+  });
+
   it('unknown routes and methods are problems too', async () => {
     problem(await call('/nothing-here'), 404);
     problem(await call('/posts', { method: 'DELETE' }), 404);

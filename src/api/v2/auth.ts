@@ -2,7 +2,7 @@
 // servers), or the signed-in session cookie of the site (the admin panel, same origin), whose writes
 // must also carry the CSRF token (`X-CSRF-Token`, from GET /api/v2/session) and come from this site.
 // The answer is an Actor, on the website of the request's Host unless the route names another.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_PREFIX } from '../../domain/api-keys.js';
 import type { ApiKey } from '../../domain/api-keys.js';
 import type { Actor } from '../../domain/policy.js';
@@ -32,7 +32,11 @@ function bearerOf(request: FastifyRequest): string | null {
 }
 
 /** Authenticates the request (401 problem otherwise) and remembers the caller for the route. */
-export async function authenticate(services: Services, request: FastifyRequest): Promise<Caller> {
+export async function authenticate(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Caller> {
   const token = bearerOf(request);
   let caller: Caller | null = null;
   if (token !== null) {
@@ -58,9 +62,36 @@ export async function authenticate(services: Services, request: FastifyRequest):
     caller = { user, key: null, viaSession: true };
   }
   callers.set(request, caller);
+  await withinRateLimit(services, reply, caller);
   // A key never does more than its scope: read-only keys read, site keys stay on their sites.
   services.policy.requireKeyScope(await actorOf(services, request), SAFE_METHODS.has(request.method));
   return caller;
+}
+
+/** Requests a key (or a user without one) may make per minute: setting `api_v2_rate_limit`. */
+export const RATE_LIMIT_SETTING = 'api_v2_rate_limit';
+export const DEFAULT_RATE_LIMIT = 600;
+
+/** Counts the request against its key's (or user's) limit: 429 with Retry-After past it. */
+async function withinRateLimit(services: Services, reply: FastifyReply, caller: Caller): Promise<void> {
+  const setting = Number((await services.settings.get(RATE_LIMIT_SETTING)) ?? DEFAULT_RATE_LIMIT);
+  const max = Number.isInteger(setting) && setting > 0 ? setting : DEFAULT_RATE_LIMIT;
+  const who = caller.key ? `key:${caller.key.id}` : `user:${caller.user.id}`;
+  const verdict = await services.rateLimits.hit('api-v2', who, { max, windowSeconds: 60 });
+  if (!verdict.allowed) {
+    throw new Problem(
+      429,
+      'rate-limit',
+      'Too many requests',
+      `At most ${max} requests a minute with this key; try again in ${verdict.retryAfter} s.`,
+      {
+        'retry-after': String(verdict.retryAfter),
+        'ratelimit-limit': String(max),
+        'ratelimit-remaining': '0',
+      },
+    );
+  }
+  reply.header('ratelimit-limit', String(max)).header('ratelimit-remaining', String(verdict.remaining));
 }
 
 export function callerOf(request: FastifyRequest): Caller {

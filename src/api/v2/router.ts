@@ -45,8 +45,8 @@ export class V2Router {
     const options: RouteShorthandOptions = { schema };
     if (!route.public) {
       // Before the body is read: an unknown caller never gets a body parsed, nor a 422 for it.
-      options.onRequest = async (request) => {
-        await authenticate(this.services, request);
+      options.onRequest = async (request, reply) => {
+        await authenticate(this.services, request, reply);
       };
     }
     this.app.route({ method: route.method, url: route.url, ...options, handler: route.handler });
