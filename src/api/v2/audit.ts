@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ForbiddenError } from '../../domain/errors.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
-import { MAX_PER_PAGE, paginationQuery } from './conventions.js';
+import { MAX_PER_PAGE, paginationQuery, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { auditEntrySchema } from './schemas.js';
 
@@ -39,7 +39,7 @@ export function registerAuditRoutes(router: V2Router, services: Services): void 
       200: z.object({ data: z.array(auditEntrySchema), meta: z.object({ next_before: z.int().nullable() }) }),
     },
     handler: async (request, reply) => {
-      const query = auditQuery.parse(request.query);
+      const query = queryOf(auditQuery, request);
       const websiteId = query.filter?.website;
       const actor = await actorOf(services, request, websiteId ?? null);
       if (!(await services.policy.readsAudit(actor, websiteId))) throw new ForbiddenError();

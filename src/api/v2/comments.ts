@@ -9,6 +9,7 @@ import {
 import { notFound } from './problem.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
+import { queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const commentSchema = z
@@ -59,7 +60,7 @@ export function registerCommentRoutes(router: V2Router, services: Services): voi
     querystring: listQuery,
     response: { 200: z.object({ data: z.array(commentSchema) }) },
     handler: async (request) => {
-      const query = listQuery.parse(request.query);
+      const query = queryOf(listQuery, request);
       const actor = await actorOf(services, request, query.filter?.website);
       if (actor.websiteId === null) throw notFound('No website is configured for this host.');
       const comments = await services.commentModeration.listOn(actor, actor.websiteId, {

@@ -5,9 +5,26 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
+import { memoized } from '../../lib/memo.js';
 import { Problem } from './problem.js';
 
 export const DEFAULT_PER_PAGE = 20;
+
+const parsedQueries = new WeakMap<z.ZodType, Map<string, unknown>>();
+const MAX_REMEMBERED_QUERIES = 500;
+const MAX_REMEMBERED_QUERY_LENGTH = 512;
+
+/**
+ * A route's query string parsed with its schema (it was checked before the handler): a pure function
+ * of it, so short ones are remembered (a list's repeated requests parse nothing).
+ */
+export function queryOf<S extends z.ZodType>(schema: S, request: FastifyRequest): z.output<S> {
+  const key = JSON.stringify(request.query);
+  if (key.length > MAX_REMEMBERED_QUERY_LENGTH) return schema.parse(request.query);
+  let byQuery = parsedQueries.get(schema);
+  if (!byQuery) parsedQueries.set(schema, (byQuery = new Map<string, unknown>()));
+  return memoized(byQuery, key, MAX_REMEMBERED_QUERIES, () => schema.parse(request.query)) as z.output<S>;
+}
 export const MAX_PER_PAGE = 100;
 
 const positive = (max?: number) => {

@@ -10,6 +10,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import type { ValidationIssue } from '../../domain/errors.js';
+import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
 import { registerAccountRoutes } from './account.js';
 import { registerAuditRoutes } from './audit.js';
@@ -78,10 +79,19 @@ export function apiV2(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     // Requests are checked against the route's zod schema; the value handed on stays the raw input
     // (the operation parses it with its own schema). Answers are plain JSON: the schemas document them.
-    app.setValidatorCompiler(({ schema }) => (data) => {
-      const result = (schema as z.ZodType).safeParse(data);
-      if (result.success) return { value: data as unknown };
-      return { error: new ValidationError({}, result.error.issues as unknown as ValidationIssue[]) };
+    app.setValidatorCompiler(({ schema, httpPart }) => {
+      const check = (data: unknown) => {
+        const result = (schema as z.ZodType).safeParse(data);
+        if (result.success) return { value: data };
+        return { error: new ValidationError({}, result.error.issues as unknown as ValidationIssue[]) };
+      };
+      if (httpPart !== 'querystring' && httpPart !== 'params') return check;
+      // Query strings and path parameters repeat: their verdicts are remembered (bounded).
+      const verdicts = new Map<string, ReturnType<typeof check>>();
+      return (data: unknown) => {
+        const key = JSON.stringify(data);
+        return key.length > 512 ? check(data) : memoized(verdicts, key, 500, () => check(data));
+      };
     });
     app.setSerializerCompiler(() => (data) => JSON.stringify(data));
     installProblemHandler(app);

@@ -8,6 +8,7 @@ import { ValidationError } from '../../domain/errors.js';
 import type { AnswerView, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import { POST_LIST_STATUSES, SORTABLE_POST_FIELDS } from '../../domain/posts/index.js';
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
+import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
 import {
@@ -19,6 +20,7 @@ import {
   paginationQuery,
   selectFields,
   sortOf,
+  queryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { pendingPostSchema, postListSchema, postOneSchema, reviewStepSchema } from './schemas.js';
@@ -163,6 +165,11 @@ function detailJson(post: PostDetail, include: Set<string>, locale: string | und
   return json;
 }
 
+/** Parsed list inputs by their JSON (parsing is a pure function of them). */
+const listInputs = new Map<string, ReturnType<Services['postOps']['parseList']>>();
+/** The last answer text made from each cached page, by what else went into it. */
+const listAnswers = new WeakMap<object, { variant: string; body: string }>();
+
 export function registerPostRoutes(router: V2Router, services: Services): void {
   const ops = services.postOps;
   // The operations' cached reads hand these views the store's values; the rest is per request.
@@ -195,12 +202,12 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     querystring: listQuery,
     response: { 200: postListSchema },
     handler: async (request, reply) => {
-      const query = listQuery.parse(request.query);
+      const query = queryOf(listQuery, request);
       const include = includesOf(query.include);
       const page = pageOf(query);
       const sort = sortOf(query.sort, SORTABLE_POST_FIELDS, { field: 'created_at', direction: 'desc' });
       const actor = await actorOf(services, request, query.filter?.website);
-      const input = ops.parseList({
+      const listInput = {
         status: query.filter?.status,
         tags: query.filter?.tag?.split(',').map(Number),
         keywords: query.q,
@@ -208,13 +215,26 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
         direction: sort.direction,
         page: page.page,
         page_size: page.perPage,
-      });
-      const { answer } = await ops.list(actor, input, listView);
-      const items = answer.items.map((post) => summaryJson(post, include));
-      return {
-        data: selectFields(items, query.fields, LIST_FIELDS),
-        meta: { pagination: paginate(request, reply, page, answer.total) },
       };
+      const key = JSON.stringify(listInput);
+      const input = memoized(listInputs, key, 500, () => ops.parseList(listInput));
+      const { answer } = await ops.list(actor, input, listView);
+      const pagination = paginate(request, reply, page, answer.total);
+      // The answer's text is kept with the cached page it was made from, by what else went into it.
+      const variant = `${query.include ?? ''}|${query.fields ?? ''}|${JSON.stringify(pagination)}`;
+      let text = listAnswers.get(answer);
+      if (text?.variant !== variant) {
+        const items = answer.items.map((post) => summaryJson(post, include));
+        text = {
+          variant,
+          body: JSON.stringify({
+            data: selectFields(items, query.fields, LIST_FIELDS),
+            meta: { pagination },
+          }),
+        };
+        listAnswers.set(answer, text);
+      }
+      return reply.type('application/json; charset=utf-8').send(text.body);
     },
   });
 
@@ -228,7 +248,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     querystring: showQuery,
     response: { 200: postOneSchema },
     handler: async (request, reply) => {
-      const query = showQuery.parse(request.query);
+      const query = queryOf(showQuery, request);
       const post = await ops.show(await actorOf(services, request), idOf(request), showView);
       const etag = etagOf(post.updatedAt);
       reply.header('etag', etag);
@@ -394,7 +414,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     querystring: queueQuery,
     response: { 200: z.object({ data: z.array(pendingPostSchema) }) },
     handler: async (request) => {
-      const query = queueQuery.parse(request.query);
+      const query = queryOf(queueQuery, request);
       const actor = await actorOf(services, request, query.website);
       if (actor.websiteId === null) return { data: [] };
       const pending = await ops.reviewQueue(actor, actor.websiteId);

@@ -6,6 +6,7 @@ import type { Tag, TagNode } from '../../domain/tags.js';
 import { DEFAULT_TAG_TYPE } from '../../domain/tags.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
+import { queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const tagFields = {
@@ -79,7 +80,7 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     querystring: treeQuery,
     response: { 200: z.object({ data: z.array(tagTreeSchema) }) },
     handler: async (request) => {
-      const query = treeQuery.parse(request.query);
+      const query = queryOf(treeQuery, request);
       const locale = query.locale ?? ((await services.settings.get('default_locale'))?.trim() || 'en');
       const tree = await ops.tree(query.filter?.type ?? DEFAULT_TAG_TYPE, locale);
       return { data: tree.map(treeJson) };
@@ -140,7 +141,7 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     querystring: deleteQuery,
     response: { 204: z.null() },
     handler: async (request, reply) => {
-      const { force } = deleteQuery.parse(request.query);
+      const { force } = queryOf(deleteQuery, request);
       await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
       return reply.code(204).send();
     },

@@ -7,7 +7,7 @@ import type { Website, WebsitePatch } from '../../domain/websites.js';
 import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites.js';
 import type { Services } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
-import { pageOf, paginate, paginationMeta, paginationQuery } from './conventions.js';
+import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -82,7 +82,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
       200: z.object({ data: z.array(websiteSchema), meta: z.object({ pagination: paginationMeta }) }),
     },
     handler: async (request, reply) => {
-      const query = listQuery.parse(request.query);
+      const query = queryOf(listQuery, request);
       const page = pageOf(query);
       const result = await services.websites.list({
         user: callerOf(request).user,
