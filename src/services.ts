@@ -28,6 +28,8 @@ import { LocalMediaStore, MediaService } from './domain/media.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AuditLog } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
+import { MemberOperations } from './domain/member-operations.js';
+import { UserOperations } from './domain/user-operations.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
@@ -88,6 +90,10 @@ export interface Services {
   websiteOps: WebsiteOperations;
   /** Tag writes for a caller (API v2): create, change, delete, merge. */
   tagOps: TagOperations;
+  /** The members of a website and their roles (API v2). */
+  memberOps: MemberOperations;
+  /** Accounts, for administrators (API v2). */
+  userOps: UserOperations;
   tags: TagsService;
   /** Cached tag trees for the faces' answers. */
   tagReads: TagReads;
@@ -201,6 +207,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const users = new UsersService(db, clock, credentials);
   const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
   const tagOps = new TagOperations(tags, policy, settings, audit);
+  const memberOps = new MemberOperations(db, memberships, policy, audit);
+  const userOps = new UserOperations(db, users, audit);
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl
@@ -248,6 +256,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     websiteOps,
     tags,
     tagOps,
+    memberOps,
+    userOps,
     tagReads: new TagReads(tags, cache),
     pages,
     menus: new MenusService(db, clock, cache, pages, changes, audit),

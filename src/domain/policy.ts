@@ -20,6 +20,8 @@
 //   nothing else;
 // - websites: administrators, their owners and bound users (R-W7) and their site admins see and
 //   change them and their domains; only administrators create or delete one;
+// - members: administrators manage every website's; a site admin its website's editors, authors,
+//   contributors and readers (site admins are made and unmade by administrators);
 // - tags have no owner: anyone with a user may create one on websites they may write to, and change
 //   one (the tag store's update_when_duplicated) only when it is bound to websites they may all write
 //   to (never an all-sites tag) and stays on such websites.
@@ -178,6 +180,13 @@ export class Policy {
     if (actor.userId === null) return false;
     // Owned, bound, or a site admin's (accessibleIds holds all three).
     return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
+  }
+
+  /** May the actor manage the members of this website: administrators and its site admins. */
+  async managesMembers(actor: Actor, websiteId: number): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    if (actor.userId === null) return false;
+    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
   }
 
   /**

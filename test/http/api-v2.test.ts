@@ -562,6 +562,86 @@ describe('API v2', () => {
     }
   });
 
+  it('people: accounts for administrators; members and roles for site admins, not site admins\u2019 roles', async () => {
+    const siteAdmin = await ctx.createUser();
+    await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
+    const newcomer = await ctx.createUser();
+    const listed = await call(`/users?q=${encodeURIComponent(newcomer.email)}`);
+    assert.deepEqual(
+      (listed.json().data as Array<{ id: number }>).map((user) => user.id),
+      [newcomer.id],
+    );
+    problem(await call('/users', { as: siteAdmin }), 403);
+    assert.equal((await call(`/users/${newcomer.id}`, { as: newcomer })).statusCode, 200, 'oneself');
+    problem(await call(`/users/${admin.id}`, { as: newcomer }), 403);
+
+    // A site admin makes the newcomer a contributor, then an editor; a site admin they may not make.
+    const granted = await call(`/websites/${site}/members/${newcomer.id}`, {
+      method: 'PUT',
+      as: siteAdmin,
+      body: { role: 'contributor' },
+    });
+    assert.equal(granted.statusCode, 200, granted.body);
+    assert.equal(
+      (
+        await call(`/websites/${site}/members/${newcomer.id}`, {
+          method: 'PUT',
+          as: siteAdmin,
+          body: { role: 'editor' },
+        })
+      ).json().data.role,
+      'editor',
+    );
+    problem(
+      await call(`/websites/${site}/members/${newcomer.id}`, {
+        method: 'PUT',
+        as: siteAdmin,
+        body: { role: 'site_admin' },
+      }),
+      403,
+    );
+    problem(
+      await call(`/websites/${site}/members/${newcomer.id}`, {
+        method: 'PUT',
+        as: siteAdmin,
+        body: { role: 'owner' },
+      }),
+      422,
+    );
+    problem(
+      await call(`/websites/${site}/members/${siteAdmin.id}`, { method: 'DELETE', as: siteAdmin }),
+      403,
+    );
+    problem(await call(`/websites/${other}/members`, { as: siteAdmin }), 403);
+    problem(await call(`/websites/${site}/members`, { as: editor }), 403);
+    const members = (await call(`/websites/${site}/members`, { as: siteAdmin })).json().data as Array<{
+      user: { id: number };
+      role: string;
+    }>;
+    assert.equal(members.find((member) => member.user.id === newcomer.id)?.role, 'editor');
+    // The newcomer's next request sees the role: as an editor they see the website's drafts.
+    assert.equal((await call('/posts?filter[status]=draft', { as: newcomer })).statusCode, 200);
+    assert.equal(
+      (await call(`/websites/${site}/members/${newcomer.id}`, { method: 'DELETE', as: siteAdmin }))
+        .statusCode,
+      204,
+    );
+    problem(await call(`/websites/${site}/members/${newcomer.id}`, { method: 'DELETE', as: siteAdmin }), 404);
+
+    // Accounts: disabling stops the token at once; the last administrator stays.
+    const disabled = await call(`/users/${newcomer.id}`, { method: 'PATCH', body: { is_active: false } });
+    assert.equal(disabled.json().data.is_active, false);
+    problem(await call('/me', { as: newcomer }), 401);
+    problem(
+      await call(`/users/${newcomer.id}`, { method: 'PATCH', as: siteAdmin, body: { is_active: true } }),
+      403,
+    );
+    const audit = (await call('/audit?filter[resource_type]=membership&per_page=10')).json().data as Array<{
+      action: string;
+    }>;
+    assert.ok(audit.some((entry) => entry.action === 'membership.grant'));
+  });
+
   it('unknown routes and methods are problems too', async () => {
     problem(await call('/nothing-here'), 404);
     problem(await call('/posts', { method: 'DELETE' }), 404);

@@ -18,6 +18,7 @@ import { registerCommentRoutes } from './comments.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerWebsiteRoutes } from './websites.js';
 import { registerTagRoutes } from './tags.js';
+import { registerPeopleRoutes } from './people.js';
 import { registerPostRoutes } from './posts.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
@@ -116,6 +117,7 @@ export function apiV2(services: Services) {
           { name: 'keys', description: 'Your API keys' },
           { name: 'websites', description: 'Websites and their domains' },
           { name: 'tags', description: 'Tags and categories (trees per type)' },
+          { name: 'people', description: 'Accounts, and the members of each website with their roles' },
         ],
       },
       transform: jsonSchemaTransform,
@@ -130,6 +132,7 @@ export function apiV2(services: Services) {
     registerKeyRoutes(router, services);
     registerWebsiteRoutes(router, services);
     registerTagRoutes(router, services);
+    registerPeopleRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);

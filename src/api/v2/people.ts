@@ -1,0 +1,154 @@
+// People through API v2: accounts (administrators: list, get, enable or disable) and the members of
+// a website with their roles (administrators and the website's site admins).
+import { z } from 'zod';
+import { SITE_ROLES } from '../../domain/memberships.js';
+import type { User } from '../../domain/users.js';
+import type { Services } from '../../services.js';
+import { actorOf } from './auth.js';
+import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import { notFound } from './problem.js';
+import type { V2Router } from './router.js';
+
+const userSchema = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    email: z.string(),
+    username: z.string().nullable(),
+    is_admin: z.boolean(),
+    is_active: z.boolean(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'User' });
+const memberSchema = z.object({ user: userSchema, role: z.enum(SITE_ROLES) }).meta({ id: 'Member' });
+
+function userJson(user: User) {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    username: user.username,
+    is_admin: user.isAdmin,
+    is_active: user.isActive,
+    created_at: user.createdAt,
+  };
+}
+
+const id = z.string().regex(/^\d{1,15}$/);
+const listQuery = z.object({ ...paginationQuery, q: z.string().max(100).optional() }).strict();
+const activeBody = z.object({ is_active: z.boolean() }).strict();
+const roleBody = z.object({ role: z.enum(SITE_ROLES) }).strict();
+
+export function registerPeopleRoutes(router: V2Router, services: Services): void {
+  const param = (request: { params: unknown }, name: string) =>
+    Number((request.params as Record<string, string>)[name]);
+
+  router.route({
+    method: 'GET',
+    url: '/users',
+    summary: 'Accounts',
+    description: 'Administrators only; `q` searches names, emails and usernames.',
+    tags: ['people'],
+    querystring: listQuery,
+    response: {
+      200: z.object({ data: z.array(userSchema), meta: z.object({ pagination: paginationMeta }) }),
+    },
+    handler: async (request, reply) => {
+      const query = queryOf(listQuery, request);
+      const page = pageOf(query);
+      const result = await services.userOps.list(await actorOf(services, request), {
+        q: query.q,
+        page: page.page,
+        perPage: page.perPage,
+      });
+      return {
+        data: result.items.map(userJson),
+        meta: { pagination: paginate(request, reply, page, result.total) },
+      };
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/users/:id',
+    summary: 'An account',
+    description: 'Administrators, or the user themself.',
+    tags: ['people'],
+    params: z.object({ id }),
+    response: { 200: z.object({ data: userSchema }) },
+    handler: async (request) => ({
+      data: userJson(await services.userOps.show(await actorOf(services, request), param(request, 'id'))),
+    }),
+  });
+
+  router.route({
+    method: 'PATCH',
+    url: '/users/:id',
+    summary: 'Enable or disable an account',
+    description: 'Administrators only; the last active administrator cannot be disabled (422).',
+    tags: ['people'],
+    params: z.object({ id }),
+    body: activeBody,
+    response: { 200: z.object({ data: userSchema }) },
+    handler: async (request) => {
+      const body = activeBody.parse(request.body);
+      const user = await services.userOps.setActive(
+        await actorOf(services, request),
+        param(request, 'id'),
+        body.is_active,
+      );
+      return { data: userJson(user) };
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/websites/:id/members',
+    summary: 'The members of a website and their roles',
+    tags: ['people'],
+    params: z.object({ id }),
+    response: { 200: z.object({ data: z.array(memberSchema) }) },
+    handler: async (request) => {
+      const members = await services.memberOps.list(await actorOf(services, request), param(request, 'id'));
+      return { data: members.map((member) => ({ user: userJson(member.user), role: member.role })) };
+    },
+  });
+
+  router.route({
+    method: 'PUT',
+    url: '/websites/:id/members/:user',
+    summary: 'Give a user a role on a website',
+    description: 'Replaces the role they had there. Site admins give every role but site admin.',
+    tags: ['people'],
+    params: z.object({ id, user: id }),
+    body: roleBody,
+    response: { 200: z.object({ data: memberSchema }) },
+    handler: async (request) => {
+      const member = await services.memberOps.grant(
+        await actorOf(services, request),
+        param(request, 'id'),
+        param(request, 'user'),
+        request.body,
+      );
+      return { data: { user: userJson(member.user), role: member.role } };
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/websites/:id/members/:user',
+    summary: 'Take a user\u2019s role on a website away',
+    tags: ['people'],
+    params: z.object({ id, user: id }),
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      const removed = await services.memberOps.revoke(
+        await actorOf(services, request),
+        param(request, 'id'),
+        param(request, 'user'),
+      );
+      if (!removed) throw notFound('The user has no role on this website.');
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,90 @@
+// The people of a website, as operations for the management faces (API v2, the admin panel):
+// its members and their roles, granted and taken back. Administrators manage every website's
+// members; a website's site admins manage its editors, authors, contributors and readers (making or
+// unmaking a site admin is the administrators'). Every change is audited; a role changed takes effect
+// on the member's next request (nothing caches roles).
+import { z } from 'zod';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
+import type { Db } from '../db/database.js';
+import { ForbiddenError, NotFoundError } from './errors.js';
+import { SITE_ROLES } from './memberships.js';
+import type { MembershipsService, SiteRole } from './memberships.js';
+import type { Actor, Policy } from './policy.js';
+import { parse } from './schema-fields.js';
+import { toUser } from './users.js';
+import type { User } from './users.js';
+
+export const grantInput = z.object({ role: z.enum(SITE_ROLES) });
+
+export interface Member {
+  user: User;
+  role: SiteRole;
+}
+
+export class MemberOperations {
+  constructor(
+    private readonly db: Db,
+    private readonly memberships: MembershipsService,
+    private readonly policy: Policy,
+    private readonly audit?: AuditLog,
+  ) {}
+
+  /** The website's members, by name (its site admins and administrators only). */
+  async list(actor: Actor, websiteId: number): Promise<Member[]> {
+    await this.requireManager(actor, websiteId);
+    const rows = await this.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .selectAll('users')
+      .select('memberships.role')
+      .where('memberships.website_id', '=', websiteId)
+      .orderBy('users.name')
+      .orderBy('users.id')
+      .execute();
+    return rows.map((row) => ({ user: toUser(row), role: row.role as SiteRole }));
+  }
+
+  /** Gives (or changes) a user's role on the website. */
+  async grant(actor: Actor, websiteId: number, userId: number, raw: unknown): Promise<Member> {
+    const { role } = parse(grantInput, raw);
+    await this.requireManager(actor, websiteId);
+    const user = await this.userOf(userId);
+    const current = await this.memberships.roleOn(userId, websiteId);
+    if (!actor.isAdmin && (role === 'site_admin' || current === 'site_admin')) throw new ForbiddenError();
+    await this.memberships.grant(userId, websiteId, role);
+    await this.audited(actor, 'membership.grant', websiteId, userId, { role });
+    return { user, role };
+  }
+
+  /** Takes the user's role on the website away; answers whether there was one. */
+  async revoke(actor: Actor, websiteId: number, userId: number): Promise<boolean> {
+    await this.requireManager(actor, websiteId);
+    await this.userOf(userId);
+    const current = await this.memberships.roleOn(userId, websiteId);
+    if (!actor.isAdmin && current === 'site_admin') throw new ForbiddenError();
+    const removed = await this.memberships.revoke(userId, websiteId);
+    if (removed) await this.audited(actor, 'membership.revoke', websiteId, userId);
+    return removed;
+  }
+
+  private async requireManager(actor: Actor, websiteId: number): Promise<void> {
+    if (!(await this.policy.managesMembers(actor, websiteId))) throw new ForbiddenError();
+  }
+
+  private async userOf(userId: number): Promise<User> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    if (!row) throw new NotFoundError('User not found');
+    return toUser(row);
+  }
+
+  private audited(actor: Actor, action: string, websiteId: number, userId: number, input?: unknown) {
+    return recordWrite(this.audit, actor, {
+      action,
+      resourceType: 'membership',
+      resourceId: userId,
+      websiteIds: [websiteId],
+      input,
+    });
+  }
+}

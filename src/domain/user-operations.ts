@@ -1,0 +1,69 @@
+// Users as operations for the management faces (API v2): the list of accounts and enabling or
+// disabling one — the installation's administrators' (the last active administrator stays). Audited.
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
+import type { Db } from '../db/database.js';
+import { ForbiddenError, NotFoundError } from './errors.js';
+import type { Actor } from './policy.js';
+import { toUser } from './users.js';
+import type { User, UsersService } from './users.js';
+
+export interface UserListQuery {
+  /** Words of the name, email or username. */
+  q?: string;
+  page: number;
+  perPage: number;
+}
+
+export class UserOperations {
+  constructor(
+    private readonly db: Db,
+    private readonly users: UsersService,
+    private readonly audit?: AuditLog,
+  ) {}
+
+  async list(actor: Actor, query: UserListQuery): Promise<{ items: User[]; total: number }> {
+    if (!actor.isAdmin) throw new ForbiddenError();
+    let select = this.db.selectFrom('users');
+    const q = query.q?.trim().toLowerCase();
+    if (q) {
+      const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      select = select.where((eb) =>
+        eb.or([
+          eb(eb.fn('lower', ['users.name']), 'like', pattern),
+          eb('users.email', 'like', pattern),
+          eb('users.username', 'like', pattern),
+        ]),
+      );
+    }
+    const count = await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const rows = await select
+      .selectAll('users')
+      .orderBy('users.id')
+      .limit(query.perPage)
+      .offset((query.page - 1) * query.perPage)
+      .execute();
+    return { items: rows.map(toUser), total: Number(count?.n ?? 0) };
+  }
+
+  async show(actor: Actor, id: number): Promise<User> {
+    if (!actor.isAdmin && actor.userId !== id) throw new ForbiddenError();
+    const user = await this.users.findById(id);
+    if (!user) throw new NotFoundError('User not found');
+    return user;
+  }
+
+  /** Enables or disables an account (InputError for the last active administrator). */
+  async setActive(actor: Actor, id: number, active: boolean): Promise<User> {
+    if (!actor.isAdmin) throw new ForbiddenError();
+    await this.show(actor, id);
+    await this.users.setActive(id, active);
+    await recordWrite(this.audit, actor, {
+      action: active ? 'user.enable' : 'user.disable',
+      resourceType: 'user',
+      resourceId: id,
+      websiteIds: [],
+    });
+    return this.show(actor, id);
+  }
+}
