@@ -180,6 +180,88 @@ export class PagesService {
     return byId;
   }
 
+  /** Live pages, newest first: of a website (bound to it, or to none), a status, words of the title. */
+  async list(query: {
+    websiteId?: number;
+    status?: PageStatus;
+    q?: string;
+    page: number;
+    perPage: number;
+  }): Promise<{ items: Page[]; total: number }> {
+    let select = this.db.selectFrom('pages').where('deleted_at', 'is', null);
+    const websiteId = query.websiteId;
+    if (websiteId !== undefined) {
+      select = select.where((eb) => visibleOnWebsite(eb, PAGE_MODEL, eb.ref('pages.id'), websiteId));
+    }
+    if (query.status) select = select.where('status', '=', query.status);
+    const q = query.q?.trim().toLowerCase();
+    if (q) {
+      const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      select = select.where((eb) => eb(eb.fn('lower', ['pages.title']), 'like', pattern));
+    }
+    const count = await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const rows = await select
+      .select(COLUMNS)
+      .orderBy('id', 'desc')
+      .limit(query.perPage)
+      .offset((query.page - 1) * query.perPage)
+      .execute();
+    const items: Page[] = [];
+    for (const row of rows) items.push(await this.toPage(row));
+    return { items, total: Number(count?.n ?? 0) };
+  }
+
+  /** Changes the fields given (absent: unchanged); a slug is made unique like a new one's. */
+  async update(
+    id: number,
+    patch: Partial<Omit<NewPage, 'authorId'>> & { websiteIds?: readonly number[] },
+  ): Promise<Page | null> {
+    const current = await this.findById(id);
+    if (!current) return null;
+    const title = patch.title === undefined ? undefined : splitTranslatable(patch.title, patch.defaultLocale);
+    if (title && title.base.trim() === '') throw new InputError('title', 'The title field is required.');
+    const content =
+      patch.content === undefined || patch.content === null
+        ? patch.content
+        : splitTranslatable(patch.content, patch.defaultLocale);
+    await this.db.transaction().execute(async (trx) => {
+      const changes: Record<string, unknown> = { updated_at: nowIso(this.clock) };
+      if (title) changes.title = title.base;
+      if (content !== undefined) changes.content = content?.base ?? null;
+      if (patch.type !== undefined) changes.type = patch.type;
+      if (patch.template !== undefined) changes.template = patch.template;
+      if (patch.status !== undefined) changes.status = patch.status;
+      if (patch.slug !== undefined) {
+        changes.slug = await uniqueSlug(slugify(patch.slug), async (candidates) => {
+          const rows = await trx
+            .selectFrom('pages')
+            .select('slug')
+            .where('deleted_at', 'is', null)
+            .where('id', '!=', id)
+            .where('slug', 'in', candidates)
+            .execute();
+          return new Set(rows.map((row) => row.slug));
+        });
+      }
+      await trx.updateTable('pages').set(changes).where('id', '=', id).where('deleted_at', 'is', null).execute();
+      if (title) await this.translations.save(trx, PAGE_MODEL, id, 'title', title.translations);
+      if (content) await this.translations.save(trx, PAGE_MODEL, id, 'content', content.translations);
+      if (patch.websiteIds !== undefined) await this.bindings.sync(trx, PAGE_MODEL, id, patch.websiteIds);
+    });
+    await this.changes?.announce({ kind: 'page', id });
+    return this.findById(id);
+  }
+
+  /** The menu items that link to a page (deleting it would leave them pointing nowhere). */
+  async menuItemsUsing(id: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('menu_items')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('page_id', '=', id)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /** Soft delete: the page disappears and its slug becomes free. */
   async delete(id: number): Promise<boolean> {
     const result = await this.db

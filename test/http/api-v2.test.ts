@@ -45,7 +45,7 @@ describe('API v2', () => {
   after(() => ctx.close());
 
   type Call = {
-    method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
     as?: TestUser | string | null;
     body?: unknown;
     headers?: Record<string, string>;
