@@ -30,6 +30,7 @@ import { AuditLog } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
 import { MemberOperations } from './domain/member-operations.js';
 import { UserOperations } from './domain/user-operations.js';
+import { PageOperations } from './domain/page-operations.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
@@ -94,6 +95,8 @@ export interface Services {
   memberOps: MemberOperations;
   /** Accounts, for administrators (API v2). */
   userOps: UserOperations;
+  /** Page writes for a caller (API v2). */
+  pageOps: PageOperations;
   tags: TagsService;
   /** Cached tag trees for the faces' answers. */
   tagReads: TagReads;
@@ -209,6 +212,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const tagOps = new TagOperations(tags, policy, settings, audit);
   const memberOps = new MemberOperations(db, memberships, policy, audit);
   const userOps = new UserOperations(db, users, audit);
+  const pageOps = new PageOperations(pages, policy, settings, audit);
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl
@@ -258,6 +262,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     tagOps,
     memberOps,
     userOps,
+    pageOps,
     tagReads: new TagReads(tags, cache),
     pages,
     menus: new MenusService(db, clock, cache, pages, changes, audit),

@@ -243,7 +243,12 @@ export class PagesService {
           return new Set(rows.map((row) => row.slug));
         });
       }
-      await trx.updateTable('pages').set(changes).where('id', '=', id).where('deleted_at', 'is', null).execute();
+      await trx
+        .updateTable('pages')
+        .set(changes)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .execute();
       if (title) await this.translations.save(trx, PAGE_MODEL, id, 'title', title.translations);
       if (content) await this.translations.save(trx, PAGE_MODEL, id, 'content', content.translations);
       if (patch.websiteIds !== undefined) await this.bindings.sync(trx, PAGE_MODEL, id, patch.websiteIds);

@@ -176,6 +176,7 @@ export class Policy {
    * users bound to it (R-W7), and its site admins (issue 20).
    */
   async managesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
     if (actor.isAdmin) return true;
     if (actor.userId === null) return false;
     // Owned, bound, or a site admin's (accessibleIds holds all three).
@@ -184,6 +185,7 @@ export class Policy {
 
   /** May the actor manage the members of this website: administrators and its site admins. */
   async managesMembers(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
     if (actor.isAdmin) return true;
     if (actor.userId === null) return false;
     return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
@@ -201,6 +203,7 @@ export class Policy {
 
   /** Editor or site admin of this website (lists show them its posts of every status). */
   async editsWebsite(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
     if (actor.isAdmin) return true;
     return this.editsAll(actor, [websiteId]);
   }
@@ -266,6 +269,12 @@ export class Policy {
     const scope = actor.key.websiteIds;
     if (scope.length === 0) return true;
     return websiteIds.length > 0 && websiteIds.every((id) => scope.includes(id));
+  }
+
+  /** Whether an API key limited to websites (if the actor came with one) reaches this website. */
+  inKeyScope(actor: Actor, websiteId: number): boolean {
+    const scope = actor.key?.websiteIds ?? [];
+    return scope.length === 0 || scope.includes(websiteId);
   }
 
   /**

@@ -642,6 +642,59 @@ describe('API v2', () => {
     assert.ok(audit.some((entry) => entry.action === 'membership.grant'));
   });
 
+  it('pages: editors create and change them, drafts hidden from others, 409 while a menu links to one', async () => {
+    const created = await call('/pages', {
+      method: 'POST',
+      as: editor,
+      body: { title: { en: 'About', fr: 'À propos' }, content: '<p>Us</p>', status: 'draft' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const page = created.json().data as { id: number; website_ids: number[]; slug: string };
+    assert.deepEqual(page.website_ids, [site]);
+    problem(await call('/pages', { method: 'POST', as: author, body: { title: 'Mine' } }), 403);
+    problem(await call(`/pages/${page.id}`, { as: author }), 404);
+    const authorsList = (await call('/pages', { as: author })).json().data as Array<{ id: number }>;
+    assert.ok(!authorsList.some((item) => item.id === page.id), 'a draft is the editors\u2019');
+    const published = await call(`/pages/${page.id}`, {
+      method: 'PATCH',
+      as: editor,
+      body: { status: 'published', slug: 'about-us' },
+    });
+    assert.equal(published.json().data.slug, 'about-us');
+    assert.equal((await call(`/pages/${page.id}`, { as: author })).statusCode, 200);
+    problem(await call(`/pages/${page.id}`, { method: 'PATCH', as: author, body: { title: 'Ours' } }), 403);
+    problem(
+      await call('/pages', { method: 'POST', as: editor, body: { title: 'x', status: 'secret' } }),
+      422,
+    );
+
+    await ctx.services.menus.sync(
+      site,
+      [
+        {
+          order: 1,
+          name: 'About',
+          type: 'page',
+          pageId: page.id,
+          url: null,
+          target: '_self',
+          icon: null,
+          parentPageId: null,
+        },
+      ],
+      {
+        locales: { defaultLocale: 'en', supported: ['en'], localized: false },
+      },
+    );
+    const refused = problem(await call(`/pages/${page.id}`, { method: 'DELETE', as: editor }), 409);
+    assert.match(refused.detail ?? '', /1 menu item/);
+    assert.equal(
+      (await call(`/pages/${page.id}?force=true`, { method: 'DELETE', as: editor })).statusCode,
+      204,
+    );
+    problem(await call(`/pages/${page.id}`), 404);
+  });
+
   it('unknown routes and methods are problems too', async () => {
     problem(await call('/nothing-here'), 404);
     problem(await call('/posts', { method: 'DELETE' }), 404);

@@ -19,6 +19,7 @@ import { registerKeyRoutes } from './keys.js';
 import { registerWebsiteRoutes } from './websites.js';
 import { registerTagRoutes } from './tags.js';
 import { registerPeopleRoutes } from './people.js';
+import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
@@ -118,6 +119,7 @@ export function apiV2(services: Services) {
           { name: 'websites', description: 'Websites and their domains' },
           { name: 'tags', description: 'Tags and categories (trees per type)' },
           { name: 'people', description: 'Accounts, and the members of each website with their roles' },
+          { name: 'pages', description: 'Pages of every website' },
         ],
       },
       transform: jsonSchemaTransform,
@@ -133,6 +135,7 @@ export function apiV2(services: Services) {
     registerWebsiteRoutes(router, services);
     registerTagRoutes(router, services);
     registerPeopleRoutes(router, services);
+    registerPageRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);

@@ -1,0 +1,152 @@
+// Pages through API v2: a website's pages (drafts for its editors), one page, create, change, delete
+// (409 while a menu links to it, unless `?force=true`).
+import { z } from 'zod';
+import { createPageInput, updatePageInput } from '../../domain/page-operations.js';
+import { PAGE_STATUSES } from '../../domain/pages.js';
+import type { Page } from '../../domain/pages.js';
+import type { Services } from '../../services.js';
+import { actorOf } from './auth.js';
+import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import { notFound } from './problem.js';
+import type { V2Router } from './router.js';
+
+const pageSchema = z
+  .object({
+    id: z.int(),
+    title: z.string(),
+    slug: z.string(),
+    content: z.string().nullable(),
+    type: z.string(),
+    template: z.string().nullable(),
+    status: z.enum(PAGE_STATUSES),
+    author_id: z.int().nullable(),
+    website_ids: z.array(z.int()).describe('Empty: every website.'),
+    translations: z.record(z.string(), z.record(z.string(), z.string())),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Page' });
+
+function pageJson(page: Page) {
+  return {
+    id: page.id,
+    title: page.title,
+    slug: page.slug,
+    content: page.content,
+    type: page.type,
+    template: page.template,
+    status: page.status as (typeof PAGE_STATUSES)[number],
+    author_id: page.authorId,
+    website_ids: page.websiteIds,
+    translations: page.translations,
+    created_at: page.createdAt,
+    updated_at: page.updatedAt,
+  };
+}
+
+const idParams = z.object({ id: z.string().regex(/^\d{1,15}$/) });
+const listQuery = z
+  .object({
+    ...paginationQuery,
+    q: z.string().max(100).optional(),
+    filter: z
+      .object({
+        website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+        status: z.enum(PAGE_STATUSES).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+const deleteQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();
+const one = z.object({ data: pageSchema });
+
+export function registerPageRoutes(router: V2Router, services: Services): void {
+  const ops = services.pageOps;
+  const idOf = (request: { params: unknown }) => Number((request.params as { id: string }).id);
+
+  router.route({
+    method: 'GET',
+    url: '/pages',
+    summary: 'Pages of a website',
+    description: 'Published ones; drafts too for its editors.',
+    tags: ['pages'],
+    querystring: listQuery,
+    response: {
+      200: z.object({ data: z.array(pageSchema), meta: z.object({ pagination: paginationMeta }) }),
+    },
+    handler: async (request, reply) => {
+      const query = queryOf(listQuery, request);
+      const actor = await actorOf(services, request, query.filter?.website);
+      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const page = pageOf(query);
+      const result = await ops.list(actor, {
+        websiteId: actor.websiteId,
+        status: query.filter?.status,
+        q: query.q,
+        page: page.page,
+        perPage: page.perPage,
+      });
+      return {
+        data: result.items.map(pageJson),
+        meta: { pagination: paginate(request, reply, page, result.total) },
+      };
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/pages/:id',
+    summary: 'Get a page',
+    tags: ['pages'],
+    params: idParams,
+    response: { 200: one },
+    handler: async (request) => ({
+      data: pageJson(await ops.show(await actorOf(services, request), idOf(request))),
+    }),
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/pages',
+    summary: 'Create a page',
+    description: 'On the Host\u2019s website unless `website_ids` says otherwise; editors and site admins.',
+    tags: ['pages'],
+    body: createPageInput.strict(),
+    response: { 201: one },
+    handler: async (request, reply) => {
+      const page = await ops.create(await actorOf(services, request), request.body);
+      reply.header('location', `/api/v2/pages/${page.id}`);
+      return reply.code(201).send({ data: pageJson(page) });
+    },
+  });
+
+  router.route({
+    method: 'PATCH',
+    url: '/pages/:id',
+    summary: 'Change a page',
+    tags: ['pages'],
+    params: idParams,
+    body: updatePageInput.strict(),
+    response: { 200: one },
+    handler: async (request) => ({
+      data: pageJson(await ops.update(await actorOf(services, request), idOf(request), request.body)),
+    }),
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/pages/:id',
+    summary: 'Delete a page',
+    description: 'While a menu links to it: 409 naming the links, unless `?force=true`.',
+    tags: ['pages'],
+    params: idParams,
+    querystring: deleteQuery,
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      const { force } = queryOf(deleteQuery, request);
+      await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,141 @@
+// Pages as operations for the management faces (API v2, the admin panel): list, show, create, change,
+// delete (refused while a menu links to the page, unless forced). Pages are the editors': an editor
+// or site admin of every website a page is on may write it; a page on every website (bound to none)
+// is the administrators'. One schema per input, the policy, the store's transaction, audited.
+import { z } from 'zod';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
+import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
+import { PAGE_STATUSES, PAGE_TYPES } from './pages.js';
+import type { Page, PagesService } from './pages.js';
+import type { Actor, Policy } from './policy.js';
+import { integer, optional, parse, translatable } from './schema-fields.js';
+import type { SettingsService } from './settings.js';
+import { DEFAULT_LOCALE } from './translations.js';
+
+const websiteIds = z.array(integer()).max(100);
+
+export const createPageInput = z.object({
+  title: translatable(),
+  content: translatable().nullable().optional(),
+  slug: optional(z.string().max(190)),
+  type: optional(z.enum(PAGE_TYPES)),
+  template: z.string().max(100).nullable().optional(),
+  status: optional(z.enum(PAGE_STATUSES)),
+  website_ids: optional(websiteIds),
+});
+
+export const updatePageInput = createPageInput.partial();
+
+export const pageNotFound = () => new NotFoundError('Page not found');
+
+export class PageOperations {
+  constructor(
+    private readonly pages: PagesService,
+    private readonly policy: Policy,
+    private readonly settings: SettingsService,
+    private readonly audit?: AuditLog,
+  ) {}
+
+  /** Pages of a website (drafts too, for its editors; published ones for everyone else). */
+  async list(
+    actor: Actor,
+    query: { websiteId: number; status?: string; q?: string; page: number; perPage: number },
+  ) {
+    const edits = await this.policy.editsWebsite(actor, query.websiteId);
+    const status = edits ? (query.status as Page['status'] | undefined) : 'published';
+    return this.pages.list({
+      websiteId: query.websiteId,
+      status: status as 'draft' | 'published' | undefined,
+      q: query.q,
+      page: query.page,
+      perPage: query.perPage,
+    });
+  }
+
+  async show(actor: Actor, id: number): Promise<Page> {
+    const page = await this.pages.findById(id);
+    if (!page) throw pageNotFound();
+    if (page.status !== 'published' && !(await this.writes(actor, page.websiteIds))) throw pageNotFound();
+    return page;
+  }
+
+  async create(actor: Actor, raw: unknown): Promise<Page> {
+    const input = parse(createPageInput, raw);
+    const sites = input.website_ids ?? (actor.websiteId === null ? [] : [actor.websiteId]);
+    if (!(await this.writes(actor, sites))) throw new ForbiddenError();
+    const page = await this.pages.create({
+      title: input.title,
+      content: input.content,
+      slug: input.slug,
+      type: input.type,
+      template: input.template,
+      status: input.status,
+      authorId: actor.userId,
+      websiteIds: sites,
+      defaultLocale: await this.defaultLocale(),
+    });
+    await this.audited(actor, 'page.create', page, raw);
+    return page;
+  }
+
+  async update(actor: Actor, id: number, raw: unknown): Promise<Page> {
+    const input = parse(updatePageInput, raw);
+    const current = await this.show(actor, id);
+    if (!(await this.writes(actor, [...current.websiteIds, ...(input.website_ids ?? [])])))
+      throw new ForbiddenError();
+    if (input.website_ids?.length === 0 && !actor.isAdmin) throw new ForbiddenError();
+    const page = await this.pages.update(id, {
+      title: input.title,
+      content: input.content,
+      slug: input.slug,
+      type: input.type,
+      template: input.template,
+      status: input.status,
+      websiteIds: input.website_ids,
+      defaultLocale: await this.defaultLocale(),
+    });
+    if (!page) throw pageNotFound();
+    await this.audited(actor, 'page.update', page, raw);
+    return page;
+  }
+
+  /** Deletes a page; while a menu links to it, only with `force` (ConflictError). */
+  async delete(actor: Actor, id: number, force: boolean): Promise<void> {
+    const page = await this.show(actor, id);
+    if (!(await this.writes(actor, page.websiteIds))) throw new ForbiddenError();
+    const links = await this.pages.menuItemsUsing(id);
+    if (links > 0 && !force) {
+      throw new ConflictError(
+        `Page #${id} is linked from ${links} menu item${links === 1 ? '' : 's'}; delete with force to remove it anyway.`,
+      );
+    }
+    if (!(await this.pages.delete(id))) throw pageNotFound();
+    await this.audited(actor, 'page.delete', page, { force });
+  }
+
+  /** Editor (or site admin) of every one of these websites; none: an all-sites page, administrators'. */
+  private async writes(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
+    if (actor.key && (actor.key.readOnly || (actor.key.websiteIds.length > 0 && websiteIds.length === 0))) {
+      return false;
+    }
+    if (actor.isAdmin) return websiteIds.every((id) => this.policy.inKeyScope(actor, id));
+    if (websiteIds.length === 0) return false;
+    for (const id of new Set(websiteIds)) if (!(await this.policy.editsWebsite(actor, id))) return false;
+    return true;
+  }
+
+  private async defaultLocale(): Promise<string> {
+    return (await this.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
+  }
+
+  private audited(actor: Actor, action: string, page: Page, input: unknown) {
+    return recordWrite(this.audit, actor, {
+      action,
+      resourceType: 'page',
+      resourceId: page.id,
+      websiteIds: page.websiteIds,
+      input,
+    });
+  }
+}
