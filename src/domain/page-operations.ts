@@ -7,7 +7,7 @@ import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
 import { PAGE_STATUSES, PAGE_TYPES } from './pages.js';
-import type { Page, PagesService } from './pages.js';
+import type { Page, PageStatus, PagesService } from './pages.js';
 import type { Actor, Policy } from './policy.js';
 import { integer, optional, parse, translatable } from './schema-fields.js';
 import type { SettingsService } from './settings.js';
@@ -40,13 +40,13 @@ export class PageOperations {
   /** Pages of a website (drafts too, for its editors; published ones for everyone else). */
   async list(
     actor: Actor,
-    query: { websiteId: number; status?: string; q?: string; page: number; perPage: number },
+    query: { websiteId: number; status?: PageStatus; q?: string; page: number; perPage: number },
   ) {
+    // Drafts are the editors': anyone else lists published pages, whatever they asked for.
     const edits = await this.policy.editsWebsite(actor, query.websiteId);
-    const status = edits ? (query.status as Page['status'] | undefined) : 'published';
     return this.pages.list({
       websiteId: query.websiteId,
-      status: status as 'draft' | 'published' | undefined,
+      status: edits ? query.status : 'published',
       q: query.q,
       page: query.page,
       perPage: query.perPage,
