@@ -33,7 +33,7 @@ import {
 } from '../http/compression.js';
 import type { StoredEncoding } from '../http/compression.js';
 import type { Services } from '../services.js';
-import { SESSION_COOKIE, frontendState } from './context.js';
+import { SESSION_COOKIE, frontendState, maybeFrontendState } from './context.js';
 
 export const PAGE_CACHE_TTL_SETTING = 'page_cache_ttl';
 export const DEFAULT_PAGE_CACHE_TTL = 3600;
@@ -277,6 +277,10 @@ export class PageCache {
     if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
     if (reply.hasHeader('etag')) return payload; // a hit: headers are set already
+    // A website whose page cache is off gets no ETag either: its hash would cost every page a pass over
+    // its bytes (issue 26 #6). With the cache on, pages it does not keep (a signed-in visitor's) still
+    // carry one for the browser's conditional GETs.
+    if (!entry && !maybeFrontendState(request)?.website.enabledPageCache) return payload;
 
     // The page is encoded to UTF-8 once, here: the ETag hashes those bytes and the socket writes them
     // (a string would be encoded once for each).

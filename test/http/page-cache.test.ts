@@ -72,6 +72,8 @@ describe('full-page cache', () => {
   it('is off until the website turns it on (enabled_page_cache)', async () => {
     assert.equal(await state('/'), 'bypass');
     assert.equal(await state('/'), 'bypass');
+    // Issue 26 #6: with the cache off, no ETag is hashed for a page nothing will keep.
+    assert.equal((await get('/')).headers.etag, undefined);
     await ctx.services.websites.update(websiteId, { enabled_page_cache: true });
     await ctx.services.websites.update(otherId, { enabled_page_cache: true });
   });
