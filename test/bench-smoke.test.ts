@@ -38,6 +38,8 @@ describe('benchmark harness (smoke)', { skip }, () => {
       [
         'api-list',
         'api-show',
+        'api-v2-list',
+        'api-v2-show',
         'api-tags',
         'home',
         'post-page',
