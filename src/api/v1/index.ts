@@ -4,6 +4,7 @@ import type { Services } from '../../services.js';
 import { registerMenuRoutes } from './menus.js';
 import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
+import { apiV1Document } from './openapi.js';
 import { ApiRouter } from './router.js';
 import { registerTagRoutes } from './tags.js';
 import { registerUpdateRoutes } from './updates.js';
@@ -19,5 +20,8 @@ export function apiV1(services: Services) {
     registerPageRoutes(router);
     registerUpdateRoutes(router, services);
     router.finish();
+    // The contract as OpenAPI 3.1: open to all, like the spec it describes.
+    const document = apiV1Document(router.routes);
+    app.get('/openapi.json', async () => document);
   };
 }

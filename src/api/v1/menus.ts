@@ -64,7 +64,7 @@ const itemSchema = z.object({
   parent_id: optional(integer()),
 });
 
-const syncSchema = z.object({
+export const syncSchema = z.object({
   website_id: optional(integer()),
   domain: optional(z.string().trim()),
   locale: optional(z.string().trim()),

@@ -1,6 +1,7 @@
 // Registers API routes with their policy, and answers every other method on a known path with 405
 // in the envelope (R-G4). Fastify itself would answer 404 for a method it does not know.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { z } from 'zod';
 import type { Services } from '../../services.js';
 import type { Json } from './envelope.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
@@ -14,6 +15,20 @@ import type { EndpointPolicy } from './guard.js';
 export type ApiHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<Json | JsonText>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** What the OpenAPI document says of a route (openapi.ts). */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** The schema of its input (body or query), as the route validates it. */
+  input?: z.ZodType;
+}
+
+export interface RegisteredRoute {
+  methods: HTTPMethods[];
+  url: string;
+  policy: EndpointPolicy;
+}
 
 export interface ApiRouteOptions {
   /** Body for a 500 on this route, when it deviates from the envelope (tag store). */
@@ -45,6 +60,8 @@ const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELE
 
 export class ApiRouter {
   private readonly methodsByPath = new Map<string, Set<HTTPMethods>>();
+  /** Every route, in order: the OpenAPI document describes them. */
+  readonly routes: RegisteredRoute[] = [];
 
   constructor(
     private readonly app: FastifyInstance,
@@ -62,6 +79,7 @@ export class ApiRouter {
     handler: ApiHandler,
     options: ApiRouteOptions = {},
   ): void {
+    this.routes.push({ methods, url, policy });
     const known = this.methodsByPath.get(url) ?? new Set<HTTPMethods>();
     for (const method of methods) known.add(method);
     if (methods.includes('GET')) known.add('HEAD'); // Fastify adds HEAD to GET routes itself

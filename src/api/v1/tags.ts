@@ -98,16 +98,16 @@ export function websiteIdList(value: unknown): number[] | undefined {
 }
 
 // Sizes capped (issue 21 #4): a type and a locale name a cache entry.
-const listSchema = z.object({
+export const listSchema = z.object({
   type: requiredString(MAX_TAG_TYPE_LENGTH),
   locale: optional(z.string().max(MAX_LOCALE_LENGTH)),
 });
 
-const existSchema = z.object({
+export const existSchema = z.object({
   tagIds: z.array(integer()).min(1),
 });
 
-const storeSchema = z.object({
+export const storeSchema = z.object({
   name: tagName,
   slug: optional(z.string().trim().max(255)),
   type: optional(z.string().trim().max(MAX_TAG_TYPE_LENGTH)),

@@ -66,7 +66,7 @@ export function websiteJson(website: Website): Json {
   };
 }
 
-const listSchema = z.object({
+export const listSchema = z.object({
   keyword: optional(z.string().max(255)),
   page_size: optional(integer()).default(DEFAULT_WEBSITE_PAGE_SIZE),
   page: optional(integer()).default(1),
