@@ -31,6 +31,7 @@ import { TagOperations } from './domain/tag-operations.js';
 import { MemberOperations } from './domain/member-operations.js';
 import { UserOperations } from './domain/user-operations.js';
 import { PageOperations } from './domain/page-operations.js';
+import { SystemOperations } from './domain/system-operations.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
@@ -97,6 +98,8 @@ export interface Services {
   userOps: UserOperations;
   /** Page writes for a caller (API v2). */
   pageOps: PageOperations;
+  /** Settings, cache flushes (API v2). */
+  systemOps: SystemOperations;
   tags: TagsService;
   /** Cached tag trees for the faces' answers. */
   tagReads: TagReads;
@@ -213,6 +216,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const memberOps = new MemberOperations(db, memberships, policy, audit);
   const userOps = new UserOperations(db, users, audit);
   const pageOps = new PageOperations(pages, policy, settings, audit);
+  const systemOps = new SystemOperations({ settings, cache, policy, audit });
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl
@@ -263,6 +267,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     memberOps,
     userOps,
     pageOps,
+    systemOps,
     tagReads: new TagReads(tags, cache),
     pages,
     menus: new MenusService(db, clock, cache, pages, changes, audit),

@@ -695,6 +695,39 @@ describe('API v2', () => {
     problem(await call(`/pages/${page.id}`), 404);
   });
 
+  it('system: settings without secrets, cache flushes, updates for administrators', async () => {
+    await ctx.services.settings.set('app_secret', 'do-not-show');
+    const settings = (await call('/settings')).json().data as Record<string, string>;
+    assert.equal(settings.app_secret, undefined, 'secrets are never shown');
+    assert.ok(INSTALLED_SETTING in settings);
+    const changed = await call('/settings', {
+      method: 'PATCH',
+      body: { registration_role: 'contributor', obsolete: null },
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal(changed.json().data.registration_role, 'contributor');
+    const refused = problem(await call('/settings', { method: 'PATCH', body: { app_secret: 'mine' } }), 422);
+    assert.ok(refused.errors?.app_secret);
+    assert.equal(await ctx.services.settings.get('app_secret'), 'do-not-show');
+    problem(await call('/settings', { method: 'PATCH', body: { 'Bad Key': 'x' } }), 422);
+    problem(await call('/settings', { as: editor }), 403);
+    await ctx.services.settings.delete('registration_role');
+
+    const siteAdmin = await ctx.createUser();
+    await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
+    assert.equal(
+      (await call('/cache/flush', { method: 'POST', as: siteAdmin, body: { website_id: site } })).statusCode,
+      204,
+    );
+    problem(await call('/cache/flush', { method: 'POST', as: siteAdmin, body: {} }), 403);
+    problem(await call('/cache/flush', { method: 'POST', as: siteAdmin, body: { website_id: other } }), 403);
+    assert.equal((await call('/cache/flush', { method: 'POST', body: {} })).statusCode, 204);
+
+    problem(await call('/updates', { method: 'POST', as: siteAdmin, body: {} }), 403);
+    const progress = await call('/updates/progress');
+    assert.deepEqual(progress.json().data, { item: 'core', running: false });
+  });
+
   it('unknown routes and methods are problems too', async () => {
     problem(await call('/nothing-here'), 404);
     problem(await call('/posts', { method: 'DELETE' }), 404);

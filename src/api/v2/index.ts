@@ -20,6 +20,7 @@ import { registerWebsiteRoutes } from './websites.js';
 import { registerTagRoutes } from './tags.js';
 import { registerPeopleRoutes } from './people.js';
 import { registerPageRoutes } from './pages.js';
+import { registerSystemRoutes } from './system.js';
 import { registerPostRoutes } from './posts.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
@@ -120,6 +121,7 @@ export function apiV2(services: Services) {
           { name: 'tags', description: 'Tags and categories (trees per type)' },
           { name: 'people', description: 'Accounts, and the members of each website with their roles' },
           { name: 'pages', description: 'Pages of every website' },
+          { name: 'system', description: 'Settings, caches and updates' },
         ],
       },
       transform: jsonSchemaTransform,
@@ -136,6 +138,7 @@ export function apiV2(services: Services) {
     registerTagRoutes(router, services);
     registerPeopleRoutes(router, services);
     registerPageRoutes(router, services);
+    registerSystemRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);

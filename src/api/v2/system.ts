@@ -1,0 +1,121 @@
+// The installation through API v2: settings (administrators; secrets never shown or set), cache
+// flushes (a website's: its site admins too; all: administrators), core updates (administrators).
+import { z } from 'zod';
+import { ForbiddenError } from '../../domain/errors.js';
+import { settingsInput } from '../../domain/system-operations.js';
+import type { Services } from '../../services.js';
+import { actorOf } from './auth.js';
+import { Problem } from './problem.js';
+import type { V2Router } from './router.js';
+
+const settingsSchema = z
+  .object({ data: z.record(z.string(), z.string()) })
+  .meta({ id: 'Settings', description: 'Every setting by key, secrets left out.' });
+const flushBody = z
+  .object({ website_id: z.int().min(1).optional().describe('Only this website\u2019s pages and data.') })
+  .strict();
+const updateBody = z
+  .object({
+    package: z.string().max(214).optional().describe('Default: the core (`folio`).'),
+    version: z.string().max(64).optional(),
+  })
+  .strict();
+
+export function registerSystemRoutes(router: V2Router, services: Services): void {
+  router.route({
+    method: 'GET',
+    url: '/settings',
+    summary: 'Settings',
+    description:
+      'Administrators; the API switches are settings too (README "Settings that control the API").',
+    tags: ['system'],
+    response: { 200: settingsSchema },
+    handler: async (request) => ({
+      data: await services.systemOps.settings(await actorOf(services, request)),
+    }),
+  });
+
+  router.route({
+    method: 'PATCH',
+    url: '/settings',
+    summary: 'Change settings',
+    description: '`{"key": "value"}`; `null` removes a setting. Secrets are refused (422).',
+    tags: ['system'],
+    body: settingsInput,
+    response: { 200: settingsSchema },
+    handler: async (request) => ({
+      data: await services.systemOps.setSettings(await actorOf(services, request), request.body),
+    }),
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/cache/flush',
+    summary: 'Flush the caches',
+    description: 'A website\u2019s pages and data (its site admins too), or everything (administrators).',
+    tags: ['system'],
+    body: flushBody,
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      const body = flushBody.parse(request.body ?? {});
+      await services.systemOps.flushCache(await actorOf(services, request), body.website_id);
+      return reply.code(204).send();
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/updates',
+    summary: 'Update the core or a package',
+    description: 'Administrators; runs the update and answers its outcome (409 while another runs).',
+    tags: ['system'],
+    body: updateBody,
+    response: { 200: z.object({ data: z.object({ version: z.string() }) }) },
+    handler: async (request) => {
+      const actor = await actorOf(services, request);
+      if (!actor.isAdmin) throw new ForbiddenError();
+      const body = updateBody.parse(request.body ?? {});
+      const result = await services.updates.trigger(body, request.log, actor);
+      switch (result.outcome) {
+        case 'updated':
+          return { data: { version: result.version } };
+        case 'disabled':
+          throw new Problem(
+            403,
+            'forbidden',
+            'Core update disabled',
+            'The setting disable_core_update is on.',
+          );
+        case 'invalid':
+          throw new Problem(
+            422,
+            'validation',
+            'Invalid update request',
+            'The package or version is not valid.',
+          );
+        case 'busy':
+          throw new Problem(409, 'conflict', 'Update in progress', 'Another update is running.');
+        case 'failed':
+          throw new Problem(500, 'server', 'Update failed', result.reason);
+      }
+    },
+  });
+
+  const progressQuery = z
+    .object({ item: z.string().max(214).optional().describe('Default: core.') })
+    .strict();
+  router.route({
+    method: 'GET',
+    url: '/updates/progress',
+    summary: 'Whether an update is running',
+    tags: ['system'],
+    querystring: progressQuery,
+    response: { 200: z.object({ data: z.object({ item: z.string(), running: z.boolean() }) }) },
+    handler: async (request) => {
+      const actor = await actorOf(services, request);
+      if (!actor.isAdmin) throw new ForbiddenError();
+      const item = progressQuery.parse(request.query).item ?? 'core';
+      return { data: { item, running: (await services.updates.progress(item)) === 1 } };
+    },
+  });
+}
