@@ -70,6 +70,15 @@ describe('README examples', () => {
     assert.equal(created.data.title, 'Hello');
   });
 
+  it('First ten minutes: pending comments, renaming the website, the audit log', async () => {
+    const [block] = shellBlocks('First ten minutes');
+    const [comments, renamed, audit] = await runBlock(block!);
+    assert.deepEqual(JSON.parse(comments!).data, []);
+    assert.equal(JSON.parse(renamed!).data.fields.site_name, 'My notebook');
+    const entries = JSON.parse(audit!).data as Array<{ action: string }>;
+    assert.equal(entries[0]?.action, 'website.update');
+  });
+
   it('API v2: me, list, create (idempotent), and a stale PATCH answered 412', async () => {
     const [block] = shellBlocks('API v2 (management)');
     const [me, list, create, patch] = await runBlock(block!);
