@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { apiNotFound } from './api/v1/errors.js';
 import { apiV1 } from './api/v1/index.js';
 import { apiV2 } from './api/v2/index.js';
+import { adminPanel } from './admin/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
 import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
@@ -174,6 +175,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
   await app.register(apiV2(services), { prefix: '/api/v2' });
+  await app.register(adminPanel, { prefix: '/admin' });
   await app.register(apiNotFound, { prefix: '/api' });
   await app.register(site);
   return app;

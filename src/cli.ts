@@ -210,7 +210,9 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
   scheduler.start();
   // Every start says where to go (the first start's credentials are printed above, once).
   const port = (app.server.address() as { port?: number } | null)?.port ?? config.port;
-  output.out(`Site: http://localhost:${port}/   API: http://localhost:${port}/api/v1`);
+  output.out(
+    `Site: http://localhost:${port}/   Admin: http://localhost:${port}/admin   API: http://localhost:${port}/api/v2/docs`,
+  );
   if (!config.smtpUrl) {
     output.err(
       'folio: SMTP_URL is not set: mail (password resets, registration links) is written to the log only',

@@ -279,7 +279,9 @@ describe('folio start (a real process)', () => {
       // The URL the start prints, and the address it listens on, open the site too (issue 22, dead end 1).
       assert.match(
         output,
-        new RegExp(`Site: http://localhost:${port}/ +API: http://localhost:${port}/api/v1`),
+        new RegExp(
+          `Site: http://localhost:${port}/ +Admin: http://localhost:${port}/admin +API: http://localhost:${port}/api/v2/docs`,
+        ),
       );
       const byAddress = await fetch(`http://127.0.0.1:${port}/`);
       assert.equal(byAddress.status, 200);

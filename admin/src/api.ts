@@ -1,0 +1,21 @@
+// The panel talks only to API v2, through the typed client generated from its OpenAPI document, with
+// the session cookie of the site; writes carry the CSRF token from GET /api/v2/session.
+import createClient from 'openapi-fetch';
+import type { Middleware } from 'openapi-fetch';
+import type { paths } from '../../clients/typescript/schema.js';
+
+let csrf: Promise<string> | null = null;
+
+const csrfMiddleware: Middleware = {
+  async onRequest({ request }) {
+    if (request.method === 'GET' || request.method === 'HEAD') return request;
+    csrf ??= fetch('/api/v2/session', { credentials: 'same-origin' })
+      .then((response) => response.json() as Promise<{ data: { csrf_token: string } }>)
+      .then((body) => body.data.csrf_token);
+    request.headers.set('x-csrf-token', await csrf);
+    return request;
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+api.use(csrfMiddleware);

@@ -1,0 +1,2 @@
+// esbuild bundles the stylesheet the entry imports.
+declare module '*.css';

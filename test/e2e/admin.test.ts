@@ -1,0 +1,120 @@
+// The admin panel (issue 24), first screen, in a real headless Chromium: an editor signed in on the
+// site opens /admin, sees the website's posts with counts per status, filters and searches them; the
+// page passes axe-core with no serious or critical violation at phone and desktop widths, with
+// screenshots kept; its assets come from Folio with long-lived cache headers, and nothing from elsewhere.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
+import type { RunningServer } from '../support/browser.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+import { skipUnless } from '../support/requirements.js';
+
+const require = createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+}
+
+async function serious(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate<AxeResult>('axe.run(document)');
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.nodes.length})`);
+}
+
+describe(
+  'admin panel: posts (Chromium)',
+  { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
+  () => {
+    let ctx: TestContext;
+    let browser: Browser;
+    let server: RunningServer;
+    let editor: TestUser;
+
+    before(async () => {
+      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      let port: number;
+      ({ ctx, port } = await servedContext());
+      await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+      const site = await ctx.services.websites.create({ siteName: 'Desk', domain: 'desk.test' });
+      editor = await ctx.createUser();
+      await ctx.services.memberships.grant(editor.id, site, 'editor');
+      const writer = { userId: editor.id, isAdmin: false };
+      for (let n = 1; n <= 3; n++) {
+        await ctx.services.posts.create(
+          { title: `Published ${n}`, content: 'x', status: 'published', websiteIds: [site] },
+          writer,
+        );
+      }
+      await ctx.services.posts.create(
+        { title: 'A draft', content: 'x', status: 'draft', websiteIds: [site] },
+        writer,
+      );
+      server = await listen(ctx, port);
+      browser = await launchBrowser();
+    });
+    after(async () => {
+      await browser?.close();
+      await ctx.close();
+    });
+
+    it('lists, counts, filters and searches the posts; accessible at 390 px and 1280 px', async () => {
+      const origin = server.origin('desk.test');
+      // The audit injects axe-core as a script: the page's policy (checked below) would refuse it.
+      const page = await (await browser.newContext({ bypassCSP: true })).newPage();
+      const foreign: string[] = [];
+      page.on('request', (request) => {
+        if (!request.url().startsWith(origin)) foreign.push(request.url());
+      });
+      // Signed out: the panel says so and links to the login form.
+      await page.goto(`${origin}/admin`);
+      await page.getByRole('link', { name: 'Sign in' }).waitFor();
+      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.fill('#email', editor.email);
+      await page.fill('#password', editor.password);
+      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+
+      await page.locator('table.posts tbody tr').first().waitFor();
+      assert.equal(await page.locator('table.posts tbody tr').count(), 4);
+      await page.locator('.tab .count').first().filter({ hasText: '4' }).waitFor();
+      await page.getByRole('button', { name: /Drafts/ }).click();
+      await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 1");
+      assert.equal(await page.locator('table.posts tbody tr').first().locator('a').textContent(), 'A draft');
+      await page.getByRole('button', { name: /^All/ }).click();
+      await page.fill('#post-search', 'Published 2');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.locator('table.posts tbody tr').filter({ hasText: 'Published 2' }).waitFor();
+      await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 1");
+      const href = await page.locator('table.posts tbody tr a').first().getAttribute('href');
+      assert.match(href ?? '', /^\/post\/edit\/\d+$/);
+
+      assert.deepEqual(await serious(page), [], 'axe at 1280 px');
+      await screenshot(page, 'admin-posts-desktop');
+      await page.setViewportSize({ width: 390, height: 844 });
+      assert.deepEqual(await serious(page), [], 'axe at 390 px');
+      await screenshot(page, 'admin-posts-phone');
+      assert.deepEqual(foreign, [], 'every asset and call is served by Folio');
+    });
+
+    it('serves hashed assets with long-lived cache headers and the page under a strict policy', async () => {
+      const get = (url: string) => ctx.request({ method: 'GET', url, headers: { host: 'desk.test' } });
+      const html = await get('/admin/posts');
+      assert.equal(html.statusCode, 200);
+      assert.match(String(html.headers['content-security-policy']), /script-src 'self';/);
+      assert.equal(html.headers['cache-control'], 'no-store');
+      const script = /src="(\/admin\/assets\/app-[A-Z0-9]+\.js)"/.exec(html.body)?.[1];
+      assert.ok(script, html.body);
+      const asset = await get(script);
+      assert.equal(asset.statusCode, 200);
+      assert.match(String(asset.headers['cache-control']), /max-age=31536000/);
+      assert.match(String(asset.headers['cache-control']), /immutable/);
+    });
+  },
+);
