@@ -1443,6 +1443,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -1500,6 +1501,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -1553,6 +1555,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -1639,6 +1642,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -1919,6 +1923,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -1978,6 +1983,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -2031,6 +2037,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -2109,6 +2116,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -2729,6 +2737,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -2788,6 +2797,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;
@@ -2838,6 +2848,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The resource’s id. */
                     id: string;
                 };
                 cookie?: never;

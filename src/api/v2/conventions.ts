@@ -139,3 +139,17 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
   if (header === undefined) return false;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
 }
+
+/** The `{id}` of a resource's path: digits only (anything else is a 422 before the handler). */
+export const idParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .describe('The resource\u2019s id.'),
+});
+
+/** The id of the request's `{id}` (checked by idParams). */
+export const idOf = (request: FastifyRequest): number => Number((request.params as { id: string }).id);
+
+/** `?force=true` on a delete: remove what is in use anyway (409 without it). */
+export const forceQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();

@@ -6,7 +6,16 @@ import { PAGE_STATUSES } from '../../domain/pages.js';
 import type { Page } from '../../domain/pages.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
-import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import {
+  forceQuery,
+  idOf,
+  idParams,
+  pageOf,
+  paginate,
+  paginationMeta,
+  paginationQuery,
+  queryOf,
+} from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -44,7 +53,6 @@ function pageJson(page: Page) {
   };
 }
 
-const idParams = z.object({ id: z.string().regex(/^\d{1,15}$/) });
 const listQuery = z
   .object({
     ...paginationQuery,
@@ -58,12 +66,10 @@ const listQuery = z
       .optional(),
   })
   .strict();
-const deleteQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();
 const one = z.object({ data: pageSchema });
 
 export function registerPageRoutes(router: V2Router, services: Services): void {
   const ops = services.pageOps;
-  const idOf = (request: { params: unknown }) => Number((request.params as { id: string }).id);
 
   router.route({
     method: 'GET',
@@ -141,10 +147,10 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
     description: 'While a menu links to it: 409 naming the links, unless `?force=true`.',
     tags: ['pages'],
     params: idParams,
-    querystring: deleteQuery,
+    querystring: forceQuery,
     response: { 204: z.null() },
     handler: async (request, reply) => {
-      const { force } = queryOf(deleteQuery, request);
+      const { force } = queryOf(forceQuery, request);
       await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
       return reply.code(204).send();
     },

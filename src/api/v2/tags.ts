@@ -6,7 +6,7 @@ import type { Tag, TagNode } from '../../domain/tags.js';
 import { DEFAULT_TAG_TYPE } from '../../domain/tags.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
-import { queryOf } from './conventions.js';
+import { forceQuery, idOf, idParams, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const tagFields = {
@@ -54,7 +54,6 @@ function treeJson(node: TagNode): TagTree {
   return { ...tagJson(node), children: node.children.map(treeJson) };
 }
 
-const idParams = z.object({ id: z.string().regex(/^\d{1,15}$/) });
 const treeQuery = z
   .object({
     filter: z
@@ -64,12 +63,10 @@ const treeQuery = z
     locale: z.string().max(20).optional(),
   })
   .strict();
-const deleteQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();
 const one = z.object({ data: tagSchema });
 
 export function registerTagRoutes(router: V2Router, services: Services): void {
   const ops = services.tagOps;
-  const idOf = (request: { params: unknown }) => Number((request.params as { id: string }).id);
 
   router.route({
     method: 'GET',
@@ -138,10 +135,10 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     description: 'While it tags anything or has children: 409 naming what uses it, unless `?force=true`.',
     tags: ['tags'],
     params: idParams,
-    querystring: deleteQuery,
+    querystring: forceQuery,
     response: { 204: z.null() },
     handler: async (request, reply) => {
-      const { force } = queryOf(deleteQuery, request);
+      const { force } = queryOf(forceQuery, request);
       await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
       return reply.code(204).send();
     },

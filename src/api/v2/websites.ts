@@ -7,7 +7,7 @@ import type { Website, WebsitePatch } from '../../domain/websites.js';
 import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites.js';
 import type { Services } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
-import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import { idOf, idParams, pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -61,7 +61,6 @@ async function domainProblems<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const idParams = z.object({ id: z.string().regex(/^\d{1,15}$/) });
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(255).optional() }).strict();
 const domainBody = z.object({ domain: z.string().min(1).max(255) }).strict();
 const updateBody = updateWebsiteInput.strict();
@@ -70,7 +69,6 @@ const one = z.object({ data: websiteSchema });
 
 export function registerWebsiteRoutes(router: V2Router, services: Services): void {
   const ops = services.websiteOps;
-  const idOf = (request: { params: unknown }) => Number((request.params as { id: string }).id);
 
   router.route({
     method: 'GET',
