@@ -26,6 +26,19 @@ const en = {
   'posts.previous': 'Previous page',
   'posts.next': 'Next page',
   'posts.untitled': '(untitled)',
+  'nav.comments': 'Comments',
+  'comments.title': 'Comments',
+  'comments.status.pending': 'Waiting',
+  'comments.status.approved': 'Approved',
+  'comments.status.spam': 'Spam',
+  'comments.empty': 'No comment here.',
+  'comments.anonymous': 'Anonymous',
+  'comments.approve': 'Approve',
+  'comments.spam': 'Spam',
+  'comments.delete': 'Delete',
+  'comments.done.approve': 'The comment is approved: it shows under the post.',
+  'comments.done.spam': 'The comment is marked as spam.',
+  'comments.done.delete': 'The comment is deleted.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -4,6 +4,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { t, useLocale } from './i18n.js';
+import { CommentsScreen } from './screens/comments.js';
 import { PostsScreen } from './screens/posts.js';
 import './styles.css';
 
@@ -12,11 +13,32 @@ interface Me {
   email: string;
 }
 
+const SCREENS = [
+  { path: '/admin/posts', label: 'nav.posts', screen: PostsScreen },
+  { path: '/admin/comments', label: 'nav.comments', screen: CommentsScreen },
+] as const;
+
+/** The screen of a path (`/admin` is the posts). */
+const screenOf = (path: string) => SCREENS.find((entry) => path.startsWith(entry.path)) ?? SCREENS[0];
+
 function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [path, setPath] = useState(location.pathname);
   useEffect(() => {
     void api.GET('/api/v2/me').then(({ data }) => setMe(data ? data.data : null));
+    // Moving between screens changes the address without reloading; Back and Forward follow.
+    const follow = () => setPath(location.pathname);
+    addEventListener('popstate', follow);
+    return () => removeEventListener('popstate', follow);
   }, []);
+  const go = (event: MouseEvent, to: string) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    history.pushState(null, '', to);
+    setPath(to);
+  };
+  const current = screenOf(path);
+  const Screen = current.screen;
 
   if (me === undefined) return <p class="loading">{t('app.loading')}</p>;
   if (me === null) {
@@ -38,15 +60,22 @@ function App() {
       <header class="bar">
         <strong class="brand">{t('app.title')}</strong>
         <nav aria-label="Admin">
-          <a href="/admin/posts" aria-current="page">
-            {t('nav.posts')}
-          </a>
+          {SCREENS.map((entry) => (
+            <a
+              key={entry.path}
+              href={entry.path}
+              aria-current={entry === current ? 'page' : undefined}
+              onClick={(event) => go(event, entry.path)}
+            >
+              {t(entry.label)}
+            </a>
+          ))}
           <a href="/">{t('app.site')}</a>
         </nav>
         <span class="who">{me.name}</span>
       </header>
       <main id="content">
-        <PostsScreen />
+        <Screen />
       </main>
     </>
   );

@@ -37,6 +37,7 @@ describe(
     let browser: Browser;
     let server: RunningServer;
     let editor: TestUser;
+    let held: { id: number; status: string };
 
     before(async () => {
       if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
@@ -57,6 +58,20 @@ describe(
         { title: 'A draft', content: 'x', status: 'draft', websiteIds: [site] },
         writer,
       );
+      const commented = await ctx.services.posts.create(
+        { title: 'Commented', content: 'x', status: 'published', websiteIds: [site] },
+        writer,
+      );
+      held = await ctx.services.comments.store({
+        postId: commented.id,
+        content: '<p>Lovely <b>post</b></p>',
+        name: 'Ann',
+        email: 'ann@example.test',
+        user: null,
+        websiteId: site,
+        ipHash: 'a'.repeat(64),
+        userAgent: 'test',
+      });
       server = await listen(ctx, port);
       browser = await launchBrowser();
     });
@@ -82,8 +97,8 @@ describe(
       await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
 
       await page.locator('table.posts tbody tr').first().waitFor();
-      assert.equal(await page.locator('table.posts tbody tr').count(), 4);
-      await page.locator('.tab .count').first().filter({ hasText: '4' }).waitFor();
+      assert.equal(await page.locator('table.posts tbody tr').count(), 5);
+      await page.locator('.tab .count').first().filter({ hasText: '5' }).waitFor();
       await page.getByRole('button', { name: /Drafts/ }).click();
       await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 1");
       assert.equal(await page.locator('table.posts tbody tr').first().locator('a').textContent(), 'A draft');
@@ -101,6 +116,34 @@ describe(
       assert.deepEqual(await serious(page), [], 'axe at 390 px');
       await screenshot(page, 'admin-posts-phone');
       assert.deepEqual(foreign, [], 'every asset and call is served by Folio');
+    });
+
+    it('comments: a held comment approved from the queue, reached without reloading the page', async () => {
+      assert.equal(held.status, 'pending');
+      const origin = server.origin('desk.test');
+      const page = await (await browser.newContext({ bypassCSP: true })).newPage();
+      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.fill('#email', editor.email);
+      await page.fill('#password', editor.password);
+      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await page.locator('table.posts').waitFor();
+      await page.evaluate('window.stillHere = true');
+      await page.getByRole('link', { name: 'Comments' }).click();
+      await page.waitForURL(`${origin}/admin/comments`);
+      const item = page.locator(`[data-comment="${held.id}"]`);
+      await item.waitFor();
+      assert.equal(await page.evaluate('window.stillHere'), true, 'no full reload');
+      assert.match((await item.textContent()) ?? '', /Lovely post/);
+      assert.deepEqual(await serious(page), [], 'axe on the comments screen');
+      await screenshot(page, 'admin-comments-desktop');
+      await item.getByRole('button', { name: 'Approve' }).click();
+      await page.getByRole('status').filter({ hasText: 'approved' }).waitFor();
+      assert.equal(await page.locator(`[data-comment="${held.id}"]`).count(), 0);
+      const [row] = await ctx.services.commentModeration.list({ status: 'approved' });
+      assert.equal(row?.id, held.id, 'approved through API v2, with the session and its CSRF token');
+      await page.goBack();
+      await page.waitForURL(`${origin}/admin`);
+      await page.locator('table.posts').waitFor();
     });
 
     it('serves hashed assets with long-lived cache headers and the page under a strict policy', async () => {
