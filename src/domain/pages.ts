@@ -10,6 +10,7 @@ import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
 import { isStorableId, storableIds } from './ids.js';
 import { slugify, uniqueSlug } from './slugs.js';
+import { containsText, likePattern } from './text-match.js';
 import { splitTranslatable, translate } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
 import { toIso } from './values.js';
@@ -194,11 +195,8 @@ export class PagesService {
       select = select.where((eb) => visibleOnWebsite(eb, PAGE_MODEL, eb.ref('pages.id'), websiteId));
     }
     if (query.status) select = select.where('status', '=', query.status);
-    const q = query.q?.trim().toLowerCase();
-    if (q) {
-      const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      select = select.where((eb) => eb(eb.fn('lower', ['pages.title']), 'like', pattern));
-    }
+    const q = query.q?.trim();
+    if (q) select = select.where((eb) => containsText(eb.ref('pages.title'), likePattern(q)));
     const count = await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     const rows = await select
       .select(COLUMNS)

@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import { ForbiddenError, NotFoundError } from './errors.js';
 import type { Actor } from './policy.js';
 import { toUser } from './users.js';
+import { containsText, likePattern } from './text-match.js';
 import type { User, UsersService } from './users.js';
 
 export interface UserListQuery {
@@ -25,14 +26,14 @@ export class UserOperations {
   async list(actor: Actor, query: UserListQuery): Promise<{ items: User[]; total: number }> {
     if (!actor.isAdmin) throw new ForbiddenError();
     let select = this.db.selectFrom('users');
-    const q = query.q?.trim().toLowerCase();
+    const q = query.q?.trim();
     if (q) {
-      const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = likePattern(q);
       select = select.where((eb) =>
         eb.or([
-          eb(eb.fn('lower', ['users.name']), 'like', pattern),
-          eb('users.email', 'like', pattern),
-          eb('users.username', 'like', pattern),
+          containsText(eb.ref('users.name'), pattern),
+          containsText(eb.ref('users.email'), pattern),
+          containsText(eb.ref('users.username'), pattern),
         ]),
       );
     }

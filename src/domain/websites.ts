@@ -15,6 +15,7 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
 import { isStorableId } from './ids.js';
+import { containsText, likePattern } from './text-match.js';
 import { splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
 import type { User } from './users.js';
@@ -232,16 +233,16 @@ export class WebsitesService {
     if (!options.user.isAdmin) query = query.where((eb) => this.accessibleBy(eb, options.user.id));
     const keyword = options.keyword?.trim();
     if (keyword) {
-      const pattern = `%${keyword.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = likePattern(keyword);
       query = query.where((eb) =>
         eb.or([
-          eb(eb.fn('lower', ['websites.site_name']), 'like', pattern),
+          containsText(eb.ref('websites.site_name'), pattern),
           eb.exists(
             eb
               .selectFrom('domains')
               .select('domains.id')
               .whereRef('domains.website_id', '=', 'websites.id')
-              .where('domains.domain', 'like', pattern),
+              .where((inner) => containsText(inner.ref('domains.domain'), pattern)),
           ),
         ]),
       );

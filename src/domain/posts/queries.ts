@@ -8,15 +8,9 @@ import { visibleOnWebsite } from '../bindings.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField } from './model.js';
 
-/** `lower(column) LIKE pattern`, with % and _ of the term taken literally, on both dialects. */
-function likeTerm(column: Expression<unknown>, pattern: string): Expression<SqlBool> {
-  return sql<SqlBool>`lower(${column}) like ${pattern} escape '\\'`;
-}
+import { containsText as likeTerm, likePattern } from '../text-match.js';
 
-/** The LIKE pattern of likeTerm() for a term. */
-export function likePattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+export { likePattern };
 
 /**
  * A post whose title, excerpt or content, or one of their translations, contains the term. `pattern`:
