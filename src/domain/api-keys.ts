@@ -15,7 +15,7 @@ import type { Clock } from './clock.js';
 import { InputError } from './errors.js';
 import { isStorableId } from './ids.js';
 import { hashToken, toUser } from './users.js';
-import type { User } from './users.js';
+import type { User, UsersService } from './users.js';
 import { flag, toIso } from './values.js';
 
 export const API_KEY_PREFIX = 'folio_key_';
@@ -242,4 +242,17 @@ export class ApiKeysService {
       createdAt: toIso(row.created_at),
     }));
   }
+}
+
+/**
+ * Who a credential names, for every face that takes one: an API key (`folio_key_…`, with its scope)
+ * or a user's token; null when it names nobody (unknown, revoked, expired, or its user disabled).
+ */
+export async function authenticateCredential(
+  services: { apiKeys: Pick<ApiKeysService, 'authenticate'>; users: Pick<UsersService, 'authenticateToken'> },
+  credential: string,
+): Promise<{ user: User; key: ApiKey | null } | null> {
+  if (credential.startsWith(API_KEY_PREFIX)) return services.apiKeys.authenticate(credential);
+  const user = await services.users.authenticateToken(credential);
+  return user && { user, key: null };
 }

@@ -3,7 +3,7 @@
 // in the order of R-A7: switches (403) -> authentication (401) -> admin role (403).
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { User } from '../../domain/users.js';
-import { API_KEY_PREFIX } from '../../domain/api-keys.js';
+import { authenticateCredential } from '../../domain/api-keys.js';
 import type { ApiKey } from '../../domain/api-keys.js';
 import { actorOf } from './actor.js';
 import type { Services } from '../../services.js';
@@ -43,12 +43,9 @@ declare module 'fastify' {
 
 /** A token or an API key (`folio_key_…`, with its scope): the user it names, or null. */
 async function identify(services: Services, request: FastifyRequest, token: string): Promise<User | null> {
-  if (token.startsWith(API_KEY_PREFIX)) {
-    const found = await services.apiKeys.authenticate(token);
-    request.apiKey = found?.key ?? null;
-    return found?.user ?? null;
-  }
-  return services.users.authenticateToken(token);
+  const found = await authenticateCredential(services, token);
+  request.apiKey = found?.key ?? null;
+  return found?.user ?? null;
 }
 
 /** The token of the request (R-A5): `api_token` in the body, then the query, then a Bearer header. */

@@ -3,7 +3,7 @@
 // must also carry the CSRF token (`X-CSRF-Token`, from GET /api/v2/session) and come from this site.
 // The answer is an Actor, on the website of the request's Host unless the route names another.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_KEY_PREFIX } from '../../domain/api-keys.js';
+import { authenticateCredential } from '../../domain/api-keys.js';
 import type { ApiKey } from '../../domain/api-keys.js';
 import type { Actor } from '../../domain/policy.js';
 import type { User } from '../../domain/users.js';
@@ -40,13 +40,8 @@ export async function authenticate(
   const token = bearerOf(request);
   let caller: Caller | null = null;
   if (token !== null) {
-    if (token.startsWith(API_KEY_PREFIX)) {
-      const found = await services.apiKeys.authenticate(token);
-      if (found) caller = { user: found.user, key: found.key, viaSession: false };
-    } else {
-      const user = await services.users.authenticateToken(token);
-      if (user) caller = { user, key: null, viaSession: false };
-    }
+    const found = await authenticateCredential(services, token);
+    if (found) caller = { ...found, viaSession: false };
     if (!caller) throw unauthenticated('The key or token is unknown, revoked or expired.');
   } else {
     const session = await sessionIdOf(services, request);
