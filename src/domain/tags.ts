@@ -405,24 +405,12 @@ export class TagsService {
     }
     await this.db.transaction().execute(async (trx) => {
       // A target below the source first moves up to the source's place: no cycle once source goes.
-      let ancestor: number | null = target.parentId;
-      const seen = new Set<number>();
-      while (ancestor !== null && !seen.has(ancestor)) {
-        if (ancestor === source.id) {
-          await trx
-            .updateTable('tags')
-            .set({ parent_id: source.parentId })
-            .where('id', '=', target.id)
-            .execute();
-          break;
-        }
-        seen.add(ancestor);
-        const row: { parent_id: number | null } | undefined = await trx
-          .selectFrom('tags')
-          .select('parent_id')
-          .where('id', '=', ancestor)
-          .executeTakeFirst();
-        ancestor = row?.parent_id ?? null;
+      if (await this.isWithin(trx, target.parentId, source.id)) {
+        await trx
+          .updateTable('tags')
+          .set({ parent_id: source.parentId })
+          .where('id', '=', target.id)
+          .execute();
       }
       await trx
         .updateTable('tags')
@@ -468,19 +456,24 @@ export class TagsService {
   private async checkParent(parentId: number, type: string, tagId: number | null): Promise<void> {
     const parent = await this.findById(parentId);
     if (!parent || parent.type !== type) throw invalidParent();
-    if (tagId === null) return;
+    if (tagId !== null && (await this.isWithin(this.db, parent.id, tagId))) throw invalidParent();
+  }
+
+  /** Whether the tag `from` is `ancestor` or below it (a cycle in the data ends the walk). */
+  private async isWithin(db: Db, from: number | null, ancestor: number): Promise<boolean> {
     const seen = new Set<number>();
-    let current: number | null = parent.id;
+    let current = from;
     while (current !== null && !seen.has(current)) {
-      if (current === tagId) throw invalidParent();
+      if (current === ancestor) return true;
       seen.add(current);
-      const row: { parent_id: number | null } | undefined = await this.db
+      const row: { parent_id: number | null } | undefined = await db
         .selectFrom('tags')
         .select('parent_id')
         .where('id', '=', current)
         .executeTakeFirst();
       current = row?.parent_id ?? null;
     }
+    return false;
   }
 
   /** `text` as a slug, made unique within the type (`-2`, `-3`…), ignoring the tag itself. */

@@ -562,6 +562,18 @@ describe('API v2', () => {
     }
   });
 
+  it('tags: merging a tag into one of its own children moves the child up to its place', async () => {
+    const make = async (body: Record<string, unknown>) =>
+      (await call('/tags', { method: 'POST', body })).json().data as { id: number };
+    const root = await make({ name: 'Merge root', type: 'post_category' });
+    const parent = await make({ name: 'Merge parent', type: 'post_category', parent_id: root.id });
+    const child = await make({ name: 'Merge child', type: 'post_category', parent_id: parent.id });
+    const merged = await call(`/tags/${parent.id}/merge`, { method: 'POST', body: { into: child.id } });
+    assert.equal(merged.statusCode, 200, merged.body);
+    assert.equal(merged.json().data.parent_id, root.id, 'the child takes the merged tag\u2019s place');
+    problem(await call(`/tags/${parent.id}`), 404);
+  });
+
   it('people: accounts for administrators; members and roles for site admins, not site admins\u2019 roles', async () => {
     const siteAdmin = await ctx.createUser();
     await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
