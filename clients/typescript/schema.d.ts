@@ -3350,6 +3350,29 @@ export interface components {
                     read_only: boolean;
                     website_ids: number[];
                 } | null;
+                /** @description The website of the request’s Host, and what the caller may do there. */
+                website: {
+                    id: number;
+                    domain: string;
+                    name: string;
+                    /** @description What the policy lets the caller do on this website (the operations check again). */
+                    can: {
+                        create_posts: boolean;
+                        publish_posts: boolean;
+                        edit_others_posts: boolean;
+                        review_posts: boolean;
+                        moderate_comments: boolean;
+                        manage_pages: boolean;
+                        manage_website: boolean;
+                        manage_members: boolean;
+                        read_audit: boolean;
+                    };
+                } | null;
+                /** @description The locales translatable fields are written in. */
+                locales: {
+                    default: string;
+                    supported: string[];
+                };
             };
         };
         AuditEntryInput: {
@@ -3594,6 +3617,29 @@ export interface components {
                     read_only: boolean;
                     website_ids: number[];
                 } | null;
+                /** @description The website of the request’s Host, and what the caller may do there. */
+                website: {
+                    id: number;
+                    domain: string;
+                    name: string;
+                    /** @description What the policy lets the caller do on this website (the operations check again). */
+                    can: {
+                        create_posts: boolean;
+                        publish_posts: boolean;
+                        edit_others_posts: boolean;
+                        review_posts: boolean;
+                        moderate_comments: boolean;
+                        manage_pages: boolean;
+                        manage_website: boolean;
+                        manage_members: boolean;
+                        read_audit: boolean;
+                    };
+                } | null;
+                /** @description The locales translatable fields are written in. */
+                locales: {
+                    default: string;
+                    supported: string[];
+                };
             };
         };
         AuditEntry: {

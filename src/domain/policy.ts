@@ -82,6 +82,19 @@ export type PostAction =
   | 'post.review';
 export type TagAction = 'tag.create' | 'tag.update';
 
+/** Policy answers about one website, for faces that offer actions (see `Policy.abilitiesOn`). */
+export interface WebsiteAbilities {
+  createPosts: boolean;
+  publishPosts: boolean;
+  editOthersPosts: boolean;
+  reviewPosts: boolean;
+  moderateComments: boolean;
+  managePages: boolean;
+  manageWebsite: boolean;
+  manageMembers: boolean;
+  readAudit: boolean;
+}
+
 /** A caller without a user (an endpoint in `none` mode). */
 export function isAnonymous(actor: Actor): boolean {
   return actor.userId === null && !actor.isAdmin;
@@ -206,6 +219,34 @@ export class Policy {
     if (!this.inKeyScope(actor, websiteId)) return false;
     if (actor.isAdmin) return true;
     return this.editsAll(actor, [websiteId]);
+  }
+
+  /**
+   * What the actor may do on a website, for a face that offers actions (the admin panel shows
+   * "Publish" or "Submit for review" from it). Each answer is one of the rules above, asked as an
+   * operation would ask it; the operations still ask again.
+   */
+  async abilitiesOn(actor: Actor, websiteId: number): Promise<WebsiteAbilities> {
+    const on = [websiteId];
+    const [createPosts, publishPosts, edits, manageWebsite, manageMembers, readAudit] = await Promise.all([
+      this.can(actor, 'post.create', null, on),
+      this.can(actor, 'post.publish', null, on),
+      this.editsWebsite(actor, websiteId),
+      this.managesWebsite(actor, websiteId),
+      this.managesMembers(actor, websiteId),
+      this.readsAudit(actor, websiteId),
+    ]);
+    return {
+      createPosts,
+      publishPosts: createPosts && publishPosts,
+      editOthersPosts: edits && this.keyWrites(actor, on),
+      reviewPosts: edits && this.keyWrites(actor, on),
+      moderateComments: edits && this.keyWrites(actor, on),
+      managePages: edits && this.keyWrites(actor, on),
+      manageWebsite,
+      manageMembers,
+      readAudit,
+    };
   }
 
   /** The actor's role on each website where they hold one. */

@@ -103,6 +103,33 @@ describe('API v2', () => {
     problem(await call('/posts', { as: elsewhere }), 403);
   });
 
+  it('GET /me says what the policy lets the caller do on the Host\u2019s website, role by role', async () => {
+    const can = async (as: TestUser | string) => {
+      const me = shaped(await call('/me', { as }), meSchema).data;
+      assert.equal(me.website?.id, site);
+      assert.equal(me.website?.name, 'Site');
+      assert.deepEqual(me.locales.supported.includes(me.locales.default), true);
+      return me.website?.can;
+    };
+    const contributorCan = await can(contributor);
+    assert.equal(contributorCan?.create_posts, true);
+    assert.equal(contributorCan?.publish_posts, false, 'a contributor submits for review');
+    assert.equal(contributorCan?.review_posts, false);
+    const authorCan = await can(author);
+    assert.equal(authorCan?.publish_posts, true);
+    assert.equal(authorCan?.edit_others_posts, false);
+    const editorCan = await can(editor);
+    assert.equal(editorCan?.review_posts, true);
+    assert.equal(editorCan?.moderate_comments, true);
+    assert.equal(editorCan?.manage_members, false);
+    assert.deepEqual(Object.values((await can(admin)) ?? {}), Array(9).fill(true));
+    // A read-only key can do nothing but read, whoever holds it.
+    const { secret } = await ctx.services.apiKeys.create(admin.id, { name: 'ro', readOnly: true });
+    const readOnly = await can(secret);
+    assert.equal(readOnly?.create_posts, false);
+    assert.equal(readOnly?.review_posts, false);
+  });
+
   it('the session cookie of the site works for reads; its writes need the CSRF token (403 without)', async () => {
     const visitor = new Visitor(ctx, 'site.test');
     await visitor.logIn(author.email, author.password);

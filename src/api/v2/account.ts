@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { csrfToken } from '../../http/csrf.js';
 import type { Services } from '../../services.js';
-import { callerOf } from './auth.js';
+import { localeSettings } from '../../domain/locales.js';
+import { actorOf, callerOf } from './auth.js';
 import type { V2Router } from './router.js';
 import { meSchema } from './schemas.js';
 
@@ -17,7 +18,13 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
     response: { 200: meSchema },
     handler: async (request) => {
       const { user, key } = callerOf(request);
-      const roles = await services.memberships.rolesOf(user.id);
+      const actor = await actorOf(services, request);
+      const [roles, locales, website] = await Promise.all([
+        services.memberships.rolesOf(user.id),
+        localeSettings(services.settings),
+        actor.websiteId === null ? null : services.websites.find(actor.websiteId),
+      ]);
+      const can = website && (await services.policy.abilitiesOn(actor, website.id));
       return {
         data: {
           id: user.id,
@@ -32,6 +39,24 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
             read_only: key.readOnly,
             website_ids: key.websiteIds,
           },
+          website: website &&
+            can && {
+              id: website.id,
+              domain: website.domain,
+              name: website.fields.site_name || website.domain,
+              can: {
+                create_posts: can.createPosts,
+                publish_posts: can.publishPosts,
+                edit_others_posts: can.editOthersPosts,
+                review_posts: can.reviewPosts,
+                moderate_comments: can.moderateComments,
+                manage_pages: can.managePages,
+                manage_website: can.manageWebsite,
+                manage_members: can.manageMembers,
+                read_audit: can.readAudit,
+              },
+            },
+          locales: { default: locales.defaultLocale, supported: locales.supported },
         },
       };
     },

@@ -81,6 +81,30 @@ export const meSchema = z
       api_key: z
         .object({ id: id(), name: z.string(), read_only: z.boolean(), website_ids: z.array(id()) })
         .nullable(),
+      website: z
+        .object({
+          id: id(),
+          domain: z.string(),
+          name: z.string(),
+          can: z
+            .object({
+              create_posts: z.boolean(),
+              publish_posts: z.boolean(),
+              edit_others_posts: z.boolean(),
+              review_posts: z.boolean(),
+              moderate_comments: z.boolean(),
+              manage_pages: z.boolean(),
+              manage_website: z.boolean(),
+              manage_members: z.boolean(),
+              read_audit: z.boolean(),
+            })
+            .describe('What the policy lets the caller do on this website (the operations check again).'),
+        })
+        .nullable()
+        .describe('The website of the request\u2019s Host, and what the caller may do there.'),
+      locales: z
+        .object({ default: z.string(), supported: z.array(z.string()) })
+        .describe('The locales translatable fields are written in.'),
     }),
   })
   .meta({ id: 'Me' });
