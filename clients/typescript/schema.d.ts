@@ -162,6 +162,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/posts/slug-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Is a slug free?
+         * @description The slug normalized as a write would store it, whether it is free (for the post `post_id` when editing one), and the free slug a create would pick instead.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The slug (or a title) to check. */
+                    slug: string;
+                    /** @description The post being edited. */
+                    post_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SlugCheck"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/posts/{id}": {
         parameters: {
             query?: never;
@@ -3519,6 +3590,13 @@ export interface components {
                 [key: string]: string;
             };
         };
+        SlugCheckInput: {
+            data: {
+                slug: string;
+                available: boolean;
+                suggestion: string;
+            };
+        };
         SessionInput: {
             data: {
                 csrf_token: string;
@@ -3784,6 +3862,13 @@ export interface components {
         Settings: {
             data: {
                 [key: string]: string;
+            };
+        };
+        SlugCheck: {
+            data: {
+                slug: string;
+                available: boolean;
+                suggestion: string;
             };
         };
         Session: {

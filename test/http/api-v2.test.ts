@@ -130,6 +130,28 @@ describe('API v2', () => {
     assert.equal(readOnly?.review_posts, false);
   });
 
+  it('GET /posts/slug-check: normalized, free or taken (not by the post itself), and what a create would pick', async () => {
+    const post = await create(author, { title: 'Slug Check Post', content: 'x', slug: 'slug-check-post' });
+    const check = async (query: string) => {
+      const response = await call(`/posts/slug-check?${query}`, { as: author });
+      assert.equal(response.statusCode, 200, response.body);
+      return (response.json() as { data: { slug: string; available: boolean; suggestion: string } }).data;
+    };
+    assert.deepEqual(await check('slug=Slug%20Check%20Post'), {
+      slug: 'slug-check-post',
+      available: false,
+      suggestion: 'slug-check-post-2',
+    });
+    assert.equal((await check(`slug=slug-check-post&post_id=${post.id}`)).available, true);
+    assert.deepEqual(await check('slug=Fresh%20one'), {
+      slug: 'fresh-one',
+      available: true,
+      suggestion: 'fresh-one',
+    });
+    problem(await call('/posts/slug-check', { as: author }), 422);
+    problem(await call('/posts/slug-check?slug=x', { as: null }), 401);
+  });
+
   it('the session cookie of the site works for reads; its writes need the CSRF token (403 without)', async () => {
     const visitor = new Visitor(ctx, 'site.test');
     await visitor.logIn(author.email, author.password);

@@ -100,6 +100,20 @@ const showQuery = z
   })
   .strict();
 
+const slugCheckQuery = z
+  .object({
+    slug: z.string().min(1).max(190).describe('The slug (or a title) to check.'),
+    post_id: z
+      .string()
+      .regex(/^\d{1,15}$/)
+      .optional()
+      .describe('The post being edited.'),
+  })
+  .strict();
+const slugCheckSchema = z
+  .object({ data: z.object({ slug: z.string(), available: z.boolean(), suggestion: z.string() }) })
+  .meta({ id: 'SlugCheck' });
+
 const idParams = z.object({
   id: z
     .string()
@@ -236,6 +250,21 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       }
       return reply.type('application/json; charset=utf-8').send(text.body);
     },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/posts/slug-check',
+    summary: 'Is a slug free?',
+    description:
+      'The slug normalized as a write would store it, whether it is free (for the post `post_id` ' +
+      'when editing one), and the free slug a create would pick instead.',
+    tags: ['posts'],
+    querystring: slugCheckQuery,
+    response: { 200: slugCheckSchema },
+    handler: async (request) => ({
+      data: await ops.checkSlug(await actorOf(services, request), queryOf(slugCheckQuery, request)),
+    }),
   });
 
   router.route({

@@ -1,7 +1,11 @@
 // Posts: one module per action (create.ts, update.ts, delete.ts, list.ts, show.ts), the store they
 // share (store.ts), the review workflow (review.ts), the one input schema per action (input.ts) and the answer caches (reads.ts).
 // `PostOperations` binds the actions to their context for the faces.
+import { z } from 'zod';
+import { ForbiddenError } from '../errors.js';
 import type { Actor } from '../policy.js';
+import { parse } from '../schema-fields.js';
+import { MAX_SLUG_LENGTH } from '../slugs.js';
 import { createPost } from './create.js';
 import { deletePost } from './delete.js';
 import { listPosts, parseListInput } from './list.js';
@@ -26,6 +30,13 @@ export { LIST_FIELDS } from './input.js';
 export type { ListPostsInput, UploadedBytes } from './input.js';
 export type { WriteOptions } from './update.js';
 export { postMatches } from './queries.js';
+
+const slugCheckInput = z
+  .object({
+    slug: z.string().min(1).max(MAX_SLUG_LENGTH),
+    post_id: z.coerce.number().int().min(1).optional(),
+  })
+  .strict();
 
 export class PostOperations {
   constructor(private readonly ctx: ReviewContext & { reads: PostReads }) {}
@@ -71,6 +82,16 @@ export class PostOperations {
   /** The newest review step of a post (its note, for the writer). */
   reviewOf(actor: Actor, ref: string): Promise<ReviewStep | null> {
     return reviewOf(this.ctx, actor, ref);
+  }
+
+  /**
+   * Whether a slug is free for a post (the editor checks as the writer types). Any signed-in writer
+   * may ask: it tells no more than a create's "already taken" would.
+   */
+  async checkSlug(actor: Actor, input: unknown) {
+    const { slug, post_id: postId } = parse(slugCheckInput, input);
+    if (actor.userId === null && !actor.isAdmin) throw new ForbiddenError();
+    return this.ctx.store.slugCheck(slug, postId ?? null);
   }
 
   /** Parses a list's input (a pure function of it: faces may remember the result). */

@@ -682,6 +682,20 @@ export class PostsService {
     return new Set(rows.map((row) => row.slug));
   }
 
+  /**
+   * How a slug would be taken for a post (`exceptId`: the post being edited): normalized, whether it
+   * is free, and the first free one after it when not (what a create would pick).
+   */
+  async slugCheck(
+    raw: string,
+    exceptId: number | null,
+  ): Promise<{ slug: string; available: boolean; suggestion: string }> {
+    const slug = slugify(raw);
+    if (slug === '') return { slug, available: false, suggestion: randomSlug() };
+    if (!(await this.slugTaken(slug, exceptId))) return { slug, available: true, suggestion: slug };
+    return { slug, available: false, suggestion: await uniqueSlug(slug, (c) => this.takenSlugs(c)) };
+  }
+
   /** The slug the input asks for, normalized (undefined when none); its errors are added to `errors`. */
   private async requestedSlug(
     raw: string | undefined,
