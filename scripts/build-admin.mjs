@@ -18,15 +18,23 @@ const result = await build({
   jsxImportSource: 'preact',
   outdir: path.join(out, 'assets'),
   entryNames: '[name]-[hash]',
+  // The post editor is imported on demand: its chunk loads when the editor first opens.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   metafile: true,
   legalComments: 'linked',
   logLevel: 'warning',
 });
-const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
+const outputs = Object.entries(result.metafile.outputs);
+const entry = outputs.find(
+  ([file, output]) => output.entryPoint === 'admin/src/main.tsx' && file.endsWith('.js'),
+);
 const manifest = {
-  js: outputs.find((file) => file.endsWith('.js')),
-  css: outputs.find((file) => file.endsWith('.css')),
+  js: entry && path.basename(entry[0]),
+  css: entry?.[1].cssBundle && path.basename(entry[1].cssBundle),
 };
-if (!manifest.js || !manifest.css) throw new Error(`admin build: missing outputs in ${outputs.join(', ')}`);
+if (!manifest.js || !manifest.css) {
+  throw new Error(`admin build: missing outputs in ${outputs.map(([file]) => file).join(', ')}`);
+}
 fs.writeFileSync(path.join(out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 console.log(`admin panel: dist/admin/assets/${manifest.js}, ${manifest.css}`);

@@ -1,44 +1,72 @@
 // The admin panel (issue 24): a single-page app over API v2, signed in with the site's session.
-// Screens so far: Posts. Everything it does is an API v2 call a script could make too.
+// Screens: Posts (list and editor), Reviews, Comments. Everything it does is an API v2 call a script could make too.
 import { render } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { t, useLocale } from './i18n.js';
+import type { MessageKey } from './i18n.js';
+import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
+import type * as PostEditorModule from './screens/post-editor.js';
 import { PostsScreen } from './screens/posts.js';
+import { ReviewsScreen } from './screens/reviews.js';
+import { SessionContext } from './session.js';
+import type { Abilities, Me } from './session.js';
+// ProseMirror's own rules (TipTap would inject them as an inline <style>, which the CSP forbids).
+import 'prosemirror-view/style/prosemirror.css';
+import 'prosemirror-gapcursor/style/gapcursor.css';
 import './styles.css';
 
-interface Me {
-  name: string;
-  email: string;
+/**
+ * The post editor (TipTap and ProseMirror, most of the panel's code) loads when first opened, so the
+ * lists load without it.
+ */
+type EditorModule = typeof PostEditorModule;
+let editorModule: Promise<EditorModule> | null = null;
+
+function LazyPostEditor({ id }: { id: number | null }) {
+  const [module, setModule] = useState<EditorModule | null>(null);
+  useEffect(() => {
+    editorModule ??= import('./screens/post-editor.js');
+    void editorModule.then(setModule);
+  }, []);
+  return module ? <module.PostEditor id={id} /> : <p aria-live="polite">{t('app.loading')}</p>;
 }
 
-const SCREENS = [
-  { path: '/admin/posts', label: 'nav.posts', screen: PostsScreen },
-  { path: '/admin/comments', label: 'nav.comments', screen: CommentsScreen },
-] as const;
+interface Route {
+  /** The navigation entry it belongs to. */
+  section: string;
+  view: () => ComponentChildren;
+}
 
-/** The screen of a path (`/admin` is the posts). */
-const screenOf = (path: string) => SCREENS.find((entry) => path.startsWith(entry.path)) ?? SCREENS[0];
+/** The screen of an address (`/admin` is the posts). */
+function routeOf(path: string): Route {
+  const post = /^\/admin\/posts\/(new|\d{1,15})\/?$/.exec(path);
+  if (post) {
+    const id = post[1] === 'new' ? null : Number(post[1]);
+    return { section: '/admin/posts', view: () => <LazyPostEditor id={id} /> };
+  }
+  if (path.startsWith('/admin/comments'))
+    return { section: '/admin/comments', view: () => <CommentsScreen /> };
+  if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
+  return { section: '/admin/posts', view: () => <PostsScreen /> };
+}
+
+/** The navigation, with the entries the user's abilities on this website make useful. */
+const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities) => boolean }> = [
+  { path: '/admin/posts', label: 'nav.posts', shown: () => true },
+  { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
+  { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
+];
 
 function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {
     void api.GET('/api/v2/me').then(({ data }) => setMe(data ? data.data : null));
-    // Moving between screens changes the address without reloading; Back and Forward follow.
-    const follow = () => setPath(location.pathname);
-    addEventListener('popstate', follow);
-    return () => removeEventListener('popstate', follow);
+    return onNavigate(setPath);
   }, []);
-  const go = (event: MouseEvent, to: string) => {
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
-    event.preventDefault();
-    history.pushState(null, '', to);
-    setPath(to);
-  };
-  const current = screenOf(path);
-  const Screen = current.screen;
 
   if (me === undefined) return <p class="loading">{t('app.loading')}</p>;
   if (me === null) {
@@ -52,20 +80,22 @@ function App() {
       </main>
     );
   }
+  const route = routeOf(path);
+  const can = me.website?.can;
   return (
-    <>
+    <SessionContext.Provider value={me}>
       <a class="skip" href="#content">
         {t('app.skip')}
       </a>
       <header class="bar">
-        <strong class="brand">{t('app.title')}</strong>
+        <strong class="brand">{me.website?.name ?? t('app.title')}</strong>
         <nav aria-label="Admin">
-          {SCREENS.map((entry) => (
+          {SECTIONS.filter((entry) => !can || entry.shown(can)).map((entry) => (
             <a
               key={entry.path}
               href={entry.path}
-              aria-current={entry === current ? 'page' : undefined}
-              onClick={(event) => go(event, entry.path)}
+              aria-current={entry.path === route.section ? 'page' : undefined}
+              onClick={(event) => follow(event, entry.path, t('app.leave'))}
             >
               {t(entry.label)}
             </a>
@@ -74,10 +104,8 @@ function App() {
         </nav>
         <span class="who">{me.name}</span>
       </header>
-      <main id="content">
-        <Screen />
-      </main>
-    </>
+      <main id="content">{route.view()}</main>
+    </SessionContext.Provider>
   );
 }
 

@@ -108,7 +108,7 @@ describe(
       await page.locator('table.posts tbody tr').filter({ hasText: 'Published 2' }).waitFor();
       await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 1");
       const href = await page.locator('table.posts tbody tr a').first().getAttribute('href');
-      assert.match(href ?? '', /^\/post\/edit\/\d+$/);
+      assert.match(href ?? '', /^\/admin\/posts\/\d+$/);
 
       assert.deepEqual(await serious(page), [], 'axe at 1280 px');
       await screenshot(page, 'admin-posts-desktop');

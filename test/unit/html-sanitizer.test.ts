@@ -36,6 +36,35 @@ describe('post HTML sanitizer', () => {
     for (const [input, expected] of cases) assert.equal(sanitizePostHtml(input), expected, input);
   });
 
+  it('keeps the admin editor\u2019s YouTube and Vimeo players (https, sandboxed), and no other frame', () => {
+    const youtube =
+      '<div data-youtube-video=""><iframe src="https://www.youtube-nocookie.com/embed/abc" width="640" ' +
+      'onload="alert(1)" allowfullscreen="true"></iframe></div>';
+    assert.equal(
+      sanitizePostHtml(youtube),
+      '<div data-youtube-video><iframe src="https://www.youtube-nocookie.com/embed/abc" width="640" ' +
+        'allowfullscreen="true" sandbox="allow-scripts allow-same-origin allow-presentation allow-popups" ' +
+        'loading="lazy"></iframe></div>',
+    );
+    assert.match(
+      sanitizePostHtml(
+        '<div data-vimeo-video><iframe src="https://player.vimeo.com/video/123456"></iframe></div>',
+      ),
+      /^<div data-vimeo-video><iframe src="https:\/\/player\.vimeo\.com\/video\/123456" sandbox=/,
+    );
+    for (const refused of [
+      '<iframe src="https://evil.test/embed"></iframe>',
+      '<iframe src="http://www.youtube.com/embed/x"></iframe>',
+      '<iframe src="//www.youtube.com/embed/x"></iframe>',
+      '<iframe src="https://www.youtube.com.evil.test/embed/x"></iframe>',
+      '<iframe srcdoc="<script>alert(1)</script>"></iframe>',
+      '<iframe>text</iframe>',
+    ]) {
+      assert.equal(sanitizePostHtml(`${refused}ok`), 'ok', refused);
+    }
+    assert.equal(sanitizePostHtml('<div class="x" onclick="y()">a</div>'), '<div>a</div>');
+  });
+
   it('plain text: tags and their script content removed, entities decoded', () => {
     assert.equal(
       plainText('<b onclick="x">Tom</b> &amp; <i>Jerry</i><script>alert(1)</script>'),

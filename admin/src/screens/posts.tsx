@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
+import { follow } from '../nav.js';
 
 const STATUSES = ['any', 'draft', 'pending', 'published', 'scheduled'] as const;
 type Status = (typeof STATUSES)[number];
@@ -78,7 +79,11 @@ export function PostsScreen() {
     <section aria-labelledby="posts-title">
       <div class="screen-head">
         <h1 id="posts-title">{t('posts.title')}</h1>
-        <a class="button" href="/post/create">
+        <a
+          class="button"
+          href="/admin/posts/new"
+          onClick={(event) => follow(event, '/admin/posts/new', t('app.leave'))}
+        >
           {t('posts.new')}
         </a>
       </div>
@@ -132,7 +137,12 @@ export function PostsScreen() {
             {rows.map((row) => (
               <tr key={row.id} data-post={row.id}>
                 <td data-label={t('posts.column.title')}>
-                  <a href={`/post/edit/${row.id}`}>{row.title || t('posts.untitled')}</a>
+                  <a
+                    href={`/admin/posts/${row.id}`}
+                    onClick={(event) => follow(event, `/admin/posts/${row.id}`, t('app.leave'))}
+                  >
+                    {row.title || t('posts.untitled')}
+                  </a>
                 </td>
                 <td data-label={t('posts.column.status')}>
                   <span class={`status status-${row.status}`}>

@@ -1,0 +1,54 @@
+// Reviews: the posts writers submitted on this website, oldest first, for its editors; each opens in
+// the editor, where it is approved (now or at a time) or sent back with a note.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { formatDateTime, t } from '../i18n.js';
+import { follow } from '../nav.js';
+
+interface Pending {
+  id: number;
+  title: string;
+  author_name: string | null;
+  submitted_at: string;
+}
+
+export function ReviewsScreen() {
+  const [rows, setRows] = useState<Pending[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void api.GET('/api/v2/reviews').then(({ data, error: problem }) => {
+      if (problem) return setError(problem.detail ?? problem.title);
+      setRows(data.data);
+    });
+  }, []);
+  return (
+    <section aria-labelledby="reviews-title">
+      <h1 id="reviews-title">{t('reviews.title')}</h1>
+      {error && <p role="alert">{t('app.error', { message: error })}</p>}
+      {rows === null ? (
+        !error && <p aria-live="polite">{t('app.loading')}</p>
+      ) : rows.length === 0 ? (
+        <p>{t('reviews.empty')}</p>
+      ) : (
+        <ul class="cards">
+          {rows.map((row) => (
+            <li key={row.id} data-post={row.id}>
+              <a
+                href={`/admin/posts/${row.id}`}
+                onClick={(event) => follow(event, `/admin/posts/${row.id}`, t('app.leave'))}
+              >
+                {row.title || t('posts.untitled')}
+              </a>
+              <p class="help">
+                {t('reviews.submitted', {
+                  time: formatDateTime(row.submitted_at),
+                  name: row.author_name ?? '',
+                })}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
