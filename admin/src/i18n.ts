@@ -71,6 +71,8 @@ const en = {
   'editor.approve.schedule': 'Approve and schedule',
   'editor.note': 'Note for the writer',
   'editor.send_back': 'Send back',
+  'editor.preview': 'Preview on the site',
+  'editor.preview.saved_only': '(shows the saved version)',
   'editor.delete': 'Delete post',
   'editor.delete.confirm': 'Delete this post? It disappears from every website.',
   'editor.done.draft': 'Draft saved.',

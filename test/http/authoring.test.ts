@@ -279,6 +279,25 @@ describe('post authoring', () => {
     assert.equal(post?.author?.id, author.id);
   });
 
+  it('preview: a draft on the real theme for who may edit it, never cached or indexed; others 404, visitors to login', async () => {
+    const response = await store(author, {
+      title: 'Preview me',
+      content: '<p>Draft body</p>',
+      status: 'draft',
+    });
+    const id = idFrom(response.headers.location);
+    const seen = await (await as(author)).get(`/post/preview/${id}`);
+    assert.equal(seen.statusCode, 200);
+    assert.match(seen.body, /Draft body/);
+    assert.match(seen.body, /<meta name="robots" content="noindex/);
+    assert.match(String(seen.headers['cache-control']), /no-store/);
+    // Another writer cannot tell a draft exists (R: reads refused answer "not found").
+    assert.equal((await (await as(other)).get(`/post/preview/${id}`)).statusCode, 404);
+    const anonymous = await new Visitor(ctx, 'site.test').get(`/post/preview/${id}`);
+    assert.equal(anonymous.statusCode, 302);
+    assert.equal((await (await as(admin)).get(`/post/preview/${id}`)).statusCode, 200);
+  });
+
   it('an unknown post is the themed 404', async () => {
     const client = await as(author);
     assert.equal((await client.get('/post/edit/999999')).statusCode, 404);

@@ -357,6 +357,13 @@ export function PostEditor({ id }: { id: number | null }) {
     approve: () =>
       run(() => reviewCall('approve', later ? { published_at: scheduledIso } : {}), 'editor.done.approved'),
     sendBack: () => run(() => reviewCall('return', { note }), 'editor.done.returned'),
+    /** The post on the site's theme, in a new tab: a draft is saved first; a public post's saved text. */
+    preview: async () => {
+      const view = open('', '_blank');
+      const saved = dirty && autosaves ? await save() : loadedRef.current;
+      if (!saved) return view?.close();
+      if (view) view.location.href = `/post/preview/${saved.id}`;
+    },
     remove: async () => {
       if (!loaded || !confirm(t('editor.delete.confirm'))) return;
       const response = await api.DELETE('/api/v2/posts/{id}', {
@@ -629,6 +636,14 @@ export function PostEditor({ id }: { id: number | null }) {
                   {t('editor.send_back')}
                 </button>
               </div>
+            )}
+            {loaded && (
+              <p>
+                <button type="button" onClick={() => void actions.preview()}>
+                  {t('editor.preview')}
+                </button>
+                {dirty && !autosaves && <span class="help"> {t('editor.preview.saved_only')}</span>}
+              </p>
             )}
             {loaded && (
               <button type="button" class="danger" onClick={() => void actions.remove()}>

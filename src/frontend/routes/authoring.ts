@@ -10,7 +10,9 @@ import { formatIssues, validationMessages } from '../../http/validation-messages
 import { MAX_TAG_NAME, MAX_TAG_NAMES, STATUS_LABELS } from '../../domain/authoring.js';
 import type { PostForm } from '../../domain/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
+import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
+import { formatDate } from './listing.js';
 import type { FrontendState } from '../context.js';
 import { checkCsrf, csrfToken } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
@@ -250,6 +252,38 @@ export function authoringRoutes(kit: FrontendKit): void {
       ...(await editData(state, post)),
       form: formOfPost(services.authoring.formOf(post)),
       notice: (request.query as Body).saved === '1' ? 'Your post has been saved.' : null,
+    });
+  });
+
+  // A draft (or any version) on the site's real theme, for those who may edit it: the admin panel's
+  // and the edit form's "Preview". Never cached, never indexed.
+  kit.page('GET', '/post/preview/:post', { name: 'posts.preview' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const post = await open(request, reply, state);
+    if (!post) return reply;
+    reply.header('cache-control', 'private, no-store');
+    const text = (field: 'title' | 'content' | 'excerpt', base: string) =>
+      post.translations[field]?.[state.locale] || base;
+    const title = text('title', post.title);
+    return kit.render(request, reply, 'post', {
+      post: {
+        id: post.id,
+        title,
+        slug: post.slug,
+        url: urlFor(state, `/post/preview/${post.id}`),
+        excerpt: text('excerpt', post.excerpt ?? ''),
+        thumbnail: post.thumbnail,
+        published_at: post.publishedAt,
+        published_date: formatDate(post.publishedAt ?? post.updatedAt, state.locale),
+        updated_at: post.updatedAt,
+        updated_date: formatDate(post.updatedAt, state.locale),
+        author: post.author ? { name: post.author.name, url: null } : null,
+        tags: [],
+        categories: [],
+        content: cleanContent(text('content', post.content)),
+        preview: true,
+      },
+      seo: { title: `Preview: ${title}`, noindex: true },
     });
   });
 
