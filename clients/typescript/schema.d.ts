@@ -162,6 +162,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/posts/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One action on many posts
+         * @description Publish, unpublish (back to draft), delete, or move to websites, each post through the same rules as a single call; one post refused does not stop the others. The answer says, per post, `done`, `forbidden`, `not_found`, `invalid` or `conflict`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: number[];
+                        /** @enum {string} */
+                        action: "publish" | "unpublish" | "delete" | "move";
+                        website_ids?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BulkPostResult"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/posts/slug-check": {
         parameters: {
             query?: never;
@@ -3597,6 +3672,14 @@ export interface components {
                 suggestion: string;
             };
         };
+        BulkPostResultInput: {
+            data: {
+                id: number;
+                /** @enum {string} */
+                outcome: "done" | "forbidden" | "not_found" | "invalid" | "conflict";
+                message?: string;
+            }[];
+        };
         SessionInput: {
             data: {
                 csrf_token: string;
@@ -3870,6 +3953,14 @@ export interface components {
                 available: boolean;
                 suggestion: string;
             };
+        };
+        BulkPostResult: {
+            data: {
+                id: number;
+                /** @enum {string} */
+                outcome: "done" | "forbidden" | "not_found" | "invalid" | "conflict";
+                message?: string;
+            }[];
         };
         Session: {
             data: {

@@ -135,7 +135,7 @@ describe('API v2', () => {
     const check = async (query: string) => {
       const response = await call(`/posts/slug-check?${query}`, { as: author });
       assert.equal(response.statusCode, 200, response.body);
-      return (response.json() as { data: { slug: string; available: boolean; suggestion: string } }).data;
+      return response.json<{ data: { slug: string; available: boolean; suggestion: string } }>().data;
     };
     assert.deepEqual(await check('slug=Slug%20Check%20Post'), {
       slug: 'slug-check-post',
@@ -150,6 +150,59 @@ describe('API v2', () => {
     });
     problem(await call('/posts/slug-check', { as: author }), 422);
     problem(await call('/posts/slug-check?slug=x', { as: null }), 401);
+  });
+
+  it('POST /posts/bulk: each post through its own rules; one refused does not stop the others', async () => {
+    const mine = await create(author, { title: 'Bulk one', content: 'x', status: 'draft' });
+    const mineToo = await create(author, { title: 'Bulk two', content: 'x', status: 'draft' });
+    const theirs = await create(editor, { title: 'Bulk theirs', content: 'x', status: 'draft' });
+    const bulk = async (as: TestUser, body: unknown) => {
+      const response = await call('/posts/bulk', { method: 'POST', as, body });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json<{ data: Array<{ id: number; outcome: string }> }>().data;
+    };
+    assert.deepEqual(
+      (await bulk(author, { ids: [mine.id, theirs.id, 999999, mineToo.id], action: 'publish' })).map(
+        (result) => [result.id, result.outcome],
+      ),
+      [
+        [mine.id, 'done'],
+        [theirs.id, 'not_found'],
+        [999999, 'not_found'],
+        [mineToo.id, 'done'],
+      ],
+    );
+    assert.equal((await ctx.services.posts.findDetail(mine.id))?.status, 'published');
+    assert.equal((await ctx.services.posts.findDetail(theirs.id))?.status, 'draft');
+    // The editor of the site may unpublish anybody's post there, and move it; a contributor nothing.
+    assert.deepEqual(
+      (await bulk(editor, { ids: [mine.id], action: 'unpublish' })).map((result) => result.outcome),
+      ['done'],
+    );
+    assert.equal((await ctx.services.posts.findDetail(mine.id))?.status, 'draft');
+    assert.deepEqual(
+      (await bulk(contributor, { ids: [mineToo.id], action: 'delete' })).map((result) => result.outcome),
+      ['forbidden'],
+    );
+    assert.deepEqual(
+      (await bulk(admin, { ids: [mineToo.id], action: 'move', website_ids: [other] })).map((r) => r.outcome),
+      ['done'],
+    );
+    assert.deepEqual((await ctx.services.posts.findDetail(mineToo.id))?.websiteIds, [other]);
+    assert.deepEqual(
+      (await bulk(author, { ids: [mine.id], action: 'delete' })).map((result) => result.outcome),
+      ['done'],
+    );
+    assert.equal(await ctx.services.posts.findDetail(mine.id), null);
+    const invalid = problem(
+      await call('/posts/bulk', { method: 'POST', as: author, body: { ids: [1], action: 'move' } }),
+      422,
+    );
+    assert.ok(invalid.errors?.website_ids, JSON.stringify(invalid));
+    problem(
+      await call('/posts/bulk', { method: 'POST', as: author, body: { ids: [], action: 'publish' } }),
+      422,
+    );
   });
 
   it('the session cookie of the site works for reads; its writes need the CSRF token (403 without)', async () => {

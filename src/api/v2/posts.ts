@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import type { AnswerView, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
-import { POST_LIST_STATUSES, SORTABLE_POST_FIELDS } from '../../domain/posts/index.js';
+import { bulkPostInput, POST_LIST_STATUSES, SORTABLE_POST_FIELDS } from '../../domain/posts/index.js';
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
 import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
@@ -113,6 +113,18 @@ const slugCheckQuery = z
 const slugCheckSchema = z
   .object({ data: z.object({ slug: z.string(), available: z.boolean(), suggestion: z.string() }) })
   .meta({ id: 'SlugCheck' });
+
+const bulkResultSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        id: z.int(),
+        outcome: z.enum(['done', 'forbidden', 'not_found', 'invalid', 'conflict']),
+        message: z.string().optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'BulkPostResult' });
 
 const idParams = z.object({
   id: z
@@ -250,6 +262,22 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       }
       return reply.type('application/json; charset=utf-8').send(text.body);
     },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/posts/bulk',
+    summary: 'One action on many posts',
+    description:
+      'Publish, unpublish (back to draft), delete, or move to websites, each post through the same ' +
+      'rules as a single call; one post refused does not stop the others. The answer says, per post, ' +
+      '`done`, `forbidden`, `not_found`, `invalid` or `conflict`.',
+    tags: ['posts'],
+    body: bulkPostInput,
+    response: { 200: bulkResultSchema },
+    handler: async (request) => ({
+      data: await ops.bulk(await actorOf(services, request), request.body),
+    }),
   });
 
   router.route({

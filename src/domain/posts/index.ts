@@ -6,6 +6,8 @@ import { ForbiddenError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
 import { MAX_SLUG_LENGTH } from '../slugs.js';
+import { bulkPosts } from './bulk.js';
+import type { BulkResult } from './bulk.js';
 import { createPost } from './create.js';
 import { deletePost } from './delete.js';
 import { listPosts, parseListInput } from './list.js';
@@ -29,6 +31,8 @@ export type { AnswerView } from './reads.js';
 export { LIST_FIELDS } from './input.js';
 export type { ListPostsInput, UploadedBytes } from './input.js';
 export type { WriteOptions } from './update.js';
+export { bulkPostInput, MAX_BULK_POSTS } from './bulk.js';
+export type { BulkResult } from './bulk.js';
 export { postMatches } from './queries.js';
 
 const slugCheckInput = z
@@ -57,6 +61,11 @@ export class PostOperations {
 
   delete(actor: Actor, ref: string, options?: WriteOptions): Promise<void> {
     return deletePost(this.ctx, actor, ref, options);
+  }
+
+  /** One action (publish, unpublish, delete, move) on many posts, each through its own operation. */
+  bulk(actor: Actor, input: unknown): Promise<BulkResult[]> {
+    return bulkPosts(this.ctx, actor, input);
   }
 
   /** Submits a draft for review (status `pending`). */
