@@ -58,8 +58,14 @@ describe(
         { title: 'A draft', content: 'x', status: 'draft', websiteIds: [site] },
         writer,
       );
+      const { tag: notes } = await ctx.services.tags.store({
+        name: 'Notes',
+        type: 'post_category',
+        updateWhenDuplicated: false,
+        defaultLocale: 'en',
+      });
       const commented = await ctx.services.posts.create(
-        { title: 'Commented', content: 'x', status: 'published', websiteIds: [site] },
+        { title: 'Commented', content: 'x', status: 'published', websiteIds: [site], categories: [notes.id] },
         writer,
       );
       held = await ctx.services.comments.store({
@@ -144,6 +150,41 @@ describe(
       await page.goBack();
       await page.waitForURL(`${origin}/admin`);
       await page.locator('table.posts').waitFor();
+    });
+
+    it('bulk: two chosen posts unpublished in one action; filtered by category, sorted by title', async () => {
+      const origin = server.origin('desk.test');
+      const page = await (await browser.newContext({ bypassCSP: true })).newPage();
+      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.fill('#email', editor.email);
+      await page.fill('#password', editor.password);
+      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await page.locator('table.posts tbody tr').first().waitFor();
+      await page.selectOption('#post-sort', 'title');
+      await page.locator('table.posts tbody tr').first().filter({ hasText: 'A draft' }).waitFor();
+      await page.getByRole('checkbox', { name: 'Choose “Published 1”' }).check();
+      await page.getByRole('checkbox', { name: 'Choose “Published 2”' }).check();
+      await page.getByText('2 chosen').waitFor();
+      await page.selectOption('#bulk-action', 'unpublish');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('status').filter({ hasText: 'Done for 2 posts' }).waitFor();
+      const drafts = await ctx.services.posts.list({
+        page: 1,
+        pageSize: 100,
+        sort: 'id',
+        direction: 'asc',
+        websiteId: null,
+        status: 'draft',
+      });
+      assert.deepEqual(drafts.items.map((post) => post.title).sort(), [
+        'A draft',
+        'Published 1',
+        'Published 2',
+      ]);
+      assert.deepEqual(await serious(page), [], 'axe with the bulk bar');
+      await page.selectOption('#post-tag', { label: 'Notes' });
+      await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 1");
+      assert.equal(await page.locator('table.posts tbody tr a').first().textContent(), 'Commented');
     });
 
     it('serves hashed assets with long-lived cache headers and the page under a strict policy', async () => {

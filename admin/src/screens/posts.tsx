@@ -1,13 +1,19 @@
-// Posts: the list of the website's posts the editor may see, by status (with counts), searchable,
-// page by page. Titles open the post's editor.
+// Posts: the website's posts the editor may see, by status (with counts), searchable, filtered by a
+// category or tag, sorted, page by page; rows chosen with their checkboxes take one action together
+// (publish, unpublish, delete, move to another website) through API v2's bulk call, which applies
+// each post's own rules and says what happened to each. Titles open the post's editor.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { follow } from '../nav.js';
+import { useAbilities, useMe } from '../session.js';
 
 const STATUSES = ['any', 'draft', 'pending', 'published', 'scheduled'] as const;
 type Status = (typeof STATUSES)[number];
+const SORTS = ['-updated_at', '-created_at', '-published_at', 'title'] as const;
+type Sort = (typeof SORTS)[number];
+type BulkAction = 'publish' | 'unpublish' | 'delete' | 'move';
 const PER_PAGE = 20;
 
 interface Row {
@@ -17,31 +23,66 @@ interface Row {
   updated_at?: string;
   author?: { id: number; name: string } | null;
 }
+interface TagNode {
+  id: number;
+  name: string;
+  type: string;
+  children: TagNode[];
+}
+
+const flatten = (nodes: TagNode[]): TagNode[] => nodes.flatMap((node) => [node, ...flatten(node.children)]);
 
 export function PostsScreen() {
+  const me = useMe();
+  const can = useAbilities();
   const [status, setStatus] = useState<Status>('any');
   const [query, setQuery] = useState('');
   const [typed, setTyped] = useState('');
+  const [sort, setSort] = useState<Sort>('-updated_at');
+  const [tag, setTag] = useState('');
+  const [tags, setTags] = useState<TagNode[]>([]);
   const [page, setPage] = useState(1);
   const [rows, setRows] = useState<Row[] | null>(null);
   const [pages, setPages] = useState(1);
   const [counts, setCounts] = useState<Partial<Record<Status, number>>>({});
   const [error, setError] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<Set<number>>(new Set());
+  const [action, setAction] = useState<BulkAction>('publish');
+  const [target, setTarget] = useState('');
+  const [websites, setWebsites] = useState<Array<{ id: number; name: string }>>([]);
+  const [notice, setNotice] = useState('');
+  const [reloads, setReloads] = useState(0);
+
+  useEffect(() => {
+    void Promise.all(
+      ['post_category', 'post_tag'].map((type) =>
+        api.GET('/api/v2/tags', { params: { query: { filter: { type } } } }),
+      ),
+    ).then((answers) => setTags(answers.flatMap(({ data }) => flatten((data?.data ?? []) as TagNode[]))));
+    void api
+      .GET('/api/v2/websites', { params: { query: { per_page: 100 } } })
+      .then(({ data }) =>
+        setWebsites(
+          (data?.data ?? []).map((site) => ({ id: site.id, name: site.fields.site_name ?? site.domain })),
+        ),
+      );
+  }, []);
 
   useEffect(() => {
     let live = true;
     setRows(null);
+    setChosen(new Set());
     void api
       .GET('/api/v2/posts', {
         params: {
           query: {
             page,
             per_page: PER_PAGE,
-            sort: '-updated_at',
+            sort,
             include: 'author',
             fields: 'id,title,status,updated_at,author',
             ...(query ? { q: query } : {}),
-            filter: { status },
+            filter: { status, ...(tag ? { tag } : {}) },
           },
         },
       })
@@ -54,7 +95,7 @@ export function PostsScreen() {
     return () => {
       live = false;
     };
-  }, [status, query, page]);
+  }, [status, query, page, sort, tag, reloads]);
 
   useEffect(() => {
     // The count of each status: one small request each (the list's total).
@@ -62,49 +103,119 @@ export function PostsScreen() {
       STATUSES.map(async (name) => {
         const { data } = await api.GET('/api/v2/posts', {
           params: {
-            query: { per_page: 1, fields: 'id', filter: { status: name }, ...(query ? { q: query } : {}) },
+            query: {
+              per_page: 1,
+              fields: 'id',
+              filter: { status: name, ...(tag ? { tag } : {}) },
+              ...(query ? { q: query } : {}),
+            },
           },
         });
         return [name, data?.meta.pagination.total ?? 0] as const;
       }),
     ).then((entries) => setCounts(Object.fromEntries(entries)));
-  }, [query]);
+  }, [query, tag, reloads]);
 
   const choose = (next: Status) => {
     setStatus(next);
     setPage(1);
+  };
+  const toggle = (id: number, on: boolean) =>
+    setChosen((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  const ids = (rows ?? []).map((row) => row.id!);
+  const allChosen = ids.length > 0 && ids.every((id) => chosen.has(id));
+
+  const apply = async (event: Event) => {
+    event.preventDefault();
+    if (chosen.size === 0) return;
+    if (action === 'delete' && !confirm(t('posts.bulk.delete.confirm', { n: chosen.size }))) return;
+    const { data, error: problem } = await api.POST('/api/v2/posts/bulk', {
+      body: {
+        ids: [...chosen],
+        action,
+        ...(action === 'move' ? { website_ids: [Number(target)] } : {}),
+      },
+    });
+    if (problem || !data) return setError(problem?.detail ?? problem?.title ?? '');
+    const done = data.data.filter((result) => result.outcome === 'done').length;
+    const refused = data.data.length - done;
+    setNotice(
+      refused === 0 ? t('posts.bulk.done', { n: done }) : t('posts.bulk.partly', { n: done, refused }),
+    );
+    setReloads((n) => n + 1);
   };
 
   return (
     <section aria-labelledby="posts-title">
       <div class="screen-head">
         <h1 id="posts-title">{t('posts.title')}</h1>
-        <a
-          class="button"
-          href="/admin/posts/new"
-          onClick={(event) => follow(event, '/admin/posts/new', t('app.leave'))}
-        >
-          {t('posts.new')}
-        </a>
+        {can.create_posts && (
+          <a
+            class="button"
+            href="/admin/posts/new"
+            onClick={(event) => follow(event, '/admin/posts/new', t('app.leave'))}
+          >
+            {t('posts.new')}
+          </a>
+        )}
       </div>
-      <form
-        class="search"
-        role="search"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setQuery(typed.trim());
-          setPage(1);
-        }}
-      >
-        <label for="post-search">{t('posts.search')}</label>
-        <input
-          id="post-search"
-          type="search"
-          value={typed}
-          onInput={(event) => setTyped(event.currentTarget.value)}
-        />
-        <button type="submit">{t('posts.search.button')}</button>
-      </form>
+      <div class="filters">
+        <form
+          class="search"
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setQuery(typed.trim());
+            setPage(1);
+          }}
+        >
+          <label for="post-search">{t('posts.search')}</label>
+          <input
+            id="post-search"
+            type="search"
+            value={typed}
+            onInput={(event) => setTyped(event.currentTarget.value)}
+          />
+          <button type="submit">{t('posts.search.button')}</button>
+        </form>
+        <div class="inline-field">
+          <label for="post-tag">{t('posts.filter.tag')}</label>
+          <select
+            id="post-tag"
+            value={tag}
+            onChange={(event) => {
+              setTag(event.currentTarget.value);
+              setPage(1);
+            }}
+          >
+            <option value="">{t('posts.filter.tag.any')}</option>
+            {tags.map((node) => (
+              <option key={node.id} value={String(node.id)}>
+                {node.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="inline-field">
+          <label for="post-sort">{t('posts.sort')}</label>
+          <select
+            id="post-sort"
+            value={sort}
+            onChange={(event) => setSort(event.currentTarget.value as Sort)}
+          >
+            {SORTS.map((name) => (
+              <option key={name} value={name}>
+                {t(`posts.sort.${name.replace('-', '')}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
       <nav class="tabs" aria-label={t('posts.column.status')}>
         {STATUSES.map((name) => (
           <button
@@ -119,6 +230,52 @@ export function PostsScreen() {
         ))}
       </nav>
       {error && <p role="alert">{t('app.error', { message: error })}</p>}
+      <p class="notice" role="status">
+        {notice}
+      </p>
+      {chosen.size > 0 && (
+        <form class="bulk" onSubmit={(event) => void apply(event)} aria-label={t('posts.bulk')}>
+          <span>{t('posts.bulk.chosen', { n: chosen.size })}</span>
+          <label for="bulk-action" class="visually-hidden">
+            {t('posts.bulk.action')}
+          </label>
+          <select
+            id="bulk-action"
+            value={action}
+            onChange={(event) => setAction(event.currentTarget.value as BulkAction)}
+          >
+            <option value="publish">{t('posts.bulk.publish')}</option>
+            <option value="unpublish">{t('posts.bulk.unpublish')}</option>
+            <option value="delete">{t('posts.bulk.delete')}</option>
+            {websites.length > 1 && <option value="move">{t('posts.bulk.move')}</option>}
+          </select>
+          {action === 'move' && (
+            <>
+              <label for="bulk-target" class="visually-hidden">
+                {t('posts.bulk.target')}
+              </label>
+              <select
+                id="bulk-target"
+                value={target}
+                required
+                onChange={(event) => setTarget(event.currentTarget.value)}
+              >
+                <option value="">{t('posts.bulk.target')}</option>
+                {websites
+                  .filter((site) => site.id !== me.website?.id)
+                  .map((site) => (
+                    <option key={site.id} value={String(site.id)}>
+                      {site.name}
+                    </option>
+                  ))}
+              </select>
+            </>
+          )}
+          <button type="submit" class="primary">
+            {t('posts.bulk.apply')}
+          </button>
+        </form>
+      )}
       {rows === null ? (
         <p aria-live="polite">{t('app.loading')}</p>
       ) : rows.length === 0 ? (
@@ -127,6 +284,14 @@ export function PostsScreen() {
         <table class="posts">
           <thead>
             <tr>
+              <th scope="col" class="pick">
+                <input
+                  type="checkbox"
+                  aria-label={t('posts.bulk.all')}
+                  checked={allChosen}
+                  onChange={(event) => setChosen(event.currentTarget.checked ? new Set(ids) : new Set())}
+                />
+              </th>
               <th scope="col">{t('posts.column.title')}</th>
               <th scope="col">{t('posts.column.status')}</th>
               <th scope="col">{t('posts.column.author')}</th>
@@ -136,6 +301,14 @@ export function PostsScreen() {
           <tbody>
             {rows.map((row) => (
               <tr key={row.id} data-post={row.id}>
+                <td class="pick">
+                  <input
+                    type="checkbox"
+                    aria-label={t('posts.bulk.one', { title: row.title || t('posts.untitled') })}
+                    checked={chosen.has(row.id!)}
+                    onChange={(event) => toggle(row.id!, event.currentTarget.checked)}
+                  />
+                </td>
                 <td data-label={t('posts.column.title')}>
                   <a
                     href={`/admin/posts/${row.id}`}
