@@ -2877,7 +2877,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a page */
+        /**
+         * Get a page
+         * @description With an ETag: send it back as `If-None-Match` (304) or as `If-Match` on a write.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2988,7 +2991,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a page */
+        /**
+         * Change a page
+         * @description With `If-Match` (its ETag or `updated_at`): 412 when someone changed it since.
+         */
         patch: {
             parameters: {
                 query?: never;

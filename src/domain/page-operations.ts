@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
-import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, StaleWriteError } from './errors.js';
 import { PAGE_STATUSES, PAGE_TYPES } from './pages.js';
 import type { Page, PageStatus, PagesService } from './pages.js';
 import type { Actor, Policy } from './policy.js';
@@ -79,22 +79,28 @@ export class PageOperations {
     return page;
   }
 
-  async update(actor: Actor, id: number, raw: unknown): Promise<Page> {
+  /** `ifVersion`: the `updatedAt` the writer read; a later change makes it StaleWriteError. */
+  async update(actor: Actor, id: number, raw: unknown, ifVersion?: string): Promise<Page> {
     const input = parse(updatePageInput, raw);
     const current = await this.show(actor, id);
+    if (ifVersion !== undefined && ifVersion !== current.updatedAt) throw new StaleWriteError();
     if (!(await this.writes(actor, [...current.websiteIds, ...(input.website_ids ?? [])])))
       throw new ForbiddenError();
     if (input.website_ids?.length === 0 && !actor.isAdmin) throw new ForbiddenError();
-    const page = await this.pages.update(id, {
-      title: input.title,
-      content: input.content,
-      slug: input.slug,
-      type: input.type,
-      template: input.template,
-      status: input.status,
-      websiteIds: input.website_ids,
-      defaultLocale: await this.defaultLocale(),
-    });
+    const page = await this.pages.update(
+      id,
+      {
+        title: input.title,
+        content: input.content,
+        slug: input.slug,
+        type: input.type,
+        template: input.template,
+        status: input.status,
+        websiteIds: input.website_ids,
+        defaultLocale: await this.defaultLocale(),
+      },
+      ifVersion,
+    );
     if (!page) throw pageNotFound();
     await this.audited(actor, 'page.update', page, raw);
     return page;

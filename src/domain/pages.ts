@@ -5,9 +5,9 @@ import type { Db } from '../db/database.js';
 import type { WebsiteBindings } from './bindings.js';
 import type { ContentChanges } from './changes.js';
 import { visibleOnWebsite } from './bindings.js';
-import { nowIso } from './clock.js';
+import { nextVersion, nowIso } from './clock.js';
 import type { Clock } from './clock.js';
-import { InputError } from './errors.js';
+import { InputError, StaleWriteError } from './errors.js';
 import { isStorableId, storableIds } from './ids.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import { containsText, likePattern } from './text-match.js';
@@ -213,6 +213,7 @@ export class PagesService {
   async update(
     id: number,
     patch: Partial<Omit<NewPage, 'authorId'>> & { websiteIds?: readonly number[] },
+    ifUpdatedAt?: string,
   ): Promise<Page | null> {
     const current = await this.findById(id);
     if (!current) return null;
@@ -223,7 +224,7 @@ export class PagesService {
         ? patch.content
         : splitTranslatable(patch.content, patch.defaultLocale);
     await this.db.transaction().execute(async (trx) => {
-      const changes: Record<string, unknown> = { updated_at: nowIso(this.clock) };
+      const changes: Record<string, unknown> = { updated_at: nextVersion(this.clock, current.updatedAt) };
       if (title) changes.title = title.base;
       if (content !== undefined) changes.content = content?.base ?? null;
       if (patch.type !== undefined) changes.type = patch.type;
@@ -241,12 +242,11 @@ export class PagesService {
           return new Set(rows.map((row) => row.slug));
         });
       }
-      await trx
-        .updateTable('pages')
-        .set(changes)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .execute();
+      let update = trx.updateTable('pages').set(changes).where('id', '=', id).where('deleted_at', 'is', null);
+      // API v2's If-Match: only the version the writer read is changed; else nothing is (412).
+      if (ifUpdatedAt !== undefined) update = update.where('updated_at', '=', ifUpdatedAt);
+      const updated = await update.executeTakeFirst();
+      if (ifUpdatedAt !== undefined && Number(updated.numUpdatedRows) === 0) throw new StaleWriteError();
       if (title) await this.translations.save(trx, PAGE_MODEL, id, 'title', title.translations);
       if (content) await this.translations.save(trx, PAGE_MODEL, id, 'content', content.translations);
       if (patch.websiteIds !== undefined) await this.bindings.sync(trx, PAGE_MODEL, id, patch.websiteIds);

@@ -775,6 +775,31 @@ describe('API v2', () => {
       body: { status: 'published', slug: 'about-us' },
     });
     assert.equal(published.json().data.slug, 'about-us');
+    // If-Match: the ETag read guards the next write; a stale one is a 412 and changes nothing.
+    const read = await call(`/pages/${page.id}`, { as: editor });
+    const etag = String(read.headers.etag);
+    assert.equal(etag, String(published.headers.etag));
+    assert.equal(
+      (await call(`/pages/${page.id}`, { as: editor, headers: { 'if-none-match': etag } })).statusCode,
+      304,
+    );
+    const fresh = await call(`/pages/${page.id}`, {
+      method: 'PATCH',
+      as: editor,
+      body: { template: 'wide' },
+      headers: { 'if-match': etag },
+    });
+    assert.equal(fresh.statusCode, 200, fresh.body);
+    problem(
+      await call(`/pages/${page.id}`, {
+        method: 'PATCH',
+        as: editor,
+        body: { template: 'x' },
+        headers: { 'if-match': etag },
+      }),
+      412,
+    );
+    assert.equal((await call(`/pages/${page.id}`, { as: editor })).json().data.template, 'wide');
     assert.equal((await call(`/pages/${page.id}`, { as: author })).statusCode, 200);
     problem(await call(`/pages/${page.id}`, { method: 'PATCH', as: author, body: { title: 'Ours' } }), 403);
     problem(

@@ -7,8 +7,11 @@ import type { Page } from '../../domain/pages.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
+  etagOf,
   forceQuery,
   idOf,
+  ifMatchVersion,
+  notModified,
   idParams,
   pageOf,
   paginate,
@@ -104,12 +107,17 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
     method: 'GET',
     url: '/pages/:id',
     summary: 'Get a page',
+    description: 'With an ETag: send it back as `If-None-Match` (304) or as `If-Match` on a write.',
     tags: ['pages'],
     params: idParams,
     response: { 200: one },
-    handler: async (request) => ({
-      data: pageJson(await ops.show(await actorOf(services, request), idOf(request))),
-    }),
+    handler: async (request, reply) => {
+      const page = await ops.show(await actorOf(services, request), idOf(request));
+      const etag = etagOf(page.updatedAt);
+      reply.header('etag', etag);
+      if (notModified(request, etag)) return reply.code(304).send();
+      return { data: pageJson(page) };
+    },
   });
 
   router.route({
@@ -122,7 +130,7 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
     response: { 201: one },
     handler: async (request, reply) => {
       const page = await ops.create(await actorOf(services, request), request.body);
-      reply.header('location', `/api/v2/pages/${page.id}`);
+      reply.header('location', `/api/v2/pages/${page.id}`).header('etag', etagOf(page.updatedAt));
       return reply.code(201).send({ data: pageJson(page) });
     },
   });
@@ -131,13 +139,17 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
     method: 'PATCH',
     url: '/pages/:id',
     summary: 'Change a page',
+    description: 'With `If-Match` (its ETag or `updated_at`): 412 when someone changed it since.',
     tags: ['pages'],
     params: idParams,
     body: updatePageInput.strict(),
     response: { 200: one },
-    handler: async (request) => ({
-      data: pageJson(await ops.update(await actorOf(services, request), idOf(request), request.body)),
-    }),
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      const page = await ops.update(actor, idOf(request), request.body, ifMatchVersion(request));
+      reply.header('etag', etagOf(page.updatedAt));
+      return { data: pageJson(page) };
+    },
   });
 
   router.route({

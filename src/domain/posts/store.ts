@@ -8,7 +8,7 @@ import type { ContentChanges } from '../changes.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { Actor as PolicyActor } from '../policy.js';
-import { nowIso } from '../clock.js';
+import { nextVersion, nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { visibleOnWebsite } from '../bindings.js';
 import type { WebsiteBindings } from '../bindings.js';
@@ -410,7 +410,7 @@ export class PostsService {
   async update(id: number, input: PostWrite, actor: Actor): Promise<PostDetail | null> {
     const current = await this.db
       .selectFrom('posts')
-      .select(['id', 'status', 'published_at'])
+      .select(['id', 'status', 'published_at', 'updated_at'])
       .where('id', '=', id)
       .where('type', '=', POST_MODEL)
       .where('deleted_at', 'is', null)
@@ -427,7 +427,7 @@ export class PostsService {
     const slug = await this.requestedSlug(input.slug, id, errors);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-    const now = nowIso(this.clock);
+    const now = nextVersion(this.clock, current.updated_at);
     const thumbnail = await this.thumbnailOf(input, actor);
     const title = input.title === undefined ? undefined : splitTranslatable(input.title, locale);
     const content =
