@@ -31,11 +31,16 @@ export const createMenuInput = z.object({ handle: HANDLE, name: requiredString(2
 export const updateMenuInput = z.object({ handle: HANDLE.optional(), name: requiredString(255).optional() });
 
 const MAX_LABEL = 255;
-const label = translatable().refine(
-  (value) =>
-    (typeof value === 'string' ? [value] : Object.values(value)).every((text) => text.length <= MAX_LABEL),
-  `The ${ATTRIBUTE} may not be greater than ${MAX_LABEL} characters.`,
-);
+const MAX_LABEL_LOCALES = 50;
+const textsOf = (value: string | Record<string, string>) =>
+  typeof value === 'string' ? [value] : Object.values(value);
+const label = translatable()
+  .refine((value) => textsOf(value).some((text) => text.trim() !== ''), `The ${ATTRIBUTE} field is required.`)
+  .refine(
+    (value) =>
+      textsOf(value).length <= MAX_LABEL_LOCALES && textsOf(value).every((text) => text.length <= MAX_LABEL),
+    `The ${ATTRIBUTE} may not be greater than ${MAX_LABEL} characters (in at most ${MAX_LABEL_LOCALES} locales).`,
+  );
 const REF = z.string().min(1).max(64);
 
 export const menuItemInput = z

@@ -284,6 +284,14 @@ describe('API v2 menus', () => {
     const tooDeep = problem(await put(deep), 422);
     assert.deepEqual(Object.keys(tooDeep.errors ?? {}), ['items.5.parent']);
     problem(await put([{ label: 'x', type: 'link', url: '/', colour: 'red' }]), 422);
+    const blank = problem(
+      await put([
+        { label: ' ', type: 'link', url: '/' },
+        { label: 'x'.repeat(256), type: 'link', url: '/' },
+      ]),
+      422,
+    );
+    assert.deepEqual(Object.keys(blank.errors ?? {}), ['items.0.label', 'items.1.label']);
 
     // Nothing of a refused write was kept.
     const after = ok(await call(`/menus/${footer.id}`));
