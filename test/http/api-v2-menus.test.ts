@@ -417,6 +417,31 @@ describe('API v2 menus', () => {
     assert.doesNotMatch(html, /aria-label="Footer"/);
     assert.match(html, /<nav aria-label="Main">[\s\S]*?Only<\/a>/);
   });
+  it('deleting a website takes its menus, their items and their labels\u2019 translations with it', async () => {
+    const gone = await ctx.services.websites.create({ siteName: 'Gone', domain: 'gone.test' });
+    const menu = ok(
+      await call(`/websites/${gone}/menus`, { method: 'POST', body: { handle: 'footer', name: 'Footer' } }),
+      201,
+    );
+    const filled = ok(
+      await call(`/menus/${menu.id}/items`, {
+        method: 'PUT',
+        body: { items: [{ label: { en: 'Bye', fr: 'Adieu' }, type: 'link', url: '/' }] },
+      }),
+    );
+    const itemId = filled.items[0]!.id;
+    assert.equal((await call(`/websites/${gone}`, { method: 'DELETE' })).statusCode, 204);
+    const db = ctx.services.database.db;
+    assert.deepEqual(await db.selectFrom('menus').select('id').where('website_id', '=', gone).execute(), []);
+    assert.deepEqual(await db.selectFrom('menu_items').select('id').where('id', '=', itemId).execute(), []);
+    const labels = await db
+      .selectFrom('translations')
+      .select('id')
+      .where('model_type', '=', 'menu_item')
+      .where('model_id', '=', itemId)
+      .execute();
+    assert.deepEqual(labels, []);
+  });
 });
 
 describe('migration 0018_named_menus', () => {
