@@ -2977,7 +2977,7 @@ export interface paths {
         put?: never;
         /**
          * Create a menu
-         * @description An empty menu; PUT its items next. A handle the website already has is a 409.
+         * @description An empty menu; PUT its items next. A handle the website already has is a 409. `Idempotency-Key` makes a retry answer the first result.
          */
         post: {
             parameters: {

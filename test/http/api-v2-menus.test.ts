@@ -161,6 +161,20 @@ describe('API v2 menus', () => {
       422,
     );
     problem(await call('/websites/999999/menus'), 404);
+    // Idempotency-Key: a retry answers the first result; the same key with another body is refused.
+    const once = { handle: 'side', name: 'Side' };
+    const headers = { 'idempotency-key': 'side-menu' };
+    const first = ok(await call(`/websites/${site}/menus`, { method: 'POST', body: once, headers }), 201);
+    const retry = await call(`/websites/${site}/menus`, { method: 'POST', body: once, headers });
+    assert.equal(ok(retry, 201).id, first.id);
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.equal(retry.headers.location, `/api/v2/menus/${first.id}`);
+    const reused = problem(
+      await call(`/websites/${site}/menus`, { method: 'POST', body: { ...once, name: 'Other' }, headers }),
+      422,
+    );
+    assert.ok(reused.errors?.idempotency_key);
+    assert.equal((await call(`/menus/${first.id}`, { method: 'DELETE' })).statusCode, 204);
   });
 
   it('PUT puts a nested tree of pages, posts, tags and links, labels translated; then reorders it', async () => {
