@@ -279,6 +279,18 @@ export async function seed(databaseUrl: string, posts: number): Promise<SeedInfo
         .execute();
       let menuId = 0;
       for (const website of websites) {
+        // Every website's menu is its `header` menu (the one the default theme shows).
+        const header = await trx
+          .insertInto('menus')
+          .values({
+            website_id: website.id,
+            handle: 'header',
+            name: 'Header',
+            created_at: stamp,
+            updated_at: stamp,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
         const item = (
           position: number,
           name: string,
@@ -287,6 +299,7 @@ export async function seed(databaseUrl: string, posts: number): Promise<SeedInfo
         ) => ({
           id: ++menuId,
           website_id: website.id,
+          menu_id: header.id,
           parent_id: target.parentId ?? null,
           position,
           name,

@@ -31,6 +31,7 @@ import { TagOperations } from './domain/tag-operations.js';
 import { MemberOperations } from './domain/member-operations.js';
 import { UserOperations } from './domain/user-operations.js';
 import { PageOperations } from './domain/page-operations.js';
+import { MenuOperations } from './domain/menu-operations.js';
 import { SystemOperations } from './domain/system-operations.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
@@ -98,6 +99,7 @@ export interface Services {
   userOps: UserOperations;
   /** Page writes for a caller (API v2). */
   pageOps: PageOperations;
+  menuOps: MenuOperations;
   /** Settings, cache flushes (API v2). */
   systemOps: SystemOperations;
   tags: TagsService;
@@ -216,6 +218,14 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const memberOps = new MemberOperations(db, memberships, policy, audit);
   const userOps = new UserOperations(db, users, audit);
   const pageOps = new PageOperations(pages, policy, settings, audit);
+  const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
+  const menuOps = new MenuOperations(
+    menus,
+    policy,
+    settings,
+    async (id) => (await bindings.existing([id])).length > 0,
+    audit,
+  );
   const systemOps = new SystemOperations({ settings, cache, policy, audit });
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
@@ -270,7 +280,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     systemOps,
     tagReads: new TagReads(tags, cache),
     pages,
-    menus: new MenusService(db, clock, cache, pages, changes, audit),
+    menus,
+    menuOps,
     updates,
     rateLimits,
     memory,

@@ -3063,6 +3063,494 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v2/websites/{id}/menus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Menus of a website
+         * @description Without their items (at most 50 menus per website, all in one answer).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The website’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MenuSummary"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a menu
+         * @description An empty menu; PUT its items next. A handle the website already has is a 409. `Idempotency-Key` makes a retry answer the first result.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The website’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        handle: string;
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Menu"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/websites/{id}/menus/{handle}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a menu by its handle */
+        get: {
+            parameters: {
+                query?: {
+                    locale?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The website’s id. */
+                    id: string;
+                    /** @description The menu’s handle. */
+                    handle: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Menu"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/menus/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a menu
+         * @description With its items as a tree and an ETag (`If-None-Match`: 304).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    locale?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Menu"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a menu
+         * @description With its items. `If-Match` (its ETag or `updated_at`): 412 when the menu changed since.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Rename a menu
+         * @description Its `name` or `handle`. `If-Match` (its ETag or `updated_at`): 412 when the menu changed since.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        handle?: string;
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Menu"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v2/menus/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a menu’s items
+         * @description The whole tree in one call, flat and in display order: an item names its parent by the parent’s `ref` (an item before it). Pages, posts and tags must be on the menu’s website; cycles, nesting deeper than 5 levels and unsafe URLs are refused per field. `If-Match` (its ETag or `updated_at`): 412 when the menu changed since.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description A name for the item in this request, for its children’s `parent`. */
+                            ref?: string;
+                            /** @description The `ref` of its parent (an item before it); none: a root. */
+                            parent?: string | null;
+                            /** @description A text, or a map of locale to text. */
+                            label: unknown;
+                            /** @enum {string} */
+                            type: "page" | "post" | "tag" | "link";
+                            /** @description type `page`: a page of the menu’s website. */
+                            page_id?: number;
+                            /** @description type `post`: a post of the menu’s website. */
+                            post_id?: number;
+                            /** @description type `tag`: a tag of the menu’s website. */
+                            tag_id?: number;
+                            /** @description type `link`: http(s), mailto, tel, or a relative URL. */
+                            url?: string;
+                            /** @enum {string} */
+                            target?: "_self" | "_blank";
+                            icon?: string | null;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Menu"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/settings": {
         parameters: {
             query?: never;
@@ -3665,6 +4153,49 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        MenuItemInput: {
+            id: number;
+            /** @description In `?locale=` when given, else the base text. */
+            label: string;
+            /** @description `{ label: { locale: text } }`. */
+            translations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /** @enum {string} */
+            type: "page" | "post" | "tag" | "link";
+            page_id: number | null;
+            post_id: number | null;
+            tag_id: number | null;
+            /** @description A link’s URL; a page’s or post’s path. Null for tags. */
+            url: string | null;
+            /** @enum {string} */
+            target: "_self" | "_blank";
+            icon: string | null;
+            children: components["schemas"]["MenuItemInput"][];
+        };
+        MenuSummaryInput: {
+            id: number;
+            website_id: number;
+            /** @description Unique on the website: `header` (API v1’s menu), `footer`, … */
+            handle: string;
+            name: string;
+            created_at: string;
+            /** @description The menu’s version (its ETag): any change of it or its items moves it. */
+            updated_at: string;
+        };
+        MenuInput: {
+            id: number;
+            website_id: number;
+            /** @description Unique on the website: `header` (API v1’s menu), `footer`, … */
+            handle: string;
+            name: string;
+            created_at: string;
+            /** @description The menu’s version (its ETag): any change of it or its items moves it. */
+            updated_at: string;
+            items: components["schemas"]["MenuItemInput"][];
+        };
         /** @description Every setting by key, secrets left out. */
         SettingsInput: {
             data: {
@@ -3946,6 +4477,49 @@ export interface components {
             };
             created_at: string;
             updated_at: string;
+        };
+        MenuItem: {
+            id: number;
+            /** @description In `?locale=` when given, else the base text. */
+            label: string;
+            /** @description `{ label: { locale: text } }`. */
+            translations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /** @enum {string} */
+            type: "page" | "post" | "tag" | "link";
+            page_id: number | null;
+            post_id: number | null;
+            tag_id: number | null;
+            /** @description A link’s URL; a page’s or post’s path. Null for tags. */
+            url: string | null;
+            /** @enum {string} */
+            target: "_self" | "_blank";
+            icon: string | null;
+            children: components["schemas"]["MenuItem"][];
+        };
+        MenuSummary: {
+            id: number;
+            website_id: number;
+            /** @description Unique on the website: `header` (API v1’s menu), `footer`, … */
+            handle: string;
+            name: string;
+            created_at: string;
+            /** @description The menu’s version (its ETag): any change of it or its items moves it. */
+            updated_at: string;
+        };
+        Menu: {
+            id: number;
+            website_id: number;
+            /** @description Unique on the website: `header` (API v1’s menu), `footer`, … */
+            handle: string;
+            name: string;
+            created_at: string;
+            /** @description The menu’s version (its ETag): any change of it or its items moves it. */
+            updated_at: string;
+            items: components["schemas"]["MenuItem"][];
         };
         /** @description Every setting by key, secrets left out. */
         Settings: {

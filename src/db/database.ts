@@ -19,6 +19,7 @@ import * as apiKeys from './migrations/0013_api_keys.js';
 import * as idempotencyKeys from './migrations/0014_idempotency_keys.js';
 import * as emailChanges from './migrations/0015_email_changes.js';
 import * as postReviews from './migrations/0016_post_reviews.js';
+import * as namedMenus from './migrations/0018_named_menus.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -126,6 +127,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0014_idempotency_keys', up: idempotencyKeys.up },
   { name: '0015_email_changes', up: emailChanges.up },
   { name: '0016_post_reviews', up: postReviews.up },
+  { name: '0018_named_menus', up: namedMenus.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */
@@ -136,7 +138,11 @@ const MIGRATION_LOCK = 740_213_001;
  * several processes at once: one transaction under a lock (an advisory lock on PostgreSQL, the write
  * lock on SQLite) applies what is missing, and the others then find nothing to do.
  */
-export async function migrate(handle: DatabaseHandle): Promise<string[]> {
+export async function migrate(
+  handle: DatabaseHandle,
+  /** `until`: stop after this migration (tests of a migration start from the schema before it). */
+  options: { until?: string } = {},
+): Promise<string[]> {
   const db = handle.db as unknown as Kysely<{ folio_migrations: { name: string; applied_at: string } }>;
   await db.schema
     .createTable('folio_migrations')
@@ -174,13 +180,15 @@ export async function migrate(handle: DatabaseHandle): Promise<string[]> {
     );
     const applied: string[] = [];
     for (const migration of MIGRATIONS) {
-      if (done.has(migration.name)) continue;
-      await migration.up(trx as unknown as Kysely<unknown>, handle.dialect);
-      await trx
-        .insertInto('folio_migrations')
-        .values({ name: migration.name, applied_at: new Date().toISOString() })
-        .execute();
-      applied.push(migration.name);
+      if (!done.has(migration.name)) {
+        await migration.up(trx as unknown as Kysely<unknown>, handle.dialect);
+        await trx
+          .insertInto('folio_migrations')
+          .values({ name: migration.name, applied_at: new Date().toISOString() })
+          .execute();
+        applied.push(migration.name);
+      }
+      if (migration.name === options.until) break;
     }
     return applied;
   });

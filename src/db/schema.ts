@@ -220,15 +220,29 @@ export interface PagesTable {
   deleted_at: Timestamp | null;
 }
 
+/** A named menu of a website (`header`, `footer`, …): the handle is unique on the website. */
+export interface MenusTable {
+  id: Generated<number>;
+  website_id: number;
+  handle: string;
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface MenuItemsTable {
   id: Generated<number>;
   website_id: number;
+  /** Null only in rows older than named menus that the migration could not place (none). */
+  menu_id: number | null;
   parent_id: number | null;
   /** The spec's `order`; named `position` to stay clear of the SQL keyword. */
   position: Generated<number>;
   name: string;
   type: string;
   page_id: number | null;
+  post_id: number | null;
+  tag_id: number | null;
   url: string | null;
   target: Generated<string>;
   icon: string | null;
@@ -360,6 +374,7 @@ export interface Database {
   taggables: TaggablesTable;
   translations: TranslationsTable;
   pages: PagesTable;
+  menus: MenusTable;
   menu_items: MenuItemsTable;
   media: MediaTable;
   comments: CommentsTable;

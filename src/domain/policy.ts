@@ -20,6 +20,8 @@
 //   nothing else;
 // - websites: administrators, their owners and bound users (R-W7) and their site admins see and
 //   change them and their domains; only administrators create or delete one;
+// - menus are part of managing a website: the same people create, rename, delete and rebuild them
+//   (never with a read-only key, nor with a key limited to other websites);
 // - members: administrators manage every website's; a site admin its website's editors, authors,
 //   contributors and readers (site admins are made and unmade by administrators);
 // - tags have no owner: anyone with a user may create one on websites they may write to, and change
@@ -194,6 +196,15 @@ export class Policy {
     if (actor.userId === null) return false;
     // Owned, bound, or a site admin's (accessibleIds holds all three).
     return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
+  }
+
+  /**
+   * May the actor create, change and delete this website's menus: whoever manages the website
+   * (administrators, its owners and bound users, its site admins), with a key that writes there.
+   */
+  async managesMenus(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.keyWrites(actor, [websiteId])) return false;
+    return this.managesWebsite(actor, websiteId);
   }
 
   /** May the actor manage the members of this website: administrators and its site admins. */

@@ -15,6 +15,7 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
 import { isStorableId } from './ids.js';
+import { MENU_ITEM_MODEL } from './menus.js';
 import { containsText, likePattern } from './text-match.js';
 import { splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
@@ -369,6 +370,12 @@ export class WebsitesService {
         .deleteFrom('translations')
         .where('model_type', '=', WEBSITE_MODEL)
         .where('model_id', '=', id)
+        .execute();
+      // Its menus go with it (foreign keys); their items' labels are translations, keyed by no key.
+      await trx
+        .deleteFrom('translations')
+        .where('model_type', '=', MENU_ITEM_MODEL)
+        .where('model_id', 'in', trx.selectFrom('menu_items').select('id').where('website_id', '=', id))
         .execute();
       const result = await trx.deleteFrom('websites').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;

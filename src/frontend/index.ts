@@ -15,6 +15,8 @@ import { INSTALLED_SETTING } from '../domain/settings.js';
 import { localeSettings, prefixLocale } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
 import { translate } from '../domain/translations.js';
+import { HEADER_MENU } from '../domain/menus.js';
+import type { MenuTreeItem, SiteMenus } from '../domain/menus.js';
 import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
 import type { Website } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
@@ -40,6 +42,7 @@ import { postRoutes } from './routes/posts.js';
 import { sitemapRoutes } from './routes/sitemaps.js';
 import { feedLinks, feedRoutes } from './routes/feeds.js';
 import { THEMES_DIR, ThemeRenderer } from './themes.js';
+import { postTagTypes, shortNameOf } from './tag-types.js';
 
 export { htmlLang } from './seo.js';
 
@@ -309,6 +312,23 @@ function siteFields(website: Website, locale: string): Record<string, unknown> {
   return fields;
 }
 
+/**
+ * The website's menus with the URL of each tag item (the public path of its tag type, in the page's
+ * locale); a tag item whose tag is gone or whose type has no pages is left out.
+ */
+function siteMenuLinks(menus: SiteMenus, state: FrontendState, tagTypes: Map<string, string>): SiteMenus {
+  const link = (items: MenuTreeItem[]): MenuTreeItem[] =>
+    items.flatMap((item) => {
+      if (item.type !== 'tag')
+        return item.children.length ? [{ ...item, children: link(item.children) }] : [item];
+      const short = item.tag ? shortNameOf(tagTypes, item.tag.type) : undefined;
+      if (!item.tag || !short) return [];
+      const url = urlFor(state, `/post/${short}/${encodeURIComponent(item.tag.slug)}`);
+      return [{ ...item, url, children: link(item.children) }];
+    });
+  return Object.fromEntries(Object.entries(menus).map(([handle, items]) => [handle, link(items)]));
+}
+
 async function renderPage(
   services: Services,
   themes: ThemeRenderer,
@@ -327,7 +347,11 @@ async function renderPage(
     theme,
     ...siteFields(website, locale),
   };
-  const menus = await services.menus.treeOf(website.id);
+  const menusByHandle = siteMenuLinks(
+    await services.menus.siteMenus(website.id, locale),
+    state,
+    await postTagTypes(services.settings),
+  );
   const seoInput: SeoInput = data.seo ?? {};
   const seo = buildSeo(
     services,
@@ -342,7 +366,10 @@ async function renderPage(
     template,
     {
       site,
-      menus,
+      /** The `header` menu (the one menu themes knew before menus had names). */
+      menus: menusByHandle[HEADER_MENU] ?? [],
+      /** Every menu of the website by its handle: `menus_by_handle.footer`. */
+      menus_by_handle: menusByHandle,
       locale,
       lang: htmlLang(locale),
       user: state.user ? { id: state.user.id, name: state.user.name, username: state.user.username } : null,

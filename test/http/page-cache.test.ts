@@ -324,16 +324,16 @@ describe('full-page cache', () => {
   it('a page during whose rendering anything was flushed is not stored', async () => {
     // Some content changes while the page renders (after the cache lookup, before the store).
     const menus = ctx.services.menus;
-    const treeOf = menus.treeOf.bind(menus);
-    menus.treeOf = async (id) => {
+    const siteMenus = menus.siteMenus.bind(menus);
+    menus.siteMenus = async (id, locale) => {
       await ctx.services.cache.flushTags(['something-else']);
-      return treeOf(id);
+      return siteMenus(id, locale);
     };
     try {
       assert.equal(await state('/post/first?render=1'), 'miss');
       assert.equal(await state('/post/first?render=1'), 'miss');
     } finally {
-      menus.treeOf = treeOf;
+      menus.siteMenus = siteMenus;
     }
     await warm('/post/first?render=1');
   });

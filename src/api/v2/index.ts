@@ -20,6 +20,7 @@ import { registerWebsiteRoutes } from './websites.js';
 import { registerTagRoutes } from './tags.js';
 import { registerPeopleRoutes } from './people.js';
 import { registerPageRoutes } from './pages.js';
+import { registerMenuRoutes } from './menus.js';
 import { registerSystemRoutes } from './system.js';
 import { registerPostRoutes } from './posts.js';
 import { installProblemHandler } from './problem.js';
@@ -121,6 +122,10 @@ export function apiV2(services: Services) {
           { name: 'tags', description: 'Tags and categories (trees per type)' },
           { name: 'people', description: 'Accounts, and the members of each website with their roles' },
           { name: 'pages', description: 'Pages of every website' },
+          {
+            name: 'menus',
+            description: 'Named menus of each website (header, footer, …) and their item trees',
+          },
           { name: 'system', description: 'Settings, caches and updates' },
         ],
       },
@@ -138,6 +143,7 @@ export function apiV2(services: Services) {
     registerTagRoutes(router, services);
     registerPeopleRoutes(router, services);
     registerPageRoutes(router, services);
+    registerMenuRoutes(router, services);
     registerSystemRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

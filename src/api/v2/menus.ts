@@ -1,0 +1,247 @@
+// Named menus through API v2 (issue 23 #1, issue 25 #3): a website's menus, one menu with its tree
+// (by id, or by its website and handle), create, rename, delete, and PUT of the whole tree (reorder and
+// nest in one call). Reads answer an ETag; writes take If-Match (412 when the menu changed since).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { createMenuInput, replaceMenuItemsInput, updateMenuInput } from '../../domain/menu-operations.js';
+import type { MenuWithItems } from '../../domain/menu-operations.js';
+import { MENU_ITEM_KINDS, MENU_TARGETS } from '../../domain/menus.js';
+import type { Menu, MenuTreeItem } from '../../domain/menus.js';
+import type { Services } from '../../services.js';
+import { actorOf, callerOf } from './auth.js';
+import { etagOf, idOf, idParams, ifMatchVersion, notModified, queryOf } from './conventions.js';
+import type { V2Router } from './router.js';
+
+const itemFields = {
+  id: z.int(),
+  label: z.string().describe('In `?locale=` when given, else the base text.'),
+  translations: z
+    .record(z.string(), z.record(z.string(), z.string()))
+    .describe('`{ label: { locale: text } }`.'),
+  type: z.enum(MENU_ITEM_KINDS),
+  page_id: z.int().nullable(),
+  post_id: z.int().nullable(),
+  tag_id: z.int().nullable(),
+  url: z.string().nullable().describe('A link\u2019s URL; a page\u2019s or post\u2019s path. Null for tags.'),
+  target: z.enum(MENU_TARGETS),
+  icon: z.string().nullable(),
+};
+interface MenuItemTree {
+  id: number;
+  label: string;
+  translations: Record<string, Record<string, string>>;
+  type: (typeof MENU_ITEM_KINDS)[number];
+  page_id: number | null;
+  post_id: number | null;
+  tag_id: number | null;
+  url: string | null;
+  target: (typeof MENU_TARGETS)[number];
+  icon: string | null;
+  children: MenuItemTree[];
+}
+const menuItemSchema: z.ZodType<MenuItemTree> = z
+  .object({
+    ...itemFields,
+    get children() {
+      return z.array(menuItemSchema);
+    },
+  })
+  .meta({ id: 'MenuItem' });
+
+const menuFields = {
+  id: z.int(),
+  website_id: z.int(),
+  handle: z.string().describe('Unique on the website: `header` (API v1\u2019s menu), `footer`, \u2026'),
+  name: z.string(),
+  created_at: z.string(),
+  updated_at: z
+    .string()
+    .describe('The menu\u2019s version (its ETag): any change of it or its items moves it.'),
+};
+export const menuSummarySchema = z.object(menuFields).meta({ id: 'MenuSummary' });
+export const menuSchema = z.object({ ...menuFields, items: z.array(menuItemSchema) }).meta({ id: 'Menu' });
+const one = z.object({ data: menuSchema });
+
+function summaryJson(menu: Menu) {
+  return {
+    id: menu.id,
+    website_id: menu.websiteId,
+    handle: menu.handle,
+    name: menu.name,
+    created_at: menu.createdAt,
+    updated_at: menu.updatedAt,
+  };
+}
+
+function itemJson(item: MenuTreeItem): MenuItemTree {
+  return {
+    id: item.id,
+    label: item.name,
+    translations: item.translations,
+    type: item.type as MenuItemTree['type'],
+    page_id: item.pageId,
+    post_id: item.postId,
+    tag_id: item.tagId,
+    url: item.url,
+    target: item.target as MenuItemTree['target'],
+    icon: item.icon,
+    children: item.children.map(itemJson),
+  };
+}
+
+const menuJson = (menu: MenuWithItems) => ({ ...summaryJson(menu), items: menu.items.map(itemJson) });
+
+/** The menu with its ETag; a 304 when the request's If-None-Match names it. */
+function answer(request: FastifyRequest, reply: FastifyReply, menu: MenuWithItems, status = 200) {
+  const etag = etagOf(menu.updatedAt);
+  reply.header('etag', etag);
+  if (status === 200 && request.method === 'GET' && notModified(request, etag)) return reply.code(304).send();
+  return reply.code(status).send({ data: menuJson(menu) });
+}
+
+const websiteParams = z.object({ id: idParams.shape.id.describe('The website\u2019s id.') });
+const handleParams = z.object({
+  id: idParams.shape.id.describe('The website\u2019s id.'),
+  handle: z.string().max(50).describe('The menu\u2019s handle.'),
+});
+const showQuery = z.object({ locale: z.string().max(20).optional() }).strict();
+const ifMatchNote = '`If-Match` (its ETag or `updated_at`): 412 when the menu changed since.';
+
+export function registerMenuRoutes(router: V2Router, services: Services): void {
+  const ops = services.menuOps;
+
+  router.route({
+    method: 'GET',
+    url: '/websites/:id/menus',
+    summary: 'Menus of a website',
+    description: 'Without their items (at most 50 menus per website, all in one answer).',
+    tags: ['menus'],
+    params: websiteParams,
+    response: { 200: z.object({ data: z.array(menuSummarySchema) }) },
+    handler: async (request) => {
+      const menus = await ops.list(await actorOf(services, request), idOf(request));
+      return { data: menus.map(summaryJson) };
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/websites/:id/menus',
+    summary: 'Create a menu',
+    description:
+      'An empty menu; PUT its items next. A handle the website already has is a 409. `Idempotency-Key` ' +
+      'makes a retry answer the first result.',
+    tags: ['menus'],
+    params: websiteParams,
+    body: createMenuInput.strict(),
+    response: { 201: one },
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      const key = request.headers['idempotency-key'];
+      if (typeof key !== 'string') {
+        const menu = await ops.create(actor, idOf(request), request.body);
+        reply.header('location', `/api/v2/menus/${menu.id}`);
+        return answer(request, reply, menu, 201);
+      }
+      // A retry with the same key answers the first result instead of a 409 for the taken handle.
+      const result = await services.idempotency.run(
+        {
+          caller: `user:${callerOf(request).user.id}`,
+          scope: `api.v2.menus.create:${idOf(request)}`,
+          key,
+          input: request.body,
+        },
+        async () => {
+          const menu = await ops.create(actor, idOf(request), request.body);
+          return { status: 201, body: JSON.stringify({ data: menuJson(menu) }) };
+        },
+      );
+      const created = JSON.parse(result.body) as { data: { id: number; updated_at: string } };
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      reply
+        .header('location', `/api/v2/menus/${created.data.id}`)
+        .header('etag', etagOf(created.data.updated_at));
+      return reply.code(result.status).type('application/json; charset=utf-8').send(result.body);
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/websites/:id/menus/:handle',
+    summary: 'Get a menu by its handle',
+    tags: ['menus'],
+    params: handleParams,
+    querystring: showQuery,
+    response: { 200: one },
+    handler: async (request, reply) => {
+      const { handle } = request.params as { handle: string };
+      const { locale } = queryOf(showQuery, request);
+      const menu = await ops.showByHandle(await actorOf(services, request), idOf(request), handle, locale);
+      return answer(request, reply, menu);
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/menus/:id',
+    summary: 'Get a menu',
+    description: 'With its items as a tree and an ETag (`If-None-Match`: 304).',
+    tags: ['menus'],
+    params: idParams,
+    querystring: showQuery,
+    response: { 200: one },
+    handler: async (request, reply) => {
+      const { locale } = queryOf(showQuery, request);
+      return answer(request, reply, await ops.show(await actorOf(services, request), idOf(request), locale));
+    },
+  });
+
+  router.route({
+    method: 'PATCH',
+    url: '/menus/:id',
+    summary: 'Rename a menu',
+    description: `Its \`name\` or \`handle\`. ${ifMatchNote}`,
+    tags: ['menus'],
+    params: idParams,
+    body: updateMenuInput.strict(),
+    response: { 200: one },
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      const menu = await ops.update(actor, idOf(request), request.body, ifMatchVersion(request));
+      return answer(request, reply, menu);
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/menus/:id',
+    summary: 'Delete a menu',
+    description: `With its items. ${ifMatchNote}`,
+    tags: ['menus'],
+    params: idParams,
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      await ops.delete(await actorOf(services, request), idOf(request), ifMatchVersion(request));
+      return reply.code(204).send();
+    },
+  });
+
+  router.route({
+    method: 'PUT',
+    url: '/menus/:id/items',
+    summary: 'Replace a menu\u2019s items',
+    description:
+      'The whole tree in one call, flat and in display order: an item names its parent by the parent\u2019s ' +
+      '`ref` (an item before it). Pages, posts and tags must be on the menu\u2019s website; cycles, ' +
+      `nesting deeper than 5 levels and unsafe URLs are refused per field. ${ifMatchNote}`,
+    tags: ['menus'],
+    params: idParams,
+    body: replaceMenuItemsInput.strict(),
+    response: { 200: one },
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      const menu = await ops.replaceItems(actor, idOf(request), request.body, ifMatchVersion(request));
+      return answer(request, reply, menu);
+    },
+  });
+}
