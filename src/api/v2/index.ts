@@ -16,6 +16,8 @@ import { registerAccountRoutes } from './account.js';
 import { registerAuditRoutes } from './audit.js';
 import { registerCommentRoutes } from './comments.js';
 import { registerKeyRoutes } from './keys.js';
+import { registerLinkRoutes } from './links.js';
+import { registerMediaRoutes } from './media.js';
 import { registerWebsiteRoutes } from './websites.js';
 import { registerTagRoutes } from './tags.js';
 import { registerPeopleRoutes } from './people.js';
@@ -121,6 +123,8 @@ export function apiV2(services: Services) {
           { name: 'tags', description: 'Tags and categories (trees per type)' },
           { name: 'people', description: 'Accounts, and the members of each website with their roles' },
           { name: 'pages', description: 'Pages of every website' },
+          { name: 'media', description: 'The media library of each website: uploads, alt texts, uses' },
+          { name: 'links', description: 'The link directory: links, their categories and clicks' },
           { name: 'system', description: 'Settings, caches and updates' },
         ],
       },
@@ -138,6 +142,8 @@ export function apiV2(services: Services) {
     registerTagRoutes(router, services);
     registerPeopleRoutes(router, services);
     registerPageRoutes(router, services);
+    registerMediaRoutes(router, services);
+    registerLinkRoutes(router, services);
     registerSystemRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
