@@ -22,7 +22,7 @@ import {
 } from './conventions.js';
 import type { V2Router } from './router.js';
 
-const linkSchema = z
+export const linkSchema = z
   .object({
     id: z.int(),
     name: z.string(),

@@ -31,7 +31,7 @@ import type { V2Router } from './router.js';
 
 type Json = Record<string, unknown>;
 
-const variantSchema = z
+export const mediaVariantSchema = z
   .object({
     name: z.string().describe('`webp` (same size) or `w<width>` (a smaller copy).'),
     url: z.string(),
@@ -42,7 +42,7 @@ const variantSchema = z
   })
   .meta({ id: 'MediaVariant' });
 
-const usageSchema = z
+export const mediaUsageSchema = z
   .object({
     posts: z.array(
       z.object({
@@ -61,7 +61,7 @@ const usageSchema = z
   })
   .meta({ id: 'MediaUsage' });
 
-const mediaSchema = z
+export const mediaSchema = z
   .object({
     id: z.int(),
     file_name: z.string(),
@@ -77,12 +77,12 @@ const mediaSchema = z
       .record(z.string(), z.record(z.string(), z.string()))
       .optional()
       .describe('Without `?locale=`: `{ alt: { locale: text }, caption: { … } }`.'),
-    variants: z.array(variantSchema),
+    variants: z.array(mediaVariantSchema),
     user_id: z.int().nullable().describe('Who uploaded it.'),
     website_ids: z.array(z.int()).describe('Empty: every website\u2019s (thumbnails, downloaded images).'),
     created_at: z.string(),
     updated_at: z.string(),
-    usage: usageSchema.optional().describe('With `?include=usage`.'),
+    usage: mediaUsageSchema.optional().describe('With `?include=usage`.'),
   })
   .partial()
   .meta({ id: 'Media' });
@@ -286,7 +286,7 @@ export function registerMediaRoutes(router: V2Router, services: Services): void 
     tags: ['media'],
     params: idParams,
     querystring: websiteQuery,
-    response: { 200: z.object({ data: usageSchema }) },
+    response: { 200: z.object({ data: mediaUsageSchema }) },
     handler: async (request) => {
       const { website } = queryOf(websiteQuery, request);
       const actor = await actorOf(services, request, website);
