@@ -275,6 +275,10 @@ describe('API v2: media library', () => {
     assert.ok(problem(mixed, 415).errors?.['files.1']);
     assert.equal((await call('/media?per_page=100')).json().meta.pagination.total, before);
     problem(await upload([{ name: 'files', value: 'not a file' }]), 422);
+    problem(await upload([{ name: 'alt', value: 'no file at all' }]), 422);
+    const tiny = await png(3, 3);
+    const eleven = Array.from({ length: 11 }, (_, index) => file(tiny, `${index}.png`));
+    problem(await upload(eleven), 413);
   });
 
   it('upload: a file past the size limit (post_thumbnail_max_kb) is a 413 problem', async () => {
@@ -435,6 +439,29 @@ describe('API v2: media library', () => {
     assert.deepEqual(listed.data.find((listedItem) => listedItem.id === unused.id)?.usage?.posts, []);
     const none = usageSchema.parse((await call(`/media/${unused.id}/usage`)).json().data);
     assert.deepEqual(none, { posts: [], pages: [], websites: [], elsewhere: 0 });
+  });
+
+  it('usage: a translation of a post’s content that shows it counts; a deleted post does not', async () => {
+    const item = await uploadOne(await png(31, 31, { r: 31, g: 0, b: 0 }), 'translated.png');
+    const translated = await call('/posts', {
+      method: 'POST',
+      body: {
+        title: 'Bilingual',
+        content: { en: '<p>No picture</p>', fr: `<p><img src="${item.url}"></p>` },
+        status: 'draft',
+      },
+    });
+    assert.equal(translated.statusCode, 201, translated.body);
+    const gone = await call('/posts', {
+      method: 'POST',
+      body: { title: 'Deleted', content: `<img src="${item.url}">`, status: 'draft' },
+    });
+    assert.equal((await call(`/posts/${gone.json().data.id}`, { method: 'DELETE' })).statusCode, 204);
+    const usage = usageSchema.parse((await call(`/media/${item.id}/usage`)).json().data);
+    assert.deepEqual(
+      usage.posts.map((use) => [use.id, use.as]),
+      [[translated.json().data.id, ['content']]],
+    );
   });
 
   it('delete: 409 naming the uses while used; ?force=true deletes it and its files', async () => {

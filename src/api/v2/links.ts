@@ -21,6 +21,7 @@ import {
   queryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
+import { problemSchema } from './schemas.js';
 
 export const linkSchema = z
   .object({
@@ -113,7 +114,7 @@ export function registerLinkRoutes(router: V2Router, services: Services): void {
     tags: ['links'],
     params: idParams,
     querystring: showQuery,
-    response: { 200: one },
+    response: { 200: one, 404: problemSchema },
     handler: async (request, reply) => {
       const { locale } = queryOf(showQuery, request);
       const link = await ops.show(await actorOf(services, request), idOf(request), locale);
@@ -147,7 +148,7 @@ export function registerLinkRoutes(router: V2Router, services: Services): void {
     tags: ['links'],
     params: idParams,
     body: updateLinkInput.strict(),
-    response: { 200: one },
+    response: { 200: one, 404: problemSchema, 412: problemSchema },
     handler: async (request, reply) => {
       const link = await ops.update(await actorOf(services, request), idOf(request), request.body, {
         ifVersion: ifMatchVersion(request),
@@ -163,7 +164,7 @@ export function registerLinkRoutes(router: V2Router, services: Services): void {
     description: 'Takes `If-Match`.',
     tags: ['links'],
     params: idParams,
-    response: { 204: z.null() },
+    response: { 204: z.null(), 404: problemSchema, 412: problemSchema },
     handler: async (request, reply) => {
       await ops.delete(await actorOf(services, request), idOf(request), {
         ifVersion: ifMatchVersion(request),

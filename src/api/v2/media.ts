@@ -28,6 +28,7 @@ import {
   sortOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
+import { problemSchema } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -223,7 +224,7 @@ export function registerMediaRoutes(router: V2Router, services: Services): void 
     querystring: websiteQuery,
     body: uploadMediaInput.strict(),
     files: { max: MAX_UPLOAD_FILES },
-    response: { 201: z.object({ data: z.array(mediaSchema) }) },
+    response: { 201: z.object({ data: z.array(mediaSchema) }), 413: problemSchema, 415: problemSchema },
     handler: async (request, reply) => {
       const { website } = queryOf(websiteQuery, request);
       const actor = await actorOf(services, request, website);
@@ -262,7 +263,7 @@ export function registerMediaRoutes(router: V2Router, services: Services): void 
     tags: ['media'],
     params: idParams,
     querystring: showQuery,
-    response: { 200: one },
+    response: { 200: one, 404: problemSchema },
     handler: async (request, reply) => {
       const query = queryOf(showQuery, request);
       const item = await ops.show(await actorOf(services, request, query.website), idOf(request));
@@ -286,7 +287,7 @@ export function registerMediaRoutes(router: V2Router, services: Services): void 
     tags: ['media'],
     params: idParams,
     querystring: websiteQuery,
-    response: { 200: z.object({ data: mediaUsageSchema }) },
+    response: { 200: z.object({ data: mediaUsageSchema }), 404: problemSchema },
     handler: async (request) => {
       const { website } = queryOf(websiteQuery, request);
       const actor = await actorOf(services, request, website);
@@ -307,7 +308,7 @@ export function registerMediaRoutes(router: V2Router, services: Services): void 
     params: idParams,
     querystring: websiteQuery,
     body: updateMediaInput.strict(),
-    response: { 200: one },
+    response: { 200: one, 404: problemSchema, 412: problemSchema },
     handler: async (request, reply) => {
       const { website } = queryOf(websiteQuery, request);
       const item = await ops.update(await actorOf(services, request, website), idOf(request), request.body, {
@@ -327,7 +328,7 @@ export function registerMediaRoutes(router: V2Router, services: Services): void 
     tags: ['media'],
     params: idParams,
     querystring: deleteQuery,
-    response: { 204: z.null() },
+    response: { 204: z.null(), 404: problemSchema, 409: problemSchema, 412: problemSchema },
     handler: async (request, reply) => {
       const query = queryOf(deleteQuery, request);
       await ops.delete(await actorOf(services, request, query.website), idOf(request), {
