@@ -17,6 +17,9 @@ import { ClicksService } from './domain/clicks.js';
 import { CommentModeration } from './domain/comment-moderation.js';
 import { CommentsService } from './domain/comments.js';
 import { LinksService } from './domain/links.js';
+import { LinkOperations } from './domain/link-operations.js';
+import { MediaLibrary } from './domain/media-library.js';
+import { MediaOperations } from './domain/media-operations.js';
 import { RateLimits } from './lib/rate-limits.js';
 import { Idempotency } from './domain/idempotency.js';
 import { memoryBudget } from './cache/memory-budget.js';
@@ -86,6 +89,10 @@ export interface Services {
   /** Content changes announced by the services after commit (the full-page cache listens). */
   changes: ContentChanges;
   media: MediaService;
+  /** The media library's records (items of a website, their texts, variants and uses). */
+  mediaLibrary: MediaLibrary;
+  /** Media library operations for a caller (API v2): upload, list, show, change, delete. */
+  mediaOps: MediaOperations;
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
   websites: WebsitesService;
@@ -123,6 +130,8 @@ export interface Services {
   clicks: ClicksService;
   /** The link directory (posts of type `link`). */
   links: LinksService;
+  /** Link directory operations for a caller (API v2). */
+  linkOps: LinkOperations;
   /** Visitor sessions of the public site: in the database, or in Redis when REDIS_URL is set. */
   sessions: SessionService;
   /** Login, registration and reset attempt limits: in memory, or in Redis when REDIS_URL is set. */
@@ -174,7 +183,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const bindings = new WebsiteBindings(db);
   const changes = new ContentChanges(warn);
   changes.subscribe(cacheInvalidator(cache, bindings));
-  const media = new MediaService(db, new LocalMediaStore(config.mediaDir, config.appUrl), clock);
+  const mediaStore = new LocalMediaStore(config.mediaDir, config.appUrl);
+  const media = new MediaService(db, mediaStore, clock);
+  const mediaLibrary = new MediaLibrary(db, { store: mediaStore, translations, bindings });
   const fetcher = new SafeFetcher();
   const posts = new PostsService(db, clock, {
     translations,
@@ -249,6 +260,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const publicPosts = new PublicPostsService(db, clock, cache);
   const comments = new CommentsService(db, clock, settings, changes, audit);
   const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
+  const clicks = new ClicksService(db, database.dialect, clock);
   const services: Services = {
     config,
     database,
@@ -269,6 +281,17 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     publicPosts,
     changes,
     media,
+    mediaLibrary,
+    mediaOps: new MediaOperations({
+      db,
+      media,
+      library: mediaLibrary,
+      policy,
+      settings,
+      changes,
+      clock,
+      audit,
+    }),
     fetcher,
     websites,
     websiteOps,
@@ -287,8 +310,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     memory,
     comments,
     commentModeration: new CommentModeration(db, clock, changes, { policy, audit }),
-    clicks: new ClicksService(db, database.dialect, clock),
+    clicks,
     links,
+    linkOps: new LinkOperations({ links, clicks, policy, settings, audit }),
     sessions,
     throttle: new LoginThrottle(rateLimits),
     mailer: createMailer(config, warn),

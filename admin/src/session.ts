@@ -21,6 +21,8 @@ const NOTHING: Abilities = {
   review_posts: false,
   moderate_comments: false,
   manage_pages: false,
+  upload_media: false,
+  manage_menus: false,
   manage_website: false,
   manage_members: false,
   read_audit: false,

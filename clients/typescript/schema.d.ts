@@ -3551,6 +3551,903 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The media library of a website
+         * @description Its items and those of every website, for its contributors and above. `?include=usage` says where each is used.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1. */
+                    page?: number;
+                    /** @description Items per page (1–100, default 20). */
+                    per_page?: number;
+                    /** @description Words in file names, alt texts and captions. */
+                    q?: string;
+                    /** @description One of created_at, file_name, size; `-` first for descending (default -created_at). */
+                    sort?: string;
+                    filter?: {
+                        /** @enum {string} */
+                        type?: "image" | "video" | "audio" | "document";
+                        /** @description Default: the Host’s website. */
+                        website?: number;
+                    };
+                    /** @description Only these fields (comma-separated). */
+                    fields?: string;
+                    /** @description `usage`: where each item is used. */
+                    include?: "usage";
+                    /** @description One locale’s alt text and caption. */
+                    locale?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Media"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Upload files to the media library
+         * @description A `multipart/form-data` body with the field `files` (up to 10, the field repeated). Images only (JPEG, PNG, GIF, WebP, AVIF), checked by their content: another file is a 415, one past the size limit (setting `post_thumbnail_max_kb`) a 413. Each image gets a WebP copy and smaller WebP sizes (`variants`). `Idempotency-Key` makes a retry answer the first result.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Default: the Host’s website. */
+                    website?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /** @description One file, or up to 10 (the field repeated); images only. */
+                        files: string | string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Media"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an item of the media library
+         * @description With an ETag: send it back as `If-None-Match` (304) or as `If-Match` on a change.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `usage`: where each item is used. */
+                    include?: "usage";
+                    /** @description One locale’s alt text and caption. */
+                    locale?: string;
+                    /** @description Default: the Host’s website. */
+                    website?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Media"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete an item of the media library
+         * @description While a post, page or website uses it: 409 naming the uses, unless `?force=true`. Its files go with it unless another item names them. Takes `If-Match`.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    force?: "true" | "false";
+                    /** @description Default: the Host’s website. */
+                    website?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change the alt text and caption of an item
+         * @description Each a string, or a map of locale to text (`null` clears it). Contributors and above change their own items, editors and site admins any. `If-Match` (its ETag or `updated_at`): 412 when it changed since.
+         */
+        patch: {
+            parameters: {
+                query?: {
+                    /** @description Default: the Host’s website. */
+                    website?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A string, or a map of locale to text. */
+                        alt?: unknown | null;
+                        /** @description A string, or a map of locale to text. */
+                        caption?: unknown | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Media"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v2/media/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an item of the media library is used
+         * @description Posts (and links) whose thumbnail or content names it, pages whose content does, and the website if it is its logo or favicon; uses this website does not show are counted in `elsewhere`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: the Host’s website. */
+                    website?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["MediaUsage"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Links of a website
+         * @description The links shown on it (its own and every website’s), newest first, with click counts.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1. */
+                    page?: number;
+                    /** @description Items per page (1–100, default 20). */
+                    per_page?: number;
+                    filter?: {
+                        /** @description Only links of this tag (id). */
+                        category?: number;
+                        /** @description Default: the Host’s website. */
+                        website?: number;
+                    };
+                    /** @description Names in this locale. */
+                    locale?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Link"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a link
+         * @description On the Host’s website unless `website_ids` says otherwise; editors and site admins.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description An absolute http or https URL. */
+                        url: string;
+                        description?: string | null;
+                        /** @description An image URL (http/https) or a path on this site. */
+                        icon?: string | null;
+                        /** @description Names of `link_category` tags; missing ones are created. */
+                        categories?: string[];
+                        /** @description Default: the Host’s website; empty: every website (administrators). */
+                        website_ids?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Link"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a link */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Names in this locale. */
+                    locale?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Link"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a link
+         * @description Takes `If-Match`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a link
+         * @description Only the fields sent change (`categories` replaces them). `If-Match`: 412 when it changed since.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        /** @description An absolute http or https URL. */
+                        url?: string;
+                        description?: string | null;
+                        /** @description An image URL (http/https) or a path on this site. */
+                        icon?: string | null;
+                        /** @description Names of `link_category` tags; missing ones are created. */
+                        categories?: string[];
+                        /** @description Default: the Host’s website; empty: every website (administrators). */
+                        website_ids?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Link"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/v2/settings": {
         parameters: {
             query?: never;
@@ -4003,6 +4900,8 @@ export interface components {
                         review_posts: boolean;
                         moderate_comments: boolean;
                         manage_pages: boolean;
+                        upload_media: boolean;
+                        manage_menus: boolean;
                         manage_website: boolean;
                         manage_members: boolean;
                         read_audit: boolean;
@@ -4069,6 +4968,87 @@ export interface components {
             expires_at: string | null;
             last_used_at: string | null;
             created_at: string;
+        };
+        LinkInput: {
+            id: number;
+            name: string;
+            slug: string;
+            url: string;
+            description: string;
+            icon: string | null;
+            categories: {
+                id: number;
+                name: string;
+                slug: string;
+                type: string;
+            }[];
+            /** @description Outbound clicks counted (all time). */
+            clicks: number;
+            /** @description Empty: every website. */
+            website_ids: number[];
+            created_at: string;
+            updated_at: string;
+        };
+        MediaVariantInput: {
+            /** @description `webp` (same size) or `w<width>` (a smaller copy). */
+            name: string;
+            url: string;
+            mime_type: string;
+            width: number | null;
+            height: number | null;
+            size: number;
+        };
+        MediaUsageInput: {
+            posts: {
+                id: number;
+                title: string;
+                /** @description `post`, or `link` for a link of the directory. */
+                type: string;
+                status: string;
+                as: ("thumbnail" | "content")[];
+            }[];
+            pages: {
+                id: number;
+                title: string;
+                status: string;
+                as: "content"[];
+            }[];
+            websites: {
+                id: number;
+                name: string;
+                as: ("logo" | "favicon")[];
+            }[];
+            /** @description Uses by posts, pages and websites this website does not show. */
+            elsewhere: number;
+        };
+        MediaInput: {
+            id?: number;
+            file_name?: string;
+            url?: string;
+            mime_type?: string;
+            /** @enum {string} */
+            type?: "image" | "video" | "audio" | "document";
+            /** @description Bytes. */
+            size?: number;
+            width?: number | null;
+            height?: number | null;
+            alt?: string | null;
+            caption?: string | null;
+            /** @description Without `?locale=`: `{ alt: { locale: text }, caption: { … } }`. */
+            translations?: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            variants?: components["schemas"]["MediaVariantInput"][];
+            /** @description Who uploaded it. */
+            user_id?: number | null;
+            /** @description Empty: every website’s (thumbnails, downloaded images). */
+            website_ids?: number[];
+            created_at?: string;
+            updated_at?: string;
+            /** @description With `?include=usage`. */
+            usage?: components["schemas"]["MediaUsageInput"];
         };
         WebsiteInput: {
             id: number;
@@ -4328,6 +5308,8 @@ export interface components {
                         review_posts: boolean;
                         moderate_comments: boolean;
                         manage_pages: boolean;
+                        upload_media: boolean;
+                        manage_menus: boolean;
                         manage_website: boolean;
                         manage_members: boolean;
                         read_audit: boolean;
@@ -4394,6 +5376,87 @@ export interface components {
             expires_at: string | null;
             last_used_at: string | null;
             created_at: string;
+        };
+        Link: {
+            id: number;
+            name: string;
+            slug: string;
+            url: string;
+            description: string;
+            icon: string | null;
+            categories: {
+                id: number;
+                name: string;
+                slug: string;
+                type: string;
+            }[];
+            /** @description Outbound clicks counted (all time). */
+            clicks: number;
+            /** @description Empty: every website. */
+            website_ids: number[];
+            created_at: string;
+            updated_at: string;
+        };
+        MediaVariant: {
+            /** @description `webp` (same size) or `w<width>` (a smaller copy). */
+            name: string;
+            url: string;
+            mime_type: string;
+            width: number | null;
+            height: number | null;
+            size: number;
+        };
+        MediaUsage: {
+            posts: {
+                id: number;
+                title: string;
+                /** @description `post`, or `link` for a link of the directory. */
+                type: string;
+                status: string;
+                as: ("thumbnail" | "content")[];
+            }[];
+            pages: {
+                id: number;
+                title: string;
+                status: string;
+                as: "content"[];
+            }[];
+            websites: {
+                id: number;
+                name: string;
+                as: ("logo" | "favicon")[];
+            }[];
+            /** @description Uses by posts, pages and websites this website does not show. */
+            elsewhere: number;
+        };
+        Media: {
+            id?: number;
+            file_name?: string;
+            url?: string;
+            mime_type?: string;
+            /** @enum {string} */
+            type?: "image" | "video" | "audio" | "document";
+            /** @description Bytes. */
+            size?: number;
+            width?: number | null;
+            height?: number | null;
+            alt?: string | null;
+            caption?: string | null;
+            /** @description Without `?locale=`: `{ alt: { locale: text }, caption: { … } }`. */
+            translations?: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            variants?: components["schemas"]["MediaVariant"][];
+            /** @description Who uploaded it. */
+            user_id?: number | null;
+            /** @description Empty: every website’s (thumbnails, downloaded images). */
+            website_ids?: number[];
+            created_at?: string;
+            updated_at?: string;
+            /** @description With `?include=usage`. */
+            usage?: components["schemas"]["MediaUsage"];
         };
         Website: {
             id: number;

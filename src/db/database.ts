@@ -19,6 +19,7 @@ import * as apiKeys from './migrations/0013_api_keys.js';
 import * as idempotencyKeys from './migrations/0014_idempotency_keys.js';
 import * as emailChanges from './migrations/0015_email_changes.js';
 import * as postReviews from './migrations/0016_post_reviews.js';
+import * as mediaLibrary from './migrations/0017_media_library.js';
 import * as namedMenus from './migrations/0018_named_menus.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
@@ -127,6 +128,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0014_idempotency_keys', up: idempotencyKeys.up },
   { name: '0015_email_changes', up: emailChanges.up },
   { name: '0016_post_reviews', up: postReviews.up },
+  { name: '0017_media_library', up: mediaLibrary.up },
   { name: '0018_named_menus', up: namedMenus.up },
 ];
 

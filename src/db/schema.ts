@@ -263,6 +263,15 @@ export interface MediaTable {
   source_url: string | null;
   sha256: string;
   created_at: Timestamp;
+  /** The name it was uploaded with (0017); null for thumbnails and downloaded images. */
+  file_name: string | null;
+  /** Base texts (0017); other locales in `translations` (model type `media`). */
+  alt: string | null;
+  caption: string | null;
+  /** JSON array of StoredVariant (0017): WebP and smaller sizes; null when none were made. */
+  variants: string | null;
+  /** Null only for rows written before 0017 by code that does not set it. */
+  updated_at: Timestamp | null;
 }
 
 export interface CommentsTable {

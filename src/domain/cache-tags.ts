@@ -63,6 +63,9 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
       return [MENUS_CACHE_TAG, websiteMenuCacheTag(change.websiteId)];
     case 'link':
       return [LINKS_CACHE_TAG, POSTS_CACHE_TAG];
+    case 'media':
+      // Nothing cached shows an item's own fields; pages showing a deleted one change.
+      return [...(change.postIds ?? []).map(pageTags.post), ...(change.pageIds ?? []).map(pageTags.page)];
     case 'user':
       return [USERS_CACHE_TAG];
     case 'comments':

@@ -19,6 +19,11 @@ export type ContentChange =
   | { kind: 'menu'; websiteId: number }
   /** A link of the directory was created or changed. */
   | { kind: 'link'; id: number }
+  /**
+   * Items of the media library uploaded, changed or deleted; a forced delete names the posts and
+   * pages that showed a deleted item (their pages change).
+   */
+  | { kind: 'media'; ids: readonly number[]; postIds?: readonly number[]; pageIds?: readonly number[] }
   /** A user's account details changed (their email shows in posts' answers to administrators). */
   | { kind: 'user'; id: number }
   /** Comments of a post changed (the comments module announces it): the post's pages only. */

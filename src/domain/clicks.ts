@@ -129,4 +129,21 @@ export class ClicksService {
     }
     return counts;
   }
+
+  /** Events of one kind for many targets, in one query: id -> count (absent: none). */
+  async totals(type: ClickType, kind: ClickKind, ids: readonly number[]): Promise<Map<number, number>> {
+    const totals = new Map<number, number>();
+    const valid = ids.filter(isStorableId);
+    if (valid.length === 0) return totals;
+    const rows = await this.db
+      .selectFrom('clicks')
+      .select(['model_id', (eb) => eb.fn.countAll<number>().as('total')])
+      .where('model_type', '=', type)
+      .where('kind', '=', kind)
+      .where('model_id', 'in', valid)
+      .groupBy('model_id')
+      .execute();
+    for (const row of rows) totals.set(row.model_id, Number(row.total));
+    return totals;
+  }
 }

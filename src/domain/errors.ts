@@ -72,6 +72,30 @@ export class StaleWriteError extends ConflictError {
   }
 }
 
+/**
+ * An uploaded file is larger than the limit (API v2: 413), or is not of a type accepted (415). `field`
+ * names the file in the input (`files.1`).
+ */
+export class FileTooLargeError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FileTooLargeError';
+  }
+}
+
+export class UnsupportedFileError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UnsupportedFileError';
+  }
+}
+
 /** The database did not answer (down, restarting): each face answers 503 with `Retry-After`. */
 export { isDatabaseUnavailable, isInvalidValue, isStorageFull } from '../db/errors.js';
 

@@ -1,7 +1,8 @@
 // The link directory: links are posts of type `link` (their name is the title, their description the
 // content; translations, website bindings and tags work as for posts), with the URL and icon in the
 // `links` side table. They are grouped by tags of type `link_category` (or any other `link_*` type).
-// The API has no endpoint for links; the CLI (`folio link:create`) and seed data write them.
+// API v1 has no endpoint for links; API v2 (link-operations.ts), the CLI (`folio link:create`) and
+// seed data write them.
 import type { Cache } from '../cache/cache.js';
 import type { ContentChanges } from './changes.js';
 import type { Db } from '../db/database.js';
@@ -9,7 +10,7 @@ import { visibleOnWebsite } from './bindings.js';
 import type { WebsiteBindings } from './bindings.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
-import { InputError } from './errors.js';
+import { InputError, StaleWriteError } from './errors.js';
 import { isStorableId } from './ids.js';
 import { slugify, uniqueSlug } from './slugs.js';
 import type { TagsService } from './tags.js';
@@ -44,6 +45,9 @@ export interface LinkInput {
   authorId?: number | null;
 }
 
+/** A change of a link: only the fields given change (`categories` replaces them all). */
+export type LinkChange = Partial<Omit<LinkInput, 'authorId'>>;
+
 export interface LinkTag {
   id: number;
   name: string;
@@ -60,6 +64,10 @@ export interface Link {
   icon: string | null;
   tags: LinkTag[];
   createdAt: string;
+  /** Its version (API v2's ETag). */
+  updatedAt: string;
+  /** Bound websites; empty: every website. */
+  websiteIds: number[];
 }
 
 export interface LinkListQuery {
@@ -103,43 +111,14 @@ export class LinksService {
 
   /** Creates a published link with its categories (created when missing) and website bindings. */
   async create(input: LinkInput): Promise<Link> {
-    const name = input.name.trim();
-    if (name === '') throw new InputError('name', 'The name field is required.');
-    if (name.length > MAX_LINK_NAME_LENGTH)
-      throw new InputError('name', `The name may not be greater than ${MAX_LINK_NAME_LENGTH} characters.`);
-    const url = input.url.length <= MAX_LINK_URL_LENGTH ? httpUrl(input.url) : null;
-    if (!url) throw new InputError('url', 'The url must be a valid http or https URL.');
-    const description = (input.description ?? '').trim();
-    if (description.length > MAX_LINK_DESCRIPTION_LENGTH)
-      throw new InputError(
-        'description',
-        `The description may not be greater than ${MAX_LINK_DESCRIPTION_LENGTH} characters.`,
-      );
-    let icon: string | null = null;
-    if (input.icon && input.icon.trim() !== '') {
-      const given = input.icon.trim();
-      icon = /^\/(?!\/)[^\s]*$/.test(given) ? given : httpUrl(given);
-      if (!icon || icon.length > MAX_LINK_URL_LENGTH)
-        throw new InputError('icon', 'The icon must be an http or https URL or a path.');
-    }
+    const name = this.checkedName(input.name);
+    const url = this.checkedUrl(input.url);
+    const description = this.checkedDescription(input.description);
+    const icon = this.checkedIcon(input.icon);
     const websiteIds = input.websiteIds ?? [];
-    if (websiteIds.length > 0) {
-      const existing = await this.deps.bindings.existing(websiteIds);
-      if (existing.length !== new Set(websiteIds).size)
-        throw new InputError('website_id', 'The selected website id is invalid.');
-    }
+    await this.checkWebsites(websiteIds);
     const defaultLocale = await this.deps.defaultLocale();
-    const tagIds: number[] = [];
-    for (const category of input.categories ?? []) {
-      if (category.trim() === '') continue;
-      const { tag } = await this.deps.tags.store({
-        name: category.trim(),
-        type: LINK_CATEGORY,
-        updateWhenDuplicated: false,
-        defaultLocale,
-      });
-      tagIds.push(tag.id);
-    }
+    const tagIds = await this.categoryIds(input.categories ?? [], defaultLocale);
 
     const now = nowIso(this.clock);
     const id = await this.db.transaction().execute(async (trx) => {
@@ -184,6 +163,152 @@ export class LinksService {
     const link = await this.findAny(id, defaultLocale);
     if (!link) throw new Error(`link ${id} vanished after create`);
     return link;
+  }
+
+  /**
+   * Changes a link: only the fields given (`categories` replaces its link tags, `websiteIds` its
+   * websites). `ifVersion`: StaleWriteError when it changed since that version. Null: no such link.
+   */
+  async update(id: number, change: LinkChange, options: { ifVersion?: string } = {}): Promise<Link | null> {
+    const current = isStorableId(id) ? await this.findAny(id, await this.deps.defaultLocale()) : null;
+    if (!current) return null;
+    if (options.ifVersion !== undefined && options.ifVersion !== current.updatedAt)
+      throw new StaleWriteError();
+    const name = change.name === undefined ? undefined : this.checkedName(change.name);
+    const url = change.url === undefined ? undefined : this.checkedUrl(change.url);
+    const description =
+      change.description === undefined ? undefined : this.checkedDescription(change.description);
+    const icon = change.icon === undefined ? undefined : this.checkedIcon(change.icon);
+    if (change.websiteIds !== undefined) await this.checkWebsites(change.websiteIds);
+    const defaultLocale = await this.deps.defaultLocale();
+    const tagIds =
+      change.categories === undefined ? undefined : await this.categoryIds(change.categories, defaultLocale);
+    const now = new Date(
+      Math.max(this.clock.now().getTime(), Date.parse(current.updatedAt) + 1),
+    ).toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('posts')
+        .set({
+          updated_at: now,
+          ...(name === undefined ? {} : { title: name }),
+          ...(description === undefined
+            ? {}
+            : { content: description, excerpt: description === '' ? null : description }),
+        })
+        .where('id', '=', id)
+        .where('type', '=', LINK_TYPE)
+        .where('deleted_at', 'is', null)
+        .where('updated_at', '=', current.updatedAt)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) throw new StaleWriteError();
+      if (url !== undefined || icon !== undefined) {
+        await trx
+          .updateTable('links')
+          .set({ ...(url === undefined ? {} : { url }), ...(icon === undefined ? {} : { icon }) })
+          .where('post_id', '=', id)
+          .execute();
+      }
+      if (tagIds !== undefined) {
+        const linkTags = trx
+          .selectFrom('tags')
+          .select('tags.id')
+          .where('tags.type', 'like', `${LINK_TAG_PREFIX}%`);
+        await trx
+          .deleteFrom('taggables')
+          .where('taggable_type', '=', MODEL)
+          .where('taggable_id', '=', id)
+          .where('tag_id', 'in', linkTags)
+          .execute();
+        const unique = [...new Set(tagIds)];
+        if (unique.length > 0) {
+          await trx
+            .insertInto('taggables')
+            .values(unique.map((tagId) => ({ tag_id: tagId, taggable_type: MODEL, taggable_id: id })))
+            .execute();
+        }
+      }
+      if (change.websiteIds !== undefined) await this.deps.bindings.sync(trx, MODEL, id, change.websiteIds);
+    });
+    await this.deps.changes?.announce({ kind: 'link', id });
+    return this.findAny(id, defaultLocale);
+  }
+
+  /** Deletes a link (out of every list; its slug is free again). False: no such link. */
+  async remove(id: number): Promise<boolean> {
+    if (!isStorableId(id)) return false;
+    const result = await this.db
+      .updateTable('posts')
+      .set({ deleted_at: nowIso(this.clock) })
+      .where('id', '=', id)
+      .where('type', '=', LINK_TYPE)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await this.deps.changes?.announce({ kind: 'link', id });
+    return true;
+  }
+
+  /** A link of any website, or null. */
+  async findAnyWebsite(id: number, locale: string): Promise<Link | null> {
+    if (!isStorableId(id)) return null;
+    return this.findAny(id, locale);
+  }
+
+  private checkedName(given: string): string {
+    const name = given.trim();
+    if (name === '') throw new InputError('name', 'The name field is required.');
+    if (name.length > MAX_LINK_NAME_LENGTH)
+      throw new InputError('name', `The name may not be greater than ${MAX_LINK_NAME_LENGTH} characters.`);
+    return name;
+  }
+
+  private checkedUrl(given: string): string {
+    const url = given.length <= MAX_LINK_URL_LENGTH ? httpUrl(given) : null;
+    if (!url) throw new InputError('url', 'The url must be a valid http or https URL.');
+    return url;
+  }
+
+  private checkedDescription(given: string | null | undefined): string {
+    const description = (given ?? '').trim();
+    if (description.length > MAX_LINK_DESCRIPTION_LENGTH)
+      throw new InputError(
+        'description',
+        `The description may not be greater than ${MAX_LINK_DESCRIPTION_LENGTH} characters.`,
+      );
+    return description;
+  }
+
+  private checkedIcon(given: string | null | undefined): string | null {
+    if (!given || given.trim() === '') return null;
+    const trimmed = given.trim();
+    const icon = /^\/(?!\/)[^\s]*$/.test(trimmed) ? trimmed : httpUrl(trimmed);
+    if (!icon || icon.length > MAX_LINK_URL_LENGTH)
+      throw new InputError('icon', 'The icon must be an http or https URL or a path.');
+    return icon;
+  }
+
+  private async checkWebsites(websiteIds: readonly number[]): Promise<void> {
+    if (websiteIds.length === 0) return;
+    const existing = await this.deps.bindings.existing(websiteIds);
+    if (existing.length !== new Set(websiteIds).size)
+      throw new InputError('website_id', 'The selected website id is invalid.');
+  }
+
+  /** The `link_category` tags of these names, created when missing. */
+  private async categoryIds(categories: readonly string[], defaultLocale: string): Promise<number[]> {
+    const tagIds: number[] = [];
+    for (const category of categories) {
+      if (category.trim() === '') continue;
+      const { tag } = await this.deps.tags.store({
+        name: category.trim(),
+        type: LINK_CATEGORY,
+        updateWhenDuplicated: false,
+        defaultLocale,
+      });
+      tagIds.push(tag.id);
+    }
+    return tagIds;
   }
 
   /** A page of the published links shown on a website, newest first. */
@@ -267,6 +392,7 @@ export class LinksService {
       'posts.slug',
       'posts.content',
       'posts.created_at',
+      'posts.updated_at',
       'links.url',
       'links.icon',
     ] as const;
@@ -280,6 +406,7 @@ export class LinksService {
       slug: string;
       content: string;
       created_at: Date | string;
+      updated_at: Date | string;
       url: string;
       icon: string | null;
     }>,
@@ -287,7 +414,7 @@ export class LinksService {
   ): Promise<Link[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
-    const [tagRows, translations] = await Promise.all([
+    const [tagRows, translations, sites] = await Promise.all([
       this.db
         .selectFrom('taggables')
         .innerJoin('tags', 'tags.id', 'taggables.tag_id')
@@ -298,6 +425,7 @@ export class LinksService {
         .orderBy('tags.id')
         .execute(),
       this.deps.translations.forModels(MODEL, ids),
+      this.deps.bindings.websitesOf(MODEL, ids),
     ]);
     const tagNames = await this.deps.translations.forModels(
       'tag',
@@ -324,6 +452,8 @@ export class LinksService {
       icon: row.icon,
       tags: tagsByLink.get(row.id) ?? [],
       createdAt: toIso(row.created_at),
+      updatedAt: toIso(row.updated_at),
+      websiteIds: sites.get(row.id) ?? [],
     }));
   }
 }

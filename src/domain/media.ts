@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
-import type { Metadata } from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -54,7 +54,6 @@ export class LocalMediaStore implements MediaStore {
   }
 }
 
-/** The content is not an image Folio accepts. */
 /**
  * Images past this many pixels (all frames together) are refused from their header, before any
  * decoding: a 746 KB PNG of 16000 x 16000 unpacks to a gigabyte (issue 21 #5). 40 megapixels is a
@@ -73,6 +72,7 @@ export class ImageTooLargeError extends Error {
   }
 }
 
+/** The content is not an image Folio accepts. */
 export class NotAnImageError extends Error {
   constructor() {
     super('not an image');
@@ -105,6 +105,31 @@ const FORMATS: Record<string, { ext: string; mime: string }> = {
   avif: { ext: 'avif', mime: 'image/avif' },
   heif: { ext: 'avif', mime: 'image/avif' },
 };
+
+/** Widths of the smaller WebP copies made of a library image wider than them. */
+export const VARIANT_WIDTHS = [320, 768, 1536] as const;
+
+/** A copy of a library image: `webp` (same size, WebP) or `w<width>` (smaller, WebP). */
+export interface StoredVariant {
+  name: string;
+  path: string;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+  size: number;
+}
+
+/** An image of the library written to the store, with its variants: the row is the caller's. */
+export interface StoredUpload {
+  path: string;
+  url: string;
+  mimeType: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  sha256: string;
+  variants: StoredVariant[];
+}
 
 export class MediaService {
   constructor(
@@ -188,9 +213,87 @@ export class MediaService {
         source_url: options.sourceUrl ?? null,
         sha256,
         created_at: nowIso(this.clock),
+        updated_at: nowIso(this.clock),
       })
       .returning('id')
       .executeTakeFirstOrThrow();
     return { id: row.id, url, path: relativePath, mimeType: mime, size: bytes.length };
+  }
+
+  /**
+   * Writes an image of the media library as uploaded (its format kept), with a WebP copy and smaller
+   * WebP sizes (VARIANT_WIDTHS), under `library/`. Content-addressed: bytes stored before in the same
+   * month reuse their files and variants. The `media` row is the caller's to write.
+   */
+  async storeLibraryImage(data: Buffer): Promise<StoredUpload> {
+    const source = await this.inspect(data);
+    const { ext, mime } = FORMATS[source.format]!;
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    const now = this.clock.now();
+    const month = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+    const stem = `library/${month}/${sha256.slice(0, 32)}`;
+    const relativePath = `${stem}.${ext}`;
+    const stored = { path: relativePath, url: this.store.url(relativePath), mimeType: mime, sha256 };
+
+    const existing = await this.db
+      .selectFrom('media')
+      .select(['variants', 'size', 'width', 'height'])
+      .where('sha256', '=', sha256)
+      .where('path', '=', relativePath)
+      .where('disk', '=', this.store.disk)
+      .executeTakeFirst();
+    if (existing) {
+      return {
+        ...stored,
+        size: existing.size,
+        width: existing.width,
+        height: existing.height,
+        variants: parseVariants(existing.variants),
+      };
+    }
+
+    const animated = source.format === 'gif' || source.format === 'webp';
+    const variants: StoredVariant[] = [];
+    const make = async (name: string, shape: (image: Sharp) => Sharp) => {
+      const out = await imageJobs(() =>
+        shape(sharp(data, { animated, limitInputPixels: MAX_IMAGE_PIXELS }))
+          .webp()
+          .toBuffer({ resolveWithObject: true }),
+      );
+      const path = `${stem}-${name}.webp`;
+      await this.store.put(path, out.data, 'image/webp');
+      variants.push({
+        name,
+        path,
+        mimeType: 'image/webp',
+        width: out.info.width,
+        height: out.info.pageHeight ?? out.info.height,
+        size: out.data.length,
+      });
+    };
+    if (source.format !== 'webp') await make('webp', (image) => image);
+    for (const width of VARIANT_WIDTHS) {
+      if (source.width !== null && source.width > width) {
+        await make(`w${width}`, (image) => image.resize({ width }));
+      }
+    }
+    await this.store.put(relativePath, data, mime);
+    return { ...stored, size: data.length, width: source.width, height: source.height, variants };
+  }
+
+  /** Removes stored files (after the rows naming them are gone); a missing file is no error. */
+  async removeFiles(paths: readonly string[]): Promise<void> {
+    for (const path of paths) await this.store.delete(path);
+  }
+}
+
+/** The `media.variants` column read back; anything unreadable is no variants. */
+export function parseVariants(json: string | null): StoredVariant[] {
+  if (json === null || json === '') return [];
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? (value as StoredVariant[]) : [];
+  } catch {
+    return [];
   }
 }

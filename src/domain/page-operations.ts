@@ -121,14 +121,8 @@ export class PageOperations {
   }
 
   /** Editor (or site admin) of every one of these websites; none: an all-sites page, administrators'. */
-  private async writes(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
-    if (actor.key && (actor.key.readOnly || (actor.key.websiteIds.length > 0 && websiteIds.length === 0))) {
-      return false;
-    }
-    if (actor.isAdmin) return websiteIds.every((id) => this.policy.inKeyScope(actor, id));
-    if (websiteIds.length === 0) return false;
-    for (const id of new Set(websiteIds)) if (!(await this.policy.editsWebsite(actor, id))) return false;
-    return true;
+  private writes(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
+    return this.policy.editsContent(actor, websiteIds);
   }
 
   private async defaultLocale(): Promise<string> {

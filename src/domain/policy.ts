@@ -26,7 +26,13 @@
 //   contributors and readers (site admins are made and unmade by administrators);
 // - tags have no owner: anyone with a user may create one on websites they may write to, and change
 //   one (the tag store's update_when_duplicated) only when it is bound to websites they may all write
-//   to (never an all-sites tag) and stays on such websites.
+//   to (never an all-sites tag) and stays on such websites;
+// - pages and links are the editors': an editor or site admin of every website one is on writes it;
+//   one bound to no website (every website's) is the administrators';
+// - the media library (issue 23): contributors and above of a website (and its owners, bound users
+//   and site admins) browse its library and upload to it; they change and delete their own items
+//   there, its editors and site admins any item; an item of every website (bound to none: post
+//   thumbnails, downloaded images) is the administrators' to change or delete.
 import type { AuditSurface } from './audit.js';
 import type { Clock } from './clock.js';
 import { ForbiddenError } from './errors.js';
@@ -83,6 +89,15 @@ export type PostAction =
   /** Approve a post submitted for review, or send it back (issue 20 #4). */
   | 'post.review';
 export type TagAction = 'tag.create' | 'tag.update';
+export type MediaAction = 'media.read' | 'media.upload' | 'media.update' | 'media.delete';
+
+/** An item of the media library as the policy sees it. */
+export interface MediaFacts {
+  /** Who uploaded it. */
+  userId: number | null;
+  /** Bound websites; empty: every website's (stored before the library, or by administrators). */
+  websiteIds: readonly number[];
+}
 
 /** Policy answers about one website, for faces that offer actions (see `Policy.abilitiesOn`). */
 export interface WebsiteAbilities {
@@ -92,6 +107,8 @@ export interface WebsiteAbilities {
   reviewPosts: boolean;
   moderateComments: boolean;
   managePages: boolean;
+  uploadMedia: boolean;
+  manageMenus: boolean;
   manageWebsite: boolean;
   manageMembers: boolean;
   readAudit: boolean;
@@ -239,25 +256,46 @@ export class Policy {
    */
   async abilitiesOn(actor: Actor, websiteId: number): Promise<WebsiteAbilities> {
     const on = [websiteId];
-    const [createPosts, publishPosts, edits, manageWebsite, manageMembers, readAudit] = await Promise.all([
-      this.can(actor, 'post.create', null, on),
-      this.can(actor, 'post.publish', null, on),
-      this.editsWebsite(actor, websiteId),
-      this.managesWebsite(actor, websiteId),
-      this.managesMembers(actor, websiteId),
-      this.readsAudit(actor, websiteId),
-    ]);
+    const [createPosts, publishPosts, edits, content, media, menus, manageWebsite, manageMembers, readAudit] =
+      await Promise.all([
+        this.can(actor, 'post.create', null, on),
+        this.can(actor, 'post.publish', null, on),
+        this.editsWebsite(actor, websiteId),
+        this.editsContent(actor, on),
+        this.canMedia(actor, 'media.upload', websiteId),
+        this.managesMenus(actor, websiteId),
+        this.managesWebsite(actor, websiteId),
+        this.managesMembers(actor, websiteId),
+        this.readsAudit(actor, websiteId),
+      ]);
     return {
       createPosts,
       publishPosts: createPosts && publishPosts,
       editOthersPosts: edits && this.keyWrites(actor, on),
       reviewPosts: edits && this.keyWrites(actor, on),
       moderateComments: edits && this.keyWrites(actor, on),
-      managePages: edits && this.keyWrites(actor, on),
+      managePages: content,
+      uploadMedia: media,
+      manageMenus: menus,
       manageWebsite,
       manageMembers,
       readAudit,
     };
+  }
+
+  /**
+   * May the actor write editors' content (pages, links) bound to these websites: an editor or site
+   * admin of every one of them; content of every website (bound to none) is the administrators'.
+   * A read-only key writes nothing; a key limited to websites writes only there, never all-sites content.
+   */
+  async editsContent(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
+    if (actor.key && (actor.key.readOnly || (actor.key.websiteIds.length > 0 && websiteIds.length === 0))) {
+      return false;
+    }
+    if (actor.isAdmin) return websiteIds.every((id) => this.inKeyScope(actor, id));
+    if (websiteIds.length === 0) return false;
+    for (const id of new Set(websiteIds)) if (!(await this.editsWebsite(actor, id))) return false;
+    return true;
   }
 
   /** The actor's role on each website where they hold one. */
@@ -309,6 +347,36 @@ export class Policy {
     current: readonly number[] = [],
   ): Promise<void> {
     if (!(await this.canTag(actor, action, websiteIds, current))) throw new ForbiddenError();
+  }
+
+  /**
+   * The media library of `websiteId`: browse it and upload to it (`media.read`, `media.upload`), or
+   * change or delete `item` (see the rules above).
+   */
+  async canMedia(actor: Actor, action: MediaAction, websiteId: number, item?: MediaFacts): Promise<boolean> {
+    const reads = action === 'media.read';
+    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (!reads && !this.keyWrites(actor, item ? item.websiteIds : [websiteId])) return false;
+    if (actor.isAdmin) return true;
+    if (actor.userId === null) return false;
+    if (action === 'media.read' || action === 'media.upload') return this.contributesTo(actor, websiteId);
+    if (!item || item.websiteIds.length === 0) return false;
+    if (await this.editsAll(actor, item.websiteIds)) return true;
+    if (item.userId !== actor.userId) return false;
+    for (const id of item.websiteIds) if (!(await this.contributesTo(actor, id))) return false;
+    return true;
+  }
+
+  async requireMedia(actor: Actor, action: MediaAction, websiteId: number, item?: MediaFacts): Promise<void> {
+    if (!(await this.canMedia(actor, action, websiteId, item))) throw new ForbiddenError();
+  }
+
+  /** Contributor or above of the website, or its owner or a user bound to it (never a reader). */
+  private async contributesTo(actor: Actor, websiteId: number): Promise<boolean> {
+    if (actor.userId === null) return false;
+    const role = (await this.rolesOf(actor)).get(websiteId);
+    if (role !== undefined) return roleAtLeast(role, 'contributor');
+    return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
   }
 
   /**

@@ -58,7 +58,8 @@ export async function installMultipart(app: FastifyInstance, options: MultipartO
     attachFieldsToBody: true,
     throwFileSizeLimit: false,
     // Text fields (a post's HTML content) may be as large as a body; busboy's default is 1 MB.
-    // One file (the thumbnail); the whole body is bounded by the hook above.
+    // One file (the thumbnail) unless the route's config.multipartOptions says more (the media
+    // library's uploads); the whole body is bounded by the hook above.
     limits: { fileSize: options.fileSize, fieldSize: options.bodyLimit, files: 1, fields: 200, parts: 201 },
     async onFile(part) {
       await part.toBuffer();
@@ -86,9 +87,14 @@ export async function installMultipart(app: FastifyInstance, options: MultipartO
     }
     const body = parseQueryString(pairs.join('&'));
     for (const [name, file] of files) {
-      // A file field named like `thumbnail` or `images[]` lands where qs would put a text field.
+      // A file field named like `thumbnail` or `images[]` lands where qs would put a text field; a
+      // field sent several times (where the route takes several files) becomes a list.
       const key = Object.keys(qs.parse(`${encodeURIComponent(name)}=x`))[0] ?? name;
-      body[key] = file;
+      const present = body[key];
+      if (present instanceof UploadedFile) body[key] = [present, file];
+      else if (Array.isArray(present) && present[0] instanceof UploadedFile)
+        body[key] = [...(present as UploadedFile[]), file];
+      else body[key] = file;
     }
     request.body = body;
   });

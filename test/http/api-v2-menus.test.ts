@@ -466,7 +466,7 @@ describe('migration 0018_named_menus', () => {
       warn: () => undefined,
     });
     try {
-      await migrate(services.database, { until: '0016_post_reviews' });
+      await migrate(services.database, { until: '0017_media_library' });
       // The schema before named menus: written with SQL of that time.
       const db = services.database.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
       const now = new Date().toISOString();

@@ -122,7 +122,7 @@ describe('API v2', () => {
     assert.equal(editorCan?.review_posts, true);
     assert.equal(editorCan?.moderate_comments, true);
     assert.equal(editorCan?.manage_members, false);
-    assert.deepEqual(Object.values((await can(admin)) ?? {}), Array(9).fill(true));
+    assert.deepEqual(Object.values((await can(admin)) ?? {}), Array(11).fill(true));
     // A read-only key can do nothing but read, whoever holds it.
     const { secret } = await ctx.services.apiKeys.create(admin.id, { name: 'ro', readOnly: true });
     const readOnly = await can(secret);

@@ -38,6 +38,9 @@ describe('cache tags of content changes', () => {
       [{ kind: 'user', id: 7 }, ['users']],
       [{ kind: 'menu', websiteId: 8 }, ['menus', 'menus:website:8']],
       [{ kind: 'link', id: 9 }, ['links', 'posts']],
+      // The media library: nothing cached shows an item; pages showing a deleted one change.
+      [{ kind: 'media', ids: [10] }, []],
+      [{ kind: 'media', ids: [10], postIds: [11], pageIds: [12] }, ['page:12', 'post:11']],
     ];
     for (const [change, tags] of cases)
       assert.deepEqual(await sorted(tagsForChange(change, bindings)), tags, change.kind);

@@ -51,6 +51,8 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
                 review_posts: can.reviewPosts,
                 moderate_comments: can.moderateComments,
                 manage_pages: can.managePages,
+                upload_media: can.uploadMedia,
+                manage_menus: can.manageMenus,
                 manage_website: can.manageWebsite,
                 manage_members: can.manageMembers,
                 read_audit: can.readAudit,

@@ -16,6 +16,8 @@ import { registerAccountRoutes } from './account.js';
 import { registerAuditRoutes } from './audit.js';
 import { registerCommentRoutes } from './comments.js';
 import { registerKeyRoutes } from './keys.js';
+import { registerLinkRoutes } from './links.js';
+import { registerMediaRoutes } from './media.js';
 import { registerWebsiteRoutes } from './websites.js';
 import { registerTagRoutes } from './tags.js';
 import { registerPeopleRoutes } from './people.js';
@@ -126,6 +128,8 @@ export function apiV2(services: Services) {
             name: 'menus',
             description: 'Named menus of each website (header, footer, …) and their item trees',
           },
+          { name: 'media', description: 'The media library of each website: uploads, alt texts, uses' },
+          { name: 'links', description: 'The link directory: links, their categories and clicks' },
           { name: 'system', description: 'Settings, caches and updates' },
         ],
       },
@@ -144,6 +148,8 @@ export function apiV2(services: Services) {
     registerPeopleRoutes(router, services);
     registerPageRoutes(router, services);
     registerMenuRoutes(router, services);
+    registerMediaRoutes(router, services);
+    registerLinkRoutes(router, services);
     registerSystemRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

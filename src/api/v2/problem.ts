@@ -1,14 +1,17 @@
 // API v2's errors: RFC 9457 problem details (`application/problem+json`), one mapping for the whole
 // API from the domain's errors (ValidationError 422 with per-field `errors`, ForbiddenError 403,
-// NotFoundError 404, StaleWriteError 412, ConflictError 409) and from the framework's (a body too
+// NotFoundError 404, StaleWriteError 412, ConflictError 409, an uploaded file too large 413 or of a
+// type not taken 415) and from the framework's (a body too
 // large 413, a content type it does not take 415, malformed JSON 400). A 500 never carries details,
 // only the request id that finds it in the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConflictError,
+  FileTooLargeError,
   ForbiddenError,
   NotFoundError,
   StaleWriteError,
+  UnsupportedFileError,
   ValidationError,
 } from '../../domain/errors.js';
 import { databaseFailureOn, frameworkError } from '../../http/errors.js';
@@ -102,6 +105,16 @@ export function installProblemHandler(app: FastifyInstance): void {
         title: 'Precondition failed',
         status: 412,
         detail: `${error.message} Read it again (its ETag) and repeat the change.`,
+      });
+    }
+    if (error instanceof FileTooLargeError || error instanceof UnsupportedFileError) {
+      const tooLarge = error instanceof FileTooLargeError;
+      return send(request, reply, {
+        type: typeOf(tooLarge ? 'too-large' : 'unsupported-type'),
+        title: tooLarge ? 'File too large' : 'Unsupported file type',
+        status: tooLarge ? 413 : 415,
+        detail: error.message,
+        errors: { [error.field]: [error.message] },
       });
     }
     if (error instanceof ConflictError) {

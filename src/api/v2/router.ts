@@ -22,6 +22,8 @@ export interface V2Route {
   response: Record<number, z.ZodType>;
   /** No authentication (the document and the reference page). */
   public?: boolean;
+  /** A multipart/form-data body with up to this many files (the body schema describes its fields). */
+  files?: { max: number };
   handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
@@ -43,6 +45,10 @@ export class V2Router {
     if (route.querystring) schema.querystring = route.querystring;
     if (route.body) schema.body = route.body;
     const options: RouteShorthandOptions = { schema };
+    if (route.files) {
+      schema.consumes = ['multipart/form-data'];
+      options.config = { acceptsFiles: true, multipartOptions: { limits: { files: route.files.max } } };
+    }
     if (!route.public) {
       // Before the body is read: an unknown caller never gets a body parsed, nor a 422 for it.
       options.onRequest = async (request, reply) => {

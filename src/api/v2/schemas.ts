@@ -94,6 +94,8 @@ export const meSchema = z
               review_posts: z.boolean(),
               moderate_comments: z.boolean(),
               manage_pages: z.boolean(),
+              upload_media: z.boolean(),
+              manage_menus: z.boolean(),
               manage_website: z.boolean(),
               manage_members: z.boolean(),
               read_audit: z.boolean(),
