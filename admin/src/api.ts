@@ -6,13 +6,18 @@ import type { paths } from '../../clients/typescript/schema.js';
 
 let csrf: Promise<string> | null = null;
 
+/** The session's CSRF token, asked once (for calls made without the typed client, e.g. uploads). */
+export function csrfToken(): Promise<string> {
+  csrf ??= fetch('/api/v2/session', { credentials: 'same-origin' })
+    .then((response) => response.json() as Promise<{ data: { csrf_token: string } }>)
+    .then((body) => body.data.csrf_token);
+  return csrf;
+}
+
 const csrfMiddleware: Middleware = {
   async onRequest({ request }) {
     if (request.method === 'GET' || request.method === 'HEAD') return request;
-    csrf ??= fetch('/api/v2/session', { credentials: 'same-origin' })
-      .then((response) => response.json() as Promise<{ data: { csrf_token: string } }>)
-      .then((body) => body.data.csrf_token);
-    request.headers.set('x-csrf-token', await csrf);
+    request.headers.set('x-csrf-token', await csrfToken());
     return request;
   },
 };

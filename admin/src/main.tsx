@@ -8,6 +8,7 @@ import { t, useLocale } from './i18n.js';
 import type { MessageKey } from './i18n.js';
 import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
+import { MediaScreen } from './screens/media.js';
 import type * as PostEditorModule from './screens/post-editor.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
@@ -49,6 +50,7 @@ function routeOf(path: string): Route {
   }
   if (path.startsWith('/admin/comments'))
     return { section: '/admin/comments', view: () => <CommentsScreen /> };
+  if (path.startsWith('/admin/media')) return { section: '/admin/media', view: () => <MediaScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
   return { section: '/admin/posts', view: () => <PostsScreen /> };
 }
@@ -56,6 +58,7 @@ function routeOf(path: string): Route {
 /** The navigation, with the entries the user's abilities on this website make useful. */
 const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities) => boolean }> = [
   { path: '/admin/posts', label: 'nav.posts', shown: () => true },
+  { path: '/admin/media', label: 'nav.media', shown: (can) => can.upload_media },
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
 ];

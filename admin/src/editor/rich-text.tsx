@@ -21,6 +21,8 @@ interface Props {
   /** The id of the element that labels the editing area. */
   labelledBy: string;
   lang?: string;
+  /** Opens the media library; resolves with the chosen image (null: none chosen). */
+  pickImage?: () => Promise<{ src: string; alt: string } | null>;
 }
 
 type UrlKind = 'link' | 'image' | 'video';
@@ -34,7 +36,7 @@ function httpUrl(text: string): boolean {
   }
 }
 
-export function RichText({ initial, onChange, labelledBy, lang }: Props) {
+export function RichText({ initial, onChange, labelledBy, lang, pickImage }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const [editor, setEditor] = useState<Editor | null>(null);
@@ -149,6 +151,12 @@ export function RichText({ initial, onChange, labelledBy, lang }: Props) {
         {button('editor.quote', () => chain().toggleBlockquote().run(), on('blockquote'), '\u201c')}
         {button('editor.code', () => chain().toggleCodeBlock().run(), on('codeBlock'), '</>')}
         {button('editor.link', () => ask('link'), on('link'))}
+        {pickImage &&
+          button('editor.library', () => {
+            void pickImage().then((image) => {
+              if (image) editor?.chain().focus().setImage(image).run();
+            });
+          })}
         {button('editor.image', () => ask('image'))}
         {button('editor.video', () => ask('video'), false, t('editor.video.short'))}
         {button(

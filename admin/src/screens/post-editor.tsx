@@ -12,6 +12,8 @@ import { formatDateTime, t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
+import { MediaPicker } from './media.js';
+import type { MediaItem } from '../media-upload.js';
 import { TagPicker } from './tag-picker.js';
 import type { TagOption } from './tag-picker.js';
 
@@ -108,6 +110,13 @@ export function PostEditor({ id }: { id: number | null }) {
   const [restorable, setRestorable] = useState<Form | null>(null);
   const [websites, setWebsites] = useState<Array<{ id: number; name: string }>>([]);
   const [note, setNote] = useState('');
+  // The media library as a dialog: what it resolves with goes into the content or the thumbnail.
+  const [picking, setPicking] = useState<((item: MediaItem | null) => void) | null>(null);
+  const pick = () => new Promise<MediaItem | null>((resolve) => setPicking(() => resolve));
+  const pickImage = async () => {
+    const item = await pick();
+    return item && { src: item.url, alt: item.alt ?? '' };
+  };
   // Editors are recreated (keyed) when a post loads or a locale's text is replaced from outside.
   const [generation, setGeneration] = useState(0);
   const formRef = useRef(form);
@@ -422,6 +431,18 @@ export function PostEditor({ id }: { id: number | null }) {
 
   return (
     <section aria-labelledby="editor-title" class="editor">
+      {picking && (
+        <MediaPicker
+          onPick={(item) => {
+            picking(item);
+            setPicking(null);
+          }}
+          onClose={() => {
+            picking(null);
+            setPicking(null);
+          }}
+        />
+      )}
       <div class="screen-head">
         <h1 id="editor-title">{id === null && !loaded ? t('editor.new') : t('editor.edit')}</h1>
         <p class="save-state" aria-live="polite">
@@ -523,6 +544,7 @@ export function PostEditor({ id }: { id: number | null }) {
               labelledBy="content-label"
               lang={bcp47(locale)}
               onChange={(html) => changeText(locale, 'content', html)}
+              {...(can.upload_media ? { pickImage } : {})}
             />
             {fieldError('content')}
             <label for="post-excerpt">{t('editor.excerpt')}</label>
@@ -702,6 +724,18 @@ export function PostEditor({ id }: { id: number | null }) {
               {...described('thumbnail_url')}
             />
             {fieldError('thumbnail_url')}
+            {can.upload_media && (
+              <button
+                type="button"
+                onClick={() =>
+                  void pick().then((item) => {
+                    if (item) change({ thumbnail_url: item.url });
+                  })
+                }
+              >
+                {t('editor.thumbnail.library')}
+              </button>
+            )}
             {form.thumbnail_url.startsWith('http') && (
               <img class="thumbnail-preview" src={form.thumbnail_url} alt="" />
             )}
