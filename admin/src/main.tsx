@@ -9,7 +9,9 @@ import type { MessageKey } from './i18n.js';
 import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
 import { MediaScreen } from './screens/media.js';
+import type * as PageEditorModule from './screens/page-editor.js';
 import type * as PostEditorModule from './screens/post-editor.js';
+import { PagesScreen } from './screens/pages.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
 import { SessionContext } from './session.js';
@@ -20,19 +22,23 @@ import 'prosemirror-gapcursor/style/gapcursor.css';
 import './styles.css';
 
 /**
- * The post editor (TipTap and ProseMirror, most of the panel's code) loads when first opened, so the
- * lists load without it.
+ * The editors (TipTap and ProseMirror, most of the panel's code) load when first opened, so the lists
+ * load without them.
  */
-type EditorModule = typeof PostEditorModule;
-let editorModule: Promise<EditorModule> | null = null;
+type EditorsModule = typeof PostEditorModule & typeof PageEditorModule;
+let editorsModule: Promise<EditorsModule> | null = null;
 
-function LazyPostEditor({ id }: { id: number | null }) {
-  const [module, setModule] = useState<EditorModule | null>(null);
+function LazyEditor({ kind, id }: { kind: 'post' | 'page'; id: number | null }) {
+  const [module, setModule] = useState<EditorsModule | null>(null);
   useEffect(() => {
-    editorModule ??= import('./screens/post-editor.js');
-    void editorModule.then(setModule);
+    editorsModule ??= Promise.all([
+      import('./screens/post-editor.js'),
+      import('./screens/page-editor.js'),
+    ]).then(([posts, pages]) => ({ ...posts, ...pages }));
+    void editorsModule.then(setModule);
   }, []);
-  return module ? <module.PostEditor id={id} /> : <p aria-live="polite">{t('app.loading')}</p>;
+  if (!module) return <p aria-live="polite">{t('app.loading')}</p>;
+  return kind === 'post' ? <module.PostEditor id={id} /> : <module.PageEditor id={id} />;
 }
 
 interface Route {
@@ -43,11 +49,16 @@ interface Route {
 
 /** The screen of an address (`/admin` is the posts). */
 function routeOf(path: string): Route {
-  const post = /^\/admin\/posts\/(new|\d{1,15})\/?$/.exec(path);
-  if (post) {
-    const id = post[1] === 'new' ? null : Number(post[1]);
-    return { section: '/admin/posts', view: () => <LazyPostEditor id={id} /> };
+  const editing = /^\/admin\/(posts|pages)\/(new|\d{1,15})\/?$/.exec(path);
+  if (editing) {
+    const kind = editing[1] === 'posts' ? 'post' : 'page';
+    const id = editing[2] === 'new' ? null : Number(editing[2]);
+    return {
+      section: `/admin/${editing[1]}`,
+      view: () => <LazyEditor key={`${kind}:${id ?? 'new'}`} kind={kind} id={id} />,
+    };
   }
+  if (path.startsWith('/admin/pages')) return { section: '/admin/pages', view: () => <PagesScreen /> };
   if (path.startsWith('/admin/comments'))
     return { section: '/admin/comments', view: () => <CommentsScreen /> };
   if (path.startsWith('/admin/media')) return { section: '/admin/media', view: () => <MediaScreen /> };
@@ -58,6 +69,7 @@ function routeOf(path: string): Route {
 /** The navigation, with the entries the user's abilities on this website make useful. */
 const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities) => boolean }> = [
   { path: '/admin/posts', label: 'nav.posts', shown: () => true },
+  { path: '/admin/pages', label: 'nav.pages', shown: (can) => can.manage_pages },
   { path: '/admin/media', label: 'nav.media', shown: (can) => can.upload_media },
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },

@@ -80,7 +80,7 @@ describe(
       await page.fill('#email', user.email);
       await page.fill('#password', user.password);
       await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
-      await page.locator('table.posts, main p').first().waitFor();
+      await page.locator('main h1').waitFor();
       return { context, page };
     }
 
@@ -203,6 +203,34 @@ describe(
       assert.equal((await ctx.services.posts.findDetail(post.id))?.title, 'Shared post, second edit');
       await first.context.close();
       await second.context.close();
+    });
+
+    it('pages: an editor writes a page on the full-width template and publishes it; the site serves it', async () => {
+      const { context, page } = await signedIn(editor);
+      await page.getByRole('link', { name: 'Pages' }).click();
+      await page.getByRole('link', { name: 'New page' }).click();
+      await page.waitForURL(/\/admin\/pages\/new$/);
+      await page.locator('.ProseMirror').waitFor();
+      await page.fill('#page-title', 'About the market');
+      await page.locator('.ProseMirror').click();
+      await page.keyboard.type('We open at six.');
+      await page.fill('#page-template', 'full-width');
+      await page.getByRole('button', { name: 'Publish' }).click();
+      await page.getByRole('status').filter({ hasText: 'Published' }).waitFor();
+      const id = Number(/\/admin\/pages\/(\d+)$/.exec(page.url())?.[1]);
+      const stored = await ctx.services.pages.findById(id);
+      assert.equal(stored?.status, 'published');
+      assert.equal(stored?.template, 'full-width');
+      assert.deepEqual(await serious(page), [], 'axe on the page editor');
+      await screenshot(page, 'admin-page-editor-desktop');
+      const shown = await ctx.request({
+        method: 'GET',
+        url: `/page/${stored?.slug}`,
+        headers: { host: HOST },
+      });
+      assert.equal(shown.statusCode, 200);
+      assert.match(shown.body, /We open at six\./);
+      await context.close();
     });
 
     it('pasted Word and Google Docs HTML is cleaned: lists rebuilt, styles and office markup gone', async () => {

@@ -7,6 +7,7 @@
 // someone else saved meanwhile, the API answers 412 and the editor says so instead of overwriting.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
 import { RichText } from '../editor/rich-text.js';
 import { formatDateTime, t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
@@ -72,24 +73,9 @@ function emptyForm(locales: string[], websiteId: number | null): Form {
   };
 }
 
-/** A Folio locale key (`zh_TW`) as an HTML `lang` (`zh-TW`). */
-const bcp47 = (code: string) => code.replace(/_/g, '-');
-
-/** "Chinese (Taiwan) · zh_TW", in the editor's own language. */
-function localeName(code: string): string {
-  try {
-    const name = new Intl.DisplayNames([navigator.language], { type: 'language' }).of(
-      code.replace(/_/g, '-'),
-    );
-    return name && name !== code ? `${name} · ${code}` : code;
-  } catch {
-    return code;
-  }
-}
-
 /** A locale has what a reader needs: a title and some content. */
 const complete = (text: LocaleText | undefined) =>
-  !!text && text.title.trim() !== '' && text.content.replace(/<[^>]*>/g, '').trim() !== '';
+  !!text && text.title.trim() !== '' && hasText(text.content);
 
 export function PostEditor({ id }: { id: number | null }) {
   const me = useMe();
@@ -315,7 +301,9 @@ export function PostEditor({ id }: { id: number | null }) {
     localStorage.removeItem(copyKey(base?.id ?? null));
     // Typing during the save keeps the form dirty (the next autosave takes it).
     if (formRef.current === snapshot) setDirty(false);
-    if (!base) navigate(`/admin/posts/${saved.id}`, { replace: true });
+    if (!base)
+      // The address names the new item; the editor stays as it is (no remount mid-typing).
+      history.replaceState(null, '', `/admin/posts/${saved.id}`);
     return saved;
   };
 
@@ -501,29 +489,7 @@ export function PostEditor({ id }: { id: number | null }) {
 
       <div class="editor-grid">
         <div class="editor-main">
-          {locales.length > 1 && (
-            <div class="tabs" role="tablist" aria-label={t('editor.locales')}>
-              {locales.map((code) => (
-                <button
-                  key={code}
-                  type="button"
-                  role="tab"
-                  id={`tab-${code}`}
-                  aria-selected={code === locale}
-                  aria-controls="locale-panel"
-                  class={code === locale ? 'tab current' : 'tab'}
-                  onClick={() => setLocale(code)}
-                >
-                  {localeName(code)}
-                  {missing.includes(code) && <span class="missing"> ({t('editor.locale.missing')})</span>}
-                </button>
-              ))}
-            </div>
-          )}
-          <div
-            id="locale-panel"
-            {...(locales.length > 1 ? { role: 'tabpanel', 'aria-labelledby': `tab-${locale}` } : {})}
-          >
+          <LocaleTabs locales={locales} current={locale} missing={missing} onChoose={setLocale}>
             <label for="post-title">{t('editor.title')}</label>
             <input
               id="post-title"
@@ -555,7 +521,7 @@ export function PostEditor({ id }: { id: number | null }) {
               value={current.excerpt}
               onInput={(event) => changeText(locale, 'excerpt', event.currentTarget.value)}
             />
-          </div>
+          </LocaleTabs>
         </div>
 
         <aside class="editor-side" aria-label={t('editor.settings')}>

@@ -1,0 +1,264 @@
+// The page editor: the post editor's rich text and locale tabs for a page's title and content, its
+// slug, its template (a view of the site's theme, or the plain page view), draft or published, and
+// the websites it is on. Saves carry the ETag read (If-Match): a 412 says someone else saved first.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
+import { RichText } from '../editor/rich-text.js';
+import { formatDateTime, t } from '../i18n.js';
+import type { MessageKey } from '../i18n.js';
+import { navigate, setLeaveGuard } from '../nav.js';
+import { useMe } from '../session.js';
+
+interface Text {
+  title: string;
+  content: string;
+}
+interface Loaded {
+  id: number;
+  etag: string;
+  status: string;
+  updated_at: string;
+}
+type Problem = { title: string; detail?: string; status: number; errors?: Record<string, string[]> };
+
+export function PageEditor({ id }: { id: number | null }) {
+  const me = useMe();
+  const locales = me.locales.supported;
+  const [locale, setLocale] = useState(me.locales.default);
+  const [text, setText] = useState<Record<string, Text>>(() =>
+    Object.fromEntries(locales.map((code) => [code, { title: '', content: '' }])),
+  );
+  const [slug, setSlug] = useState('');
+  const [template, setTemplate] = useState('');
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loading, setLoading] = useState(id !== null);
+  const [dirty, setDirty] = useState(false);
+  const [generation, setGeneration] = useState(0);
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const loadedRef = useRef(loaded);
+  loadedRef.current = loaded;
+
+  const load = async (pageId: number) => {
+    const { data, error, response } = await api.GET('/api/v2/pages/{id}', {
+      params: { path: { id: String(pageId) } },
+    });
+    setLoading(false);
+    if (error) return setMessage({ kind: 'error', text: error.detail ?? error.title });
+    const page = data.data;
+    const next: Record<string, Text> = {};
+    for (const code of locales) {
+      const base = code === me.locales.default;
+      next[code] = {
+        title: page.translations.title?.[code] ?? (base ? page.title : ''),
+        content: page.translations.content?.[code] ?? (base ? (page.content ?? '') : ''),
+      };
+    }
+    setText(next);
+    setSlug(page.slug);
+    setTemplate(page.type === 'template' ? (page.template ?? '') : '');
+    setLoaded({
+      id: page.id,
+      etag: response.headers.get('etag') ?? '',
+      status: page.status,
+      updated_at: page.updated_at,
+    });
+    setDirty(false);
+    setGeneration((n) => n + 1);
+  };
+  useEffect(() => {
+    if (id !== null && id !== loadedRef.current?.id) void load(id);
+  }, [id]);
+  useEffect(() => {
+    setLeaveGuard(() => dirty);
+    return () => setLeaveGuard(null);
+  }, [dirty]);
+
+  const change = (code: string, field: keyof Text, value: string) => {
+    setText((current) => ({ ...current, [code]: { ...current[code], [field]: value } }));
+    setDirty(true);
+  };
+
+  const save = async (status?: 'draft' | 'published') => {
+    setMessage(null);
+    const map = (field: keyof Text) =>
+      Object.fromEntries(locales.map((code) => [code, text[code]?.[field] ?? '']));
+    const body = {
+      title: map('title'),
+      content: map('content'),
+      ...(slug.trim() ? { slug: slug.trim() } : {}),
+      type: template.trim() ? ('template' as const) : ('plain' as const),
+      template: template.trim() || null,
+      ...(status ? { status } : {}),
+    };
+    const base = loadedRef.current;
+    const answer = base
+      ? await api.PATCH('/api/v2/pages/{id}', {
+          params: { path: { id: String(base.id) } },
+          headers: { 'if-match': base.etag },
+          body,
+        })
+      : await api.POST('/api/v2/pages', { body: { status: 'draft', ...body } });
+    if (answer.error) {
+      const problem = answer.error as Problem;
+      setErrors(problem.errors ?? {});
+      return setMessage({
+        kind: 'error',
+        text: problem.status === 412 ? t('pages.conflict') : (problem.detail ?? problem.title),
+      });
+    }
+    const page = answer.data.data;
+    setLoaded({
+      id: page.id,
+      etag: answer.response.headers.get('etag') ?? '',
+      status: page.status,
+      updated_at: page.updated_at,
+    });
+    setSlug(page.slug);
+    setErrors({});
+    setDirty(false);
+    setMessage({
+      kind: 'ok',
+      text: t(status === 'published' ? 'pages.done.published' : 'editor.done.saved'),
+    });
+    if (!base)
+      // The address names the new item; the editor stays as it is (no remount mid-typing).
+      history.replaceState(null, '', `/admin/pages/${page.id}`);
+  };
+
+  const remove = async (force = false) => {
+    if (!loaded || (!force && !confirm(t('pages.delete.confirm')))) return;
+    const { error } = await api.DELETE('/api/v2/pages/{id}', {
+      params: { path: { id: String(loaded.id) }, query: force ? { force: 'true' } : {} },
+    });
+    if (error?.status === 409 && confirm(`${error.detail ?? error.title}\n\n${t('pages.delete.force')}`)) {
+      return remove(true);
+    }
+    if (error) return setMessage({ kind: 'error', text: error.detail ?? error.title });
+    setDirty(false);
+    setLeaveGuard(null);
+    navigate('/admin/pages');
+  };
+
+  if (loading) return <p aria-live="polite">{t('app.loading')}</p>;
+  const current = text[locale] ?? { title: '', content: '' };
+  const missing = locales.filter((code) => !text[code]?.title.trim() || !hasText(text[code]?.content ?? ''));
+  const status = loaded?.status ?? 'new';
+  const fieldError = (name: string) =>
+    errors[name]?.length ? (
+      <p id={`error-${name}`} class="field-error">
+        {errors[name].join(' ')}
+      </p>
+    ) : null;
+
+  return (
+    <section aria-labelledby="page-editor-title" class="editor">
+      <div class="screen-head">
+        <h1 id="page-editor-title">{loaded ? t('pages.edit') : t('pages.new')}</h1>
+        <p class="save-state" aria-live="polite">
+          <span class={`status status-${status}`}>{t(`posts.status.${status}` as MessageKey)}</span>{' '}
+          {dirty
+            ? t('editor.unsaved')
+            : loaded
+              ? t('editor.saved', { time: formatDateTime(loaded.updated_at) })
+              : ''}
+        </p>
+      </div>
+      {message && (
+        <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+      <div class="editor-grid">
+        <div class="editor-main">
+          <LocaleTabs locales={locales} current={locale} missing={missing} onChoose={setLocale}>
+            <label for="page-title">{t('editor.title')}</label>
+            <input
+              id="page-title"
+              class="title-input"
+              lang={bcp47(locale)}
+              value={current.title}
+              maxLength={255}
+              onInput={(event) => change(locale, 'title', event.currentTarget.value)}
+              {...(errors.title ? { 'aria-invalid': true, 'aria-describedby': 'error-title' } : {})}
+            />
+            {fieldError('title')}
+            <p id="page-content-label" class="label">
+              {t('editor.content')}
+            </p>
+            <RichText
+              key={`${generation}-${locale}`}
+              initial={current.content}
+              labelledBy="page-content-label"
+              lang={bcp47(locale)}
+              onChange={(html) => change(locale, 'content', html)}
+            />
+          </LocaleTabs>
+        </div>
+        <aside class="editor-side" aria-label={t('pages.settings')}>
+          <fieldset>
+            <legend>{t('editor.publishing')}</legend>
+            <div class="actions">
+              <button type="button" onClick={() => void save(status === 'published' ? undefined : 'draft')}>
+                {status === 'published' ? t('editor.update') : t('editor.save_draft')}
+              </button>
+              {status !== 'published' && (
+                <button type="button" class="primary" onClick={() => void save('published')}>
+                  {t('editor.publish')}
+                </button>
+              )}
+              {status === 'published' && (
+                <button type="button" onClick={() => void save('draft')}>
+                  {t('editor.unpublish')}
+                </button>
+              )}
+            </div>
+            {loaded && (
+              <button type="button" class="danger" onClick={() => void remove()}>
+                {t('pages.delete')}
+              </button>
+            )}
+          </fieldset>
+          <fieldset>
+            <legend>{t('editor.address')}</legend>
+            <label for="page-slug">{t('editor.slug')}</label>
+            <input
+              id="page-slug"
+              value={slug}
+              maxLength={190}
+              onInput={(event) => {
+                setSlug(event.currentTarget.value);
+                setDirty(true);
+              }}
+            />
+            <p class="help">{t('pages.slug.help')}</p>
+            {fieldError('slug')}
+          </fieldset>
+          <fieldset>
+            <legend>{t('pages.template')}</legend>
+            <label for="page-template">{t('pages.template.name')}</label>
+            <input
+              id="page-template"
+              value={template}
+              maxLength={100}
+              list="page-templates"
+              aria-describedby="page-template-help"
+              onInput={(event) => {
+                setTemplate(event.currentTarget.value);
+                setDirty(true);
+              }}
+            />
+            <datalist id="page-templates">
+              <option value="full-width" />
+            </datalist>
+            <p id="page-template-help" class="help">
+              {t('pages.template.help')}
+            </p>
+            {fieldError('template')}
+          </fieldset>
+        </aside>
+      </div>
+    </section>
+  );
+}
