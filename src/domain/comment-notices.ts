@@ -105,7 +105,12 @@ export class CommentNotices {
       `are listed above the thread:\n${postUrl}#moderation\n\n` +
       `or in the admin panel: ${siteOrigin(website, this.deps.appUrl)}/admin/comments\n`;
     for (const to of recipients) {
-      await this.deps.mailer().send({ to, subject: `A comment waits for approval on ${siteName}`, text });
+      await this.deps.mailer().send({
+        to,
+        siteDomain: website.domain,
+        subject: `A comment waits for approval on ${siteName}`,
+        text,
+      });
     }
   }
 }

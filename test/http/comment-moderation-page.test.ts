@@ -103,6 +103,7 @@ describe('held comments on the post page', () => {
     assert.deepEqual(recipients, [admin.email, siteAdmin.email].sort());
     const mail = mailer.sent[0]!;
     assert.match(mail.subject, /A comment waits for approval on Site/);
+    assert.equal(mail.siteDomain, 'site.test');
     assert.match(mail.text, /From: Mallory/);
     assert.match(mail.text, /Please approve me & my friends/);
     assert.doesNotMatch(mail.text, /<script>|<b>/);
