@@ -245,6 +245,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     mailer: () => services.mailer,
     appUrl: config.appUrl,
     warn,
+    rateLimits,
   });
   const comments = new CommentsService(db, clock, settings, changes, audit, (held) =>
     commentNotices.held(held),

@@ -3,6 +3,8 @@
 // waits for a mail server); without SMTP_URL the mailer writes it to the log.
 import { load } from 'cheerio';
 import type { Db } from '../db/database.js';
+import type { Limit, RateLimits } from '../lib/rate-limits.js';
+import { visibleOnWebsite } from './bindings.js';
 import type { Mailer } from './mailer.js';
 import { siteOrigin } from './site-urls.js';
 import type { WebsitesService } from './websites.js';
@@ -11,6 +13,12 @@ import type { WebsitesService } from './websites.js';
 const MAX_RECIPIENTS = 50;
 /** How much of the comment the mail quotes. */
 const QUOTE_LENGTH = 500;
+/**
+ * At most this many notice mails per website an hour: a wave of held comments (spam from many
+ * addresses, each within the comment rate limit) must not flood the administrators' inboxes. Each
+ * mail says how many comments wait, so the next one catches up.
+ */
+export const NOTICE_LIMIT: Limit = { max: 12, windowSeconds: 3600 };
 
 export interface HeldComment {
   commentId: number;
@@ -46,6 +54,7 @@ export class CommentNotices {
       mailer: () => Mailer;
       appUrl: string;
       warn: (message: string) => void;
+      rateLimits?: Pick<RateLimits, 'hit'>;
     },
   ) {}
 
@@ -90,16 +99,32 @@ export class CommentNotices {
     return rows.map((row) => row.email);
   }
 
+  /** Held comments under posts shown on the website. */
+  private async waitingCount(websiteId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('comments')
+      .innerJoin('posts', 'posts.id', 'comments.post_id')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('comments.status', '=', 'pending')
+      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
   private async send(comment: HeldComment): Promise<void> {
     const website = await this.deps.websites.find(comment.websiteId);
     if (!website) return;
     const recipients = await this.recipients(website.id);
     if (recipients.length === 0) return;
+    const verdict = await this.deps.rateLimits?.hit('comment-notices', String(website.id), NOTICE_LIMIT);
+    if (verdict && !verdict.allowed) return;
+    const waiting = await this.waitingCount(website.id);
     const siteName = website.fields.site_name ?? website.domain;
     // Built from the website's primary domain, never a request's Host (site-urls.ts).
     const postUrl = `${siteOrigin(website, this.deps.appUrl)}/post/${encodeURIComponent(comment.postSlug)}`;
     const text =
-      `A comment on ${siteName} waits for your approval.\n\n` +
+      `A comment on ${siteName} waits for your approval` +
+      (waiting > 1 ? ` (${waiting} comments wait on this website).\n\n` : '.\n\n') +
       `From: ${comment.authorName}\n\n${quoteOf(comment.content)}\n\n` +
       `Approve, mark as spam or delete it on the post page (signed in), where the waiting comments ` +
       `are listed above the thread:\n${postUrl}#moderation\n\n` +

@@ -4,6 +4,7 @@
 // A held comment is mailed to the website's administrators (the mailer: the log without SMTP).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { NOTICE_LIMIT } from '../../src/domain/comment-notices.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -269,5 +270,39 @@ describe('held comments on the post page', () => {
     );
     assert.equal(response.statusCode, 303);
     assert.equal(response.headers.location, '/?comment=moderated-approve#comments');
+  });
+});
+
+describe('held-comment mail under a wave of comments', () => {
+  let ctx: TestContext;
+
+  before(async () => {
+    ctx = await createTestContext();
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+  });
+  after(() => ctx.close());
+
+  it(`mails each administrator at most ${NOTICE_LIMIT.max} times an hour per website, with the count waiting`, async () => {
+    const mailer = new RecordingMailer();
+    ctx.services.mailer = mailer;
+    const websiteId = await ctx.services.websites.create({ siteName: 'Busy', domain: 'busy.test' });
+    const admin = await ctx.createUser({ admin: true });
+    const postId = await insertPost(ctx.services.database.db, { title: 'Busy post', slug: 'busy-post' });
+    for (let i = 0; i < NOTICE_LIMIT.max + 3; i += 1) {
+      await ctx.services.comments.store({
+        postId,
+        content: `Comment ${i}`,
+        name: 'Spammer',
+        email: 'spam@example.test',
+        user: null,
+        websiteId,
+        ipHash: `ip-${i}`,
+        userAgent: 'test',
+      });
+      await ctx.services.commentNotices.drain();
+    }
+    const mails = mailer.sent.filter((mail) => mail.to === admin.email);
+    assert.equal(mails.length, NOTICE_LIMIT.max);
+    assert.match(mails.at(-1)!.text, new RegExp(`\\(${NOTICE_LIMIT.max} comments wait on this website\\)`));
   });
 });
