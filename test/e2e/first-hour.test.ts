@@ -1,6 +1,8 @@
-// Issue 22 #5 and #8 in a real Chromium: an administrator writes a post in Markdown with the toolbar
-// and the live preview and uploads its thumbnail, a visitor comments on it while signed out, and the
-// administrator approves the held comment from the post page's notice.
+// The first hour of issue 22 in a real Chromium, on a fresh install (the first start's own install
+// routine): open the site at the printed address, sign in with the printed credentials, write a post
+// in Markdown with the toolbar and the live preview and upload its thumbnail, see it on the home
+// page, comment on it while signed out (held, and mailed to the administrator), approve the comment
+// from the post page's notice, and see it shown.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,21 +10,21 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { installIfNeeded } from '../../src/setup/install.js';
 import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
-import type { TestContext, TestUser } from '../support/harness.js';
+import type { TestContext } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { skipUnless } from '../support/requirements.js';
 
 describe(
-  'the post editor and the held comments in Chromium',
+  'the first hour in Chromium: a fresh install, a Markdown post, an approved comment',
   { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
   () => {
     let ctx: TestContext;
     let browser: Browser;
     let server: RunningServer;
-    let admin: TestUser;
+    let admin: { email: string; password: string };
     let picture: string;
     const mailer = new RecordingMailer();
 
@@ -30,9 +32,9 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       ctx.services.mailer = mailer;
-      await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      await ctx.services.websites.create({ siteName: 'Editor Site', domain: 'editor.test' });
-      admin = await ctx.createUser({ admin: true, password: 'a long password' });
+      const installation = await installIfNeeded(ctx.services);
+      assert.ok(installation);
+      admin = { email: installation.email, password: installation.password };
       picture = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-e2e-')), 'cover.png');
       await sharp({ create: { width: 120, height: 80, channels: 3, background: '#2a6f4e' } })
         .png()
@@ -46,9 +48,12 @@ describe(
       fs.rmSync(path.dirname(picture), { recursive: true, force: true });
     });
 
-    it('writes in Markdown with the toolbar and preview, uploads a thumbnail, approves a comment', async () => {
-      const origin = server.origin('editor.test');
+    it('signs in with the printed credentials, writes in Markdown, sees the post at home, approves a held comment', async () => {
+      // The address every start prints: the first website answers on localhost.
+      const origin = `http://localhost:${server.port}`;
       const page = await browser.newPage();
+      await page.goto(`${origin}/`);
+      assert.match(await page.title(), /Folio/);
       await page.goto(`${origin}/user/login?redirect=/post/create`);
       await page.fill('#email', admin.email);
       await page.fill('#password', admin.password);
@@ -70,12 +75,14 @@ describe(
         page.click('.post-form button[type=submit]'),
       ]);
       const id = Number(/\/post\/edit\/(\d+)/.exec(page.url())?.[1]);
+      await page.goto(`${origin}/`);
+      assert.match(await page.locator('main').innerText(), /Markdown from Chromium/);
       const post = await ctx.services.posts.findDetail(id);
       assert.equal(post?.content, '<p>First paragraph.</p>\n<p>Second one, <strong>bold text</strong></p>');
       assert.match(String(post?.thumbnail), /\/media\/posts\/.+\.png$/);
 
       // A visitor, signed out, comments: it is held, and the administrators get a mail.
-      const visitor = await browser.newPage();
+      const visitor = await (await browser.newContext()).newPage();
       await visitor.goto(`${origin}/post/${post.slug}`);
       await visitor.fill('#comment-content-new', 'Held until approved.');
       await visitor.fill('#comment-name-new', 'Visitor');
