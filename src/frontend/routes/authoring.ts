@@ -121,6 +121,10 @@ function formOfPost(form: PostForm): Record<string, unknown> {
   };
 }
 
+// The form's posts take the thumbnail as an uploaded file (multipart), unlike other site routes.
+const STORE_ROUTE = { name: 'posts.store', acceptsFiles: true };
+const UPDATE_ROUTE = { name: 'posts.update', acceptsFiles: true };
+
 export function authoringRoutes(kit: FrontendKit): void {
   const { services } = kit;
 
@@ -184,41 +188,36 @@ export function authoringRoutes(kit: FrontendKit): void {
     });
   });
 
-  kit.page(
-    'POST',
-    '/post/store',
-    { name: 'posts.store', acceptsFiles: true },
-    async (request, reply, state) => {
-      if (redirectToLogin(request, reply, state)) return reply;
-      const reason = await checkCsrf(services, request, { requireToken: () => true });
-      if (reason) return refusal(request, reply, 403, 'Form refused', reason);
-      const again = (errors: Errors) => {
-        reply.code(422);
-        return render(request, reply, state, 'post/create', {
-          title: 'Write a post',
-          action: urlFor(state, '/post/store'),
-          form: entered(request.body as Body),
-          errors,
-        });
-      };
-      const parsed = parseForm(
-        request.body,
-        await services.authoring.statusesFor(state.user!, state.website.id),
-      );
-      if ('errors' in parsed) return again(parsed.errors);
-      let post: PostDetail;
-      try {
-        post = await services.authoring.create(parsed.form, state.user!, state.website.id);
-      } catch (error) {
-        if (error instanceof ValidationError) return again(byField(validationMessages(error)));
-        if (error instanceof ForbiddenError) {
-          return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
-        }
-        throw error;
+  kit.page('POST', '/post/store', STORE_ROUTE, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const reason = await checkCsrf(services, request, { requireToken: () => true });
+    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    const again = (errors: Errors) => {
+      reply.code(422);
+      return render(request, reply, state, 'post/create', {
+        title: 'Write a post',
+        action: urlFor(state, '/post/store'),
+        form: entered(request.body as Body),
+        errors,
+      });
+    };
+    const parsed = parseForm(
+      request.body,
+      await services.authoring.statusesFor(state.user!, state.website.id),
+    );
+    if ('errors' in parsed) return again(parsed.errors);
+    let post: PostDetail;
+    try {
+      post = await services.authoring.create(parsed.form, state.user!, state.website.id);
+    } catch (error) {
+      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
       }
-      return reply.redirect(`${urlFor(state, `/post/edit/${post.id}`)}?saved=1`, 303);
-    },
-  );
+      throw error;
+    }
+    return reply.redirect(`${urlFor(state, `/post/edit/${post.id}`)}?saved=1`, 303);
+  });
 
   // The editor's live preview (themes/default/assets/editor.js): the content as it would be stored,
   // as JSON. Signed-in writers only, with the form token; nothing is stored.
@@ -297,40 +296,35 @@ export function authoringRoutes(kit: FrontendKit): void {
     });
   });
 
-  kit.page(
-    'POST',
-    '/post/update/:post',
-    { name: 'posts.update', acceptsFiles: true },
-    async (request, reply, state) => {
-      if (redirectToLogin(request, reply, state)) return reply;
-      const reason = await checkCsrf(services, request, { requireToken: () => true });
-      if (reason) return refusal(request, reply, 403, 'Form refused', reason);
-      const post = await open(request, reply, state);
-      if (!post) return reply;
-      const again = async (errors: Errors) => {
-        reply.code(422);
-        return render(request, reply, state, 'post/edit', {
-          ...(await editData(state, post)),
-          form: entered(request.body as Body),
-          errors,
-        });
-      };
-      const statuses = await services.authoring.statusesFor(state.user!, state.website.id, post.status);
-      const parsed = parseForm(request.body, statuses);
-      if ('errors' in parsed) return again(parsed.errors);
-      let updated: PostDetail;
-      try {
-        updated = await services.authoring.update(post, parsed.form, state.user!, state.website.id);
-      } catch (error) {
-        if (error instanceof ValidationError) return again(byField(validationMessages(error)));
-        if (error instanceof ForbiddenError) {
-          return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
-        }
-        throw error;
+  kit.page('POST', '/post/update/:post', UPDATE_ROUTE, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const reason = await checkCsrf(services, request, { requireToken: () => true });
+    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    const post = await open(request, reply, state);
+    if (!post) return reply;
+    const again = async (errors: Errors) => {
+      reply.code(422);
+      return render(request, reply, state, 'post/edit', {
+        ...(await editData(state, post)),
+        form: entered(request.body as Body),
+        errors,
+      });
+    };
+    const statuses = await services.authoring.statusesFor(state.user!, state.website.id, post.status);
+    const parsed = parseForm(request.body, statuses);
+    if ('errors' in parsed) return again(parsed.errors);
+    let updated: PostDetail;
+    try {
+      updated = await services.authoring.update(post, parsed.form, state.user!, state.website.id);
+    } catch (error) {
+      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
       }
-      return reply.redirect(`${urlFor(state, `/post/edit/${updated.id}`)}?saved=1`, 303);
-    },
-  );
+      throw error;
+    }
+    return reply.redirect(`${urlFor(state, `/post/edit/${updated.id}`)}?saved=1`, 303);
+  });
 
   // The review queue (issue 20 #4): an editor of this website approves the posts submitted for
   // review, or sends them back to their writer with a note.
