@@ -22,8 +22,8 @@ export interface Config {
   bodyLimit: number;
   /** `smtp://` or `smtps://` URL of the mail server; null: mail is written to the log instead. */
   smtpUrl: string | null;
-  /** The From address of mail Folio sends. */
-  mailFrom: string;
+  /** MAIL_FROM: the From address of mail Folio sends; null: `no-reply@` the website's primary domain. */
+  mailFrom: string | null;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (rate limits, hashed IPs):
    * false (none, the default), a number of hops, or the proxies' addresses and CIDR ranges.
@@ -33,6 +33,11 @@ export interface Config {
   cacheMemoryMb: number;
   /** FOLIO_QUERY_COUNTER=1: count SQL queries per request into `x-folio-queries` (benchmarks). */
   queryCounter: boolean;
+  /**
+   * NODE_ENV is not `production`: pages may tell the operator things meant for them (that a mail
+   * without SMTP_URL went to the log).
+   */
+  development: boolean;
 }
 
 export class ConfigError extends Error {
@@ -165,8 +170,11 @@ export function loadConfig(env: Env = process.env): Config {
     }
     smtpUrl = smtpRaw;
   }
-  const mailFrom = env.MAIL_FROM?.trim() || `Folio <no-reply@${new URL(appUrl).hostname}>`;
-  if (mailFrom.length > 320 || /[\r\n]/.test(mailFrom) || !/@[^\s@>]+>?$/.test(mailFrom)) {
+  const mailFrom = env.MAIL_FROM?.trim() || null;
+  if (
+    mailFrom !== null &&
+    (mailFrom.length > 320 || /[\r\n]/.test(mailFrom) || !/@[^\s@>]+>?$/.test(mailFrom))
+  ) {
     throw new ConfigError(
       'MAIL_FROM',
       `${JSON.stringify(mailFrom)} is not an email address (Name <user@host> or user@host)`,
@@ -192,5 +200,6 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     cacheMemoryMb: Number(cacheMemoryRaw),
     queryCounter: env.FOLIO_QUERY_COUNTER?.trim() === '1',
+    development: env.NODE_ENV?.trim() !== 'production',
   };
 }

@@ -25,6 +25,7 @@ import { Idempotency } from './domain/idempotency.js';
 import { memoryBudget } from './cache/memory-budget.js';
 import type { MemoryBudget } from './cache/memory-budget.js';
 import { LoginThrottle } from './domain/login-throttle.js';
+import { CommentNotices } from './domain/comment-notices.js';
 import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
@@ -126,6 +127,8 @@ export interface Services {
   comments: CommentsService;
   /** Held, approved and spam comments: list, approve, mark as spam, delete. */
   commentModeration: CommentModeration;
+  /** The administrators' mail when a comment is held. */
+  commentNotices: CommentNotices;
   /** Click analytics: views, clicks, likes and favourites of posts, links and pages. */
   clicks: ClicksService;
   /** The link directory (posts of type `link`). */
@@ -258,7 +261,16 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     clock,
   );
   const publicPosts = new PublicPostsService(db, clock, cache);
-  const comments = new CommentsService(db, clock, settings, changes, audit);
+  const commentNotices = new CommentNotices(db, {
+    websites,
+    mailer: () => services.mailer,
+    appUrl: config.appUrl,
+    warn,
+    rateLimits,
+  });
+  const comments = new CommentsService(db, clock, settings, changes, audit, (held) =>
+    commentNotices.held(held),
+  );
   const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
   const clicks = new ClicksService(db, database.dialect, clock);
   const services: Services = {
@@ -310,6 +322,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     memory,
     comments,
     commentModeration: new CommentModeration(db, clock, changes, { policy, audit }),
+    commentNotices,
     clicks,
     links,
     linkOps: new LinkOperations({ links, clicks, policy, settings, audit }),
@@ -336,6 +349,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     authoring: new AuthoringService(posts, postOps, policy, tags, settings),
     async close() {
       await services.accounts.drain();
+      await commentNotices.drain();
       await services.mailer.close();
       redis?.disconnect();
       await updates.releaseAll();

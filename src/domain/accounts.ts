@@ -84,6 +84,14 @@ const hashEmailChangeToken = (token: string) =>
 export interface EmailChangeMail {
   link: (token: string) => string;
   siteName: string;
+  /** The website's primary domain: the sender's (mailer.ts), unless MAIL_FROM says otherwise. */
+  siteDomain?: string;
+}
+
+/** The website a mail speaks for: its name in the text, its primary domain as the sender's. */
+export interface MailSite {
+  name: string;
+  domain: string;
 }
 
 export class AccountsService {
@@ -129,9 +137,9 @@ export class AccountsService {
    * (storing the pending registration and mailing its link, or mailing the owner a notice) happens in
    * the background, like a reset request. Nothing is created until the link is opened.
    */
-  async requestRegistration(input: Registration, links: RegistrationLinks, siteName: string): Promise<void> {
+  async requestRegistration(input: Registration, links: RegistrationLinks, site: MailSite): Promise<void> {
     const passwordHash = await argon2Hash(input.password);
-    const work = this.startRegistration(input, passwordHash, links, siteName).catch((error: unknown) =>
+    const work = this.startRegistration(input, passwordHash, links, site).catch((error: unknown) =>
       this.deps.warn(`registration mail failed: ${(error as Error).message}`),
     );
     this.pending.add(work);
@@ -142,8 +150,9 @@ export class AccountsService {
     input: Registration,
     passwordHash: string,
     links: RegistrationLinks,
-    siteName: string,
+    site: MailSite,
   ): Promise<void> {
+    const { name: siteName, domain: siteDomain } = site;
     const email = normalizeEmail(input.email);
     const owner = await this.deps.users.findByEmail(email);
     if (owner) {
@@ -151,6 +160,7 @@ export class AccountsService {
       if (!owner.isActive) return;
       await this.deps.mailer().send({
         to: owner.email,
+        siteDomain,
         subject: `Someone tried to register with your address on ${siteName}`,
         text:
           `Hello ${owner.name},\n\n` +
@@ -195,6 +205,7 @@ export class AccountsService {
     if (!stored) return;
     await this.deps.mailer().send({
       to: email,
+      siteDomain,
       subject: `Finish creating your account on ${siteName}`,
       // No name: the address may be anyone's, and the name is whatever the sender typed (a URL, an
       // advertisement), so this mail carries nothing a stranger chose (issue 21 #9).
@@ -378,6 +389,7 @@ export class AccountsService {
     if (holder) {
       await this.deps.mailer().send({
         to: holder.email,
+        siteDomain: mail.siteDomain,
         subject: `Someone tried to use your address on ${mail.siteName}`,
         text:
           `Hello,\n\nSomeone asked to move another account on ${mail.siteName} to this address. ` +
@@ -401,6 +413,7 @@ export class AccountsService {
       .execute();
     await this.deps.mailer().send({
       to: email,
+      siteDomain: mail.siteDomain,
       subject: `Confirm your new email address on ${mail.siteName}`,
       text:
         `Hello,\n\nSomeone (hopefully you) asked to use this address for an account on ${mail.siteName}.\n` +
@@ -462,15 +475,16 @@ export class AccountsService {
    * caller answers at once and the same way whether or not the account exists, and its response
    * time says nothing either.
    */
-  requestPasswordReset(email: string, link: (token: string) => string, siteName: string): void {
-    const work = this.sendResetLink(email, link, siteName).catch((error: unknown) =>
+  requestPasswordReset(email: string, link: (token: string) => string, site: MailSite): void {
+    const work = this.sendResetLink(email, link, site).catch((error: unknown) =>
       this.deps.warn(`password reset mail failed: ${(error as Error).message}`),
     );
     this.pending.add(work);
     void work.finally(() => this.pending.delete(work));
   }
 
-  private async sendResetLink(email: string, link: (token: string) => string, siteName: string) {
+  private async sendResetLink(email: string, link: (token: string) => string, site: MailSite) {
+    const siteName = site.name;
     const user = await this.deps.users.findByEmail(email);
     if (!user || !user.isActive) return;
     const token = randomBytes(32).toString('base64url');
@@ -490,6 +504,7 @@ export class AccountsService {
       .execute();
     await this.deps.mailer().send({
       to: user.email,
+      siteDomain: site.domain,
       subject: `Reset your password on ${siteName}`,
       text:
         `Hello ${user.name},\n\n` +

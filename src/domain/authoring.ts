@@ -3,6 +3,9 @@
 // the writer may write to) and the same sanitizing applies (non-admins' HTML cut down to an
 // allow-list, their excerpt to plain text). Tags are given by name here (an unknown name becomes a new
 // `post_tag` bound to the website), categories by id.
+import { sanitizePostHtml } from './html-sanitizer.js';
+import { markdownToHtml } from './markdown.js';
+import type { ContentFormat } from './markdown.js';
 import type { Actor, Policy } from './policy.js';
 import { factsOf } from './posts/context.js';
 import { REVIEW_STATUS } from './posts/index.js';
@@ -25,7 +28,10 @@ export const MAX_TAG_NAME = 50;
 
 export interface PostForm {
   title: string;
+  /** As typed: Markdown (converted and sanitized here) or HTML (sanitized by the operation for non-admins). */
   content: string;
+  /** How `content` is written. */
+  format: ContentFormat;
   excerpt: string;
   /**
    * `draft`, `pending` (submit for review) or `published`; a scheduled post keeps `scheduled` while
@@ -36,6 +42,8 @@ export interface PostForm {
   tags: string[];
   /** Blank: no thumbnail. */
   thumbnailUrl: string;
+  /** An uploaded picture (a multipart form's file), which wins over `thumbnailUrl`. */
+  thumbnail?: unknown;
 }
 
 export interface CategoryOption {
@@ -49,6 +57,19 @@ export type Access = { post: PostDetail } | { error: 'not_found' | 'forbidden' }
 /** A signed-in writer on a website, as the policy sees them. */
 export function writerOn(user: User, websiteId: number): Actor {
   return { userId: user.id, isAdmin: user.isAdmin, websiteId, origin: { surface: 'site' } };
+}
+
+/** The HTML a form's content stands for: Markdown converted (and sanitized), HTML as written. */
+export function contentHtml(content: string, format: ContentFormat): string {
+  return format === 'markdown' ? markdownToHtml(content) : content;
+}
+
+/**
+ * What the editor's live preview shows: the content as it would be stored for a writer who is not an
+ * administrator (Markdown converted, everything through the site's sanitizer).
+ */
+export function previewHtml(content: string, format: ContentFormat): string {
+  return format === 'markdown' ? markdownToHtml(content) : sanitizePostHtml(content);
 }
 
 export class AuthoringService {
@@ -129,7 +150,9 @@ export class AuthoringService {
   formOf(post: PostDetail): PostForm {
     return {
       title: post.title,
+      // Stored as HTML: a post written in Markdown is edited as the HTML it became.
       content: post.content,
+      format: 'html',
       excerpt: post.excerpt ?? '',
       status: post.status,
       categories: post.categories.map((category) => category.id),
@@ -171,12 +194,13 @@ export class AuthoringService {
   private async inputOf(form: PostForm, websiteId: number): Promise<Record<string, unknown>> {
     return {
       title: form.title.trim(),
-      content: form.content,
+      content: contentHtml(form.content, form.format),
       excerpt: form.excerpt.trim() === '' ? null : form.excerpt,
       status: form.status,
       categories: form.categories,
       tags: await this.tagIds(form.tags, websiteId),
       thumbnail_url: form.thumbnailUrl.trim() === '' ? null : form.thumbnailUrl.trim(),
+      ...(form.thumbnail !== undefined ? { thumbnail: form.thumbnail } : {}),
     };
   }
 

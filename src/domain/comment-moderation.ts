@@ -43,6 +43,23 @@ export interface ModerationQuery {
   limit?: number;
 }
 
+/** The most held comments the post page lists for a moderator (the count says how many there are). */
+export const MAX_WAITING_SHOWN = 50;
+
+export interface WaitingComments {
+  /** Every held comment of the post. */
+  count: number;
+  /** The oldest MAX_WAITING_SHOWN of them. */
+  items: {
+    id: number;
+    authorName: string;
+    authorEmail: string;
+    /** Sanitized when stored (CommentsService.store). */
+    content: string;
+    createdAt: string;
+  }[];
+}
+
 export const MODERATION_ACTIONS = ['approve', 'spam', 'delete'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
 
@@ -103,10 +120,51 @@ export class CommentModeration {
     return done;
   }
 
+  /**
+   * The held comments of one post shown on a website, for the post page's "N comments waiting"
+   * notice: null unless the actor moderates the website (the notice is then not shown at all).
+   */
+  async waitingOn(actor: Actor, websiteId: number, postId: number): Promise<WaitingComments | null> {
+    if (actor.userId === null || !isStorableId(postId)) return null;
+    if (!(await this.moderates(actor, websiteId))) return null;
+    const where = this.db
+      .selectFrom('comments')
+      .innerJoin('posts', 'posts.id', 'comments.post_id')
+      .where('comments.post_id', '=', postId)
+      .where('comments.status', '=', 'pending')
+      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId));
+    const [counted, rows] = await Promise.all([
+      where.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
+      where
+        .select([
+          'comments.id',
+          'comments.author_name',
+          'comments.author_email',
+          'comments.content',
+          'comments.created_at',
+        ])
+        .orderBy('comments.id', 'asc')
+        .limit(MAX_WAITING_SHOWN)
+        .execute(),
+    ]);
+    return {
+      count: Number(counted.count),
+      items: rows.map((row) => ({
+        id: row.id,
+        authorName: row.author_name ?? '',
+        authorEmail: row.author_email ?? '',
+        content: row.content,
+        createdAt: toIso(row.created_at),
+      })),
+    };
+  }
+
+  private async moderates(actor: Actor, websiteId: number): Promise<boolean> {
+    return this.deps.policy !== undefined && (await this.deps.policy.moderatesComments(actor, websiteId));
+  }
+
   private async requireModerator(actor: Actor, websiteId: number): Promise<void> {
-    if (!this.deps.policy || !(await this.deps.policy.editsWebsite(actor, websiteId))) {
-      throw new ForbiddenError();
-    }
+    if (!(await this.moderates(actor, websiteId))) throw new ForbiddenError();
   }
 
   /** Comments, newest first, by status and website. */

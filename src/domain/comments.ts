@@ -11,6 +11,7 @@ import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
 import type { Actor } from './policy.js';
 import type { Clock } from './clock.js';
+import type { HeldComment } from './comment-notices.js';
 import { isStorableId } from './ids.js';
 import type { SettingsService } from './settings.js';
 import { toIso } from './values.js';
@@ -154,6 +155,8 @@ export class CommentsService {
     /** Told when a post's pages show something new (the page cache flushes that post's pages). */
     private readonly changes: ContentChanges,
     private readonly audit?: AuditLog,
+    /** Told of every comment held for moderation (the administrators' mail: comment-notices.ts). */
+    private readonly onHeld?: (comment: HeldComment) => void,
   ) {}
 
   async enabled(): Promise<boolean> {
@@ -265,6 +268,15 @@ export class CommentsService {
       .returning('id')
       .executeTakeFirstOrThrow();
     if (status === 'approved') await this.threadChanged(post.id);
+    else
+      this.onHeld?.({
+        commentId: row.id,
+        postId: post.id,
+        postSlug: post.slug,
+        websiteId: input.websiteId,
+        authorName: name,
+        content,
+      });
     if (input.actor) {
       await recordWrite(this.audit, input.actor, {
         action: 'comment.create',

@@ -1,6 +1,7 @@
 // Outgoing mail behind one small interface: SMTP through nodemailer when SMTP_URL is set, else the
 // message is written to the log (development, or an installation without a mail server). Tests put
 // a recording mailer in its place.
+import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 
@@ -9,6 +10,25 @@ export interface MailMessage {
   subject: string;
   /** Plain text; Folio sends no HTML mail. */
   text: string;
+  /**
+   * The primary domain of the website the mail speaks for: without MAIL_FROM, the sender is
+   * `no-reply@` that domain (issue 22 #9: never an IP address).
+   */
+  siteDomain?: string;
+}
+
+/**
+ * The sender of a message: MAIL_FROM when it is set, else `Folio <no-reply@…>` at the website's
+ * primary domain, or (a mail about no website) at the fallback domain.
+ */
+export function senderOf(mailFrom: string | null, message: MailMessage, fallbackDomain: string): string {
+  return mailFrom ?? `Folio <no-reply@${message.siteDomain ?? fallbackDomain}>`;
+}
+
+/** APP_URL's host name for mail about no website, unless it is an IP address (then `localhost`). */
+export function fallbackMailDomain(appUrl: string): string {
+  const host = new URL(appUrl).hostname;
+  return isIP(host) !== 0 || host.startsWith('[') ? 'localhost' : host;
 }
 
 export interface Mailer {
@@ -21,7 +41,8 @@ export class SmtpMailer implements Mailer {
 
   constructor(
     url: string,
-    private readonly from: string,
+    private readonly from: string | null,
+    private readonly fallbackDomain: string,
   ) {
     // A slow or dead mail server must not hold a background job for long.
     this.transport = nodemailer.createTransport({
@@ -33,7 +54,8 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    await this.transport.sendMail({ from: this.from, ...message });
+    const { siteDomain: _domain, ...mail } = message;
+    await this.transport.sendMail({ ...mail, from: senderOf(this.from, message, this.fallbackDomain) });
   }
 
   async close(): Promise<void> {
@@ -44,13 +66,14 @@ export class SmtpMailer implements Mailer {
 /** Writes every message to the log: the operator reads reset links there. */
 export class LogMailer implements Mailer {
   constructor(
-    private readonly from: string,
+    private readonly from: string | null,
     private readonly write: (line: string) => void,
+    private readonly fallbackDomain = 'localhost',
   ) {}
 
   async send(message: MailMessage): Promise<void> {
     this.write(
-      `mail (no SMTP_URL configured): from ${this.from} to ${message.to}\n` +
+      `mail (no SMTP_URL configured): from ${senderOf(this.from, message, this.fallbackDomain)} to ${message.to}\n` +
         `Subject: ${message.subject}\n\n${message.text}`,
     );
   }
@@ -59,10 +82,11 @@ export class LogMailer implements Mailer {
 }
 
 export function createMailer(
-  config: { smtpUrl: string | null; mailFrom: string },
+  config: { smtpUrl: string | null; mailFrom: string | null; appUrl: string },
   write: (line: string) => void,
 ): Mailer {
+  const fallback = fallbackMailDomain(config.appUrl);
   return config.smtpUrl
-    ? new SmtpMailer(config.smtpUrl, config.mailFrom)
-    : new LogMailer(config.mailFrom, write);
+    ? new SmtpMailer(config.smtpUrl, config.mailFrom, fallback)
+    : new LogMailer(config.mailFrom, write, fallback);
 }

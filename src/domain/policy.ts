@@ -298,6 +298,14 @@ export class Policy {
     return true;
   }
 
+  /**
+   * May the actor moderate the comments under posts shown on this website (approve, mark as spam,
+   * delete, see the held ones): its editors and site admins, and administrators.
+   */
+  async moderatesComments(actor: Actor, websiteId: number): Promise<boolean> {
+    return this.editsWebsite(actor, websiteId);
+  }
+
   /** The actor's role on each website where they hold one. */
   private async rolesOf(actor: Actor): Promise<Map<number, SiteRole>> {
     if (actor.userId === null) return new Map();

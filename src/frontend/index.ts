@@ -53,6 +53,8 @@ export interface PageOptions {
   localized?: boolean;
   /** Eligible for the full-page cache (GET/HEAD, 200, no visitor session). Default false. */
   cacheable?: boolean;
+  /** Takes a multipart body with a file (the post form's thumbnail); other routes refuse one (415). */
+  acceptsFiles?: boolean;
 }
 
 export type PageHandler = (
@@ -279,7 +281,11 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
           method: route.methods.includes('GET') ? [...route.methods, 'HEAD'] : route.methods,
           url,
           exposeHeadRoute: false,
-          config: { name: `frontend.${route.options.name}`, cacheable: route.options.cacheable === true },
+          config: {
+            name: `frontend.${route.options.name}`,
+            cacheable: route.options.cacheable === true,
+            acceptsFiles: route.options.acceptsFiles === true,
+          },
           ...(route.options.cacheable ? { onRequest: hotPages } : {}),
           preHandler: [isInstalled, withState(prefixed), fullPageCache],
           handler: (request, reply) => route.handler(request, reply, frontendState(request)),

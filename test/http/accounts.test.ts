@@ -586,6 +586,8 @@ describe('accounts', () => {
       const link = await linkFor('ada@example.test');
       const mail = mailer.sent.at(-1)!;
       assert.match(mail.subject, /Finish creating your account on Site/);
+      // Sent as no-reply@ the website's primary domain, never APP_URL's host (issue 22 #9).
+      assert.equal(mail.siteDomain, 'site.test');
       assert.match(mail.text, /within 60 minutes/);
       // Only a hash of the token is stored, with the password's argon2 hash (never the password).
       const token = link.split('/').pop() as string;
@@ -963,6 +965,8 @@ describe('accounts', () => {
       const mail = mailer.sent[0]!;
       assert.equal(mail.to, user.email);
       assert.match(mail.subject, /Reset your password on Site/);
+      // Sent as no-reply@ the website's primary domain, never APP_URL's host (issue 22 #9).
+      assert.equal(mail.siteDomain, 'site.test');
       const link = linkIn(mail.text);
       assert.ok(link, mail.text);
       // Only a hash of the token is stored.

@@ -2,13 +2,42 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { LogMailer, SmtpMailer, createMailer } from '../../src/domain/mailer.js';
+import {
+  LogMailer,
+  SmtpMailer,
+  createMailer,
+  fallbackMailDomain,
+  senderOf,
+} from '../../src/domain/mailer.js';
 
 describe('mail configuration', () => {
-  it('defaults: no SMTP, a no-reply sender on the APP_URL host', () => {
+  it('defaults: no SMTP, and no MAIL_FROM (the sender is no-reply@ the website’s domain)', () => {
     const config = loadConfig({ APP_URL: 'https://blog.example.com' });
     assert.equal(config.smtpUrl, null);
-    assert.equal(config.mailFrom, 'Folio <no-reply@blog.example.com>');
+    assert.equal(config.mailFrom, null);
+  });
+
+  it('sends from no-reply@ the website’s primary domain, never an IP address (issue 22 #9)', async () => {
+    const lines: string[] = [];
+    const fresh = createMailer({ smtpUrl: null, mailFrom: null, appUrl: 'http://127.0.0.1:3000' }, (line) =>
+      lines.push(line),
+    );
+    await fresh.send({ to: 'a@b.test', subject: 'S', text: 'T', siteDomain: 'notes.example.com' });
+    assert.match(lines[0]!, /from Folio <no-reply@notes\.example\.com> to a@b\.test/);
+    // A mail about no website: APP_URL's host, unless it is an address.
+    await fresh.send({ to: 'a@b.test', subject: 'S', text: 'T' });
+    assert.match(lines[1]!, /from Folio <no-reply@localhost> /);
+    assert.equal(fallbackMailDomain('http://[::1]:3000'), 'localhost');
+    assert.equal(fallbackMailDomain('https://blog.example.com'), 'blog.example.com');
+    // MAIL_FROM, when set, is every mail's sender.
+    assert.equal(
+      senderOf(
+        'Blog <hi@example.com>',
+        { to: 'a@b.test', subject: 'S', text: 'T', siteDomain: 'x.test' },
+        'y',
+      ),
+      'Blog <hi@example.com>',
+    );
   });
 
   it('reads SMTP_URL and MAIL_FROM', () => {
@@ -42,11 +71,15 @@ describe('mail configuration', () => {
 
   it('SMTP when SMTP_URL is set, else the log, which writes the whole message', async () => {
     assert.ok(
-      createMailer({ smtpUrl: 'smtp://localhost:2525', mailFrom: 'a@b.test' }, () => undefined) instanceof
-        SmtpMailer,
+      createMailer(
+        { smtpUrl: 'smtp://localhost:2525', mailFrom: 'a@b.test', appUrl: 'http://x.test' },
+        () => undefined,
+      ) instanceof SmtpMailer,
     );
     const lines: string[] = [];
-    const mailer = createMailer({ smtpUrl: null, mailFrom: 'a@b.test' }, (line) => lines.push(line));
+    const mailer = createMailer({ smtpUrl: null, mailFrom: 'a@b.test', appUrl: 'http://x.test' }, (line) =>
+      lines.push(line),
+    );
     assert.ok(mailer instanceof LogMailer);
     await mailer.send({ to: 'c@d.test', subject: 'Hi', text: 'Open http://x.test/link' });
     assert.equal(lines.length, 1);

@@ -5,9 +5,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { CONTENT_FORMATS } from '../../domain/markdown.js';
 import { MAX_REVIEW_NOTE } from '../../domain/posts/review.js';
 import { formatIssues, validationMessages } from '../../http/validation-messages.js';
-import { MAX_TAG_NAME, MAX_TAG_NAMES, STATUS_LABELS } from '../../domain/authoring.js';
+import { MAX_TAG_NAME, MAX_TAG_NAMES, STATUS_LABELS, previewHtml } from '../../domain/authoring.js';
 import type { PostForm } from '../../domain/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
 import { cleanContent } from '../content.js';
@@ -48,6 +49,8 @@ const postSchema = z.object({
     .min(1)
     .max(MAX_CONTENT)
     .refine((value) => value.trim() !== '', 'The :attribute field is required.'),
+  // A form without the field (an older theme's) is HTML, as the form always was.
+  format: z.enum(CONTENT_FORMATS).default('html'),
   excerpt: z.string().max(1000).default(''),
   status: z.string(),
   categories: z.preprocess(
@@ -75,6 +78,8 @@ const postSchema = z.object({
       `Each tag may not be greater than ${MAX_TAG_NAME} characters.`,
     ),
   thumbnail_url: httpUrl.default(''),
+  // An uploaded file (multipart): the post operation checks that it is an image within the size limit.
+  thumbnail: z.unknown().optional(),
 });
 
 /** Field messages as the form shows them: `categories.2` is reported on `categories`. */
@@ -96,6 +101,7 @@ function entered(body: Body | undefined): Record<string, unknown> {
   return {
     title: value('title'),
     content: value('content'),
+    format: value('format') === 'markdown' ? 'markdown' : 'html',
     excerpt: value('excerpt'),
     status: value('status') || 'draft',
     categories: list(body?.categories).map(String),
@@ -108,6 +114,7 @@ function formOfPost(form: PostForm): Record<string, unknown> {
   return {
     title: form.title,
     content: form.content,
+    format: form.format,
     excerpt: form.excerpt,
     status: form.status,
     categories: form.categories.map(String),
@@ -115,6 +122,10 @@ function formOfPost(form: PostForm): Record<string, unknown> {
     thumbnail_url: form.thumbnailUrl,
   };
 }
+
+// The form's posts take the thumbnail as an uploaded file (multipart), unlike other site routes.
+const STORE_ROUTE = { name: 'posts.store', acceptsFiles: true };
+const UPDATE_ROUTE = { name: 'posts.update', acceptsFiles: true };
 
 export function authoringRoutes(kit: FrontendKit): void {
   const { services } = kit;
@@ -159,11 +170,13 @@ export function authoringRoutes(kit: FrontendKit): void {
       form: {
         title: input.title,
         content: input.content,
+        format: input.format,
         excerpt: input.excerpt,
         status: input.status,
         categories: input.categories.map(Number),
         tags: input.tags,
         thumbnailUrl: input.thumbnail_url,
+        thumbnail: input.thumbnail,
       },
     };
   };
@@ -173,11 +186,11 @@ export function authoringRoutes(kit: FrontendKit): void {
     return render(request, reply, state, 'post/create', {
       title: 'Write a post',
       action: urlFor(state, '/post/store'),
-      form: { status: 'draft', categories: [] },
+      form: { status: 'draft', categories: [], format: 'markdown' },
     });
   });
 
-  kit.page('POST', '/post/store', { name: 'posts.store' }, async (request, reply, state) => {
+  kit.page('POST', '/post/store', STORE_ROUTE, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const reason = await checkCsrf(services, request, { requireToken: () => true });
     if (reason) return refusal(request, reply, 403, 'Form refused', reason);
@@ -207,6 +220,36 @@ export function authoringRoutes(kit: FrontendKit): void {
     }
     return reply.redirect(`${urlFor(state, `/post/edit/${post.id}`)}?saved=1`, 303);
   });
+
+  // The editor's live preview (themes/default/assets/editor.js): the content as it would be stored,
+  // as JSON. Signed-in writers only, with the form token; nothing is stored.
+  const previewSchema = z.object({
+    content: z.string().max(MAX_CONTENT).default(''),
+    format: z.enum(CONTENT_FORMATS).default('markdown'),
+  });
+  kit.page(
+    'POST',
+    '/post/preview',
+    { name: 'posts.preview', localized: false },
+    async (request, reply, state) => {
+      reply.header('cache-control', 'private, no-store');
+      if (!state.user) return reply.code(401).send({ status: 'fail', message: 'Sign in to write posts.' });
+      const reason = await checkCsrf(services, request, { requireToken: () => true });
+      if (reason) return reply.code(403).send({ status: 'fail', message: reason });
+      const parsed = previewSchema.safeParse(request.body ?? {});
+      if (!parsed.success) {
+        return reply.code(422).send({
+          status: 'fail',
+          message: 'Validation failed',
+          errors: byField(formatIssues(parsed.error.issues)),
+        });
+      }
+      return reply.send({
+        status: 'success',
+        data: { html: previewHtml(parsed.data.content, parsed.data.format) },
+      });
+    },
+  );
 
   /** The post of `/post/{edit,update}/{post}` when the user may edit it; else the reply is sent. */
   const open = async (request: FastifyRequest, reply: FastifyReply, state: FrontendState) => {
@@ -287,7 +330,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     });
   });
 
-  kit.page('POST', '/post/update/:post', { name: 'posts.update' }, async (request, reply, state) => {
+  kit.page('POST', '/post/update/:post', UPDATE_ROUTE, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const reason = await checkCsrf(services, request, { requireToken: () => true });
     if (reason) return refusal(request, reply, 403, 'Form refused', reason);

@@ -4,7 +4,10 @@
 // Order of checks: same-origin/CSRF (403) -> comments enabled (403) -> rate limit (429) ->
 // honeypot (a silent fake success) -> validation (422) -> action.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MODERATION_ACTIONS } from '../../domain/comment-moderation.js';
+import type { ModerationAction } from '../../domain/comment-moderation.js';
 import { CommentInputError } from '../../domain/comments.js';
+import { ForbiddenError } from '../../domain/errors.js';
 import type { VoteKind } from '../../domain/comments.js';
 import type { Services } from '../../services.js';
 import type { FrontendState } from '../context.js';
@@ -12,6 +15,7 @@ import { SESSION_COOKIE, siteActor, urlFor } from '../context.js';
 import { checkCsrf, csrfToken } from '../../http/csrf.js';
 import { pageTagSink } from '../page-cache.js';
 import type { FrontendKit } from '../index.js';
+import { safeRedirect } from '../session.js';
 import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';
 
 /** The hidden field bots fill in and people never see. */
@@ -25,6 +29,11 @@ const NOTICES: Record<string, string> = {
   liked: 'Thank you for your like.',
   reported: 'Thank you, the comment was reported to the moderators.',
   already: 'You did that already.',
+  // After a moderator's decision on the post page (`/comments/:id/moderate`).
+  'moderated-approve': 'The comment is approved and shown under the post.',
+  'moderated-spam': 'The comment is marked as spam.',
+  'moderated-delete': 'The comment is deleted.',
+  'moderated-none': 'That comment was moderated already.',
 };
 
 type Body = Record<string, unknown>;
@@ -183,6 +192,46 @@ export function commentRoutes(kit: FrontendKit): void {
   kit.page('POST', '/comments/:id/like', { name: 'comments.like', localized: false }, vote('like'));
   kit.page('POST', '/comments/:id/report', { name: 'comments.report', localized: false }, vote('report'));
 
+  // A moderator's decision from the post page's "N comments waiting" notice: over the same operation
+  // as API v2 (the policy decides who may; comments of another website are left alone).
+  kit.page(
+    'POST',
+    '/comments/:id/moderate',
+    { name: 'comments.moderate', localized: false },
+    async (request, reply, state) => {
+      const refusal = await checkCsrf(services, request, { requireToken: () => true });
+      if (refusal) return refuse(request, reply, 403, refusal);
+      const id = (request.params as { id: string }).id;
+      const body = bodyOf(request);
+      const action = text(body.action);
+      if (!/^\d{1,10}$/.test(id)) return refuse(request, reply, 404, 'Comment not found.');
+      if (!(MODERATION_ACTIONS as readonly string[]).includes(action)) {
+        return refuse(request, reply, 422, 'Choose approve, spam or delete.');
+      }
+      let done: number[];
+      try {
+        done = await services.commentModeration.moderateOn(
+          siteActor(request, state),
+          state.website.id,
+          [Number(id)],
+          action as ModerationAction,
+        );
+      } catch (error) {
+        if (error instanceof ForbiddenError) {
+          return refuse(request, reply, 403, 'You may not moderate the comments of this website.');
+        }
+        throw error;
+      }
+      const notice = done.length > 0 ? `moderated-${action}` : 'moderated-none';
+      if (wantsJson(request)) {
+        return reply.send({ status: 'success', message: NOTICES[notice], data: { ids: done } });
+      }
+      // Back to the page the form was on (a path of this site only), its notice in the query.
+      const back = safeRedirect(body.back, urlFor(state, '/')).split(/[?#]/)[0];
+      return reply.redirect(`${back}?comment=${notice}#comments`, 303);
+    },
+  );
+
   // The thread and the form under every post page (themes/default/partials/comments.liquid).
   kit.addTemplateData('post', async (request, reply, state, data) => {
     const post = data.post as { id?: unknown } | undefined;
@@ -206,8 +255,29 @@ export function commentRoutes(kit: FrontendKit): void {
       typeof query.comment === 'string' && Object.hasOwn(NOTICES, query.comment)
         ? NOTICES[query.comment]
         : undefined;
+    // Held comments with their buttons, for those who may moderate them (the policy says who). Only a
+    // signed-in visitor can be one, and their pages are never put in the page cache (page-cache.ts).
+    const waiting =
+      state.user === null
+        ? null
+        : await services.commentModeration.waitingOn(siteActor(request, state), state.website.id, postId);
+    const moderation =
+      waiting && waiting.count > 0
+        ? {
+            count: waiting.count,
+            more: waiting.count - waiting.items.length,
+            back: request.url.split(/[?#]/)[0],
+            items: waiting.items.map((item) => ({
+              id: item.id,
+              author_name: item.authorName,
+              author_email: item.authorEmail,
+              content: item.content,
+              created_at: item.createdAt,
+            })),
+          }
+        : null;
     const extra: Record<string, unknown> = {
-      comments: { ...context, items: comments, count, size: count, notice: notice ?? null },
+      comments: { ...context, items: comments, count, size: count, notice: notice ?? null, moderation },
     };
     // Signed-in visitors (their pages are never cached) send the form token with every form.
     if (state.user && !data.csrf_token) extra.csrf_token = await csrfToken(services, request, reply);

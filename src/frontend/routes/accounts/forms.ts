@@ -89,6 +89,7 @@ export class AccountPages {
       this.page(request, reply, state, template, { title, action: urlFor(state, actionPath), ...data });
   }
 
+  /** `mailed`: the page says a mail was sent (in development without SMTP_URL, it says where to). */
   message(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -96,9 +97,23 @@ export class AccountPages {
     status: number,
     title: string,
     text: string,
+    mailed = false,
   ) {
     reply.code(status);
-    return this.page(request, reply, state, 'user/message', { title, message: text });
+    return this.page(request, reply, state, 'user/message', {
+      title,
+      message: text,
+      mail_in_log: mailed && this.mailGoesToLog(),
+    });
+  }
+
+  /**
+   * Issue 22 #9: with no SMTP_URL, mail is written to the server's log; in development the pages that
+   * say "we sent you a link" tell the operator to look there (never in production: visitors would
+   * learn how the site is set up).
+   */
+  mailGoesToLog(): boolean {
+    return this.services.config.smtpUrl === null && this.services.config.development;
   }
 
   /** CSRF for every form of this area: same origin, and the form's token (always required). */
@@ -116,6 +131,11 @@ export class AccountPages {
 
   siteName(state: FrontendState): string {
     return String(state.website.fields.site_name ?? state.website.domain);
+  }
+
+  /** The website a mail speaks for: its name, and its primary domain (the sender's, mailer.ts). */
+  mailSite(state: FrontendState): { name: string; domain: string } {
+    return { name: this.siteName(state), domain: state.website.domain };
   }
 
   /**

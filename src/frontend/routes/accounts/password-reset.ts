@@ -36,7 +36,7 @@ export function passwordResetRoutes(pages: AccountPages): void {
           services.accounts.requestPasswordReset(
             input.email,
             (token) => pages.mailLink(state, `/user/password/reset/${token}`),
-            pages.siteName(state),
+            pages.mailSite(state),
           );
           return pages.message(
             request,
@@ -45,6 +45,7 @@ export function passwordResetRoutes(pages: AccountPages): void {
             200,
             'Check your inbox',
             'If an account exists for that email, we have sent it a link to choose a new password.',
+            true,
           );
         },
       }),

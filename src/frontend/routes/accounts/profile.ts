@@ -111,6 +111,7 @@ export function profileRoutes(pages: AccountPages): void {
     data: (request, state) => ({
       form: { email: state.user!.email },
       notice: SETTINGS_NOTICES[String((request.query as Body).saved)] ?? null,
+      mail_in_log: String((request.query as Body).saved) === 'email' && pages.mailGoesToLog(),
     }),
     save: async (request, state, input) => {
       const { emailPending } = await services.accounts.updateSettings(
@@ -120,6 +121,7 @@ export function profileRoutes(pages: AccountPages): void {
         {
           link: (token) => pages.mailLink(state, `/user/settings/email/${token}`),
           siteName: pages.siteName(state),
+          siteDomain: state.website.domain,
         },
         siteActor(request, state).origin,
       );

@@ -58,7 +58,7 @@ export function registrationRoutes(pages: AccountPages): void {
                 login: pages.mailLink(state, '/user/login'),
                 reset: pages.mailLink(state, '/user/password/forgot'),
               },
-              pages.siteName(state),
+              pages.mailSite(state),
             );
           }
           return pages.message(
@@ -68,6 +68,7 @@ export function registrationRoutes(pages: AccountPages): void {
             200,
             'Check your email',
             `Check your email: we sent a link to finish creating your account to ${input.email}.`,
+            true,
           );
         },
       }),
