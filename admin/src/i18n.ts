@@ -61,6 +61,7 @@ const en = {
   'comments.done.spam': 'The comment is marked as spam.',
   'comments.done.delete': 'The comment is deleted.',
   'app.leave': 'You have unsaved changes. Leave anyway?',
+  'app.website': 'Website',
   'nav.reviews': 'Reviews',
   'reviews.title': 'Waiting for review',
   'reviews.empty': 'Nothing is waiting for review.',

@@ -75,6 +75,58 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
 ];
 
+/**
+ * The website the panel works on is the one of the domain it is opened on; the switcher opens the
+ * panel on another website's domain (sessions are per domain: the user signs in there once).
+ */
+function SiteSwitcher({ me }: { me: Me }) {
+  const [sites, setSites] = useState<Array<{ id: number; name: string; domain: string }>>(() =>
+    me.roles.map((role) => ({ id: role.website_id, name: role.name, domain: role.domain })),
+  );
+  useEffect(() => {
+    // Administrators and site managers reach websites beyond their roles.
+    void api.GET('/api/v2/websites', { params: { query: { per_page: 100 } } }).then(({ data }) => {
+      const managed = (data?.data ?? []).map((site) => ({
+        id: site.id,
+        name: site.fields.site_name ?? site.domain,
+        domain: site.domain,
+      }));
+      setSites((current) => [
+        ...current,
+        ...managed.filter((site) => !current.some((known) => known.id === site.id)),
+      ]);
+    });
+  }, []);
+  const here = me.website;
+  if (!here) return <strong class="brand">{t('app.title')}</strong>;
+  const others = sites.filter((site) => site.id !== here.id);
+  if (others.length === 0) return <strong class="brand">{here.name}</strong>;
+  return (
+    <span class="brand">
+      <label for="site-switcher" class="visually-hidden">
+        {t('app.website')}
+      </label>
+      <select
+        id="site-switcher"
+        value={String(here.id)}
+        onChange={(event) => {
+          const site = sites.find((entry) => String(entry.id) === event.currentTarget.value);
+          if (!site) return;
+          const port = location.port ? `:${location.port}` : '';
+          location.href = `${location.protocol}//${site.domain}${port}/admin`;
+        }}
+      >
+        <option value={String(here.id)}>{here.name}</option>
+        {others.map((site) => (
+          <option key={site.id} value={String(site.id)}>
+            {site.name} ({site.domain})
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
 function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [path, setPath] = useState(location.pathname);
@@ -103,7 +155,7 @@ function App() {
         {t('app.skip')}
       </a>
       <header class="bar">
-        <strong class="brand">{me.website?.name ?? t('app.title')}</strong>
+        <SiteSwitcher me={me} />
         <nav aria-label="Admin">
           {SECTIONS.filter((entry) => !can || entry.shown(can)).map((entry) => (
             <a

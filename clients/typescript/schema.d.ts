@@ -4880,6 +4880,9 @@ export interface components {
                 roles: {
                     website_id: number;
                     role: string;
+                    /** @description The website’s primary domain. */
+                    domain: string;
+                    name: string;
                 }[];
                 api_key: {
                     id: number;
@@ -5288,6 +5291,9 @@ export interface components {
                 roles: {
                     website_id: number;
                     role: string;
+                    /** @description The website’s primary domain. */
+                    domain: string;
+                    name: string;
                 }[];
                 api_key: {
                     id: number;

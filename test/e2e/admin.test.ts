@@ -187,6 +187,29 @@ describe(
       assert.equal(await page.locator('table.posts tbody tr a').first().textContent(), 'Commented');
     });
 
+    it('the site switcher opens the panel on another website of the user, on its own domain', async () => {
+      const second = await ctx.services.websites.create({ siteName: 'Second desk', domain: 'second.test' });
+      await ctx.services.memberships.grant(editor.id, second, 'author');
+      const origin = server.origin('desk.test');
+      const page = await (await browser.newContext({ bypassCSP: true })).newPage();
+      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.fill('#email', editor.email);
+      await page.fill('#password', editor.password);
+      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      const switcher = page.getByLabel('Website');
+      await switcher.waitFor();
+      assert.deepEqual(await switcher.locator('option').allTextContents(), [
+        'Desk',
+        'Second desk (second.test)',
+      ]);
+      await Promise.all([
+        page.waitForURL(`${server.origin('second.test')}/admin`),
+        switcher.selectOption({ label: 'Second desk (second.test)' }),
+      ]);
+      // Sessions are per domain: the other website asks to sign in there.
+      await page.getByRole('link', { name: 'Sign in' }).waitFor();
+    });
+
     it('serves hashed assets with long-lived cache headers and the page under a strict policy', async () => {
       const get = (url: string) => ctx.request({ method: 'GET', url, headers: { host: 'desk.test' } });
       const html = await get('/admin/posts');

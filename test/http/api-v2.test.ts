@@ -90,7 +90,9 @@ describe('API v2', () => {
     problem(await call('/posts', { as: null, headers: { authorization: 'Basic eDp5' } }), 401);
     assert.equal((await call('/me', { as: author })).statusCode, 200);
     const me = shaped(await call('/me', { as: author }), meSchema);
-    assert.deepEqual(me.data.roles, [{ website_id: site, role: 'author' }]);
+    assert.deepEqual(me.data.roles, [
+      { website_id: site, role: 'author', domain: 'site.test', name: 'Site' },
+    ]);
 
     const { secret } = await ctx.services.apiKeys.create(author.id, { name: 'reader', readOnly: true });
     assert.equal((await call('/posts', { as: secret })).statusCode, 200);

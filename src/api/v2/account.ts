@@ -25,6 +25,12 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
         actor.websiteId === null ? null : services.websites.find(actor.websiteId),
       ]);
       const can = website && (await services.policy.abilitiesOn(actor, website.id));
+      // The websites of the roles, named (the admin panel's site switcher); gone ones are left out.
+      const roleSites = (
+        await Promise.all(
+          roles.map(async (role) => ({ role, site: await services.websites.find(role.websiteId) })),
+        )
+      ).flatMap(({ role, site }) => (site ? [{ role, site }] : []));
       return {
         data: {
           id: user.id,
@@ -32,7 +38,12 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
           email: user.email,
           username: user.username,
           is_admin: user.isAdmin,
-          roles: roles.map((role) => ({ website_id: role.websiteId, role: role.role })),
+          roles: roleSites.map(({ role, site }) => ({
+            website_id: role.websiteId,
+            role: role.role,
+            domain: site.domain,
+            name: site.fields.site_name || site.domain,
+          })),
           api_key: key && {
             id: key.id,
             name: key.name,

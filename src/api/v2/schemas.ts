@@ -77,7 +77,14 @@ export const meSchema = z
       email: z.string(),
       username: z.string().nullable(),
       is_admin: z.boolean(),
-      roles: z.array(z.object({ website_id: id(), role: z.string() })),
+      roles: z.array(
+        z.object({
+          website_id: id(),
+          role: z.string(),
+          domain: z.string().describe('The website\u2019s primary domain.'),
+          name: z.string(),
+        }),
+      ),
       api_key: z
         .object({ id: id(), name: z.string(), read_only: z.boolean(), website_ids: z.array(id()) })
         .nullable(),
