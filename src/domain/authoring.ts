@@ -190,6 +190,11 @@ export class AuthoringService {
     return submitting ? this.operations.submit(actor, String(post.id)) : updated;
   }
 
+  /** Deletes the writer's post (the delete operation: its policy, its audit entry). */
+  delete(post: PostDetail, user: User, websiteId: number): Promise<void> {
+    return this.operations.delete(writerOn(user, websiteId), String(post.id));
+  }
+
   /** The form's fields as the post operations' input (the API's field names). */
   private async inputOf(form: PostForm, websiteId: number): Promise<Record<string, unknown>> {
     return {

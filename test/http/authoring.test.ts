@@ -298,6 +298,37 @@ describe('post authoring', () => {
     assert.equal((await (await as(admin)).get(`/post/preview/${id}`)).statusCode, 200);
   });
 
+  it('delete: asked first on its own page, then done with the form token; the post page links edit, visitors see no link', async () => {
+    const response = await store(author, { title: 'Delete me', content: '<p>Bye</p>', status: 'published' });
+    const id = idFrom(response.headers.location);
+    const post = await ctx.services.posts.findDetail(id);
+    const client = await as(author);
+    const page = await client.get(`/post/${post?.slug}`);
+    assert.match(page.body, new RegExp(`href="/post/edit/${id}"`));
+    assert.match(page.body, new RegExp(`href="/admin/posts/${id}"`));
+    const visitor = await new Visitor(ctx, 'site.test').get(`/post/${post?.slug}`);
+    assert.doesNotMatch(visitor.body, /Edit this post/);
+    assert.doesNotMatch((await (await as(other)).get(`/post/${post?.slug}`)).body, /Edit this post/);
+
+    const ask = await client.get(`/post/delete/${id}`);
+    assert.equal(ask.statusCode, 200);
+    assert.match(ask.body, /Delete the post\?/);
+    assert.ok(await ctx.services.posts.findDetail(id), 'asking deletes nothing');
+    // Without the token: refused. Someone else: refused, and the post stays.
+    assert.equal((await client.post(`/post/delete/${id}`, {})).statusCode, 403);
+    const theirs = await (
+      await as(other)
+    )
+      .submit(`/post/edit/${id}`, `/post/delete/${id}`, {})
+      .catch(() => null);
+    assert.notEqual(theirs?.statusCode, 303);
+    assert.ok(await ctx.services.posts.findDetail(id));
+    const done = await client.submit(`/post/delete/${id}`, `/post/delete/${id}`, {});
+    assert.equal(done.statusCode, 303);
+    assert.match(String(done.headers.location), /\/user\/profile\?deleted=1$/);
+    assert.equal(await ctx.services.posts.findDetail(id), null);
+  });
+
   it('an unknown post is the themed 404', async () => {
     const client = await as(author);
     assert.equal((await client.get('/post/edit/999999')).statusCode, 404);

@@ -279,6 +279,8 @@ export function authoringRoutes(kit: FrontendKit): void {
         status: post.status,
         status_label: STATUS_LABELS[post.status] ?? post.status,
         url: urlFor(state, `/post/${post.slug}`),
+        preview_url: urlFor(state, `/post/preview/${post.id}`),
+        delete_url: urlFor(state, `/post/delete/${post.id}`),
       },
       review:
         review && review.decision === 'returned' && post.status === 'draft'
@@ -296,6 +298,55 @@ export function authoringRoutes(kit: FrontendKit): void {
       form: formOfPost(services.authoring.formOf(post)),
       notice: (request.query as Body).saved === '1' ? 'Your post has been saved.' : null,
     });
+  });
+
+  // Delete, asked first on a page of its own (works without JavaScript), then done by a form with the
+  // site's token; back to the writer's profile, where their posts are listed.
+  kit.page('GET', '/post/delete/:post', { name: 'posts.delete.confirm' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const post = await open(request, reply, state);
+    if (!post) return reply;
+    reply.header('cache-control', 'private, no-store');
+    return kit.render(request, reply, 'post/delete', {
+      title: `Delete: ${post.title}`,
+      post: { id: post.id, title: post.title, status: post.status },
+      action: urlFor(state, `/post/delete/${post.id}`),
+      cancel_url: urlFor(state, `/post/edit/${post.id}`),
+      csrf_token: await csrfToken(services, request, reply),
+    });
+  });
+
+  kit.page('POST', '/post/delete/:post', { name: 'posts.delete' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    const reason = await checkCsrf(services, request, { requireToken: () => true });
+    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    const post = await open(request, reply, state);
+    if (!post) return reply;
+    try {
+      await services.authoring.delete(post, state.user!, state.website.id);
+    } catch (error) {
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'Not allowed', 'You may not delete this post.');
+      }
+      throw error;
+    }
+    return reply.redirect(urlFor(state, '/user/profile?deleted=1'), 303);
+  });
+
+  // On a post's public page, for a signed-in visitor who may edit it: links to edit it (their pages
+  // are never put in the page cache, so visitors never see them).
+  kit.addTemplateData('post', async (request, _reply, state, data) => {
+    const id = (data.post as { id?: unknown } | undefined)?.id;
+    if (state.user === null || typeof id !== 'number') return {};
+    const access = await services.authoring.open(String(id), state.user, state.website.id);
+    if (!('post' in access)) return {};
+    return {
+      edit: {
+        url: urlFor(state, `/post/edit/${id}`),
+        admin_url: `/admin/posts/${id}`,
+        delete_url: urlFor(state, `/post/delete/${id}`),
+      },
+    };
   });
 
   // A draft (or any version) on the site's real theme, for those who may edit it: the admin panel's

@@ -89,7 +89,9 @@ export function profileRoutes(pages: AccountPages): void {
             ? 'Welcome! Your account is ready.'
             : query.saved === '1'
               ? 'Your profile has been saved.'
-              : null,
+              : query.deleted === '1'
+                ? 'The post has been deleted.'
+                : null,
         write_url: urlFor(state, '/post/create'),
         // Editors of this website find the posts waiting for their review from here.
         review_url: (await services.authoring.reviews(user, state.website.id))
