@@ -30,7 +30,7 @@ Commands:
                                  give a role on a website (site_admin, editor, author, contributor,
                                  reader; none removes it)
   user:roles --email E           print a user's roles per website (JSON)
-  key:create --email E --name N [--website ID|DOMAIN]… [--read-only] [--expires 30d|DATE]
+  key:create --email E --name N [--website ID|DOMAIN]… [--read-only] [--content] [--expires 30d|DATE]
                                  create a named API key; prints it once (JSON)
   key:list --email E             print a user's API keys, without their secrets (JSON lines)
   key:revoke --email E --id ID   revoke one of a user's API keys
@@ -242,6 +242,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         since: { type: 'string' },
         expires: { type: 'string' },
         'read-only': { type: 'boolean', default: false },
+        content: { type: 'boolean', default: false },
         id: { type: 'string' },
         status: { type: 'string' },
         note: { type: 'string' },
@@ -362,6 +363,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
               name: option(values, 'name'),
               websiteIds,
               readOnly: values['read-only'] === true,
+              contentOnly: values.content === true,
               expiresAt: expires,
             },
             CLI_ACTOR,
@@ -373,6 +375,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
               key: secret,
               website_ids: key.websiteIds,
               read_only: key.readOnly,
+              content_only: key.contentOnly,
               expires_at: key.expiresAt,
             }),
           );

@@ -1314,6 +1314,8 @@ export interface paths {
                         name: string;
                         website_ids?: number[];
                         read_only?: boolean;
+                        /** @description A content key (read-only, published content only); it must name `website_ids`. */
+                        content_only?: boolean;
                         /** Format: date-time */
                         expires_at?: string;
                     };
@@ -1333,6 +1335,8 @@ export interface paths {
                                 /** @description Its first characters, to tell keys apart. */
                                 prefix: string;
                                 read_only: boolean;
+                                /** @description A content key: reads published content only, as a visitor would; safe to embed. */
+                                content_only: boolean;
                                 /** @description Empty: every website its user may reach. */
                                 website_ids: number[];
                                 expires_at: string | null;
@@ -4966,6 +4970,8 @@ export interface components {
             /** @description Its first characters, to tell keys apart. */
             prefix: string;
             read_only: boolean;
+            /** @description A content key: reads published content only, as a visitor would; safe to embed. */
+            content_only: boolean;
             /** @description Empty: every website its user may reach. */
             website_ids: number[];
             expires_at: string | null;
@@ -5377,6 +5383,8 @@ export interface components {
             /** @description Its first characters, to tell keys apart. */
             prefix: string;
             read_only: boolean;
+            /** @description A content key: reads published content only, as a visitor would; safe to embed. */
+            content_only: boolean;
             /** @description Empty: every website its user may reach. */
             website_ids: number[];
             expires_at: string | null;

@@ -102,6 +102,8 @@ export interface ApiKeysTable {
   prefix: string;
   key_hash: string;
   read_only: Flag;
+  /** A content key: reads what a visitor sees, nothing else (migration 0020). */
+  content_only: Flag;
   expires_at: Timestamp | null;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;

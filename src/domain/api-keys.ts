@@ -30,6 +30,11 @@ export interface ApiKey {
   /** The key's first characters, to tell keys apart; never enough to use it. */
   prefix: string;
   readOnly: boolean;
+  /**
+   * A content key: read-only, limited to its websites, and seeing only what a visitor sees (published
+   * content), whoever created it; safe to embed in a static site's build.
+   */
+  contentOnly: boolean;
   /** The websites the key is limited to; empty: every website its user may reach. */
   websiteIds: number[];
   expiresAt: string | null;
@@ -42,6 +47,8 @@ export interface NewApiKey {
   name: string;
   websiteIds?: readonly number[];
   readOnly?: boolean;
+  /** A content key (read-only, published content only); it must name its websites. */
+  contentOnly?: boolean;
   expiresAt?: Date | null;
 }
 
@@ -77,6 +84,9 @@ export class ApiKeysService {
         throw new InputError('website_id', 'The selected website id is invalid.');
       }
     }
+    if (input.contentOnly && websiteIds.length === 0) {
+      throw new InputError('website_id', 'A content key must name the websites it reads.');
+    }
     const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
     const now = nowIso(this.clock);
     const id = await this.db.transaction().execute(async (trx) => {
@@ -87,7 +97,8 @@ export class ApiKeysService {
           name,
           prefix: secret.slice(0, API_KEY_PREFIX.length + 6),
           key_hash: hashToken(secret),
-          read_only: input.readOnly ?? false,
+          read_only: (input.readOnly ?? false) || (input.contentOnly ?? false),
+          content_only: input.contentOnly ?? false,
           expires_at: input.expiresAt?.toISOString() ?? null,
           last_used_at: null,
           revoked_at: null,
@@ -111,7 +122,13 @@ export class ApiKeysService {
         resourceType: 'api_key',
         resourceId: id,
         websiteIds: [],
-        input: { name, website_id: websiteIds, read_only: key.readOnly, expires_at: key.expiresAt },
+        input: {
+          name,
+          website_id: websiteIds,
+          read_only: key.readOnly,
+          content_only: key.contentOnly,
+          expires_at: key.expiresAt,
+        },
       });
     }
     return { key, secret };
@@ -189,6 +206,7 @@ export class ApiKeysService {
         'api_keys.name as key_name',
         'api_keys.prefix as key_prefix',
         'api_keys.read_only as key_read_only',
+        'api_keys.content_only as key_content_only',
         'api_keys.expires_at as key_expires_at',
         'api_keys.last_used_at as key_last_used_at',
         'api_keys.revoked_at as key_revoked_at',
@@ -208,6 +226,7 @@ export class ApiKeysService {
         prefix: row.key_prefix,
         key_hash: row.key_hash,
         read_only: row.key_read_only,
+        content_only: row.key_content_only,
         expires_at: row.key_expires_at,
         last_used_at: row.key_last_used_at,
         revoked_at: row.key_revoked_at,
@@ -235,6 +254,7 @@ export class ApiKeysService {
       name: row.name,
       prefix: row.prefix,
       readOnly: flag(row.read_only),
+      contentOnly: flag(row.content_only),
       websiteIds: scopes.filter((scope) => scope.api_key_id === row.id).map((scope) => scope.website_id),
       expiresAt: row.expires_at === null ? null : toIso(row.expires_at),
       lastUsedAt: row.last_used_at === null ? null : toIso(row.last_used_at),

@@ -207,6 +207,53 @@ describe('API v2', () => {
     );
   });
 
+  it('content keys: an administrator\u2019s key that reads published content only, on its websites, and nothing else', async () => {
+    const published = await create(admin, { title: 'Public news', content: 'x', status: 'published' });
+    const draft = await create(admin, { title: 'Secret draft', content: 'x', status: 'draft' });
+    const refused = problem(
+      await call('/keys', { method: 'POST', as: admin, body: { name: 'build', content_only: true } }),
+      422,
+    );
+    assert.ok(refused.errors?.website_id, JSON.stringify(refused));
+    const made = await call('/keys', {
+      method: 'POST',
+      as: admin,
+      body: { name: 'static build', content_only: true, website_ids: [site] },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const key = made.json<{ data: { key: string; read_only: boolean; content_only: boolean } }>().data;
+    assert.equal(key.read_only, true, 'a content key is read-only');
+    assert.equal(key.content_only, true);
+
+    const listed = await call('/posts?per_page=100', { as: key.key });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const ids = listed.json<{ data: Array<{ id: number }> }>().data.map((post) => post.id);
+    assert.ok(ids.includes(published.id));
+    assert.ok(!ids.includes(draft.id), 'an administrator\u2019s drafts stay hidden from their content key');
+    // Asking for drafts is what a visitor may not ask.
+    problem(await call('/posts?filter[status]=draft', { as: key.key }), 422);
+    problem(await call(`/posts/${draft.id}`, { as: key.key }), 404);
+    assert.equal((await call(`/posts/${published.id}`, { as: key.key })).statusCode, 200);
+    assert.equal((await call('/tags', { as: key.key })).statusCode, 200);
+    // Nothing but content: not the caller, not the audit log, not settings, no writes, no other site.
+    for (const url of ['/me', '/audit', '/settings', '/comments', '/keys']) {
+      problem(await call(url, { as: key.key }), 403);
+    }
+    problem(await call('/posts', { method: 'POST', as: key.key, body: { title: 'x', content: 'x' } }), 403);
+    problem(await call('/posts', { as: key.key, headers: { host: 'other.test' } }), 403);
+    // API v1 too: the same key lists published posts only.
+    await ctx.enableApi();
+    const v1 = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/posts',
+      headers: { host: 'site.test', authorization: `Bearer ${key.key}` },
+      payload: { page_size: 100 },
+    });
+    assert.equal(v1.statusCode, 200, v1.body);
+    assert.match(v1.body, /Public news/);
+    assert.doesNotMatch(v1.body, /Secret draft/);
+  });
+
   it('the session cookie of the site works for reads; its writes need the CSRF token (403 without)', async () => {
     const visitor = new Visitor(ctx, 'site.test');
     await visitor.logIn(author.email, author.password);

@@ -6,9 +6,11 @@ import { currentWebsiteId } from '../../http/website-context.js';
 import type { Services } from '../../services.js';
 
 export async function actorOf(services: Services, request: FastifyRequest): Promise<Actor> {
+  // A content key sees what a visitor sees, whoever created it.
+  const asVisitor = request.apiKey?.contentOnly === true;
   return {
-    userId: request.apiUser?.id ?? null,
-    isAdmin: request.apiUser?.isAdmin ?? false,
+    userId: asVisitor ? null : (request.apiUser?.id ?? null),
+    isAdmin: asVisitor ? false : (request.apiUser?.isAdmin ?? false),
     websiteId: await currentWebsiteId(services, request),
     origin: {
       surface: 'api',

@@ -58,9 +58,38 @@ export async function authenticate(
   }
   callers.set(request, caller);
   await withinRateLimit(services, reply, caller);
+  if (caller.key?.contentOnly && !readsContent(request)) {
+    throw new Problem(
+      403,
+      'forbidden',
+      'Forbidden',
+      'A content key reads published posts, pages, tags, links and menus, nothing else.',
+    );
+  }
   // A key never does more than its scope: read-only keys read, site keys stay on their sites.
   services.policy.requireKeyScope(await actorOf(services, request), SAFE_METHODS.has(request.method));
   return caller;
+}
+
+/** The routes a content key may call: reads of what the site publishes. */
+const CONTENT_ROUTES = new Set(
+  [
+    '/posts',
+    '/posts/:id',
+    '/pages',
+    '/pages/:id',
+    '/tags',
+    '/tags/:id',
+    '/links',
+    '/links/:id',
+    '/menus/:id',
+    '/websites/:id/menus',
+    '/websites/:id/menus/:handle',
+  ].map((path) => `/api/v2${path}`),
+);
+
+function readsContent(request: FastifyRequest): boolean {
+  return SAFE_METHODS.has(request.method) && CONTENT_ROUTES.has(request.routeOptions.url ?? '');
 }
 
 /** Requests a key (or a user without one) may make per minute: setting `api_v2_rate_limit`. */
@@ -102,9 +131,11 @@ export async function actorOf(
   websiteId?: number | null,
 ): Promise<Actor> {
   const { user, key } = callerOf(request);
+  // A content key sees what a visitor sees, whoever created it.
+  const asVisitor = key?.contentOnly === true;
   return {
-    userId: user.id,
-    isAdmin: user.isAdmin,
+    userId: asVisitor ? null : user.id,
+    isAdmin: asVisitor ? false : user.isAdmin,
     websiteId: websiteId === undefined ? await currentWebsiteId(services, request) : websiteId,
     origin: {
       surface: 'api-v2',

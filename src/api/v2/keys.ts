@@ -13,6 +13,9 @@ const keySchema = z
     name: z.string(),
     prefix: z.string().describe('Its first characters, to tell keys apart.'),
     read_only: z.boolean(),
+    content_only: z
+      .boolean()
+      .describe('A content key: reads published content only, as a visitor would; safe to embed.'),
     website_ids: z.array(z.int()).describe('Empty: every website its user may reach.'),
     expires_at: z.string().nullable(),
     last_used_at: z.string().nullable(),
@@ -25,6 +28,10 @@ const createBody = z
     name: z.string().trim().min(1).max(100),
     website_ids: z.array(z.int().min(1)).max(100).optional(),
     read_only: z.boolean().optional(),
+    content_only: z
+      .boolean()
+      .optional()
+      .describe('A content key (read-only, published content only); it must name `website_ids`.'),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   })
   .strict();
@@ -35,6 +42,7 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     name: key.name,
     prefix: key.prefix,
     read_only: key.readOnly,
+    content_only: key.contentOnly,
     website_ids: key.websiteIds,
     expires_at: key.expiresAt,
     last_used_at: key.lastUsedAt,
@@ -72,6 +80,7 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
           name: body.name,
           websiteIds: body.website_ids,
           readOnly: body.read_only,
+          contentOnly: body.content_only,
           expiresAt: body.expires_at ? new Date(body.expires_at) : null,
         },
         await actorOf(services, request),
