@@ -19,6 +19,7 @@ import * as apiKeys from './migrations/0013_api_keys.js';
 import * as idempotencyKeys from './migrations/0014_idempotency_keys.js';
 import * as emailChanges from './migrations/0015_email_changes.js';
 import * as postReviews from './migrations/0016_post_reviews.js';
+import * as postCounts from './migrations/0017_post_counts.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -126,6 +127,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0014_idempotency_keys', up: idempotencyKeys.up },
   { name: '0015_email_changes', up: emailChanges.up },
   { name: '0016_post_reviews', up: postReviews.up },
+  { name: '0017_post_counts', up: postCounts.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

@@ -41,6 +41,7 @@ import type {
   PostTag,
   PostWrite,
 } from './model.js';
+import { compactPostCounts, keptPostCount, publishedNotDue } from './counts.js';
 import { detailQuery, likePattern, listQueries } from './queries.js';
 import type { DetailRow, ListRow, ListShape } from './queries.js';
 
@@ -520,6 +521,11 @@ export class PostsService {
       .execute();
     if (rows.length > 0) await this.changed(rows.map((row) => row.id));
     return rows.map((row) => row.id);
+  }
+
+  /** Folds the post counters' delta rows (see compactPostCounts); the scheduler runs it. */
+  async compactCounts(): Promise<void> {
+    await compactPostCounts(this.db);
   }
 
   // ---- Helpers -------------------------------------------------------------------------------------
