@@ -7,7 +7,7 @@ import { pageTags } from './cache-tags.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
-import { postMatches } from './posts/index.js';
+import { keptPostCount, postMatches, publishedNotDue } from './posts/index.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';
@@ -169,6 +169,20 @@ export class PublicPostsService {
   /** How many posts a list has in all (its pages aside). */
   private async total(query: PublicListQuery): Promise<number> {
     const counted = async () => {
+      // The counters (issue 26 #1) answer a list by one tag or none: its published posts minus those
+      // not public yet (time still to come, or none), a read of the due index.
+      const tags = [...new Set(query.tagIds ?? [])];
+      if (
+        (query.terms ?? []).length === 0 &&
+        query.authorId === undefined &&
+        !query.publishedWithin &&
+        tags.length <= 1
+      ) {
+        const scope = { tagId: tags[0], websiteId: query.websiteId };
+        const published = await keptPostCount(this.db, { ...scope, status: 'published' });
+        const notDue = await publishedNotDue(this.db, scope, nowIso(this.clock), { nullIsDue: false });
+        return published - notDue;
+      }
       const row = await this.filtered(this.live(query.websiteId), query)
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .executeTakeFirst();

@@ -91,7 +91,12 @@ export async function compactPostCounts(db: Db): Promise<number> {
     const sums = new Map<string, { tag_id: number; website_id: number; status: string; total: number }>();
     for (const row of removed.rows) {
       const key = `${row.tag_id}/${row.website_id}/${row.status}`;
-      const sum = sums.get(key) ?? { tag_id: row.tag_id, website_id: row.website_id, status: row.status, total: 0 };
+      const sum = sums.get(key) ?? {
+        tag_id: row.tag_id,
+        website_id: row.website_id,
+        status: row.status,
+        total: 0,
+      };
       sum.total += Number(row.total);
       sums.set(key, sum);
     }

@@ -26,6 +26,7 @@ export { LIST_FIELDS } from './input.js';
 export type { ListPostsInput, UploadedBytes } from './input.js';
 export type { WriteOptions } from './update.js';
 export { postMatches } from './queries.js';
+export { keptPostCount, publishedNotDue } from './counts.js';
 
 export class PostOperations {
   constructor(private readonly ctx: ReviewContext & { reads: PostReads }) {}

@@ -174,9 +174,12 @@ export class PostsService {
 
     // The total is the one part of a page whose cost grows with the data (it counts every match), so
     // it is cached until the next post or website change, or a minute; keyword searches are not.
+    // The counters answer the common lists (issue 26 #1); the count query the rest (see keptTotal).
     const count = async () => {
-      const query = this.countQueries.get(shapeKey, () => listQueries(this.db, shape).count);
-      return Number((await query.execute(db, values))[0]?.total ?? 0);
+      const kept = terms.length === 0 ? await this.keptTotal(query, status, tagIds, excludedIds) : null;
+      if (kept !== null) return kept;
+      const counting = this.countQueries.get(shapeKey, () => listQueries(this.db, shape).count);
+      return Number((await counting.execute(db, values))[0]?.total ?? 0);
     };
     const countKey = JSON.stringify([
       query.viewer?.userId,
@@ -206,6 +209,29 @@ export class PostsService {
       tags: tagsByPost.get(row.id) ?? [],
     }));
     return { items, total };
+  }
+
+  /**
+   * The list's total from the post counters, or null when they cannot tell it: several tags (posts
+   * having any of them overlap), a tag type, excluded ids, or a viewer who sees their own posts or
+   * their website's besides the public ones. An anonymous viewer's list is the published posts minus
+   * those whose time has not come (a read of the due index).
+   */
+  private async keptTotal(
+    query: PostListQuery,
+    status: string,
+    tagIds: number[],
+    excludedIds: number[],
+  ): Promise<number | null> {
+    const tags = [...new Set(tagIds)];
+    if (excludedIds.length > 0 || tags.length > 1 || query.tagType) return null;
+    const scope = { tagId: tags[0], websiteId: query.websiteId, status: status === 'any' ? null : status };
+    const viewer = query.viewer;
+    if (viewer === undefined) return keptPostCount(this.db, scope);
+    if (viewer.userId !== null || viewer.editsWebsite === true) return null;
+    if (status !== 'published' && status !== 'any') return null;
+    const published = await keptPostCount(this.db, { ...scope, status: 'published' });
+    return published - (await publishedNotDue(this.db, scope, viewer.now, { nullIsDue: true }));
   }
 
   /** The tags of many posts in one query (no N+1), in a stable order. */
