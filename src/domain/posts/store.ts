@@ -117,6 +117,7 @@ export class PostsService {
       query.direction,
       query.page,
       query.pageSize,
+      query.after ?? null,
       ids(query.tagIds),
       query.tagType || null,
       ids(query.excludedIds),
@@ -130,6 +131,9 @@ export class PostsService {
     const excludedIds = query.excludedIds ?? [];
     const websiteId = query.websiteId;
     // The values of the Params of the list's compiled queries (see listQueries).
+    // The page's window: a cursor's page starts after it; a numbered page at its offset (see below).
+    let limit = query.pageSize;
+    let offset = query.after ? 0 : (query.page - 1) * query.pageSize;
     const values = (name: string): unknown => {
       const [kind, index] = name.split(':') as [string, string | undefined];
       switch (kind) {
@@ -146,9 +150,11 @@ export class PostsService {
         case 'website':
           return websiteId;
         case 'limit':
-          return query.pageSize;
+          return limit;
         case 'offset':
-          return (query.page - 1) * query.pageSize;
+          return offset;
+        case 'after':
+          return index === 'id' ? query.after?.id : query.after?.value;
         case 'viewer':
           return query.viewer?.userId ?? 0; // no user has id 0: an anonymous viewer owns nothing
         case 'now':
@@ -168,8 +174,10 @@ export class PostsService {
       edited: query.viewer?.editsWebsite === true && websiteId !== null,
       sort: query.sort,
       direction: query.direction,
+      keyset: query.after !== undefined,
+      reversed: false,
     };
-    const shapeKey = JSON.stringify(shape);
+    const shapeKey = JSON.stringify({ ...shape, keyset: false });
     const db = this.db as unknown as Kysely<never>;
 
     // The total is the one part of a page whose cost grows with the data (it counts every match), so
@@ -200,7 +208,18 @@ export class PostsService {
           );
     if (total === 0) return { items: [], total };
 
-    const page = this.pageQueries.get(shapeKey, () => listQueries(this.db, shape).page);
+    // A numbered page past the middle is read from the far end (see ListShape.reversed), with a total
+    // fresh from the counters (a cached one may lag a change made behind the operations' back, or a
+    // post whose time came): the deepest page costs what the first does.
+    if (!shape.keyset && !shape.random && offset * 2 > total && terms.length === 0) {
+      const fresh = await this.keptTotal(query, status, tagIds, excludedIds);
+      if (fresh !== null && offset < fresh && offset * 2 > fresh) {
+        shape.reversed = true;
+        limit = Math.min(query.pageSize, fresh - offset);
+        offset = fresh - offset - limit;
+      }
+    }
+    const page = this.pageQueries.get(JSON.stringify(shape), () => listQueries(this.db, shape).page);
     const rows = await page.execute(db, values);
     const tagsByPost = await this.tagsOf(rows.map((row) => row.id));
     const items = rows.map((row) => ({
