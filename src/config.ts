@@ -33,6 +33,11 @@ export interface Config {
   cacheMemoryMb: number;
   /** FOLIO_QUERY_COUNTER=1: count SQL queries per request into `x-folio-queries` (benchmarks). */
   queryCounter: boolean;
+  /**
+   * Sitemap files: URLs (every locale's) per file, default URLS_PER_FILE; posts read per query while
+   * a file is written. Tests set small ones.
+   */
+  sitemap?: { urlsPerFile?: number; rowsPerQuery?: number };
 }
 
 export class ConfigError extends Error {
