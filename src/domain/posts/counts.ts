@@ -2,7 +2,7 @@
 // is a sum over a few rows of `post_counts` instead of a count(*) over every matching post. Only the
 // shapes the counters can answer come here (any or one status, any or one tag, a website or all);
 // the lists keep their count query for the rest (search terms, several tags, excluded ids, …).
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { visibleOnWebsite } from '../bindings.js';
 import { POST_MODEL } from './model.js';
@@ -74,39 +74,41 @@ export async function publishedNotDue(
 }
 
 /**
- * Folds every counter key's delta rows into one row (the triggers append a row per change). Each key's
- * rows are deleted and their sum written back in one transaction; on PostgreSQL the DELETE returns
- * exactly the rows it removed, so a writer's delta committed meanwhile is never lost. Run by the
- * scheduler; safe on several nodes at once.
+ * Folds every counter key's delta rows into one row (the triggers append a row per change; a bulk
+ * import appends millions), in SQL without reading the rows out. Run by the scheduler, and by bulk
+ * loaders after their work; safe on several nodes at once and beside writers:
+ * - PostgreSQL: one statement; the DELETE returns exactly the rows it removed and their sum is written
+ *   back, so a delta committed meanwhile (invisible to the statement) is kept as it is.
+ * - SQLite: one writer at a time; the transaction takes the write lock first, then sums and deletes
+ *   the rows up to the largest id it saw.
  */
-export async function compactPostCounts(db: Db): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const removed = await sql<{ tag_id: number; website_id: number; status: string; total: number }>`
-      DELETE FROM post_counts WHERE id IN (
-        SELECT c.id FROM post_counts c JOIN (
-          SELECT tag_id, website_id, status FROM post_counts
-          GROUP BY tag_id, website_id, status HAVING count(*) > 1
-        ) k ON k.tag_id = c.tag_id AND k.website_id = c.website_id AND k.status = c.status)
-      RETURNING tag_id, website_id, status, total`.execute(trx);
-    const sums = new Map<string, { tag_id: number; website_id: number; status: string; total: number }>();
-    for (const row of removed.rows) {
-      const key = `${row.tag_id}/${row.website_id}/${row.status}`;
-      const sum = sums.get(key) ?? {
-        tag_id: row.tag_id,
-        website_id: row.website_id,
-        status: row.status,
-        total: 0,
-      };
-      sum.total += Number(row.total);
-      sums.set(key, sum);
-    }
-    const rows = [...sums.values()].filter((row) => row.total !== 0);
-    for (let i = 0; i < rows.length; i += 500) {
-      await trx
-        .insertInto('post_counts')
-        .values(rows.slice(i, i + 500))
-        .execute();
-    }
-    return removed.rows.length;
+export async function compactPostCounts(db: Db): Promise<void> {
+  const keys = sql`SELECT tag_id, website_id, status FROM post_counts`;
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`
+      WITH dup AS (${keys} GROUP BY tag_id, website_id, status HAVING count(*) > 1),
+      gone AS (
+        DELETE FROM post_counts c USING dup
+        WHERE c.tag_id = dup.tag_id AND c.website_id = dup.website_id AND c.status = dup.status
+        RETURNING c.tag_id, c.website_id, c.status, c.total)
+      INSERT INTO post_counts (tag_id, website_id, status, total)
+      SELECT tag_id, website_id, status, sum(total) FROM gone
+      GROUP BY tag_id, website_id, status HAVING sum(total) <> 0`.execute(db);
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    await sql`UPDATE post_counts SET total = total WHERE 0`.execute(trx); // the write lock, now
+    const last = await sql<{ id: number | null }>`SELECT max(id) AS id FROM post_counts`.execute(trx);
+    const max = last.rows[0]?.id;
+    if (max == null) return;
+    const dup = sql`(${keys} WHERE id <= ${max} GROUP BY tag_id, website_id, status HAVING count(*) > 1)`;
+    await sql`
+      INSERT INTO post_counts (tag_id, website_id, status, total)
+      SELECT tag_id, website_id, status, sum(total) FROM post_counts
+      WHERE id <= ${max} GROUP BY tag_id, website_id, status HAVING count(*) > 1 AND sum(total) <> 0`.execute(
+      trx,
+    );
+    await sql`
+      DELETE FROM post_counts WHERE id <= ${max} AND (tag_id, website_id, status) IN ${dup}`.execute(trx);
   });
 }
