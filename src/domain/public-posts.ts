@@ -156,15 +156,57 @@ export class PublicPostsService {
   async list(query: PublicListQuery): Promise<PublicPage<PublicPost>> {
     const total = await this.total(query);
     if (total === 0) return { items: [], total };
-    const rows = await this.filtered(this.live(query.websiteId, { perRow: true }), query)
+    let offset = (query.page - 1) * query.pageSize;
+    let limit = query.pageSize;
+    let reversed = false;
+    // A page past the middle is read from the far end (order reversed, offset counted from there), with
+    // a total fresh from the counters: the last page costs what the first does (issue 26 #2).
+    if (offset * 2 > total) {
+      const fresh = await this.keptTotal(query);
+      if (fresh !== null && offset < fresh && offset * 2 > fresh) {
+        reversed = true;
+        limit = Math.min(query.pageSize, fresh - offset);
+        offset = fresh - offset - limit;
+      }
+    }
+    const order = reversed ? 'asc' : 'desc';
+    // A deferred join: the page's ids first, in index order (skipped rows are index entries, not
+    // posts), then those rows in full.
+    const ids = this.filtered(this.live(query.websiteId, { perRow: true }), query)
+      .select('posts.id')
+      .orderBy('posts.published_at', order)
+      .orderBy('posts.id', order)
+      .limit(limit)
+      .offset(offset);
+    const rows = await this.db
+      .selectFrom('posts')
+      .innerJoin(ids.as('page_ids'), 'page_ids.id', 'posts.id')
       .leftJoin('users', 'users.id', 'posts.author_id')
       .select(SUMMARY_COLUMNS)
       .orderBy('posts.published_at', 'desc')
       .orderBy('posts.id', 'desc')
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
       .execute();
     return { items: await this.hydrate(rows, query.locale), total };
+  }
+
+  /**
+   * The list's total from the post counters (issue 26 #1) when they can tell it: a list by one tag or
+   * none, without search terms, author or period. Its published posts minus those not public yet
+   * (time still to come, or none), a read of the due index. Null otherwise.
+   */
+  private async keptTotal(query: PublicListQuery): Promise<number | null> {
+    const tags = [...new Set(query.tagIds ?? [])];
+    if (
+      (query.terms ?? []).length > 0 ||
+      query.authorId !== undefined ||
+      query.publishedWithin ||
+      tags.length > 1
+    ) {
+      return null;
+    }
+    const scope = { tagId: tags[0], websiteId: query.websiteId };
+    const published = await keptPostCount(this.db, { ...scope, status: 'published' });
+    return published - (await publishedNotDue(this.db, scope, nowIso(this.clock), { nullIsDue: false }));
   }
 
   /** How many posts the website shows (what its sitemap lists). */
@@ -175,20 +217,8 @@ export class PublicPostsService {
   /** How many posts a list has in all (its pages aside). */
   private async total(query: PublicListQuery): Promise<number> {
     const counted = async () => {
-      // The counters (issue 26 #1) answer a list by one tag or none: its published posts minus those
-      // not public yet (time still to come, or none), a read of the due index.
-      const tags = [...new Set(query.tagIds ?? [])];
-      if (
-        (query.terms ?? []).length === 0 &&
-        query.authorId === undefined &&
-        !query.publishedWithin &&
-        tags.length <= 1
-      ) {
-        const scope = { tagId: tags[0], websiteId: query.websiteId };
-        const published = await keptPostCount(this.db, { ...scope, status: 'published' });
-        const notDue = await publishedNotDue(this.db, scope, nowIso(this.clock), { nullIsDue: false });
-        return published - notDue;
-      }
+      const kept = await this.keptTotal(query);
+      if (kept !== null) return kept;
       const row = await this.filtered(this.live(query.websiteId), query)
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .executeTakeFirst();

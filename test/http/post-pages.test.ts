@@ -126,6 +126,64 @@ describe('deep pages of post lists', () => {
     assert.ok(compared > 300, `${compared} pages compared`);
   });
 
+  it('the public lists: every page equals a plain OFFSET query, by tag and without', async () => {
+    const { db } = ctx.services.database;
+    const at = new Date().toISOString();
+    for (const tagIds of [undefined, [tag]]) {
+      for (const pageSize of [3, 10]) {
+        const first = await ctx.services.publicPosts.list({
+          websiteId: site,
+          locale: 'en',
+          page: 1,
+          pageSize,
+          tagIds,
+        });
+        assert.ok(first.total > pageSize);
+        for (let page = 1; page <= Math.ceil(first.total / pageSize) + 1; page++) {
+          const got = await ctx.services.publicPosts.list({
+            websiteId: site,
+            locale: 'en',
+            page,
+            pageSize,
+            tagIds,
+          });
+          let q = db
+            .selectFrom('posts')
+            .select('posts.id')
+            .where('posts.type', '=', 'post')
+            .where('posts.status', '=', 'published')
+            .where('posts.deleted_at', 'is', null)
+            .where('posts.published_at', 'is not', null)
+            .where('posts.published_at', '<=', at)
+            .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), site));
+          if (tagIds) {
+            q = q.where((eb) =>
+              eb.exists(
+                eb
+                  .selectFrom('taggables')
+                  .select('taggables.tag_id')
+                  .where('taggables.taggable_type', '=', 'post')
+                  .whereRef('taggables.taggable_id', '=', 'posts.id')
+                  .where('taggables.tag_id', 'in', tagIds),
+              ),
+            );
+          }
+          const expected = await q
+            .orderBy('posts.published_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(pageSize)
+            .offset((page - 1) * pageSize)
+            .execute();
+          assert.deepEqual(
+            got.items.map((post) => post.id),
+            expected.map((row) => row.id),
+            JSON.stringify({ tagIds, pageSize, page }),
+          );
+        }
+      }
+    }
+  });
+
   const call = (url: string) =>
     ctx.request({
       method: 'GET',
