@@ -130,10 +130,10 @@ export class PostsService {
     const tagIds = query.tagIds ?? [];
     const excludedIds = query.excludedIds ?? [];
     const websiteId = query.websiteId;
-    // The values of the Params of the list's compiled queries (see listQueries).
     // The page's window: a cursor's page starts after it; a numbered page at its offset (see below).
     let limit = query.pageSize;
     let offset = query.after ? 0 : (query.page - 1) * query.pageSize;
+    // The values of the Params of the list's compiled queries (see listQueries).
     const values = (name: string): unknown => {
       const [kind, index] = name.split(':') as [string, string | undefined];
       switch (kind) {
