@@ -162,7 +162,13 @@ export function resultsMarkdown(results: BenchResults): string {
 export function writeResults(outDir: string, results: BenchResults): { markdown: string; json: string } {
   const markdown = path.join(outDir, 'RESULTS.md');
   const json = path.join(outDir, 'results', 'latest.json');
-  writeAtomically(markdown, resultsMarkdown(results));
+  // The large-site section (bench/scale.ts) is measured apart: kept as it is.
+  const previous = fs.existsSync(markdown) ? fs.readFileSync(markdown, 'utf8') : '';
+  const scale = /<!-- scale:start -->[\s\S]*?<!-- scale:end -->\n?/.exec(previous)?.[0];
+  writeAtomically(
+    markdown,
+    scale ? `${resultsMarkdown(results).trimEnd()}\n\n${scale}` : resultsMarkdown(results),
+  );
   writeAtomically(json, `${JSON.stringify(results, null, 2)}\n`);
   return { markdown, json };
 }

@@ -20,7 +20,7 @@ Commands:
   start                          migrate, install on first start (prints the admin token), serve
   serve                          migrate and serve
   migrate                        bring the database schema up to date
-  db:analyze                     refresh the query planner's statistics (after a bulk import)
+  db:analyze                     fold the post counters and refresh the query planner's statistics (after a bulk import)
   user:create --email E --name N --password P [--admin]
                                  create a user; prints {"id":…,"api_token":"…"}
   user:token --email E           issue a new API token (replaces the old one); printed once
@@ -273,6 +273,9 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
       }
       case 'db:analyze':
         return await withServices(config, async (services) => {
+          // After a bulk import: the post counters' delta rows folded too (the server does it every run
+          // of its scheduler), then the statistics.
+          await services.posts.compactCounts();
           await analyzeDatabase(services.database, { atStart: true });
           output.out('Statistics of the database are up to date.');
           return 0;

@@ -38,6 +38,11 @@ export interface Config {
    * without SMTP_URL went to the log).
    */
   development: boolean;
+  /**
+   * Sitemap files: URLs (every locale's) per file, default URLS_PER_FILE; posts read per query while
+   * a file is written. Tests set small ones.
+   */
+  sitemap?: { urlsPerFile?: number; rowsPerQuery?: number };
 }
 
 export class ConfigError extends Error {

@@ -33,6 +33,8 @@ export interface paths {
                         /** @description Default: the website of the Host. */
                         website?: number;
                     };
+                    /** @description The `next_cursor` of the previous page: the page after it (then `page` is not used). */
+                    cursor?: string;
                     /** @description Only these fields (comma-separated). */
                     fields?: string;
                     /** @description Related data to embed: tags, categories, author (comma-separated). */
@@ -4804,6 +4806,13 @@ export interface components {
             total: number;
             total_pages: number;
         };
+        CursorPaginationInput: {
+            page?: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+            next_cursor: string | null;
+        };
         PostInput: {
             id?: number;
             title?: string;
@@ -4850,7 +4859,7 @@ export interface components {
         PostListInput: {
             data: components["schemas"]["PostInput"][];
             meta: {
-                pagination: components["schemas"]["PaginationInput"];
+                pagination: components["schemas"]["CursorPaginationInput"];
             };
         };
         PostResponseInput: {
@@ -5217,6 +5226,13 @@ export interface components {
             total: number;
             total_pages: number;
         };
+        CursorPagination: {
+            page?: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+            next_cursor: string | null;
+        };
         Post: {
             id?: number;
             title?: string;
@@ -5263,7 +5279,7 @@ export interface components {
         PostList: {
             data: components["schemas"]["Post"][];
             meta: {
-                pagination: components["schemas"]["Pagination"];
+                pagination: components["schemas"]["CursorPagination"];
             };
         };
         PostResponse: {

@@ -21,6 +21,7 @@ import * as emailChanges from './migrations/0015_email_changes.js';
 import * as postReviews from './migrations/0016_post_reviews.js';
 import * as mediaLibrary from './migrations/0017_media_library.js';
 import * as namedMenus from './migrations/0018_named_menus.js';
+import * as postCounts from './migrations/0019_post_counts.js';
 import * as contentKeys from './migrations/0020_content_keys.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
@@ -131,6 +132,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0016_post_reviews', up: postReviews.up },
   { name: '0017_media_library', up: mediaLibrary.up },
   { name: '0018_named_menus', up: namedMenus.up },
+  { name: '0019_post_counts', up: postCounts.up },
   { name: '0020_content_keys', up: contentKeys.up },
 ];
 

@@ -198,6 +198,18 @@ export interface TaggablesTable {
   taggable_id: number;
 }
 
+/** Live posts per tag, website bucket and status, kept by triggers (migration 0019_post_counts). */
+export interface PostCountsTable {
+  id: Generated<number>;
+  /** 0: every post. */
+  tag_id: number;
+  /** 0: every post; -1: global posts (bound to no website); else posts bound to that website. */
+  website_id: number;
+  status: string;
+  /** A delta: a count is the sum of its key's rows (see compactPostCounts). */
+  total: number;
+}
+
 export interface TranslationsTable {
   id: Generated<number>;
   model_type: string;
@@ -383,6 +395,7 @@ export interface Database {
   posts: PostsTable;
   tags: TagsTable;
   taggables: TaggablesTable;
+  post_counts: PostCountsTable;
   translations: TranslationsTable;
   pages: PagesTable;
   menus: MenusTable;

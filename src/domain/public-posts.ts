@@ -7,7 +7,7 @@ import { pageTags } from './cache-tags.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
-import { postMatches } from './posts/index.js';
+import { keptPostCount, postMatches, publishedNotDue } from './posts/index.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';
@@ -99,6 +99,12 @@ export interface SitemapEntry {
   lastModified: string;
 }
 
+/** Where a chunk of the posts' sitemap ended: the last post's publication time (as stored) and id. */
+export interface SitemapPlace {
+  publishedAt: string;
+  id: number;
+}
+
 /** Plain text of HTML content, shortened at a word boundary: the excerpt of a post without one. */
 export function plainExcerpt(html: string, max = 220): string {
   const text = html
@@ -150,15 +156,57 @@ export class PublicPostsService {
   async list(query: PublicListQuery): Promise<PublicPage<PublicPost>> {
     const total = await this.total(query);
     if (total === 0) return { items: [], total };
-    const rows = await this.filtered(this.live(query.websiteId, { perRow: true }), query)
+    let offset = (query.page - 1) * query.pageSize;
+    let limit = query.pageSize;
+    let reversed = false;
+    // A page past the middle is read from the far end (order reversed, offset counted from there), with
+    // a total fresh from the counters: the last page costs what the first does (issue 26 #2).
+    if (offset * 2 > total) {
+      const fresh = await this.keptTotal(query);
+      if (fresh !== null && offset < fresh && offset * 2 > fresh) {
+        reversed = true;
+        limit = Math.min(query.pageSize, fresh - offset);
+        offset = fresh - offset - limit;
+      }
+    }
+    const order = reversed ? 'asc' : 'desc';
+    // A deferred join: the page's ids first, in index order (skipped rows are index entries, not
+    // posts), then those rows in full.
+    const ids = this.filtered(this.live(query.websiteId, { perRow: true }), query)
+      .select('posts.id')
+      .orderBy('posts.published_at', order)
+      .orderBy('posts.id', order)
+      .limit(limit)
+      .offset(offset);
+    const rows = await this.db
+      .selectFrom('posts')
+      .innerJoin(ids.as('page_ids'), 'page_ids.id', 'posts.id')
       .leftJoin('users', 'users.id', 'posts.author_id')
       .select(SUMMARY_COLUMNS)
       .orderBy('posts.published_at', 'desc')
       .orderBy('posts.id', 'desc')
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
       .execute();
     return { items: await this.hydrate(rows, query.locale), total };
+  }
+
+  /**
+   * The list's total from the post counters (issue 26 #1) when they can tell it: a list by one tag or
+   * none, without search terms, author or period. Its published posts minus those not public yet
+   * (time still to come, or none), a read of the due index. Null otherwise.
+   */
+  private async keptTotal(query: PublicListQuery): Promise<number | null> {
+    const tags = [...new Set(query.tagIds ?? [])];
+    if (
+      (query.terms ?? []).length > 0 ||
+      query.authorId !== undefined ||
+      query.publishedWithin ||
+      tags.length > 1
+    ) {
+      return null;
+    }
+    const scope = { tagId: tags[0], websiteId: query.websiteId };
+    const published = await keptPostCount(this.db, { ...scope, status: 'published' });
+    return published - (await publishedNotDue(this.db, scope, nowIso(this.clock), { nullIsDue: false }));
   }
 
   /** How many posts the website shows (what its sitemap lists). */
@@ -169,6 +217,8 @@ export class PublicPostsService {
   /** How many posts a list has in all (its pages aside). */
   private async total(query: PublicListQuery): Promise<number> {
     const counted = async () => {
+      const kept = await this.keptTotal(query);
+      if (kept !== null) return kept;
       const row = await this.filtered(this.live(query.websiteId), query)
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .executeTakeFirst();
@@ -306,30 +356,78 @@ export class PublicPostsService {
     return row?.next ? toIso(row.next) : null;
   }
 
-  /** Slugs and last changes of the website's public posts, newest first (a sitemap). */
-  async sitemap(websiteId: number, limit: number, offset = 0): Promise<SitemapEntry[]> {
-    const rows = await this.live(websiteId)
-      .select(['posts.slug', 'posts.updated_at'])
+  /**
+   * Slugs and last changes of the website's public posts, newest first (a sitemap), `limit` of them
+   * from `offset`, or after the post a previous chunk ended with (keyset: a file is read in chunks
+   * without skipping its start again for each). `next`: where this chunk ended.
+   */
+  async sitemap(
+    websiteId: number,
+    limit: number,
+    from: number | SitemapPlace = 0,
+  ): Promise<SitemapEntry[] & { next?: SitemapPlace }> {
+    let query = this.live(websiteId, { perRow: true })
+      .select(['posts.id', 'posts.slug', 'posts.published_at', 'posts.updated_at'])
       .orderBy('posts.published_at', 'desc')
       .orderBy('posts.id', 'desc')
+      .limit(limit);
+    if (typeof from === 'number') query = query.offset(from);
+    else {
+      const { publishedAt, id } = from;
+      query = query.where((eb) =>
+        eb.or([
+          eb('posts.published_at', '<', publishedAt),
+          eb.and([eb('posts.published_at', '=', publishedAt), eb('posts.id', '<', id)]),
+        ]),
+      );
+    }
+    const rows = await query.execute();
+    const entries: SitemapEntry[] & { next?: SitemapPlace } = rows.map((row) => ({
+      slug: row.slug,
+      lastModified: toIso(row.updated_at),
+    }));
+    const last = rows[rows.length - 1];
+    // The stored value itself (a Date on PostgreSQL, the stored text on SQLite) compares exactly.
+    if (last?.published_at) entries.next = { publishedAt: last.published_at as string, id: last.id };
+    return entries;
+  }
+
+  /** Published pages shown on the website (a sitemap), by id, `limit` from `offset`. */
+  async sitemapPages(websiteId: number, limit: number, offset = 0): Promise<SitemapEntry[]> {
+    const rows = await this.publishedPages(websiteId)
+      .select(['pages.slug', 'pages.updated_at'])
+      .orderBy('pages.id')
       .limit(limit)
       .offset(offset)
       .execute();
     return rows.map((row) => ({ slug: row.slug, lastModified: toIso(row.updated_at) }));
   }
 
-  /** Published pages shown on the website (a sitemap). */
-  async sitemapPages(websiteId: number, limit: number): Promise<SitemapEntry[]> {
-    const rows = await this.db
+  /** How many published pages the website shows (its pages' sitemap). */
+  async countPages(websiteId: number): Promise<number> {
+    const row = await this.publishedPages(websiteId)
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  }
+
+  private publishedPages(websiteId: number) {
+    return this.db
       .selectFrom('pages')
-      .select(['pages.slug', 'pages.updated_at'])
       .where('pages.deleted_at', 'is', null)
       .where('pages.status', '=', 'published')
-      .where((eb) => visibleOnWebsite(eb, PAGE_MODEL, eb.ref('pages.id'), websiteId))
-      .orderBy('pages.id')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => ({ slug: row.slug, lastModified: toIso(row.updated_at) }));
+      .where((eb) => visibleOnWebsite(eb, PAGE_MODEL, eb.ref('pages.id'), websiteId));
+  }
+
+  /** How many tags of a type the website shows (a tags' sitemap). */
+  async countTagsOfType(websiteId: number, type: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('tags')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where('type', '=', type)
+      .where((eb) => visibleOnWebsite(eb, TAG_MODEL, eb.ref('tags.id'), websiteId))
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
   }
 
   /** A tag of a type shown on the website, by slug, its name in the locale; null when there is none. */
@@ -379,7 +477,7 @@ export class PublicPostsService {
   }
 
   /** Tags of a type shown on the website, sorted like the API's tree (sort desc, id asc), names in the locale. */
-  async tagsOfType(websiteId: number, type: string, locale: string, limit = 50_000) {
+  async tagsOfType(websiteId: number, type: string, locale: string, limit = 50_000, offset = 0) {
     const rows = await this.db
       .selectFrom('tags')
       .select(['id', 'name', 'slug', 'type', 'parent_id', 'updated_at'])
@@ -388,6 +486,7 @@ export class PublicPostsService {
       .orderBy('sort', 'desc')
       .orderBy('id', 'asc')
       .limit(limit)
+      .offset(offset)
       .execute();
     const names = await this.tagNames(
       rows.map((row) => row.id),

@@ -1,6 +1,7 @@
 // Scheduled publishing: a `scheduled` post whose published_at has come becomes `published` without
 // anyone calling the API. Every app node runs this job; the work is one conditional UPDATE in the
 // database (PostsService.publishDue), so each post is published exactly once however many nodes run.
+// Each run also compacts the post counters (PostsService.compactCounts).
 import type { PostsService } from './posts/index.js';
 
 export interface SchedulerOptions {
@@ -50,7 +51,12 @@ export class PostScheduler {
       })
       .catch((error: unknown) => {
         this.options.onError?.(error);
-        return [];
+        return [] as number[];
+      })
+      // Then the post counters' delta rows are folded (they grow by a few rows per post write).
+      .then(async (ids) => {
+        await this.posts.compactCounts().catch((error: unknown) => this.options.onError?.(error));
+        return ids;
       })
       .finally(() => (this.running = null));
     return this.running;

@@ -17,6 +17,7 @@ import type {
   PublicPost,
   PublicPostsService,
   RankQuery,
+  SitemapPlace,
 } from './public-posts.js';
 
 /** Receives the cache tags of what a read read (the page being rendered collects them). */
@@ -180,16 +181,41 @@ export class SiteReads {
     return this.deps.publicPosts.count(websiteId);
   }
 
+  /** A chunk of the posts' sitemap, read now (see PublicPostsService.sitemap). */
+  async postsSitemapChunk(sink: TagSink, websiteId: number, limit: number, from: number | SitemapPlace) {
+    sink(listTags(websiteId));
+    return this.deps.publicPosts.sitemap(websiteId, limit, from);
+  }
+
   /** The pages of the website's sitemap. */
-  async sitemapPages(sink: TagSink, websiteId: number, limit: number) {
+  async sitemapPages(sink: TagSink, websiteId: number, limit: number, offset = 0) {
     sink([pageTags.pagesList]);
-    return this.deps.publicPosts.sitemapPages(websiteId, limit);
+    return this.deps.publicPosts.sitemapPages(websiteId, limit, offset);
+  }
+
+  /** How many pages the website's sitemap lists. */
+  async pageCount(sink: TagSink, websiteId: number): Promise<number> {
+    sink([pageTags.pagesList]);
+    return this.deps.publicPosts.countPages(websiteId);
   }
 
   /** A website's tags of one type, read now (sitemaps: large and rarely asked for). */
-  async tagsOfTypeNow(sink: TagSink, websiteId: number, type: string, locale: string, limit: number) {
+  async tagsOfTypeNow(
+    sink: TagSink,
+    websiteId: number,
+    type: string,
+    locale: string,
+    limit: number,
+    offset = 0,
+  ) {
     sink([pageTags.tagType(type)]);
-    return this.deps.publicPosts.tagsOfType(websiteId, type, locale, limit);
+    return this.deps.publicPosts.tagsOfType(websiteId, type, locale, limit, offset);
+  }
+
+  /** How many tags of a type the website's sitemap of them lists. */
+  async tagCount(sink: TagSink, websiteId: number, type: string): Promise<number> {
+    sink([pageTags.tagType(type)]);
+    return this.deps.publicPosts.countTagsOfType(websiteId, type);
   }
 
   /** A tag of the website by type and slug (its page lists its posts), or null. */

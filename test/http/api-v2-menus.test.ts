@@ -501,7 +501,7 @@ describe('migration 0018_named_menus', () => {
       await item('Child', 1, home);
       await item('Blog', 2);
 
-      assert.deepEqual(await migrate(services.database), ['0018_named_menus']);
+      assert.deepEqual(await migrate(services.database, { until: '0018_named_menus' }), ['0018_named_menus']);
       const menus = await services.menus.list(withItems);
       assert.deepEqual(
         menus.map((menu) => [menu.handle, menu.name]),

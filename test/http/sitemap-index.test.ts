@@ -1,99 +1,142 @@
-// A posts' sitemap that outgrows one file (URLS_PER_FILE URLs: posts × locales) becomes a sitemap
-// index of `/sitemap/posts?page=N` files, each valid, every post in exactly one of them.
+// Sitemaps split into files (issue 26 #5): every sitemap (posts, pages, tags) that outgrows one file of
+// `urlsPerFile` URLs (posts × locales) becomes a sitemap index of `?page=N` files, each valid, every URL
+// in exactly one of them; /sitemap.xml lists every file of every kind directly. A small file size is
+// injected (the default is URLS_PER_FILE) so a few posts make several files.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { URLS_PER_FILE } from '../../src/frontend/routes/sitemaps.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { insertTag } from '../support/seed.js';
 import { validateSitemap } from '../support/sitemaps.js';
 
-describe('sitemap index of a large website', () => {
+describe('sitemaps split into files', () => {
   let ctx: TestContext;
-  // Two locales: each post is two URLs, so a file holds URLS_PER_FILE / 2 - 1 posts.
-  const perFile = URLS_PER_FILE / 2 - 1;
-  const posts = perFile * 2 + 2;
+  let websiteId: number;
+  // Two locales and 10 URLs a file: 5 entries (each two URLs) a file.
+  const urlsPerFile = 10;
+  const posts = 12; // and the listing: 13 entries, 3 files
   const get = (url: string) => ctx.request({ method: 'GET', url, headers: { host: 'maps.test' } });
   const locs = (xml: string) => [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1] ?? '');
+  const local = (url: string) => new URL(url).pathname + new URL(url).search;
 
   before(async () => {
-    ctx = await createTestContext();
+    // Two posts a query: a file is written in several chunks, each after the last post of the one before.
+    ctx = await createTestContext({ config: { sitemap: { urlsPerFile, rowsPerQuery: 2 } } });
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await services.settings.set('supported_locales', 'en,fr');
-    await services.websites.create({ siteName: 'Maps', domain: 'maps.test' });
+    websiteId = await services.websites.create({ siteName: 'Maps', domain: 'maps.test' });
     const db = services.database.db;
     const start = Date.parse('2026-01-01T00:00:00Z');
-    for (let first = 0; first < posts; first += 500) {
-      const rows = [];
-      for (let i = first; i < Math.min(first + 500, posts); i++) {
-        const at = new Date(start + i * 60_000).toISOString();
-        rows.push({
-          title: `Post ${i}`,
-          slug: `post-${i}`,
-          content: '<p>x</p>',
-          excerpt: 'x',
-          status: 'published',
-          type: 'post',
-          published_at: at,
-          created_at: at,
-          updated_at: at,
-        });
-      }
-      await db.insertInto('posts').values(rows).execute();
+    const rows = [];
+    for (let i = 0; i < posts; i++) {
+      // Two posts share each publication time: the chunks' order must break the tie by id.
+      const at = new Date(start + Math.floor(i / 2) * 60_000).toISOString();
+      rows.push({
+        title: `Post ${i}`,
+        slug: `post-${i}`,
+        content: '<p>x</p>',
+        excerpt: 'x',
+        status: 'published',
+        type: 'post',
+        published_at: at,
+        created_at: at,
+        updated_at: at,
+      });
     }
+    await db.insertInto('posts').values(rows).execute();
+    for (let i = 0; i < 6; i++) {
+      await services.pages.create({
+        title: `Page ${i}`,
+        content: '<p>p</p>',
+        slug: `page-${i}`,
+        defaultLocale: 'en',
+      });
+    }
+    for (let i = 0; i < 6; i++) await insertTag(db, `Topic ${i}`, 'post_category');
   });
   after(() => ctx.close());
 
-  it('/sitemap/posts is an index of the files, each a valid sitemap of at most URLS_PER_FILE URLs', async () => {
-    const index = await get('/sitemap/posts');
+  /** Every URL of a split sitemap, checking its index and each file. */
+  async function walk(path: string, files: number): Promise<string[]> {
+    const index = await get(path);
     assert.equal(index.statusCode, 200);
     assert.match(String(index.headers['content-type']), /^application\/xml/);
-    assert.match(index.body, /<sitemapindex /);
     validateSitemap(index.body, 'sitemapindex');
-    const files = locs(index.body);
+    const parts = locs(index.body);
     assert.deepEqual(
-      files,
-      [1, 2, 3].map((n) => `http://maps.test/sitemap/posts?page=${n}`),
+      parts,
+      Array.from({ length: files }, (_, i) => `http://maps.test${path}?page=${i + 1}`),
     );
-
-    const seen = new Map<string, number>();
-    for (const [n, file] of files.entries()) {
-      const page = await get(new URL(file).pathname + new URL(file).search);
-      assert.equal(page.statusCode, 200);
-      validateSitemap(page.body);
-      const urls = locs(page.body);
-      assert.ok(urls.length <= URLS_PER_FILE, `file ${n + 1} has ${urls.length} URLs`);
-      for (const url of urls) seen.set(url, (seen.get(url) ?? 0) + 1);
+    const urls: string[] = [];
+    for (const part of parts) {
+      const file = await get(local(part));
+      assert.equal(file.statusCode, 200, part);
+      validateSitemap(file.body);
+      const found = locs(file.body);
+      assert.ok(found.length > 0 && found.length <= urlsPerFile, `${part} has ${found.length} URLs`);
+      urls.push(...found);
     }
-    // Newest first: the first file opens with the listing, then the newest post.
-    const first = locs((await get('/sitemap/posts?page=1')).body);
-    assert.deepEqual(first.slice(0, 4), [
-      'http://maps.test/post',
-      'http://maps.test/fr/post',
-      `http://maps.test/post/post-${posts - 1}`,
-      `http://maps.test/fr/post/post-${posts - 1}`,
-    ]);
-    assert.equal(seen.size, (posts + 1) * 2, 'every post (and the listing) in both locales');
-    assert.ok(
-      [...seen.values()].every((count) => count === 1),
-      'each URL in exactly one file',
-    );
+    assert.equal(new Set(urls).size, urls.length, 'each URL in exactly one file');
+    return urls;
+  }
+
+  it('/sitemap/posts: an index of files of at most urlsPerFile URLs, newest first, the listing first', async () => {
+    const urls = await walk('/sitemap/posts', 3);
+    const newestFirst = [...Array(posts).keys()]
+      .reverse()
+      .flatMap((i) => [`http://maps.test/post/post-${i}`, `http://maps.test/fr/post/post-${i}`]);
+    assert.deepEqual(urls, ['http://maps.test/post', 'http://maps.test/fr/post', ...newestFirst]);
   });
 
-  it('a file is built once and kept in the data cache until a post changes or the locales do', async () => {
+  it('/sitemap/pages and /sitemap/tags/post/category are split the same way', async () => {
+    const pages = await walk('/sitemap/pages', 2);
+    assert.equal(pages.length, (2 + 6) * 2);
+    assert.deepEqual(pages.slice(0, 4), [
+      'http://maps.test/',
+      'http://maps.test/fr/',
+      'http://maps.test/blog',
+      'http://maps.test/fr/blog',
+    ]);
+    const tags = await walk('/sitemap/tags/post/category', 2);
+    assert.equal(tags.length, (1 + 6) * 2);
+  });
+
+  it('/sitemap.xml lists every file of every sitemap, never another index', async () => {
+    const index = await get('/sitemap.xml');
+    validateSitemap(index.body, 'sitemapindex');
+    const parts = locs(index.body);
+    for (const expected of [
+      '/sitemap/posts?page=1',
+      '/sitemap/posts?page=3',
+      '/sitemap/pages?page=2',
+      '/sitemap/tags/post/category?page=2',
+      '/sitemap/tags/post/tag',
+    ]) {
+      assert.ok(parts.includes(`http://maps.test${expected}`), `${expected} in ${parts.join(' ')}`);
+    }
+    for (const part of parts) {
+      const file = await get(local(part));
+      assert.equal(file.statusCode, 200, part);
+      assert.match(file.body, /<urlset /, `${part} is a sitemap, not an index`);
+    }
+  });
+
+  it('a file is built once and kept in the data cache until a post changes; streamed the same without it', async () => {
     const { services } = ctx;
-    let builds = 0;
+    let chunks = 0;
     const sitemap = services.publicPosts.sitemap.bind(services.publicPosts);
     services.publicPosts.sitemap = async (...args) => {
-      builds++;
+      chunks++;
       return sitemap(...args);
     };
     try {
       const first = (await get('/sitemap/posts?page=1')).body;
       assert.equal((await get('/sitemap/posts?page=1')).body, first);
-      assert.equal(builds <= 1, true, `built ${builds} times`);
-      const before = builds;
+      const before = chunks;
+      assert.equal((await get('/sitemap/posts?page=1')).body, first);
+      assert.equal(chunks, before, 'served from the data cache');
       // A new post (through the posts service, which announces it) opens the first file at once.
       const admin = await ctx.createUser({ admin: true });
       const created = await services.posts.create(
@@ -101,20 +144,28 @@ describe('sitemap index of a large website', () => {
         { userId: admin.id, isAdmin: true },
       );
       const changed = locs((await get('/sitemap/posts?page=1')).body);
-      assert.equal(builds, before + 1);
+      assert.ok(chunks > before);
       assert.deepEqual(changed.slice(2, 4), [
         'http://maps.test/post/newest-of-all',
         'http://maps.test/fr/post/newest-of-all',
       ]);
-      // Another locale set is another file (the settings are not part of the cache's tags).
-      await services.settings.set('supported_locales', 'en,fr,de');
-      const three = locs((await get('/sitemap/posts?page=1')).body);
-      assert.ok(three.includes('http://maps.test/de/post/newest-of-all'), 'the new locale is listed');
-      await services.settings.set('supported_locales', 'en,fr');
-      await services.posts.delete(created.id);
-      assert.ok(
-        !locs((await get('/sitemap/posts?page=1')).body).includes('http://maps.test/post/newest-of-all'),
+      // Without the data cache the same files are written as they are read.
+      const cached = await Promise.all(
+        [1, 2, 3].map(async (n) => (await get(`/sitemap/posts?page=${n}`)).body),
       );
+      await services.websites.update(websiteId, { enabled_data_cache: false });
+      const read = chunks;
+      await get('/sitemap/posts?page=1');
+      await get('/sitemap/posts?page=1');
+      // File 1 is the listing and 4 posts: 2 queries of 2 posts each, at every request.
+      assert.equal(chunks, read + 4, 'read at every request, in chunks');
+      for (const [n, body] of cached.entries()) {
+        const streamed = await get(`/sitemap/posts?page=${n + 1}`);
+        assert.equal(streamed.statusCode, 200);
+        assert.equal(streamed.body, body, `file ${n + 1}`);
+      }
+      await services.websites.update(websiteId, { enabled_data_cache: true });
+      await services.posts.delete(created.id);
     } finally {
       services.publicPosts.sitemap = sitemap;
     }
@@ -123,5 +174,6 @@ describe('sitemap index of a large website', () => {
   it('pages past the last, and page numbers that are not positive integers, are 404', async () => {
     for (const page of ['4', '0', '-1', 'abc', '1.5', '01', ''])
       assert.equal((await get(`/sitemap/posts?page=${page}`)).statusCode, 404, `page=${page}`);
+    assert.equal((await get('/sitemap/pages?page=3')).statusCode, 404);
   });
 });

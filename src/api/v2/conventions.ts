@@ -49,6 +49,54 @@ export const paginationMeta = z
   })
   .meta({ id: 'Pagination' });
 
+/** `meta.pagination` of a list that can also be walked by cursor (`next_cursor`; no `page` then). */
+export const cursorPaginationMeta = z
+  .object({
+    page: z.int().optional(),
+    per_page: z.int(),
+    total: z.int(),
+    total_pages: z.int(),
+    next_cursor: z.string().nullable(),
+  })
+  .meta({ id: 'CursorPagination' });
+
+/** `?cursor=`: the page after the one whose `meta.pagination.next_cursor` it is. */
+export const cursorQuery = z
+  .string()
+  .max(300)
+  .optional()
+  .describe('The `next_cursor` of the previous page: the page after it (then `page` is not used).');
+
+/**
+ * A page reached by cursor: `meta.pagination` without a page number, and a `Link` header with the
+ * first page and the next one (by its cursor), built from the request's own URL.
+ */
+export function paginateByCursor(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  perPage: number,
+  total: number,
+  next: string | null,
+) {
+  const url = new URL(request.url, 'http://folio.invalid');
+  url.searchParams.delete('page');
+  const at = (name: string, value: string) => {
+    url.searchParams.set(name, value);
+    if (name === 'page') url.searchParams.delete('cursor');
+    return `<${url.pathname}${url.search}>`;
+  };
+  const links = [];
+  if (next !== null) links.push(`${at('cursor', next)}; rel="next"`);
+  links.unshift(`${at('page', '1')}; rel="first"`);
+  reply.header('link', links.join(', '));
+  return {
+    per_page: perPage,
+    total,
+    total_pages: Math.max(1, Math.ceil(total / perPage)),
+    next_cursor: next,
+  };
+}
+
 export interface PageRequest {
   page: number;
   perPage: number;

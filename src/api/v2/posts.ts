@@ -1,12 +1,17 @@
 // Posts through API v2: a thin face over the same post operations as API v1 and the site (one schema
-// per input, one policy, one transaction). Lists: `?page=&per_page=&sort=&q=&filter[status]=
+// per input, one policy, one transaction). Lists: `?page=&per_page=` (or `?cursor=`) `&sort=&q=&filter[status]=
 // &filter[tag]=&filter[website]=&fields=&include=`; one post: `?locale=&fields=&include=` with an
 // ETag; writes take `If-Match`; creates take `Idempotency-Key`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import type { AnswerView, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
-import { bulkPostInput, POST_LIST_STATUSES, SORTABLE_POST_FIELDS } from '../../domain/posts/index.js';
+import {
+  bulkPostInput,
+  nextPostCursor,
+  POST_LIST_STATUSES,
+  SORTABLE_POST_FIELDS,
+} from '../../domain/posts/index.js';
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
 import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
@@ -16,7 +21,9 @@ import {
   ifMatchVersion,
   notModified,
   pageOf,
+  cursorQuery,
   paginate,
+  paginateByCursor,
   paginationQuery,
   selectFields,
   sortOf,
@@ -87,6 +94,7 @@ const listQuery = z
       })
       .strict()
       .optional(),
+    cursor: cursorQuery,
     fields: fieldsParam,
     include: includeParam,
   })
@@ -244,8 +252,12 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       };
       const key = JSON.stringify(listInput);
       const input = memoized(listInputs, key, 500, () => ops.parseList(listInput));
-      const { answer } = await ops.list(actor, input, listView);
-      const pagination = paginate(request, reply, page, answer.total);
+      const { query: listed, answer } = await ops.list(actor, input, listView, { cursor: query.cursor });
+      const next = nextPostCursor(listed, answer);
+      const pagination =
+        query.cursor === undefined
+          ? { ...paginate(request, reply, page, answer.total), next_cursor: next }
+          : paginateByCursor(request, reply, page.perPage, answer.total, next);
       // The answer's text is kept with the cached page it was made from, by what else went into it.
       const variant = `${query.include ?? ''}|${query.fields ?? ''}|${JSON.stringify(pagination)}`;
       let text = listAnswers.get(answer);

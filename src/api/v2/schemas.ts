@@ -1,7 +1,7 @@
 // The shapes API v2 answers, as zod schemas: the OpenAPI document is generated from them (and from
 // the domain's input schemas), and the tests check real answers against them.
 import { z } from 'zod';
-import { paginationMeta } from './conventions.js';
+import { cursorPaginationMeta } from './conventions.js';
 
 const id = () => z.int().min(1);
 const time = () => z.string().describe('ISO 8601 date and time (UTC).');
@@ -43,7 +43,7 @@ export const postSchema = z
   .meta({ id: 'Post' });
 
 export const postListSchema = z
-  .object({ data: z.array(postSchema), meta: z.object({ pagination: paginationMeta }) })
+  .object({ data: z.array(postSchema), meta: z.object({ pagination: cursorPaginationMeta }) })
   .meta({ id: 'PostList' });
 
 export const postOneSchema = z.object({ data: postSchema }).meta({ id: 'PostResponse' });

@@ -34,6 +34,8 @@ export type { WriteOptions } from './update.js';
 export { bulkPostInput, MAX_BULK_POSTS } from './bulk.js';
 export type { BulkResult } from './bulk.js';
 export { postMatches } from './queries.js';
+export { nextCursor as nextPostCursor } from './cursor.js';
+export { keptPostCount, publishedNotDue } from './counts.js';
 
 const slugCheckInput = z
   .object({
@@ -108,8 +110,14 @@ export class PostOperations {
     return parseListInput(input);
   }
 
-  list<Out extends object>(actor: Actor, input: ListPostsInput, view: AnswerView<Page<PostSummary>, Out>) {
-    return listPosts(this.ctx, actor, input, view);
+  /** `cursor`: the page after the one that gave it (keyset pagination; see cursor.ts). */
+  list<Out extends object>(
+    actor: Actor,
+    input: ListPostsInput,
+    view: AnswerView<Page<PostSummary>, Out>,
+    options?: { cursor?: string },
+  ) {
+    return listPosts(this.ctx, actor, input, view, options);
   }
 
   show<Out extends object>(actor: Actor, ref: string, view: AnswerView<PostDetail, Out>): Promise<Out> {

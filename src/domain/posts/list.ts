@@ -6,6 +6,7 @@ import { isAnonymous } from '../policy.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
 import type { PostOperationContext } from './context.js';
+import { decodeCursor } from './cursor.js';
 import { clampPageSize, listPostsInput } from './input.js';
 import type { ListPostsInput } from './input.js';
 import type { Page, PostListQuery, PostSummary } from './model.js';
@@ -54,7 +55,9 @@ export async function listPosts<Out extends object>(
   actor: Actor,
   input: ListPostsInput,
   view: AnswerView<Page<PostSummary>, Out>,
+  options: { cursor?: string } = {},
 ): Promise<{ query: PostListQuery; answer: Out }> {
   const query = await listQueryOf(ctx, actor, input);
+  if (options.cursor !== undefined) query.after = decodeCursor(options.cursor, query);
   return { query, answer: await ctx.reads.listPage(query, view) };
 }

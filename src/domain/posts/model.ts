@@ -66,6 +66,8 @@ export interface PostListQuery {
   tagType?: string;
   excludedIds?: number[];
   random?: boolean;
+  /** The posts after this one in the list's order (keyset pagination; `page` is then ignored). */
+  after?: PostCursor;
   /**
    * Who lists, when it is not an administrator: then only posts published and due, and the viewer's
    * own posts of any status, are listed (policy.ts). Absent: every post of the status asked for.
@@ -76,6 +78,12 @@ export interface PostListQuery {
     /** An editor (or site admin) of the list's website: its posts of any status are listed too. */
     editsWebsite?: boolean;
   };
+}
+
+/** Where a page of a list ends: the last post's sort value and id (see posts/cursor.ts). */
+export interface PostCursor {
+  value: string | number;
+  id: number;
 }
 
 export interface Page<T> {

@@ -52,6 +52,13 @@ export interface ListShape {
   edited: boolean;
   sort: PostSortField;
   direction: 'asc' | 'desc';
+  /** Only rows after a cursor (keyset pagination): Params `after:value` and `after:id`; offset 0. */
+  keyset: boolean;
+  /**
+   * The page is read from the list's far end (order reversed, offset counted from the end): a page
+   * past the middle then reads no more index entries than the page as far from the other end.
+   */
+  reversed: boolean;
 }
 
 /**
@@ -126,27 +133,61 @@ export function listQueries(db: Db, shape: ListShape) {
         )
       : qb;
   const count = base.$call(visible(false)).select((eb) => eb.fn.countAll<number>().as('total'));
-  let page = base
-    .$call(visible(true))
+  const columns = [
+    'posts.id',
+    'posts.title',
+    'posts.slug',
+    'posts.excerpt',
+    'posts.content',
+    'posts.thumbnail',
+    'posts.status',
+    'posts.published_at',
+    'posts.created_at',
+    'posts.updated_at',
+    'users.id as author_id',
+    'users.name as author_name',
+  ] as const;
+  const window = { limit: param<number>('limit'), offset: param<number>('offset') };
+  if (shape.random) {
+    const page = base
+      .$call(visible(true))
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select(columns)
+      .orderBy(sql`random()`);
+    return { count, page: page.limit(window.limit).offset(window.offset) };
+  }
+  // Ties are broken by id, newest first, in either direction.
+  const flip = (direction: 'asc' | 'desc'): 'asc' | 'desc' => (direction === 'asc' ? 'desc' : 'asc');
+  const order = shape.reversed
+    ? { sort: flip(shape.direction), id: 'asc' as const }
+    : { sort: shape.direction, id: 'desc' as const };
+  let ids = base.$call(visible(true)).select('posts.id');
+  if (shape.keyset) {
+    const column = `posts.${shape.sort}` as const;
+    const value = param<string>('after:value');
+    ids = ids.where((eb) =>
+      eb.or([
+        eb(column, shape.direction === 'desc' ? '<' : '>', value),
+        eb.and([eb(column, '=', value), eb('posts.id', '<', param<number>('after:id'))]),
+      ]),
+    );
+  }
+  // A deferred join (issue 26 #2): the page's ids first, read in index order (the listing index
+  // covers the filters and the default order, so skipped rows are index entries, not posts), then only
+  // those rows in full.
+  const pageIds = ids
+    .orderBy(`posts.${shape.sort}`, order.sort)
+    .orderBy('posts.id', order.id)
+    .limit(window.limit)
+    .offset(window.offset);
+  const page = db
+    .selectFrom('posts')
+    .innerJoin(pageIds.as('page_ids'), 'page_ids.id', 'posts.id')
     .leftJoin('users', 'users.id', 'posts.author_id')
-    .select([
-      'posts.id',
-      'posts.title',
-      'posts.slug',
-      'posts.excerpt',
-      'posts.content',
-      'posts.thumbnail',
-      'posts.status',
-      'posts.published_at',
-      'posts.created_at',
-      'posts.updated_at',
-      'users.id as author_id',
-      'users.name as author_name',
-    ]);
-  page = shape.random
-    ? page.orderBy(sql`random()`)
-    : page.orderBy(`posts.${shape.sort}`, shape.direction).orderBy('posts.id', 'desc');
-  return { count, page: page.limit(param<number>('limit')).offset(param<number>('offset')) };
+    .select(columns)
+    .orderBy(`posts.${shape.sort}`, shape.direction)
+    .orderBy('posts.id', 'desc');
+  return { count, page };
 }
 
 export type ListRow = InferResult<ReturnType<typeof listQueries>['page']>[number];

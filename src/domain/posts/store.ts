@@ -41,6 +41,7 @@ import type {
   PostTag,
   PostWrite,
 } from './model.js';
+import { compactPostCounts, keptPostCount, publishedNotDue } from './counts.js';
 import { detailQuery, likePattern, listQueries } from './queries.js';
 import type { DetailRow, ListRow, ListShape } from './queries.js';
 
@@ -116,6 +117,7 @@ export class PostsService {
       query.direction,
       query.page,
       query.pageSize,
+      query.after ?? null,
       ids(query.tagIds),
       query.tagType || null,
       ids(query.excludedIds),
@@ -128,6 +130,9 @@ export class PostsService {
     const tagIds = query.tagIds ?? [];
     const excludedIds = query.excludedIds ?? [];
     const websiteId = query.websiteId;
+    // The page's window: a cursor's page starts after it; a numbered page at its offset (see below).
+    let limit = query.pageSize;
+    let offset = query.after ? 0 : (query.page - 1) * query.pageSize;
     // The values of the Params of the list's compiled queries (see listQueries).
     const values = (name: string): unknown => {
       const [kind, index] = name.split(':') as [string, string | undefined];
@@ -145,9 +150,11 @@ export class PostsService {
         case 'website':
           return websiteId;
         case 'limit':
-          return query.pageSize;
+          return limit;
         case 'offset':
-          return (query.page - 1) * query.pageSize;
+          return offset;
+        case 'after':
+          return index === 'id' ? query.after?.id : query.after?.value;
         case 'viewer':
           return query.viewer?.userId ?? 0; // no user has id 0: an anonymous viewer owns nothing
         case 'now':
@@ -167,15 +174,20 @@ export class PostsService {
       edited: query.viewer?.editsWebsite === true && websiteId !== null,
       sort: query.sort,
       direction: query.direction,
+      keyset: query.after !== undefined,
+      reversed: false,
     };
-    const shapeKey = JSON.stringify(shape);
+    const shapeKey = JSON.stringify({ ...shape, keyset: false });
     const db = this.db as unknown as Kysely<never>;
 
     // The total is the one part of a page whose cost grows with the data (it counts every match), so
     // it is cached until the next post or website change, or a minute; keyword searches are not.
+    // The counters answer the common lists (issue 26 #1); the count query the rest (see keptTotal).
     const count = async () => {
-      const query = this.countQueries.get(shapeKey, () => listQueries(this.db, shape).count);
-      return Number((await query.execute(db, values))[0]?.total ?? 0);
+      const kept = terms.length === 0 ? await this.keptTotal(query, status, tagIds, excludedIds) : null;
+      if (kept !== null) return kept;
+      const counting = this.countQueries.get(shapeKey, () => listQueries(this.db, shape).count);
+      return Number((await counting.execute(db, values))[0]?.total ?? 0);
     };
     const countKey = JSON.stringify([
       query.viewer?.userId,
@@ -196,7 +208,18 @@ export class PostsService {
           );
     if (total === 0) return { items: [], total };
 
-    const page = this.pageQueries.get(shapeKey, () => listQueries(this.db, shape).page);
+    // A numbered page past the middle is read from the far end (see ListShape.reversed), with a total
+    // fresh from the counters (a cached one may lag a change made behind the operations' back, or a
+    // post whose time came): the deepest page costs what the first does.
+    if (!shape.keyset && !shape.random && offset * 2 > total && terms.length === 0) {
+      const fresh = await this.keptTotal(query, status, tagIds, excludedIds);
+      if (fresh !== null && offset < fresh && offset * 2 > fresh) {
+        shape.reversed = true;
+        limit = Math.min(query.pageSize, fresh - offset);
+        offset = fresh - offset - limit;
+      }
+    }
+    const page = this.pageQueries.get(JSON.stringify(shape), () => listQueries(this.db, shape).page);
     const rows = await page.execute(db, values);
     const tagsByPost = await this.tagsOf(rows.map((row) => row.id));
     const items = rows.map((row) => ({
@@ -205,6 +228,29 @@ export class PostsService {
       tags: tagsByPost.get(row.id) ?? [],
     }));
     return { items, total };
+  }
+
+  /**
+   * The list's total from the post counters, or null when they cannot tell it: several tags (posts
+   * having any of them overlap), a tag type, excluded ids, or a viewer who sees their own posts or
+   * their website's besides the public ones. An anonymous viewer's list is the published posts minus
+   * those whose time has not come (a read of the due index).
+   */
+  private async keptTotal(
+    query: PostListQuery,
+    status: string,
+    tagIds: number[],
+    excludedIds: number[],
+  ): Promise<number | null> {
+    const tags = [...new Set(tagIds)];
+    if (excludedIds.length > 0 || tags.length > 1 || query.tagType) return null;
+    const scope = { tagId: tags[0], websiteId: query.websiteId, status: status === 'any' ? null : status };
+    const viewer = query.viewer;
+    if (viewer === undefined) return keptPostCount(this.db, scope);
+    if (viewer.userId !== null || viewer.editsWebsite === true) return null;
+    if (status !== 'published' && status !== 'any') return null;
+    const published = await keptPostCount(this.db, { ...scope, status: 'published' });
+    return published - (await publishedNotDue(this.db, scope, viewer.now, { nullIsDue: true }));
   }
 
   /** The tags of many posts in one query (no N+1), in a stable order. */
@@ -520,6 +566,11 @@ export class PostsService {
       .execute();
     if (rows.length > 0) await this.changed(rows.map((row) => row.id));
     return rows.map((row) => row.id);
+  }
+
+  /** Folds the post counters' delta rows (see compactPostCounts); the scheduler runs it. */
+  async compactCounts(): Promise<void> {
+    await compactPostCounts(this.db);
   }
 
   // ---- Helpers -------------------------------------------------------------------------------------

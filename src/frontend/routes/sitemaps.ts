@@ -1,10 +1,15 @@
 // Sitemaps (frontend.sitemaps.posts/.pages/.tags) in the sitemaps.org 0.9 format, and robots.txt that
 // points to them. Every URL is absolute on the website's primary domain; each page appears once per
 // supported locale (the sitemap schema has no room for hreflang annotations without extensions).
-// A sitemap holds at most 50,000 URLs, as the protocol requires; the posts' sitemap is split into
-// files of URLS_PER_FILE URLs once it outgrows one (`/sitemap/posts` is then a sitemap index of
-// `/sitemap/posts?page=N`), so that no post is left out and no file costs more than a moment.
+// Every sitemap is split into files of at most URLS_PER_FILE URLs, every locale's counted (issue 26
+// #5): `/sitemap/{kind}` is the file itself while one is enough, else a sitemap index of
+// `/sitemap/{kind}?page=N`. `/sitemap.xml` indexes every file of every kind directly (an index may not
+// list another index). The posts' files are read in chunks and written as they come (streamed) unless
+// the website's data cache keeps them whole.
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { localizedPath } from '../../domain/locales.js';
+import type { SitemapPlace } from '../../domain/public-posts.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
@@ -12,13 +17,18 @@ import { pageTagSink } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
-const MAX_URLS = 50_000;
 /** The default favicon: a rounded square with an "F", in the default theme's accent colour. */
 const DEFAULT_FAVICON =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e79"/>' +
   '<path d="M11 8h11v3.5h-7v3.5h6v3.5h-6V24h-4z" fill="#fff"/></svg>';
-/** URLs (posts × locales) per file of the posts' sitemap: about 1.3 MB. */
+/**
+ * URLs per file (posts × locales): about 1.3 MB at usual lengths. The protocol allows 50,000 URLs and
+ * 50 MB: even with every URL at its longest (a 255-character slug percent-encoded, a long domain,
+ * about 1.2 kB with its lastmod) a file stays near 12 MB.
+ */
 export const URLS_PER_FILE = 10_000;
+/** Posts read per query while a file is written. */
+const CHUNK = 1_000;
 /** Models whose tags have public pages, and where: `/post/{short}/{slug}`, `/link/{short}/{slug}`. */
 const TAG_MODELS = ['post', 'link'] as const;
 
@@ -27,19 +37,45 @@ interface Entry {
   lastModified?: string;
 }
 
-function urlset(origin: string, state: FrontendState, entries: Entry[]): string {
+const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
+const URLSET_OPEN = `${XML_HEAD}<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n`;
+const URLSET_CLOSE = '\n</urlset>\n';
+
+/** The `<url>` elements of entries, one per locale, joined by newlines. */
+function urlElements(origin: string, state: FrontendState, entries: Entry[]): string {
   const locales = state.locales.localized ? state.locales.supported : [state.locales.defaultLocale];
   const urls: string[] = [];
   for (const entry of entries) {
     for (const locale of locales) {
-      if (urls.length >= MAX_URLS) break;
       const loc = `${origin}${localizedPath(entry.path, locale, state.locales)}`;
       urls.push(
         `<url><loc>${escapeXml(loc)}</loc>${entry.lastModified ? `<lastmod>${entry.lastModified}</lastmod>` : ''}</url>`,
       );
     }
   }
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
+  return urls.join('\n');
+}
+
+/** A whole sitemap file, from batches of entries, as text pieces in order. */
+async function* urlsetPieces(
+  origin: string,
+  state: FrontendState,
+  batches: AsyncIterable<Entry[]>,
+): AsyncGenerator<string> {
+  yield URLSET_OPEN;
+  let first = true;
+  for await (const batch of batches) {
+    if (batch.length === 0) continue;
+    yield `${first ? '' : '\n'}${urlElements(origin, state, batch)}`;
+    first = false;
+  }
+  yield URLSET_CLOSE;
+}
+
+async function textOf(pieces: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const piece of pieces) text += piece;
+  return text;
 }
 
 function escapeXml(text: string): string {
@@ -48,60 +84,139 @@ function escapeXml(text: string): string {
 
 function sitemapIndex(locations: string[]): string {
   const entries = locations.map((loc) => `<sitemap><loc>${escapeXml(loc)}</loc></sitemap>`);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</sitemapindex>\n`;
+  return `${XML_HEAD}<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</sitemapindex>\n`;
 }
+
+/**
+ * A sitemap of `head` entries (the listing pages: at the start of the first file) then `count`
+ * items, in files of `perFile` entries: the range of items file `page` holds.
+ */
+function fileRange(head: number, count: number, perFile: number, page: number) {
+  const start = (page - 1) * perFile;
+  const end = Math.min(head + count, page * perFile);
+  return {
+    head: [Math.min(start, head), Math.min(end, head)] as const,
+    offset: Math.max(0, start - head),
+    limit: Math.max(0, end - Math.max(start, head)),
+  };
+}
+
+/** How many files a sitemap of `entries` entries takes (at least one: a sitemap lists its listing). */
+const filesOf = (entries: number, perFile: number) => Math.max(1, Math.ceil(entries / perFile));
 
 export function sitemapRoutes(kit: FrontendKit): void {
   const { services } = kit;
   const xml = 'application/xml; charset=utf-8';
+  const urlsPerFile = services.config.sitemap?.urlsPerFile ?? URLS_PER_FILE;
+  const chunk = services.config.sitemap?.rowsPerQuery ?? CHUNK;
   const localeCount = (state: FrontendState) =>
     state.locales.localized ? state.locales.supported.length : 1;
-  const limit = (state: FrontendState) => Math.floor(MAX_URLS / localeCount(state)) - 1;
+  /** Entries per file: each is a URL per locale. */
+  const perFile = (state: FrontendState) => Math.max(1, Math.floor(urlsPerFile / localeCount(state)));
   const origin = (state: FrontendState) => siteOrigin(services, state);
+
+  /** The page a request names: undefined (none), or a number, or null (not a page: 404). */
+  const pageOf = (request: FastifyRequest): number | null | undefined => {
+    const query = request.query as { page?: unknown };
+    if (query.page === undefined) return undefined;
+    const text = typeof query.page === 'string' ? query.page : '';
+    return /^[1-9]\d{0,6}$/.test(text) ? Number(text) : null;
+  };
+
+  /**
+   * The answer of a split sitemap: its index when it takes several files and no page is asked for,
+   * else the file (`file(page)`); 404 for a page that is not one of its files.
+   */
+  async function parted(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    path: string,
+    entries: number,
+    file: (page: number) => Promise<string | Readable>,
+  ) {
+    const files = filesOf(entries, perFile(state));
+    const page = pageOf(request);
+    if (page === undefined && files > 1) {
+      reply.type(xml);
+      return sitemapIndex(Array.from({ length: files }, (_, i) => `${origin(state)}${path}?page=${i + 1}`));
+    }
+    if (page === null || (page ?? 1) > files) return kit.notFound(request, reply);
+    const body = await file(page ?? 1);
+    reply.type(xml);
+    return body;
+  }
+
+  /** The tag type and URL short name of `/sitemap/tags/{model}/{type}`, or null when there is none. */
+  async function tagKind(model: string, type: string) {
+    if (!(TAG_MODELS as readonly string[]).includes(model)) return null;
+    // `/sitemap/tags/post/category`: the short names of R-F2 for posts, `{model}_{type}` otherwise.
+    const types = await postTagTypes(services.settings);
+    const tagType =
+      model === 'post'
+        ? types.get(type)
+        : /^[a-z][a-z0-9_]{0,40}$/.test(type)
+          ? `${model}_${type}`
+          : undefined;
+    if (!tagType) return null;
+    return { tagType, short: model === 'post' ? (shortNameOf(types, tagType) ?? type) : type };
+  }
 
   kit.page(
     'GET',
     '/sitemap/posts',
     { name: 'sitemaps.posts', localized: false, cacheable: true },
     async (request, reply, state) => {
-      // Posts per file: the listing's URL and each post's, in every locale, within URLS_PER_FILE.
-      const perFile = Math.floor(URLS_PER_FILE / localeCount(state)) - 1;
-      const count = await services.siteReads.postCount(pageTagSink(request), state.website.id);
-      const files = Math.max(1, Math.ceil(count / perFile));
-      const query = request.query as { page?: unknown };
-      if (query.page === undefined && files > 1) {
-        reply.type(xml);
-        const base = `${origin(state)}/sitemap/posts?page=`;
-        return sitemapIndex(Array.from({ length: files }, (_, i) => `${base}${i + 1}`));
-      }
-      const pageText = query.page === undefined ? '1' : typeof query.page === 'string' ? query.page : '';
-      const page = Number(pageText);
-      if (!/^[1-9]\d{0,6}$/.test(pageText) || page > files) return kit.notFound(request, reply);
+      const sink = pageTagSink(request);
+      const count = await services.siteReads.postCount(sink, state.website.id);
       const base = origin(state);
-      const build = async () => {
-        const posts = await services.publicPosts.sitemap(state.website.id, perFile, (page - 1) * perFile);
-        // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
-        const entries: Entry[] = [
-          ...(page === 1 ? [{ path: '/post', lastModified: posts[0]?.lastModified }] : []),
-          ...posts.map((post) => ({
-            path: `/post/${encodeURIComponent(post.slug)}`,
-            lastModified: post.lastModified,
-          })),
-        ];
-        return urlset(base, state, entries);
-      };
-      // A file costs a query over up to URLS_PER_FILE posts and a megabyte of XML: the website's data
-      // cache keeps it until a post of the website (or a global one) changes or is published, keyed by
-      // everything else it shows (the origin and the locales).
-      const { locales } = state;
-      const file = await services.siteReads.postsSitemapFile(
-        pageTagSink(request),
-        state.website,
-        JSON.stringify([page, perFile, base, locales.localized, locales.defaultLocale, locales.supported]),
-        build,
-      );
-      reply.type(xml);
-      return file;
+      const websiteId = state.website.id;
+      return parted(request, reply, state, '/sitemap/posts', 1 + count, async (page) => {
+        const range = fileRange(1, count, perFile(state), page);
+        // The file's posts in chunks, each after the last post of the one before.
+        async function* batches(): AsyncGenerator<Entry[]> {
+          let from: number | SitemapPlace = range.offset;
+          for (let left = range.limit; left > 0;) {
+            const posts = await services.siteReads.postsSitemapChunk(
+              sink,
+              websiteId,
+              Math.min(chunk, left),
+              from,
+            );
+            if (range.head[1] > range.head[0] && from === range.offset) {
+              // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
+              yield [{ path: '/post', lastModified: posts[0]?.lastModified }];
+            }
+            yield posts.map((post) => ({
+              path: `/post/${encodeURIComponent(post.slug)}`,
+              lastModified: post.lastModified,
+            }));
+            left -= posts.length;
+            if (posts.length === 0 || !posts.next) break;
+            from = posts.next;
+          }
+          if (range.limit === 0 && range.head[1] > range.head[0]) yield [{ path: '/post' }];
+        }
+        const pieces = () => urlsetPieces(base, state, batches());
+        // Without the website's data cache the file is written as it is read: never whole in memory.
+        if (!state.website.enabledDataCache) return Readable.from(pieces());
+        // With it, a file is built once and kept until a post of the website (or a global one) changes
+        // or is published, keyed by everything else it shows (the origin and the locales).
+        const { locales } = state;
+        return services.siteReads.postsSitemapFile(
+          sink,
+          state.website,
+          JSON.stringify([
+            page,
+            perFile(state),
+            base,
+            locales.localized,
+            locales.defaultLocale,
+            locales.supported,
+          ]),
+          () => textOf(pieces()),
+        );
+      });
     },
   );
 
@@ -110,21 +225,24 @@ export function sitemapRoutes(kit: FrontendKit): void {
     '/sitemap/pages',
     { name: 'sitemaps.pages', localized: false, cacheable: true },
     async (request, reply, state) => {
-      const pages = await services.siteReads.sitemapPages(
-        pageTagSink(request),
-        state.website.id,
-        limit(state),
-      );
-      const entries: Entry[] = [
-        { path: '/' },
-        { path: '/blog' },
-        ...pages.map((page) => ({
-          path: `/page/${encodeURIComponent(page.slug)}`,
-          lastModified: page.lastModified,
-        })),
-      ];
-      reply.type(xml);
-      return urlset(origin(state), state, entries);
+      const sink = pageTagSink(request);
+      const head: Entry[] = [{ path: '/' }, { path: '/blog' }];
+      const count = await services.siteReads.pageCount(sink, state.website.id);
+      return parted(request, reply, state, '/sitemap/pages', head.length + count, async (page) => {
+        const range = fileRange(head.length, count, perFile(state), page);
+        const pages =
+          range.limit === 0
+            ? []
+            : await services.siteReads.sitemapPages(sink, state.website.id, range.limit, range.offset);
+        const entries: Entry[] = [
+          ...head.slice(...range.head),
+          ...pages.map((item) => ({
+            path: `/page/${encodeURIComponent(item.slug)}`,
+            lastModified: item.lastModified,
+          })),
+        ];
+        return textOf(urlsetPieces(origin(state), state, oneBatch(entries)));
+      });
     },
   );
 
@@ -134,50 +252,68 @@ export function sitemapRoutes(kit: FrontendKit): void {
     { name: 'sitemaps.tags', localized: false, cacheable: true },
     async (request, reply, state) => {
       const { model, type } = request.params as { model: string; type: string };
-      if (!(TAG_MODELS as readonly string[]).includes(model)) return kit.notFound(request, reply);
-      // `/sitemap/tags/post/category`: the short names of R-F2 for posts, `{model}_{type}` otherwise.
-      const tagType =
-        model === 'post'
-          ? (await postTagTypes(services.settings)).get(type)
-          : /^[a-z][a-z0-9_]{0,40}$/.test(type)
-            ? `${model}_${type}`
-            : undefined;
-      if (!tagType) return kit.notFound(request, reply);
-      const short =
-        model === 'post' ? (shortNameOf(await postTagTypes(services.settings), tagType) ?? type) : type;
-      const tags = await services.siteReads.tagsOfTypeNow(
-        pageTagSink(request),
-        state.website.id,
-        tagType,
-        state.locale,
-        limit(state),
-      );
-      const entries: Entry[] = [
-        { path: `/${model}` },
-        ...tags.map((tag) => ({
-          path: `/${model}/${short}/${encodeURIComponent(tag.slug)}`,
-          lastModified: tag.lastModified,
-        })),
-      ];
-      reply.type(xml);
-      return urlset(origin(state), state, entries);
+      const kind = await tagKind(model, type);
+      if (!kind) return kit.notFound(request, reply);
+      const sink = pageTagSink(request);
+      const count = await services.siteReads.tagCount(sink, state.website.id, kind.tagType);
+      const path = `/sitemap/tags/${model}/${type}`;
+      return parted(request, reply, state, path, 1 + count, async (page) => {
+        const range = fileRange(1, count, perFile(state), page);
+        const tags =
+          range.limit === 0
+            ? []
+            : await services.siteReads.tagsOfTypeNow(
+                sink,
+                state.website.id,
+                kind.tagType,
+                state.locale,
+                range.limit,
+                range.offset,
+              );
+        const entries: Entry[] = [
+          ...[{ path: `/${model}` }].slice(...range.head),
+          ...tags.map((tag) => ({
+            path: `/${model}/${kind.short}/${encodeURIComponent(tag.slug)}`,
+            lastModified: tag.lastModified,
+          })),
+        ];
+        return textOf(urlsetPieces(origin(state), state, oneBatch(entries)));
+      });
     },
   );
 
-  // The conventional place crawlers look first: an index of every sitemap of the website.
+  // The conventional place crawlers look first: an index of every file of every sitemap of the
+  // website (each kind's own index is left out: an index may only list sitemaps).
   kit.page(
     'GET',
     '/sitemap.xml',
     { name: 'sitemaps.index', localized: false, cacheable: true },
     async (request, reply, state) => {
+      const sink = pageTagSink(request);
       const base = origin(state);
+      const websiteId = state.website.id;
       const tagTypes = await postTagTypes(services.settings);
+      const files = (path: string, entries: number) => {
+        const count = filesOf(entries, perFile(state));
+        return count === 1
+          ? [`${base}${path}`]
+          : Array.from({ length: count }, (_, i) => `${base}${path}?page=${i + 1}`);
+      };
+      const tagFiles = await Promise.all(
+        [...tagTypes].map(async ([short, tagType]) =>
+          files(
+            `/sitemap/tags/post/${short}`,
+            1 + (await services.siteReads.tagCount(sink, websiteId, tagType)),
+          ),
+        ),
+      );
+      const locations = [
+        ...files('/sitemap/posts', 1 + (await services.siteReads.postCount(sink, websiteId))),
+        ...files('/sitemap/pages', 2 + (await services.siteReads.pageCount(sink, websiteId))),
+        ...tagFiles.flat(),
+      ];
       reply.type(xml);
-      return sitemapIndex([
-        `${base}/sitemap/posts`,
-        `${base}/sitemap/pages`,
-        ...[...tagTypes.keys()].map((short) => `${base}/sitemap/tags/post/${short}`),
-      ]);
+      return sitemapIndex(locations);
     },
   );
 
@@ -219,4 +355,8 @@ export function sitemapRoutes(kit: FrontendKit): void {
       return lines.join('\n');
     },
   );
+}
+
+async function* oneBatch(entries: Entry[]): AsyncGenerator<Entry[]> {
+  yield entries;
 }
