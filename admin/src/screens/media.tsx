@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
+import { Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { uploadFile } from '../media-upload.js';
 import type { MediaItem } from '../media-upload.js';
@@ -189,7 +190,6 @@ function Detail({
 export function MediaLibrary({ onPick }: { onPick?: (item: MediaItem) => void }) {
   const can = useAbilities();
   const [view, setView] = useState<'grid' | 'list'>('grid');
-  const [typed, setTyped] = useState('');
   const [query, setQuery] = useState('');
   const [type, setType] = useState<(typeof TYPES)[number]>(onPick ? 'image' : '');
   const [page, setPage] = useState(1);
@@ -304,24 +304,14 @@ export function MediaLibrary({ onPick }: { onPick?: (item: MediaItem) => void })
         </ul>
       )}
       <div class="filters">
-        <form
-          class="search"
-          role="search"
-          onSubmit={(event) => {
-            event.preventDefault();
-            setQuery(typed.trim());
+        <SearchForm
+          id="media-search"
+          label={t('media.search')}
+          onSearch={(words) => {
+            setQuery(words);
             setPage(1);
           }}
-        >
-          <label for="media-search">{t('media.search')}</label>
-          <input
-            id="media-search"
-            type="search"
-            value={typed}
-            onInput={(event) => setTyped(event.currentTarget.value)}
-          />
-          <button type="submit">{t('posts.search.button')}</button>
-        </form>
+        />
         <div class="inline-field">
           <label for="media-type">{t('media.type')}</label>
           <select
@@ -395,17 +385,7 @@ export function MediaLibrary({ onPick }: { onPick?: (item: MediaItem) => void })
           />
         )}
       </div>
-      {pages > 1 && (
-        <nav class="pager" aria-label={t('posts.page', { page, pages })}>
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('posts.previous')}
-          </button>
-          <span>{t('posts.page', { page, pages })}</span>
-          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('posts.next')}
-          </button>
-        </nav>
-      )}
+      <Pager page={page} pages={pages} onPage={setPage} />
     </div>
   );
 }

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
+import { PanelLink, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { follow } from '../nav.js';
 import { useAbilities } from '../session.js';
@@ -19,7 +20,6 @@ interface Row {
 export function PagesScreen() {
   const can = useAbilities();
   const [rows, setRows] = useState<Row[] | null>(null);
-  const [typed, setTyped] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
   const [pages, setPages] = useState(1);
@@ -50,24 +50,14 @@ export function PagesScreen() {
           </a>
         )}
       </div>
-      <form
-        class="search"
-        role="search"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setQuery(typed.trim());
+      <SearchForm
+        id="page-search"
+        label={t('pages.search')}
+        onSearch={(words) => {
+          setQuery(words);
           setPage(1);
         }}
-      >
-        <label for="page-search">{t('pages.search')}</label>
-        <input
-          id="page-search"
-          type="search"
-          value={typed}
-          onInput={(event) => setTyped(event.currentTarget.value)}
-        />
-        <button type="submit">{t('posts.search.button')}</button>
-      </form>
+      />
       {error && <p role="alert">{t('app.error', { message: error })}</p>}
       {rows === null ? (
         !error && <p aria-live="polite">{t('app.loading')}</p>
@@ -87,12 +77,7 @@ export function PagesScreen() {
             {rows.map((row) => (
               <tr key={row.id} data-page={row.id}>
                 <td data-label={t('posts.column.title')}>
-                  <a
-                    href={`/admin/pages/${row.id}`}
-                    onClick={(event) => follow(event, `/admin/pages/${row.id}`, t('app.leave'))}
-                  >
-                    {row.title || t('posts.untitled')}
-                  </a>
+                  <PanelLink to={`/admin/pages/${row.id}`}>{row.title || t('posts.untitled')}</PanelLink>
                 </td>
                 <td data-label={t('posts.column.status')}>
                   <span class={`status status-${row.status}`}>
@@ -108,17 +93,7 @@ export function PagesScreen() {
           </tbody>
         </table>
       )}
-      {pages > 1 && (
-        <nav class="pager" aria-label={t('posts.page', { page, pages })}>
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('posts.previous')}
-          </button>
-          <span>{t('posts.page', { page, pages })}</span>
-          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('posts.next')}
-          </button>
-        </nav>
-      )}
+      <Pager page={page} pages={pages} onPage={setPage} />
     </section>
   );
 }

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
+import { PanelLink, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { follow } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
@@ -37,7 +38,6 @@ export function PostsScreen() {
   const can = useAbilities();
   const [status, setStatus] = useState<Status>('any');
   const [query, setQuery] = useState('');
-  const [typed, setTyped] = useState('');
   const [sort, setSort] = useState<Sort>('-updated_at');
   const [tag, setTag] = useState('');
   const [tags, setTags] = useState<TagNode[]>([]);
@@ -165,24 +165,14 @@ export function PostsScreen() {
         )}
       </div>
       <div class="filters">
-        <form
-          class="search"
-          role="search"
-          onSubmit={(event) => {
-            event.preventDefault();
-            setQuery(typed.trim());
+        <SearchForm
+          id="post-search"
+          label={t('posts.search')}
+          onSearch={(words) => {
+            setQuery(words);
             setPage(1);
           }}
-        >
-          <label for="post-search">{t('posts.search')}</label>
-          <input
-            id="post-search"
-            type="search"
-            value={typed}
-            onInput={(event) => setTyped(event.currentTarget.value)}
-          />
-          <button type="submit">{t('posts.search.button')}</button>
-        </form>
+        />
         <div class="inline-field">
           <label for="post-tag">{t('posts.filter.tag')}</label>
           <select
@@ -310,12 +300,7 @@ export function PostsScreen() {
                   />
                 </td>
                 <td data-label={t('posts.column.title')}>
-                  <a
-                    href={`/admin/posts/${row.id}`}
-                    onClick={(event) => follow(event, `/admin/posts/${row.id}`, t('app.leave'))}
-                  >
-                    {row.title || t('posts.untitled')}
-                  </a>
+                  <PanelLink to={`/admin/posts/${row.id}`}>{row.title || t('posts.untitled')}</PanelLink>
                 </td>
                 <td data-label={t('posts.column.status')}>
                   <span class={`status status-${row.status}`}>
@@ -331,17 +316,7 @@ export function PostsScreen() {
           </tbody>
         </table>
       )}
-      {pages > 1 && (
-        <nav class="pager" aria-label={t('posts.page', { page, pages })}>
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('posts.previous')}
-          </button>
-          <span>{t('posts.page', { page, pages })}</span>
-          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('posts.next')}
-          </button>
-        </nav>
-      )}
+      <Pager page={page} pages={pages} onPage={setPage} />
     </section>
   );
 }

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
-import { follow } from '../nav.js';
+import { PanelLink } from '../widgets.js';
 
 interface Pending {
   id: number;
@@ -33,12 +33,7 @@ export function ReviewsScreen() {
         <ul class="cards">
           {rows.map((row) => (
             <li key={row.id} data-post={row.id}>
-              <a
-                href={`/admin/posts/${row.id}`}
-                onClick={(event) => follow(event, `/admin/posts/${row.id}`, t('app.leave'))}
-              >
-                {row.title || t('posts.untitled')}
-              </a>
+              <PanelLink to={`/admin/posts/${row.id}`}>{row.title || t('posts.untitled')}</PanelLink>
               <p class="help">
                 {t('reviews.submitted', {
                   time: formatDateTime(row.submitted_at),
