@@ -1992,7 +1992,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tag
-         * @description A name already used in the type is a 409.
+         * @description A name already used in the type is a 409. `Idempotency-Key` makes a retry answer the first result.
          */
         post: {
             parameters: {
@@ -2805,7 +2805,7 @@ export interface paths {
         put?: never;
         /**
          * Create a page
-         * @description On the Host’s website unless `website_ids` says otherwise; editors and site admins.
+         * @description On the Host’s website unless `website_ids` says otherwise; editors and site admins. `Idempotency-Key` makes a retry answer the first result.
          */
         post: {
             parameters: {

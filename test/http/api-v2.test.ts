@@ -132,6 +132,32 @@ describe('API v2', () => {
     assert.equal(readOnly?.review_posts, false);
   });
 
+  it('Idempotency-Key on page and tag creates too: a retry answers the first item, another body is refused', async () => {
+    const send = (url: string, body: unknown, key: string) =>
+      call(url, { method: 'POST', as: editor, body, headers: { 'idempotency-key': key } });
+    for (const [url, body] of [
+      ['/pages', { title: 'Once only page' }],
+      ['/tags', { name: 'Once only tag', type: 'post_tag' }],
+    ] as const) {
+      const first = await send(url, body, `once-${url}`);
+      assert.equal(first.statusCode, 201, first.body);
+      const again = await send(url, body, `once-${url}`);
+      assert.equal(again.statusCode, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.json().data.id, first.json().data.id);
+      assert.equal(again.headers.location, first.headers.location);
+      assert.ok(first.headers.etag);
+      problem(
+        await send(
+          url,
+          { ...body, ...('title' in body ? { title: 'Other' } : { name: 'Other' }) },
+          `once-${url}`,
+        ),
+        422,
+      );
+    }
+  });
+
   it('GET /posts/slug-check: normalized, free or taken (not by the post itself), and what a create would pick', async () => {
     const post = await create(author, { title: 'Slug Check Post', content: 'x', slug: 'slug-check-post' });
     const check = async (query: string) => {

@@ -6,6 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { memoized } from '../../lib/memo.js';
+import type { Services } from '../../services.js';
+import { callerOf } from './auth.js';
 import { Problem } from './problem.js';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -201,3 +203,49 @@ export const idOf = (request: FastifyRequest): number => Number((request.params 
 
 /** `?force=true` on a delete: remove what is in use anyway (409 without it). */
 export const forceQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();
+
+/** What a create answers about the item it made (its `id` and `updated_at` name it and its ETag). */
+interface Created {
+  id: number;
+  updated_at: string;
+}
+
+/**
+ * A create, with `Idempotency-Key` when the client sends one: the first answer for the key is kept
+ * (24 hours) and a retry with the same key and body gets it again (`Idempotent-Replayed: true`)
+ * instead of a second item; the same key with another body is a 422. Answers 201 with the item's
+ * JSON, `Location` and `ETag`.
+ */
+export async function createOnce<T>(
+  services: Pick<Services, 'idempotency'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: {
+    /** Where keys are unique: the kind of item (and its parent). */
+    scope: string;
+    create: () => Promise<T>;
+    json: (item: T) => Created & Record<string, unknown>;
+    location: (id: number) => string;
+  },
+): Promise<FastifyReply> {
+  const key = request.headers['idempotency-key'];
+  const make = async () => ({
+    status: 201,
+    body: JSON.stringify({ data: options.json(await options.create()) }),
+  });
+  const answer =
+    typeof key === 'string'
+      ? await services.idempotency.run(
+          { caller: `user:${callerOf(request).user.id}`, scope: options.scope, key, input: request.body },
+          make,
+        )
+      : { ...(await make()), replayed: false };
+  const created = (JSON.parse(answer.body) as { data: Created }).data;
+  if (answer.replayed) reply.header('idempotent-replayed', 'true');
+  return reply
+    .code(answer.status)
+    .header('location', options.location(created.id))
+    .header('etag', etagOf(created.updated_at))
+    .type('application/json; charset=utf-8')
+    .send(answer.body);
+}

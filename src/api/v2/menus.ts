@@ -8,8 +8,8 @@ import type { MenuWithItems } from '../../domain/menu-operations.js';
 import { MENU_ITEM_KINDS, MENU_TARGETS } from '../../domain/menus.js';
 import type { Menu, MenuTreeItem } from '../../domain/menus.js';
 import type { Services } from '../../services.js';
-import { actorOf, callerOf } from './auth.js';
-import { etagOf, idOf, idParams, ifMatchVersion, notModified, queryOf } from './conventions.js';
+import { actorOf } from './auth.js';
+import { createOnce, etagOf, idOf, idParams, ifMatchVersion, notModified, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const itemFields = {
@@ -137,31 +137,13 @@ export function registerMenuRoutes(router: V2Router, services: Services): void {
     response: { 201: one },
     handler: async (request, reply) => {
       const actor = await actorOf(services, request);
-      const key = request.headers['idempotency-key'];
-      if (typeof key !== 'string') {
-        const menu = await ops.create(actor, idOf(request), request.body);
-        reply.header('location', `/api/v2/menus/${menu.id}`);
-        return answer(request, reply, menu, 201);
-      }
       // A retry with the same key answers the first result instead of a 409 for the taken handle.
-      const result = await services.idempotency.run(
-        {
-          caller: `user:${callerOf(request).user.id}`,
-          scope: `api.v2.menus.create:${idOf(request)}`,
-          key,
-          input: request.body,
-        },
-        async () => {
-          const menu = await ops.create(actor, idOf(request), request.body);
-          return { status: 201, body: JSON.stringify({ data: menuJson(menu) }) };
-        },
-      );
-      const created = JSON.parse(result.body) as { data: { id: number; updated_at: string } };
-      if (result.replayed) reply.header('idempotent-replayed', 'true');
-      reply
-        .header('location', `/api/v2/menus/${created.data.id}`)
-        .header('etag', etagOf(created.data.updated_at));
-      return reply.code(result.status).type('application/json; charset=utf-8').send(result.body);
+      return createOnce(services, request, reply, {
+        scope: `api.v2.menus.create:${idOf(request)}`,
+        create: () => ops.create(actor, idOf(request), request.body),
+        json: menuJson,
+        location: (id) => `/api/v2/menus/${id}`,
+      });
     },
   });
 

@@ -7,6 +7,7 @@ import type { Page } from '../../domain/pages.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
+  createOnce,
   etagOf,
   forceQuery,
   idOf,
@@ -124,14 +125,20 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
     method: 'POST',
     url: '/pages',
     summary: 'Create a page',
-    description: 'On the Host\u2019s website unless `website_ids` says otherwise; editors and site admins.',
+    description:
+      'On the Host\u2019s website unless `website_ids` says otherwise; editors and site admins. ' +
+      '`Idempotency-Key` makes a retry answer the first result.',
     tags: ['pages'],
     body: createPageInput.strict(),
     response: { 201: one },
     handler: async (request, reply) => {
-      const page = await ops.create(await actorOf(services, request), request.body);
-      reply.header('location', `/api/v2/pages/${page.id}`).header('etag', etagOf(page.updatedAt));
-      return reply.code(201).send({ data: pageJson(page) });
+      const actor = await actorOf(services, request);
+      return createOnce(services, request, reply, {
+        scope: 'api.v2.pages.create',
+        create: () => ops.create(actor, request.body),
+        json: pageJson,
+        location: (id) => `/api/v2/pages/${id}`,
+      });
     },
   });
 

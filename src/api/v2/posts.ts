@@ -15,8 +15,9 @@ import {
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
 import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
-import { actorOf, callerOf } from './auth.js';
+import { actorOf } from './auth.js';
 import {
+  createOnce,
   etagOf,
   ifMatchVersion,
   notModified,
@@ -339,30 +340,12 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     response: { 201: postOneSchema },
     handler: async (request, reply) => {
       const actor = await actorOf(services, request);
-      const body = request.body as Json;
-      const create = async () => ops.create(actor, body);
-      const key = request.headers['idempotency-key'];
-      if (typeof key !== 'string') {
-        const post = await create();
-        reply.header('location', `/api/v2/posts/${post.id}`);
-        return answerPost(reply, post, 201);
-      }
-      const answer = await services.idempotency.run(
-        { caller: `user:${callerOf(request).user.id}`, scope: 'api.v2.posts.create', key, input: body },
-        async () => {
-          const post = await create();
-          return {
-            status: 201,
-            body: JSON.stringify({ data: detailJson(post, new Set(INCLUDES), undefined) }),
-          };
-        },
-      );
-      const created = JSON.parse(answer.body) as { data: { id: number; updated_at: string } };
-      if (answer.replayed) reply.header('idempotent-replayed', 'true');
-      reply
-        .header('location', `/api/v2/posts/${created.data.id}`)
-        .header('etag', etagOf(created.data.updated_at));
-      return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+      return createOnce(services, request, reply, {
+        scope: 'api.v2.posts.create',
+        create: () => ops.create(actor, request.body as Json),
+        json: (post) => detailJson(post, new Set(INCLUDES), undefined) as { id: number; updated_at: string },
+        location: (id) => `/api/v2/posts/${id}`,
+      });
     },
   });
 

@@ -6,7 +6,7 @@ import type { Tag, TagNode } from '../../domain/tags.js';
 import { DEFAULT_TAG_TYPE } from '../../domain/tags.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
-import { forceQuery, idOf, idParams, queryOf } from './conventions.js';
+import { createOnce, forceQuery, idOf, idParams, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const tagFields = {
@@ -101,14 +101,22 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     method: 'POST',
     url: '/tags',
     summary: 'Create a tag',
-    description: 'A name already used in the type is a 409.',
+    description:
+      'A name already used in the type is a 409. `Idempotency-Key` makes a retry answer the first result.',
     tags: ['tags'],
     body: createTagInput.strict(),
     response: { 201: one },
     handler: async (request, reply) => {
-      const tag = await ops.create(await actorOf(services, request), request.body);
-      reply.header('location', `/api/v2/tags/${tag.id}`);
-      return reply.code(201).send({ data: tagJson(tag, await services.tags.websitesOf(tag.id)) });
+      const actor = await actorOf(services, request);
+      return createOnce(services, request, reply, {
+        scope: 'api.v2.tags.create',
+        create: async () => {
+          const tag = await ops.create(actor, request.body);
+          return tagJson(tag, await services.tags.websitesOf(tag.id));
+        },
+        json: (json) => json,
+        location: (id) => `/api/v2/tags/${id}`,
+      });
     },
   });
 
