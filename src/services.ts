@@ -42,7 +42,9 @@ import { MembershipsService } from './domain/memberships.js';
 import { MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
 import { PostOperations, PostReads, PostReviewStore, PostsService } from './domain/posts/index.js';
+import { InviteOperations } from './domain/invites.js';
 import { Policy } from './domain/policy.js';
+import { siteOrigin } from './domain/site-urls.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
@@ -103,6 +105,8 @@ export interface Services {
   tagOps: TagOperations;
   /** The members of a website and their roles (API v2). */
   memberOps: MemberOperations;
+  /** Invitations to a website's roles by email (a one-time link). */
+  inviteOps: InviteOperations;
   /** Accounts, for administrators (API v2). */
   userOps: UserOperations;
   /** Page writes for a caller (API v2). */
@@ -273,6 +277,18 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   );
   const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
   const clicks = new ClicksService(db, database.dialect, clock);
+  const inviteOps = new InviteOperations({
+    db,
+    clock,
+    policy,
+    users,
+    memberships,
+    websites,
+    mailer: () => services.mailer,
+    link: (website, token) => `${siteOrigin(website, config.appUrl)}/user/invite/${token}`,
+    audit,
+    warn,
+  });
   const services: Services = {
     config,
     database,
@@ -310,6 +326,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     tags,
     tagOps,
     memberOps,
+    inviteOps,
     userOps,
     pageOps,
     systemOps,

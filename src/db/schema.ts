@@ -110,6 +110,20 @@ export interface ApiKeysTable {
   created_at: Timestamp;
 }
 
+/** An invitation to a website's role by email, with a one-time link (migration 0021). */
+export interface InvitesTable {
+  id: Generated<number>;
+  website_id: number;
+  email: string;
+  role: string;
+  token_hash: string;
+  invited_by: number | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: Timestamp | null;
+  accepted_by: number | null;
+}
+
 /** The first answer to a create sent with an `Idempotency-Key` (kept 24 hours). */
 export interface IdempotencyKeysTable {
   /** Who sent it: `user:ID`, or `anonymous`. */
@@ -388,6 +402,7 @@ export interface Database {
   memberships: MembershipsTable;
   audit_log: AuditLogTable;
   api_keys: ApiKeysTable;
+  invites: InvitesTable;
   api_key_websites: ApiKeyWebsitesTable;
   idempotency_keys: IdempotencyKeysTable;
   email_changes: EmailChangesTable;

@@ -20,6 +20,7 @@ import { registerLinkRoutes } from './links.js';
 import { registerMediaRoutes } from './media.js';
 import { registerWebsiteRoutes } from './websites.js';
 import { registerTagRoutes } from './tags.js';
+import { registerInviteRoutes } from './invites.js';
 import { registerPeopleRoutes } from './people.js';
 import { registerPageRoutes } from './pages.js';
 import { registerMenuRoutes } from './menus.js';
@@ -146,6 +147,7 @@ export function apiV2(services: Services) {
     registerWebsiteRoutes(router, services);
     registerTagRoutes(router, services);
     registerPeopleRoutes(router, services);
+    registerInviteRoutes(router, services);
     registerPageRoutes(router, services);
     registerMenuRoutes(router, services);
     registerMediaRoutes(router, services);

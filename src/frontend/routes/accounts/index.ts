@@ -6,6 +6,7 @@
 import type { FrontendKit } from '../../index.js';
 import { installVisitorLookup } from '../../session.js';
 import { AccountPages } from './forms.js';
+import { inviteRoutes } from './invites.js';
 import { loginRoutes } from './login.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { profileRoutes } from './profile.js';
@@ -18,4 +19,5 @@ export function accountRoutes(kit: FrontendKit): void {
   registrationRoutes(pages);
   passwordResetRoutes(pages);
   profileRoutes(pages);
+  inviteRoutes(pages);
 }

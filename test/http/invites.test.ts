@@ -1,0 +1,139 @@
+// Invitations by email (issue 25 #7): those who manage a website's members invite an address to a
+// role through API v2; the mail's one-time link lets a new person make an account and join, or an
+// existing one sign in and accept; a link works once, and a withdrawn one not at all.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+import { RecordingMailer } from '../support/mail.js';
+import { Visitor } from '../support/visitor.js';
+
+describe('invitations', () => {
+  let ctx: TestContext;
+  let site: number;
+  let siteAdmin: TestUser;
+  let editor: TestUser;
+  let mailer: RecordingMailer;
+
+  before(async () => {
+    ctx = await createTestContext();
+    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    site = await ctx.services.websites.create({ siteName: 'Club', domain: 'club.test' });
+    siteAdmin = await ctx.createUser();
+    editor = await ctx.createUser();
+    await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
+    await ctx.services.memberships.grant(editor.id, site, 'editor');
+  });
+  beforeEach(() => {
+    mailer = new RecordingMailer();
+    ctx.services.mailer = mailer;
+  });
+  after(() => ctx.close());
+
+  const invite = (as: TestUser, body: unknown) =>
+    ctx.request({
+      method: 'POST',
+      url: `/api/v2/websites/${site}/invites`,
+      headers: { host: 'club.test', authorization: `Bearer ${as.token}` },
+      payload: body as Record<string, unknown>,
+    });
+  /** The link of the last mail, as a path on the website. */
+  const linkOf = async () => {
+    for (let wait = 0; wait < 50 && mailer.sent.length === 0; wait++)
+      await new Promise((r) => setTimeout(r, 10));
+    const text = mailer.sent.at(-1)?.text ?? '';
+    const url = /https?:\/\/\S+\/user\/invite\/\S+/.exec(text)?.[0];
+    assert.ok(url, `no invitation link in: ${text}`);
+    assert.match(url, /^http:\/\/club\.test[:/]/, 'the link names the website\u2019s primary domain');
+    return new URL(url).pathname;
+  };
+
+  it('a new person: the site admin invites, the link makes their account, joins them and signs them in; once only', async () => {
+    const created = await invite(siteAdmin, { email: 'New.Person@Example.test', role: 'editor' });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.json().data.email, 'new.person@example.test');
+    const path = await linkOf();
+    assert.equal(mailer.sent.at(-1)?.to, 'new.person@example.test');
+    const listed = await ctx.request({
+      method: 'GET',
+      url: `/api/v2/websites/${site}/invites`,
+      headers: { host: 'club.test', authorization: `Bearer ${siteAdmin.token}` },
+    });
+    assert.ok(listed.json().data.some((item: { email: string }) => item.email === 'new.person@example.test'));
+
+    const visitor = new Visitor(ctx, 'club.test');
+    const page = await visitor.get(path);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /as <strong>editor<\/strong>/);
+    assert.equal(page.headers['referrer-policy'], 'same-origin');
+    assert.equal((await visitor.post(path, { name: 'New Person', password: 'long enough' })).statusCode, 403);
+    const short = await visitor.submit(path, path, { name: 'New Person', password: 'short' });
+    assert.equal(short.statusCode, 422);
+    assert.match(short.body, /aria-invalid="true"/);
+    const joined = await visitor.submit(path, path, { name: 'New Person', password: 'long enough' });
+    assert.equal(joined.statusCode, 303, joined.body);
+    assert.equal(joined.headers.location, '/admin');
+    const user = await ctx.services.users.findByEmail('new.person@example.test');
+    assert.ok(user);
+    assert.equal(await ctx.services.memberships.roleOn(user.id, site), 'editor');
+    assert.equal((await visitor.get('/user/profile')).statusCode, 200, 'signed in');
+    assert.equal((await new Visitor(ctx, 'club.test').get(path)).statusCode, 404, 'the link worked once');
+  });
+
+  it('an existing account signs in as the invited address to accept; another account cannot', async () => {
+    const existing = await ctx.createUser({ password: 'existing password' });
+    assert.equal((await invite(siteAdmin, { email: existing.email, role: 'author' })).statusCode, 201);
+    const path = await linkOf();
+    const stranger = new Visitor(ctx, 'club.test');
+    assert.match((await stranger.get(path)).body, /sign in<\/a> to accept/);
+    // Making an account for an address that has one is refused.
+    // (The page has no form then: the token comes from another form of the site.)
+    const taken = await stranger.submit('/user/login', path, { name: 'Impostor', password: 'long enough' });
+    assert.equal(taken.statusCode, 422);
+
+    const other = await ctx.createUser({ password: 'other password' });
+    const wrong = new Visitor(ctx, 'club.test');
+    await wrong.logIn(other.email, 'other password');
+    assert.match((await wrong.get(path)).body, /signed in with another address/);
+    assert.equal((await wrong.submit('/user/profile', path, {})).statusCode, 403);
+    assert.equal(await ctx.services.memberships.roleOn(other.id, site), null);
+
+    const owner = new Visitor(ctx, 'club.test');
+    await owner.logIn(existing.email, 'existing password');
+    assert.match((await owner.get(path)).body, /Accept the invitation/);
+    assert.equal((await owner.submit(path, path, {})).statusCode, 303);
+    assert.equal(await ctx.services.memberships.roleOn(existing.id, site), 'author');
+  });
+
+  it('who may invite, and what: site admins every role but site admin; editors nobody; members not twice', async () => {
+    assert.equal(
+      (await invite(siteAdmin, { email: 'boss@example.test', role: 'site_admin' })).statusCode,
+      403,
+    );
+    assert.equal((await invite(editor, { email: 'friend@example.test', role: 'author' })).statusCode, 403);
+    assert.equal((await invite(siteAdmin, { email: editor.email, role: 'author' })).statusCode, 422);
+    assert.equal((await invite(siteAdmin, { email: 'not an email', role: 'author' })).statusCode, 422);
+    assert.equal((await invite(siteAdmin, { email: 'x@example.test', role: 'owner' })).statusCode, 422);
+    assert.equal(mailer.sent.length, 0, 'no mail for a refused invitation');
+  });
+
+  it('a withdrawn invitation\u2019s link is dead', async () => {
+    const created = await invite(siteAdmin, { email: 'later@example.test', role: 'reader' });
+    const path = await linkOf();
+    const withdrawn = await ctx.request({
+      method: 'DELETE',
+      url: `/api/v2/websites/${site}/invites/${created.json().data.id}`,
+      headers: { host: 'club.test', authorization: `Bearer ${siteAdmin.token}` },
+    });
+    assert.equal(withdrawn.statusCode, 204);
+    assert.equal((await new Visitor(ctx, 'club.test').get(path)).statusCode, 404);
+    const audit = await ctx.services.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('action', 'like', 'invite.%')
+      .execute();
+    assert.ok(audit.some((entry) => entry.action === 'invite.revoke'));
+    assert.ok(audit.some((entry) => entry.action === 'invite.accept'));
+  });
+});
