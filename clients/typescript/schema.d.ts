@@ -39,6 +39,8 @@ export interface paths {
                     fields?: string;
                     /** @description Related data to embed: tags, categories, author (comma-separated). */
                     include?: string;
+                    /** @description Titles, excerpts and contents in this locale where translated. */
+                    locale?: string;
                 };
                 header?: never;
                 path?: never;

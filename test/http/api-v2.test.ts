@@ -158,6 +158,31 @@ describe('API v2', () => {
     }
   });
 
+  it('lists take ?locale= too: each post\u2019s text in that locale where translated, else its base text', async () => {
+    const both = await create(admin, {
+      title: { en: 'Locale list EN', zh_TW: '\u5217\u8868' },
+      content: { en: '<p>en</p>', zh_TW: '<p>zh</p>' },
+      status: 'published',
+    });
+    const plain = await create(admin, { title: 'Locale list plain', content: 'x', status: 'published' });
+    const list = async (locale: string) => {
+      const response = await call(`/posts?q=Locale%20list&locale=${locale}&fields=id,title,content`, {
+        as: admin,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return new Map(
+        response
+          .json<{ data: Array<{ id: number; title: string; content: string }> }>()
+          .data.map((post) => [post.id, post]),
+      );
+    };
+    const zh = await list('zh-TW');
+    assert.equal(zh.get(both.id)?.title, '\u5217\u8868');
+    assert.equal(zh.get(both.id)?.content, '<p>zh</p>');
+    assert.equal(zh.get(plain.id)?.title, 'Locale list plain');
+    assert.equal((await list('en')).get(both.id)?.title, 'Locale list EN');
+  });
+
   it('GET /posts/slug-check: normalized, free or taken (not by the post itself), and what a create would pick', async () => {
     const post = await create(author, { title: 'Slug Check Post', content: 'x', slug: 'slug-check-post' });
     const check = async (query: string) => {

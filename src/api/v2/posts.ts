@@ -13,6 +13,7 @@ import {
   SORTABLE_POST_FIELDS,
 } from '../../domain/posts/index.js';
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
+import { normalizeLocale } from '../../domain/translations.js';
 import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
@@ -98,6 +99,11 @@ const listQuery = z
     cursor: cursorQuery,
     fields: fieldsParam,
     include: includeParam,
+    locale: z
+      .string()
+      .max(20)
+      .optional()
+      .describe('Titles, excerpts and contents in this locale where translated.'),
   })
   .strict();
 
@@ -156,14 +162,17 @@ function includesOf(value: string | undefined): Set<string> {
   return new Set(names);
 }
 
+/** A post's text in one locale (a blank or missing one falls back to the base text). */
+type LocaleText = Partial<Record<'title' | 'excerpt' | 'content', string>>;
+
 /** A post of a list as v2 shows it (what the list read holds). */
-function summaryJson(post: PostSummary, include: Set<string>): Json {
+function summaryJson(post: PostSummary, include: Set<string>, text?: LocaleText): Json {
   return {
     id: post.id,
-    title: post.title,
+    title: text?.title || post.title,
     slug: post.slug,
-    excerpt: post.excerpt,
-    content: post.content,
+    excerpt: text?.excerpt || post.excerpt,
+    content: text?.content || post.content,
     thumbnail: post.thumbnail,
     status: post.status,
     published_at: post.publishedAt,
@@ -260,10 +269,20 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
           ? { ...paginate(request, reply, page, answer.total), next_cursor: next }
           : paginateByCursor(request, reply, page.perPage, answer.total, next);
       // The answer's text is kept with the cached page it was made from, by what else went into it.
-      const variant = `${query.include ?? ''}|${query.fields ?? ''}|${JSON.stringify(pagination)}`;
+      const variant = `${query.include ?? ''}|${query.fields ?? ''}|${query.locale ?? ''}|${JSON.stringify(pagination)}`;
       let text = listAnswers.get(answer);
       if (text?.variant !== variant) {
-        const items = answer.items.map((post) => summaryJson(post, include));
+        const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
+        const translations = locale === undefined ? null : await ops.translationsOf(answer.items);
+        const items = answer.items.map((post) => {
+          const map = translations?.get(post.id);
+          const inLocale = map && {
+            title: map.title?.[locale!],
+            excerpt: map.excerpt?.[locale!],
+            content: map.content?.[locale!],
+          };
+          return summaryJson(post, include, inLocale);
+        });
         text = {
           variant,
           body: JSON.stringify({
@@ -323,7 +342,8 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       const etag = etagOf(post.updatedAt);
       reply.header('etag', etag);
       if (notModified(request, etag)) return reply.code(304).send();
-      const json = detailJson(post, includesOf(query.include), query.locale);
+      const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
+      const json = detailJson(post, includesOf(query.include), locale);
       return { data: selectFields([json], query.fields, DETAIL_FIELDS)[0] };
     },
   });

@@ -105,6 +105,14 @@ export class PostOperations {
     return this.ctx.store.slugCheck(slug, postId ?? null);
   }
 
+  /**
+   * The translations of posts a list showed (a face showing them in one locale). Lists only name
+   * posts their reader may see, so this reveals nothing more.
+   */
+  translationsOf(posts: ReadonlyArray<{ id: number }>) {
+    return this.ctx.store.translationsOf(posts.map((post) => post.id));
+  }
+
   /** Parses a list's input (a pure function of it: faces may remember the result). */
   parseList(input: unknown): ListPostsInput {
     return parseListInput(input);

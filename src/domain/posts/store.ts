@@ -21,7 +21,7 @@ import type { SafeFetcher } from '../safe-fetch.js';
 import type { SettingsService } from '../settings.js';
 import { randomSlug, slugify, uniqueSlug } from '../slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
-import type { TranslationsService } from '../translations.js';
+import type { TranslationMap, TranslationsService } from '../translations.js';
 import { toIso } from '../values.js';
 import { WEBSITES_TAG } from '../websites.js';
 import {
@@ -731,6 +731,11 @@ export class PostsService {
       .where('slug', 'in', candidates)
       .execute();
     return new Set(rows.map((row) => row.slug));
+  }
+
+  /** Every translation of these posts, `id -> { field: { locale: text } }` (one query). */
+  translationsOf(ids: readonly number[]): Promise<Map<number, TranslationMap>> {
+    return this.deps.translations.forModels(POST_MODEL, ids);
   }
 
   /**
