@@ -273,7 +273,7 @@ export class Policy {
       publishPosts: createPosts && publishPosts,
       editOthersPosts: edits && this.keyWrites(actor, on),
       reviewPosts: edits && this.keyWrites(actor, on),
-      moderateComments: edits && this.keyWrites(actor, on),
+      moderateComments: (await this.moderatesComments(actor, websiteId)) && this.keyWrites(actor, on),
       managePages: content,
       uploadMedia: media,
       manageMenus: menus,
