@@ -28,6 +28,8 @@ const en = {
   'posts.untitled': '(untitled)',
   'posts.filter.tag': 'Category or tag',
   'posts.filter.tag.any': 'Any',
+  'posts.filter.author': 'Author',
+  'posts.filter.author.me': '{name} (me)',
   'posts.sort': 'Order',
   'posts.sort.updated_at': 'Last updated',
   'posts.sort.created_at': 'Newest',

@@ -32,6 +32,8 @@ export interface paths {
                         tag?: string;
                         /** @description Default: the website of the Host. */
                         website?: number;
+                        /** @description Posts written by this user only. */
+                        author?: number;
                     };
                     /** @description The `next_cursor` of the previous page: the page after it (then `page` is not used). */
                     cursor?: string;

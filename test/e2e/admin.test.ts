@@ -196,6 +196,24 @@ describe(
       await page.selectOption('#post-tag', { label: 'Notes' });
       await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 1");
       assert.equal(await page.locator('table.posts tbody tr a').first().textContent(), 'Commented');
+
+      // The author filter: another writer's post is listed, then left out when "me" is chosen.
+      const guest = await ctx.createUser();
+      const site = (await ctx.services.websites.findIdByDomain('desk.test'))!;
+      const nameOf = async (id: number) => (await ctx.services.users.findById(id))!.name;
+      await ctx.services.memberships.grant(guest.id, site, 'author');
+      await ctx.services.posts.create(
+        { title: 'By a guest', content: 'x', status: 'published', websiteIds: [site] },
+        { userId: guest.id, isAdmin: false },
+      );
+      await page.selectOption('#post-tag', '');
+      await page.locator('table.posts tbody tr').filter({ hasText: 'By a guest' }).waitFor();
+      await page.selectOption('#post-author', { label: `${await nameOf(editor.id)} (me)` });
+      await page.waitForFunction(
+        "![...document.querySelectorAll('table.posts tbody tr')].some((row) => row.textContent.includes('By a guest'))",
+      );
+      await page.selectOption('#post-author', { label: await nameOf(guest.id) });
+      await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 1");
     });
 
     it('the site switcher opens the panel on another website of the user, on its own domain', async () => {

@@ -183,6 +183,31 @@ describe('API v2', () => {
     assert.equal((await list('en')).get(both.id)?.title, 'Locale list EN');
   });
 
+  it('filter[author]: one writer\u2019s posts, within what the caller may see; totals follow', async () => {
+    const mine = await create(author, { title: 'By the author', content: 'x', status: 'draft' });
+    await create(editor, { title: 'By the editor', content: 'x', status: 'published' });
+    const list = async (as: TestUser, query: string) => {
+      const response = await call(`/posts?${query}`, { as });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json<{
+        data: Array<{ id: number; author_id: number }>;
+        meta: { pagination: { total: number } };
+      }>();
+    };
+    const authors = await list(editor, `filter[status]=any&filter[author]=${author.id}&per_page=100`);
+    assert.ok(authors.data.length > 0);
+    assert.ok(authors.data.every((post) => post.author_id === author.id));
+    assert.ok(
+      authors.data.some((post) => post.id === mine.id),
+      'an editor sees the author\u2019s draft',
+    );
+    assert.equal(authors.meta.pagination.total, authors.data.length);
+    // Another writer filtering on the author sees only their published posts: never the draft.
+    const seen = await list(contributor, `filter[author]=${author.id}&per_page=100`);
+    assert.ok(!seen.data.some((post) => post.id === mine.id));
+    problem(await call('/posts?filter[author]=x', { as: editor }), 422);
+  });
+
   it('GET /posts/slug-check: normalized, free or taken (not by the post itself), and what a create would pick', async () => {
     const post = await create(author, { title: 'Slug Check Post', content: 'x', slug: 'slug-check-post' });
     const check = async (query: string) => {

@@ -40,6 +40,9 @@ export function PostsScreen() {
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<Sort>('-updated_at');
   const [tag, setTag] = useState('');
+  const [author, setAuthor] = useState('');
+  // Authors to filter by: the user, and the writers the lists have shown so far.
+  const [authors, setAuthors] = useState<Map<number, string>>(() => new Map([[me.id, me.name]]));
   const [tags, setTags] = useState<TagNode[]>([]);
   const [page, setPage] = useState(1);
   const [rows, setRows] = useState<Row[] | null>(null);
@@ -82,7 +85,7 @@ export function PostsScreen() {
             include: 'author',
             fields: 'id,title,status,updated_at,author',
             ...(query ? { q: query } : {}),
-            filter: { status, ...(tag ? { tag } : {}) },
+            filter: { status, ...(tag ? { tag } : {}), ...(author ? { author: Number(author) } : {}) },
           },
         },
       })
@@ -90,12 +93,17 @@ export function PostsScreen() {
         if (!live) return;
         if (problem) return setError(problem.title);
         setRows(data.data);
+        setAuthors((known) => {
+          const next = new Map(known);
+          for (const row of data.data) if (row.author) next.set(row.author.id, row.author.name);
+          return next.size === known.size ? known : next;
+        });
         setPages(data.meta.pagination.total_pages);
       });
     return () => {
       live = false;
     };
-  }, [status, query, page, sort, tag, reloads]);
+  }, [status, query, page, sort, tag, author, reloads]);
 
   useEffect(() => {
     // The count of each status: one small request each (the list's total).
@@ -106,7 +114,11 @@ export function PostsScreen() {
             query: {
               per_page: 1,
               fields: 'id',
-              filter: { status: name, ...(tag ? { tag } : {}) },
+              filter: {
+                status: name,
+                ...(tag ? { tag } : {}),
+                ...(author ? { author: Number(author) } : {}),
+              },
               ...(query ? { q: query } : {}),
             },
           },
@@ -114,7 +126,7 @@ export function PostsScreen() {
         return [name, data?.meta.pagination.total ?? 0] as const;
       }),
     ).then((entries) => setCounts(Object.fromEntries(entries)));
-  }, [query, tag, reloads]);
+  }, [query, tag, author, reloads]);
 
   const choose = (next: Status) => {
     setStatus(next);
@@ -187,6 +199,24 @@ export function PostsScreen() {
             {tags.map((node) => (
               <option key={node.id} value={String(node.id)}>
                 {node.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="inline-field">
+          <label for="post-author">{t('posts.filter.author')}</label>
+          <select
+            id="post-author"
+            value={author}
+            onChange={(event) => {
+              setAuthor(event.currentTarget.value);
+              setPage(1);
+            }}
+          >
+            <option value="">{t('posts.filter.tag.any')}</option>
+            {[...authors].map(([id, name]) => (
+              <option key={id} value={String(id)}>
+                {id === me.id ? t('posts.filter.author.me', { name }) : name}
               </option>
             ))}
           </select>

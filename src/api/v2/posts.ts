@@ -93,6 +93,7 @@ const listQuery = z
           .optional()
           .describe('Tag ids (any of them).'),
         website: z.coerce.number().int().min(1).optional().describe('Default: the website of the Host.'),
+        author: z.coerce.number().int().min(1).optional().describe('Posts written by this user only.'),
       })
       .strict()
       .optional(),
@@ -262,7 +263,10 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       };
       const key = JSON.stringify(listInput);
       const input = memoized(listInputs, key, 500, () => ops.parseList(listInput));
-      const { query: listed, answer } = await ops.list(actor, input, listView, { cursor: query.cursor });
+      const { query: listed, answer } = await ops.list(actor, input, listView, {
+        cursor: query.cursor,
+        authorId: query.filter?.author,
+      });
       const next = nextPostCursor(listed, answer);
       const pagination =
         query.cursor === undefined

@@ -123,7 +123,7 @@ export class PostOperations {
     actor: Actor,
     input: ListPostsInput,
     view: AnswerView<Page<PostSummary>, Out>,
-    options?: { cursor?: string },
+    options?: { cursor?: string; authorId?: number },
   ) {
     return listPosts(this.ctx, actor, input, view, options);
   }

@@ -55,9 +55,10 @@ export async function listPosts<Out extends object>(
   actor: Actor,
   input: ListPostsInput,
   view: AnswerView<Page<PostSummary>, Out>,
-  options: { cursor?: string } = {},
+  options: { cursor?: string; authorId?: number } = {},
 ): Promise<{ query: PostListQuery; answer: Out }> {
   const query = await listQueryOf(ctx, actor, input);
+  if (options.authorId !== undefined) query.authorId = options.authorId;
   if (options.cursor !== undefined) query.after = decodeCursor(options.cursor, query);
   return { query, answer: await ctx.reads.listPage(query, view) };
 }

@@ -65,6 +65,8 @@ export interface PostListQuery {
   tagIds?: number[];
   tagType?: string;
   excludedIds?: number[];
+  /** Posts written by this user only (API v2's `filter[author]`; API v1 has no such field). */
+  authorId?: number;
   random?: boolean;
   /** The posts after this one in the list's order (keyset pagination; `page` is then ignored). */
   after?: PostCursor;

@@ -44,6 +44,8 @@ export interface ListShape {
   tags: number;
   tagType: boolean;
   excluded: number;
+  /** Posts of one author only (Param `author`). */
+  author: boolean;
   onWebsite: boolean;
   random: boolean;
   /** Only posts published and due (Param `now`), or written by the viewer (Param `viewer`). */
@@ -118,6 +120,7 @@ export function listQueries(db: Db, shape: ListShape) {
       return eb.exists(tagged);
     });
   }
+  if (shape.author) base = base.where('posts.author_id', '=', param<number>('author'));
   if (shape.excluded > 0) {
     base = base.where(
       'posts.id',

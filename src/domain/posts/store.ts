@@ -121,6 +121,7 @@ export class PostsService {
       ids(query.tagIds),
       query.tagType || null,
       ids(query.excludedIds),
+      query.authorId ?? null,
     ]);
   }
 
@@ -147,6 +148,8 @@ export class PostsService {
           return query.tagType;
         case 'excluded':
           return excludedIds[Number(index)];
+        case 'author':
+          return query.authorId;
         case 'website':
           return websiteId;
         case 'limit':
@@ -168,6 +171,7 @@ export class PostsService {
       tags: tagIds.length,
       tagType: Boolean(query.tagType),
       excluded: excludedIds.length,
+      author: query.authorId !== undefined,
       onWebsite: websiteId !== null,
       random: query.random === true,
       restricted: query.viewer !== undefined,
@@ -197,6 +201,7 @@ export class PostsService {
       [...tagIds].sort((a, b) => a - b),
       query.tagType ?? null,
       [...excludedIds].sort((a, b) => a - b),
+      query.authorId ?? null,
     ]);
     const total =
       terms.length > 0
@@ -243,7 +248,8 @@ export class PostsService {
     excludedIds: number[],
   ): Promise<number | null> {
     const tags = [...new Set(tagIds)];
-    if (excludedIds.length > 0 || tags.length > 1 || query.tagType) return null;
+    if (excludedIds.length > 0 || tags.length > 1 || query.tagType || query.authorId !== undefined)
+      return null;
     const scope = { tagId: tags[0], websiteId: query.websiteId, status: status === 'any' ? null : status };
     const viewer = query.viewer;
     if (viewer === undefined) return keptPostCount(this.db, scope);
