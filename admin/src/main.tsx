@@ -12,12 +12,14 @@ import { MediaScreen } from './screens/media.js';
 import type * as PostEditorModule from './screens/post-editor.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
+import { TagsScreen } from './screens/tags.js';
 import { SessionContext } from './session.js';
 import type { Abilities, Me } from './session.js';
 // ProseMirror's own rules (TipTap would inject them as an inline <style>, which the CSP forbids).
 import 'prosemirror-view/style/prosemirror.css';
 import 'prosemirror-gapcursor/style/gapcursor.css';
 import './styles.css';
+import './styles-sites.css';
 
 /**
  * The post editor (TipTap and ProseMirror, most of the panel's code) loads when first opened, so the
@@ -51,6 +53,7 @@ function routeOf(path: string): Route {
   if (path.startsWith('/admin/comments'))
     return { section: '/admin/comments', view: () => <CommentsScreen /> };
   if (path.startsWith('/admin/media')) return { section: '/admin/media', view: () => <MediaScreen /> };
+  if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
   return { section: '/admin/posts', view: () => <PostsScreen /> };
 }
@@ -61,6 +64,7 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/media', label: 'nav.media', shown: (can) => can.upload_media },
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
+  { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.create_posts },
 ];
 
 function App() {

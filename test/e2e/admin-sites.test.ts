@@ -1,0 +1,174 @@
+// The admin panel's screens that run a site (issue 25) in a real headless Chromium, over API v2 with
+// the session of a site admin: each screen's main path done for real and checked through the API
+// afterwards, the axe-core audit at 1280 and 390 px, and screenshots of every screen at both widths.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
+import type { RunningServer } from '../support/browser.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+import { skipUnless } from '../support/requirements.js';
+
+const require = createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
+const HOST = 'sites.test';
+
+async function serious(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate<{
+    violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+  }>('axe.run(document)');
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.nodes.length})`);
+}
+
+/** The axe audit and a screenshot at desktop and phone width (back to desktop after). */
+async function audit(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await serious(page), [], `axe on ${name} at 1280 px`);
+  await screenshot(page, `admin-${name}-desktop`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  assert.deepEqual(await serious(page), [], `axe on ${name} at 390 px`);
+  await screenshot(page, `admin-${name}-phone`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe(
+  'admin panel: running the sites (Chromium)',
+  { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
+  () => {
+    let ctx: TestContext;
+    let browser: Browser;
+    let server: RunningServer;
+    let admin: TestUser;
+    let siteId: number;
+    let page: Page;
+    let origin: string;
+
+    const call = async (method: string, url: string, payload?: unknown) => {
+      const response = await ctx.request({
+        method: method,
+        url,
+        headers: { host: HOST, authorization: `Bearer ${admin.token}` },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
+      return { status: response.statusCode, body: response.body ? response.json() : null };
+    };
+
+    before(async () => {
+      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      let port: number;
+      ({ ctx, port } = await servedContext());
+      await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+      await ctx.services.settings.set('supported_locales', 'en,fr');
+      siteId = await ctx.services.websites.create({ siteName: 'Town news', domain: HOST });
+      admin = await ctx.createUser();
+      await ctx.services.memberships.grant(admin.id, siteId, 'site_admin');
+      server = await listen(ctx, port);
+      browser = await launchBrowser();
+      origin = server.origin(HOST);
+      page = await (await browser.newContext({ bypassCSP: true })).newPage();
+      page.on('dialog', (dialog) => void dialog.accept());
+      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.fill('#email', admin.email);
+      await page.fill('#password', admin.password);
+      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+    });
+    after(async () => {
+      await browser?.close();
+      await ctx.close();
+    });
+
+    it('tags: a tree per type, moved with buttons and by dragging, translated, merged, deleted', async () => {
+      const ids: Record<string, number> = {};
+      for (const name of ['News', 'Sports', 'Local']) {
+        const created = await call('POST', '/api/v2/tags', {
+          name,
+          type: 'post_category',
+          website_ids: [siteId],
+        });
+        assert.equal(created.status, 201);
+        ids[name] = created.body.data.id;
+      }
+      const post = await call('POST', '/api/v2/posts', {
+        title: 'Market day',
+        content: '<p>Stalls.</p>',
+        categories: [ids.Local],
+      });
+      assert.equal(post.status, 201);
+      const tree = async () =>
+        (await call('GET', '/api/v2/tags?filter[type]=post_category')).body.data as Array<{
+          id: number;
+          name: string;
+          children: Array<{ id: number; name: string; children: unknown[] }>;
+        }>;
+      const shape = (nodes: Awaited<ReturnType<typeof tree>>): unknown =>
+        nodes.map((node) => (node.children.length ? [node.name, shape(node.children as never)] : node.name));
+
+      await page.getByRole('link', { name: 'Tags' }).click();
+      await page.waitForURL(`${origin}/admin/tags`);
+      await page.getByRole('button', { name: 'Sports', exact: true }).click();
+      await page.getByRole('heading', { name: 'Sports' }).waitFor();
+
+      // Keyboard: indent Sports under News, then move Local up above News.
+      await page.getByRole('button', { name: 'Indent' }).click();
+      await page.getByRole('status').filter({ hasText: 'Moved “Sports”.' }).waitFor();
+      await page.waitForFunction("document.querySelectorAll('.tree .tree [data-tag]').length === 1");
+      assert.deepEqual(shape(await tree()), [['News', ['Sports']], 'Local']);
+      await page.getByRole('button', { name: 'Local', exact: true }).click();
+      await page.getByRole('button', { name: 'Move up' }).click();
+      await page.getByRole('status').filter({ hasText: 'Moved “Local”.' }).waitFor();
+      assert.deepEqual(shape(await tree()), ['Local', ['News', ['Sports']]]);
+      assert.equal(await page.getByRole('button', { name: 'Move up' }).isDisabled(), true);
+
+      // Drag: Sports dropped onto the middle of Local becomes its child.
+      await page
+        .locator(`[data-tag="${ids.Sports}"] > .tree-row`)
+        .dragTo(page.locator(`[data-tag="${ids.Local}"] > .tree-row`));
+      await page.getByRole('status').filter({ hasText: 'Moved “Sports”.' }).waitFor();
+      assert.deepEqual(shape(await tree()), [['Local', ['Sports']], 'News']);
+
+      // Translate Sports into French: the base name stays.
+      await page.getByRole('button', { name: 'Sports', exact: true }).click();
+      await page.selectOption('#tag-locale', 'fr');
+      await page.fill('#tag-name', 'Les sports');
+      await page.getByRole('button', { name: 'Save the name' }).click();
+      await page.getByRole('status').filter({ hasText: 'Renamed to “Les sports”.' }).waitFor();
+      const french = (await call('GET', '/api/v2/tags?filter[type]=post_category&locale=fr')).body.data;
+      assert.equal(french[0].children[0].name, 'Les sports');
+      assert.equal((await call('GET', `/api/v2/tags/${ids.Sports}`)).body.data.name, 'Sports');
+
+      // Create Headlines, then merge it into News.
+      await page.fill('#tag-new', 'Headlines');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('heading', { name: 'Headlines' }).waitFor();
+      const headlines = (await tree()).find((node) => node.name === 'Headlines')!;
+      await page.selectOption('#tag-merge', String(ids.News));
+      await page.getByRole('button', { name: 'Merge', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Merged “Headlines” into “News”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/tags/${headlines.id}`)).status, 404);
+
+      // Delete Local: the API says what uses it, then a confirmed force delete.
+      await page.getByRole('button', { name: 'Local', exact: true }).click();
+      await page.getByRole('heading', { name: 'Local' }).waitFor();
+      await audit(page, 'tags');
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /in use/ })
+        .waitFor();
+      assert.equal((await call('GET', `/api/v2/tags/${ids.Local}`)).status, 200);
+      await page.getByRole('button', { name: 'Delete it anyway' }).click();
+      await page.getByRole('status').filter({ hasText: 'Deleted “Local”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/tags/${ids.Local}`)).status, 404);
+
+      // The other type has its own tree.
+      await page.getByRole('button', { name: 'Tags', exact: true }).click();
+      await page.getByText('None yet.').waitFor();
+    });
+  },
+);
