@@ -9,6 +9,7 @@ import type { MessageKey } from './i18n.js';
 import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
 import { MediaScreen } from './screens/media.js';
+import { MenusScreen } from './screens/menus.js';
 import type * as PostEditorModule from './screens/post-editor.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
@@ -53,6 +54,7 @@ function routeOf(path: string): Route {
   if (path.startsWith('/admin/comments'))
     return { section: '/admin/comments', view: () => <CommentsScreen /> };
   if (path.startsWith('/admin/media')) return { section: '/admin/media', view: () => <MediaScreen /> };
+  if (path.startsWith('/admin/menus')) return { section: '/admin/menus', view: () => <MenusScreen /> };
   if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
   return { section: '/admin/posts', view: () => <PostsScreen /> };
@@ -65,6 +67,7 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
   { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.create_posts },
+  { path: '/admin/menus', label: 'nav.menus', shown: (can) => can.manage_menus },
 ];
 
 function App() {

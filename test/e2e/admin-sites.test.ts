@@ -170,5 +170,106 @@ describe(
       await page.getByRole('button', { name: 'Tags', exact: true }).click();
       await page.getByText('None yet.').waitFor();
     });
+    it('menus: create, build a tree with buttons and by dragging, save with If-Match, a 412 told, rename, delete', async () => {
+      const about = await call('POST', '/api/v2/pages', {
+        title: 'About us',
+        content: '<p>Who.</p>',
+        status: 'published',
+      });
+      assert.equal(about.status, 201);
+      const post = await call('POST', '/api/v2/posts', {
+        title: 'Fair opens',
+        content: '<p>Rides.</p>',
+        status: 'published',
+      });
+      assert.equal(post.status, 201);
+
+      await page.getByRole('link', { name: 'Menus' }).click();
+      await page.waitForURL(`${origin}/admin/menus`);
+      await page.getByText('No menu yet.').waitFor();
+      await page.fill('#menu-new-name', 'Main menu');
+      await page.fill('#menu-new-handle', 'header');
+      await page.getByRole('button', { name: 'Create the menu' }).click();
+      await page.getByRole('heading', { name: 'Menu “Main menu”' }).waitFor();
+      const menus = (await call('GET', `/api/v2/websites/${siteId}/menus`)).body.data;
+      assert.deepEqual(
+        menus.map((menu: { handle: string }) => menu.handle),
+        ['header'],
+      );
+      const menuId: number = menus[0].id;
+
+      // Three items: a link, a page, a post (new tab, an icon), the post indented under the page.
+      await page.getByRole('button', { name: 'Add an item' }).click();
+      await page.fill('#item-label', 'Home');
+      await page.fill('#item-url', '/');
+      await page.getByRole('button', { name: 'Add an item' }).click();
+      await page.selectOption('#item-type', 'page');
+      await page.selectOption('#item-ref', String(about.body.data.id));
+      assert.equal(await page.inputValue('#item-label'), 'About us');
+      await page.getByRole('button', { name: 'Add an item' }).click();
+      await page.selectOption('#item-type', 'post');
+      await page.selectOption('#item-ref', String(post.body.data.id));
+      await page.getByLabel('Open in a new tab').check();
+      await page.fill('#item-icon', 'star');
+      await page.getByRole('button', { name: 'Indent' }).click();
+      await page.getByRole('button', { name: 'Save the menu' }).click();
+      await page.getByRole('status').filter({ hasText: 'The menu is saved.' }).waitFor();
+      type Node = {
+        label: string;
+        type: string;
+        target: string;
+        icon: string | null;
+        url: string | null;
+        children: Node[];
+      };
+      const stored = async () => (await call('GET', `/api/v2/menus/${menuId}`)).body.data.items as Node[];
+      const shape = (nodes: Node[]): unknown =>
+        nodes.map((node) => (node.children.length ? [node.label, shape(node.children)] : node.label));
+      let items = await stored();
+      assert.deepEqual(shape(items), ['Home', ['About us', ['Fair opens']]]);
+      assert.equal(items[0]!.url, '/');
+      assert.equal(items[1]!.type, 'page');
+      assert.deepEqual(
+        {
+          type: items[1]!.children[0]!.type,
+          target: items[1]!.children[0]!.target,
+          icon: items[1]!.children[0]!.icon,
+        },
+        { type: 'post', target: '_blank', icon: 'star' },
+      );
+
+      // Drag the post to the top edge of Home: it becomes the first root item.
+      const row = (label: string) => page.locator('.builder .tree-row').filter({ hasText: label });
+      await row('Fair opens').dragTo(row('Home'), { targetPosition: { x: 20, y: 2 } });
+      await page.getByText('Unsaved changes').waitFor();
+      await page.getByRole('button', { name: 'Save the menu' }).click();
+      await page.getByRole('status').filter({ hasText: 'The menu is saved.' }).waitFor();
+      items = await stored();
+      assert.deepEqual(shape(items), ['Fair opens', 'Home', 'About us']);
+
+      await page.getByRole('button', { name: /^Home/ }).click();
+      await audit(page, 'menus');
+
+      // Someone else saves meanwhile: the next save is refused with a clear message.
+      const other = await call('PUT', `/api/v2/menus/${menuId}/items`, {
+        items: [{ label: 'Only this', type: 'link', url: '/only' }],
+      });
+      assert.equal(other.status, 200);
+      await page.fill('#item-label', 'Start');
+      await page.getByRole('button', { name: 'Save the menu' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Someone else changed this menu' }).waitFor();
+      assert.deepEqual(shape(await stored()), ['Only this']);
+      await page.getByRole('button', { name: 'Load their version' }).click();
+      await page.getByRole('button', { name: /^Only this/ }).waitFor();
+
+      await page.fill('#menu-name', 'Header menu');
+      await page.getByRole('button', { name: 'Rename', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Renamed the menu to “Header menu”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/menus/${menuId}`)).body.data.name, 'Header menu');
+
+      await page.getByRole('button', { name: 'Delete this menu' }).click();
+      await page.getByRole('status').filter({ hasText: 'Deleted the menu “Header menu”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/menus/${menuId}`)).status, 404);
+    });
   },
 );
