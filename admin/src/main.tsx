@@ -10,6 +10,7 @@ import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
 import { MediaScreen } from './screens/media.js';
 import { MenusScreen } from './screens/menus.js';
+import { PeopleScreen } from './screens/people.js';
 import type * as PostEditorModule from './screens/post-editor.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
@@ -55,6 +56,7 @@ function routeOf(path: string): Route {
     return { section: '/admin/comments', view: () => <CommentsScreen /> };
   if (path.startsWith('/admin/media')) return { section: '/admin/media', view: () => <MediaScreen /> };
   if (path.startsWith('/admin/menus')) return { section: '/admin/menus', view: () => <MenusScreen /> };
+  if (path.startsWith('/admin/people')) return { section: '/admin/people', view: () => <PeopleScreen /> };
   if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
   return { section: '/admin/posts', view: () => <PostsScreen /> };
@@ -68,6 +70,7 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
   { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.create_posts },
   { path: '/admin/menus', label: 'nav.menus', shown: (can) => can.manage_menus },
+  { path: '/admin/people', label: 'nav.people', shown: (can) => can.manage_members || can.read_audit },
 ];
 
 function App() {

@@ -28,7 +28,7 @@ async function serious(page: Page): Promise<string[]> {
 }
 
 /** The axe audit and a screenshot at desktop and phone width (back to desktop after). */
-async function audit(page: Page, name: string): Promise<void> {
+async function auditScreen(page: Page, name: string): Promise<void> {
   assert.deepEqual(await serious(page), [], `axe on ${name} at 1280 px`);
   await screenshot(page, `admin-${name}-desktop`);
   await page.setViewportSize({ width: 390, height: 844 });
@@ -155,7 +155,7 @@ describe(
       // Delete Local: the API says what uses it, then a confirmed force delete.
       await page.getByRole('button', { name: 'Local', exact: true }).click();
       await page.getByRole('heading', { name: 'Local' }).waitFor();
-      await audit(page, 'tags');
+      await auditScreen(page, 'tags');
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await page
         .getByRole('alert')
@@ -248,7 +248,7 @@ describe(
       assert.deepEqual(shape(items), ['Fair opens', 'Home', 'About us']);
 
       await page.getByRole('button', { name: /^Home/ }).click();
-      await audit(page, 'menus');
+      await auditScreen(page, 'menus');
 
       // Someone else saves meanwhile: the next save is refused with a clear message.
       const other = await call('PUT', `/api/v2/menus/${menuId}/items`, {
@@ -270,6 +270,69 @@ describe(
       await page.getByRole('button', { name: 'Delete this menu' }).click();
       await page.getByRole('status').filter({ hasText: 'Deleted the menu “Header menu”.' }).waitFor();
       assert.equal((await call('GET', `/api/v2/menus/${menuId}`)).status, 404);
+    });
+    it('people: members added by email, their roles changed, removed; the audit log filtered', async () => {
+      const pat = await ctx.createUser();
+      const eddie = await ctx.createUser();
+      await ctx.services.memberships.grant(eddie.id, siteId, 'editor');
+
+      await page.getByRole('link', { name: 'People' }).click();
+      await page.waitForURL(`${origin}/admin/people`);
+      await page.locator(`tr[data-member="${eddie.id}"]`).waitFor();
+
+      await page.fill('#member-email', pat.email);
+      await page.selectOption('#member-role', 'contributor');
+      await page.getByRole('button', { name: 'Add the member' }).click();
+      await page.getByRole('status').filter({ hasText: 'is now a member, as Contributor.' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(pat.id, siteId), 'contributor');
+
+      const patRow = page.locator(`tr[data-member="${pat.id}"]`);
+      await patRow.locator('select').selectOption('editor');
+      await page.getByRole('status').filter({ hasText: 'is now Editor.' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(pat.id, siteId), 'editor');
+
+      // A site admin cannot make a site admin: the API's refusal is told, the role stays.
+      await page.locator(`tr[data-member="${eddie.id}"] select`).selectOption('site_admin');
+      await page.getByRole('alert').filter({ hasText: 'only an administrator' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(eddie.id, siteId), 'editor');
+      await page.waitForFunction(
+        `document.querySelector('tr[data-member="${eddie.id}"] select').value === 'editor'`,
+      );
+
+      // An unknown email is told too.
+      await page.fill('#member-email', 'nobody@example.test');
+      await page.getByRole('button', { name: 'Add the member' }).click();
+      await page.getByRole('alert').filter({ hasText: 'No account has this email' }).waitFor();
+
+      await patRow.getByRole('button', { name: /^Remove/ }).click();
+      await page.getByRole('status').filter({ hasText: 'is no longer a member' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(pat.id, siteId), null);
+
+      // The audit log: memberships only, then tags only.
+      const audit = page.locator('table.audit');
+      await audit.locator('tr[data-entry]').first().waitFor();
+      await page.selectOption('#audit-type', 'membership');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.waitForFunction(
+        "[...document.querySelectorAll('table.audit tr[data-entry] td:nth-child(4)')].every((cell) => cell.textContent.startsWith('membership'))",
+      );
+      const actions = await audit.locator('tr[data-entry] code').allTextContents();
+      assert.deepEqual(new Set(actions), new Set(['membership.grant', 'membership.revoke']));
+      await page.selectOption('#audit-type', 'tag');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.waitForFunction(
+        "[...document.querySelectorAll('table.audit tr[data-entry] code')].some((cell) => cell.textContent === 'tag.merge')",
+      );
+      await page.fill('#audit-since', '2000-01-01');
+      await page.fill('#audit-until', '2000-01-02');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.getByText('Nothing was recorded for these filters.').waitFor();
+      await page.fill('#audit-since', '');
+      await page.fill('#audit-until', '');
+      await page.selectOption('#audit-type', '');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await audit.locator('tr[data-entry]').first().waitFor();
+      await auditScreen(page, 'people');
     });
   },
 );
