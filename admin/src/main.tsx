@@ -15,6 +15,7 @@ import type * as PostEditorModule from './screens/post-editor.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
 import { TagsScreen } from './screens/tags.js';
+import { WebsiteScreen } from './screens/website.js';
 import { SessionContext } from './session.js';
 import type { Abilities, Me } from './session.js';
 // ProseMirror's own rules (TipTap would inject them as an inline <style>, which the CSP forbids).
@@ -57,6 +58,7 @@ function routeOf(path: string): Route {
   if (path.startsWith('/admin/media')) return { section: '/admin/media', view: () => <MediaScreen /> };
   if (path.startsWith('/admin/menus')) return { section: '/admin/menus', view: () => <MenusScreen /> };
   if (path.startsWith('/admin/people')) return { section: '/admin/people', view: () => <PeopleScreen /> };
+  if (path.startsWith('/admin/website')) return { section: '/admin/website', view: () => <WebsiteScreen /> };
   if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
   return { section: '/admin/posts', view: () => <PostsScreen /> };
@@ -70,6 +72,7 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
   { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.create_posts },
   { path: '/admin/menus', label: 'nav.menus', shown: (can) => can.manage_menus },
+  { path: '/admin/website', label: 'nav.website', shown: (can) => can.manage_website },
   { path: '/admin/people', label: 'nav.people', shown: (can) => can.manage_members || can.read_audit },
 ];
 

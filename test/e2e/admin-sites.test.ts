@@ -334,5 +334,47 @@ describe(
       await audit.locator('tr[data-entry]').first().waitFor();
       await auditScreen(page, 'people');
     });
+    it('website: name and slogan per locale, cache switches, domains added and removed', async () => {
+      await ctx.services.websites.create({ siteName: 'Elsewhere', domain: 'elsewhere.test' });
+      await page.getByRole('link', { name: 'Website', exact: true }).click();
+      await page.waitForURL(`${origin}/admin/website`);
+      assert.equal(await page.inputValue('#website-site_name'), 'Town news');
+      await page.fill('#website-site_name', 'Town news daily');
+      await page.fill('#website-site_slogan', 'All the town');
+      await page.getByRole('button', { name: 'fr', exact: true }).click();
+      await page.fill('#website-site_name', 'Nouvelles de la ville');
+      await page.fill('#website-site_slogan', 'Toute la ville');
+      const pageCache = page.getByLabel('Page cache');
+      const wasOn = await pageCache.isChecked();
+      await pageCache.setChecked(!wasOn);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      let stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
+      assert.equal(stored.fields.site_name, 'Town news daily');
+      assert.equal(stored.fields.site_slogan, 'All the town');
+      assert.equal(stored.translations.site_name.fr, 'Nouvelles de la ville');
+      assert.equal(stored.translations.site_slogan.fr, 'Toute la ville');
+      assert.equal(stored.enabled_page_cache, !wasOn);
+
+      await page.fill('#website-domain', 'www.sites.test');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Added www.sites.test.' }).waitFor();
+      await page.locator('li[data-domain="www.sites.test"]').waitFor();
+      stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
+      assert.deepEqual(
+        stored.aliases.map((alias: { domain: string }) => alias.domain),
+        ['www.sites.test'],
+      );
+      await page.fill('#website-domain', 'elsewhere.test');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('alert').waitFor();
+      await auditScreen(page, 'website');
+
+      await page.getByRole('button', { name: 'Remove www.sites.test' }).click();
+      await page.getByRole('status').filter({ hasText: 'Removed www.sites.test.' }).waitFor();
+      stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
+      assert.deepEqual(stored.aliases, []);
+      assert.equal(stored.domain, HOST);
+    });
   },
 );
