@@ -8,6 +8,7 @@ import { t, useLocale } from './i18n.js';
 import type { MessageKey } from './i18n.js';
 import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
+import { DashboardScreen } from './screens/dashboard.js';
 import { MediaScreen } from './screens/media.js';
 import { MenusScreen } from './screens/menus.js';
 import { PeopleScreen } from './screens/people.js';
@@ -46,7 +47,7 @@ interface Route {
   view: () => ComponentChildren;
 }
 
-/** The screen of an address (`/admin` is the posts). */
+/** The screen of an address (`/admin`, and any address it does not know, is the dashboard). */
 function routeOf(path: string): Route {
   const post = /^\/admin\/posts\/(new|\d{1,15})\/?$/.exec(path);
   if (post) {
@@ -61,11 +62,13 @@ function routeOf(path: string): Route {
   if (path.startsWith('/admin/website')) return { section: '/admin/website', view: () => <WebsiteScreen /> };
   if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
-  return { section: '/admin/posts', view: () => <PostsScreen /> };
+  if (/^\/admin\/posts\/?$/.test(path)) return { section: '/admin/posts', view: () => <PostsScreen /> };
+  return { section: '/admin', view: () => <DashboardScreen /> };
 }
 
 /** The navigation, with the entries the user's abilities on this website make useful. */
 const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities) => boolean }> = [
+  { path: '/admin', label: 'nav.dashboard', shown: () => true },
   { path: '/admin/posts', label: 'nav.posts', shown: () => true },
   { path: '/admin/media', label: 'nav.media', shown: (can) => can.upload_media },
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },

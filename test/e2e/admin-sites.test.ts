@@ -376,5 +376,58 @@ describe(
       assert.deepEqual(stored.aliases, []);
       assert.equal(stored.domain, HOST);
     });
+    it('dashboard: the first screen counts this week’s posts, drafts, reviews and comments waiting', async () => {
+      for (const [title, status] of [
+        ['Draft one', 'draft'],
+        ['Draft two', 'draft'],
+        ['For review', 'draft'],
+        ['Out today', 'published'],
+      ] as const) {
+        const made = await call('POST', '/api/v2/posts', { title, content: '<p>Text.</p>', status });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        if (title === 'Out today') {
+          const held = await ctx.services.comments.store({
+            postId: made.body.data.id,
+            content: '<p>First!</p>',
+            name: 'Ann',
+            email: 'ann@example.test',
+            user: null,
+            websiteId: siteId,
+            ipHash: 'a'.repeat(64),
+            userAgent: 'test',
+          });
+          assert.equal(held.status, 'pending');
+        }
+        if (title === 'For review') {
+          assert.equal((await call('POST', `/api/v2/posts/${made.body.data.id}/submit`, {})).status, 200);
+        }
+      }
+      const total = async (status: string) =>
+        (await call('GET', `/api/v2/posts?per_page=1&filter[status]=${status}`)).body.meta.pagination
+          .total as number;
+      const expected = {
+        week: await total('published'),
+        drafts: await total('draft'),
+        pending: await total('pending'),
+        comments: ((await call('GET', '/api/v2/comments?filter[status]=pending')).body.data as unknown[])
+          .length,
+      };
+      assert.ok(
+        expected.week >= 1 && expected.drafts >= 2 && expected.pending >= 1 && expected.comments >= 1,
+      );
+
+      await page.getByRole('link', { name: 'Dashboard' }).click();
+      await page.waitForURL(`${origin}/admin`);
+      const card = (key: string) => page.locator(`[data-card="dashboard.${key}"] .card-value`);
+      for (const [key, value] of Object.entries(expected)) {
+        await page.waitForFunction(
+          `document.querySelector('[data-card="dashboard.${key}"] .card-value')?.textContent === '${value}'`,
+        );
+        assert.equal(await card(key).textContent(), String(value));
+      }
+      await auditScreen(page, 'dashboard');
+      await page.getByRole('link', { name: 'Review them' }).click();
+      await page.waitForURL(`${origin}/admin/reviews`);
+    });
   },
 );
