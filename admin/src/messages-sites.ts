@@ -67,6 +67,7 @@ export const sitesMessages = {
   'menus.kind.post': 'post',
   'menus.kind.tag': 'tag',
   'menus.kind.link': 'link',
+  'menus.moved': 'Moved “{name}”; save the menu to keep it.',
   'menus.save': 'Save the menu',
   'menus.saved': 'The menu is saved.',
   'menus.conflict':

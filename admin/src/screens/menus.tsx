@@ -343,8 +343,12 @@ function MenuBuilder({
     setDirty(true);
     setMessage(null);
   };
+  const [moveNote, setMoveNote] = useState('');
   const move = (itemId: number, to: Destination | null) => {
-    if (to) change(moved(items, itemId, to));
+    if (!to) return;
+    change(moved(items, itemId, to));
+    const label = findNode(items, itemId)?.label || t('menus.item.unnamed');
+    setMoveNote(t('menus.moved', { name: label }));
   };
   const update = (itemId: number, patch: Partial<Item>) => {
     const apply = (nodes: Item[]): Item[] =>
@@ -465,6 +469,9 @@ function MenuBuilder({
           }}
         />
       )}
+      <p class="visually-hidden" role="status">
+        {moveNote}
+      </p>
       <div class="actions">
         <button type="button" onClick={add}>
           {t('menus.item.add')}
@@ -528,7 +535,15 @@ function ItemForm({
       <legend>{t('menus.item', { name: item.label || t('menus.item.unnamed') })}</legend>
       <div class="move-buttons" role="group" aria-label={t('tags.move')}>
         {MOVES.map((how) => (
-          <button key={how} type="button" disabled={!canMove(how)} onClick={() => onMove(how)}>
+          // aria-disabled, not disabled: the focus stays on the button the keyboard pressed.
+          <button
+            key={how}
+            type="button"
+            aria-disabled={!canMove(how)}
+            onClick={() => {
+              if (canMove(how)) onMove(how);
+            }}
+          >
             {t(`tree.${how}` as MessageKey)}
           </button>
         ))}

@@ -374,7 +374,15 @@ function TagPanel({
       <h2 id="tag-panel-title">{tag.name}</h2>
       <div class="move-buttons" role="group" aria-label={t('tags.move')}>
         {MOVES.map((how) => (
-          <button key={how} type="button" disabled={busy || !canMove(how)} onClick={() => onMove(how)}>
+          // aria-disabled, not disabled: the focus stays on the button the keyboard pressed.
+          <button
+            key={how}
+            type="button"
+            aria-disabled={busy || !canMove(how)}
+            onClick={() => {
+              if (!busy && canMove(how)) onMove(how);
+            }}
+          >
             {t(`tree.${how}` as MessageKey)}
           </button>
         ))}
