@@ -17,7 +17,7 @@ import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
 import { TagsScreen } from './screens/tags.js';
 import { WebsiteScreen } from './screens/website.js';
-import { SessionContext } from './session.js';
+import { ME_CHANGED, SessionContext } from './session.js';
 import type { Abilities, Me } from './session.js';
 // ProseMirror's own rules (TipTap would inject them as an inline <style>, which the CSP forbids).
 import 'prosemirror-view/style/prosemirror.css';
@@ -83,8 +83,15 @@ function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {
-    void api.GET('/api/v2/me').then(({ data }) => setMe(data ? data.data : null));
-    return onNavigate(setPath);
+    const load = () => void api.GET('/api/v2/me').then(({ data }) => setMe(data ? data.data : null));
+    load();
+    // A screen that changed what /me says (the website's name) asks for it again.
+    addEventListener(ME_CHANGED, load);
+    const stop = onNavigate(setPath);
+    return () => {
+      removeEventListener(ME_CHANGED, load);
+      stop();
+    };
   }, []);
 
   if (me === undefined) return <p class="loading">{t('app.loading')}</p>;

@@ -358,6 +358,7 @@ describe(
       assert.equal(stored.translations.site_name.fr, 'Nouvelles de la ville');
       assert.equal(stored.translations.site_slogan.fr, 'Toute la ville');
       assert.equal(stored.enabled_page_cache, !wasOn);
+      await page.locator('.brand').filter({ hasText: 'Town news daily' }).waitFor();
 
       await page.fill('#website-domain', 'www.sites.test');
       await page.getByRole('button', { name: 'Add', exact: true }).click();

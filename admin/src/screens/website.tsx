@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
-import { useMe } from '../session.js';
+import { ME_CHANGED, useMe } from '../session.js';
 import type { components } from '../../../clients/typescript/schema.js';
 
 type Website = components['schemas']['Website'];
@@ -82,6 +82,7 @@ export function WebsiteScreen() {
     if (error) return setMessage({ kind: 'error', text: textOf(error) });
     show(data.data);
     setMessage({ kind: 'ok', text: t('website.saved') });
+    dispatchEvent(new Event(ME_CHANGED));
   };
 
   const addDomain = async (event: Event) => {
