@@ -338,7 +338,10 @@ describe(
       await auditScreen(page, 'people');
     });
     it('website: name and slogan per locale, cache switches, domains added and removed', async () => {
-      await ctx.services.websites.create({ siteName: 'Elsewhere', domain: 'elsewhere.test' });
+      const elsewhere = await ctx.services.websites.create({
+        siteName: 'Elsewhere',
+        domain: 'elsewhere.test',
+      });
       await page.getByRole('link', { name: 'Website', exact: true }).click();
       await page.waitForURL(`${origin}/admin/website`);
       assert.equal(await page.inputValue('#website-site_name'), 'Town news');
@@ -379,6 +382,20 @@ describe(
       stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
       assert.deepEqual(stored.aliases, []);
       assert.equal(stored.domain, HOST);
+
+      // On another website, the same site admin sees none of these screens, and the API refuses.
+      const away = await (await browser.newContext({ bypassCSP: true })).newPage();
+      const there = server.origin('elsewhere.test');
+      await away.goto(`${there}/user/login?redirect=/admin/website`);
+      await away.fill('#email', admin.email);
+      await away.fill('#password', admin.password);
+      await Promise.all([away.waitForURL(`${there}/admin/website`), away.click('main button[type=submit]')]);
+      await away.getByRole('alert').waitFor();
+      const nav = await away.locator('.bar nav a').allTextContents();
+      for (const hidden of ['Menus', 'Website', 'People']) assert.ok(!nav.includes(hidden), nav.join(', '));
+      assert.equal((await call('GET', `/api/v2/websites/${elsewhere}`)).status, 404, 'not even shown');
+      assert.equal((await call('GET', `/api/v2/websites/${elsewhere}/members`)).status, 403);
+      await away.context().close();
     });
     it('dashboard: the first screen counts this week’s posts, drafts, reviews and comments waiting', async () => {
       for (const [title, status] of [
