@@ -1,3 +1,5 @@
+import { sitesMessages } from './messages-sites.js';
+
 // The panel's words, one catalogue per locale (English first; zh-TW next). `t('posts.count', { n })`.
 const en = {
   'app.title': 'Folio admin',
@@ -214,6 +216,7 @@ const en = {
   'media.pick': 'Choose an image',
   'picker.remove': 'Remove {name}',
   'picker.create': 'Create “{name}”',
+  ...sitesMessages,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -8,18 +8,24 @@ import { t, useLocale } from './i18n.js';
 import type { MessageKey } from './i18n.js';
 import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
+import { DashboardScreen } from './screens/dashboard.js';
 import { MediaScreen } from './screens/media.js';
+import { MenusScreen } from './screens/menus.js';
+import { PeopleScreen } from './screens/people.js';
 import type * as PageEditorModule from './screens/page-editor.js';
 import type * as PostEditorModule from './screens/post-editor.js';
 import { PagesScreen } from './screens/pages.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
-import { SessionContext } from './session.js';
+import { TagsScreen } from './screens/tags.js';
+import { WebsiteScreen } from './screens/website.js';
+import { ME_CHANGED, SessionContext } from './session.js';
 import type { Abilities, Me } from './session.js';
 // ProseMirror's own rules (TipTap would inject them as an inline <style>, which the CSP forbids).
 import 'prosemirror-view/style/prosemirror.css';
 import 'prosemirror-gapcursor/style/gapcursor.css';
 import './styles.css';
+import './styles-sites.css';
 
 /**
  * The editors (TipTap and ProseMirror, most of the panel's code) load when first opened, so the lists
@@ -47,7 +53,7 @@ interface Route {
   view: () => ComponentChildren;
 }
 
-/** The screen of an address (`/admin` is the posts). */
+/** The screen of an address (`/admin`, and any address it does not know, is the dashboard). */
 function routeOf(path: string): Route {
   const editing = /^\/admin\/(posts|pages)\/(new|\d{1,15})\/?$/.exec(path);
   if (editing) {
@@ -62,17 +68,27 @@ function routeOf(path: string): Route {
   if (path.startsWith('/admin/comments'))
     return { section: '/admin/comments', view: () => <CommentsScreen /> };
   if (path.startsWith('/admin/media')) return { section: '/admin/media', view: () => <MediaScreen /> };
+  if (path.startsWith('/admin/menus')) return { section: '/admin/menus', view: () => <MenusScreen /> };
+  if (path.startsWith('/admin/people')) return { section: '/admin/people', view: () => <PeopleScreen /> };
+  if (path.startsWith('/admin/website')) return { section: '/admin/website', view: () => <WebsiteScreen /> };
+  if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
-  return { section: '/admin/posts', view: () => <PostsScreen /> };
+  if (/^\/admin\/posts\/?$/.test(path)) return { section: '/admin/posts', view: () => <PostsScreen /> };
+  return { section: '/admin', view: () => <DashboardScreen /> };
 }
 
 /** The navigation, with the entries the user's abilities on this website make useful. */
 const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities) => boolean }> = [
+  { path: '/admin', label: 'nav.dashboard', shown: () => true },
   { path: '/admin/posts', label: 'nav.posts', shown: () => true },
   { path: '/admin/pages', label: 'nav.pages', shown: (can) => can.manage_pages },
   { path: '/admin/media', label: 'nav.media', shown: (can) => can.upload_media },
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
+  { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.create_posts },
+  { path: '/admin/menus', label: 'nav.menus', shown: (can) => can.manage_menus },
+  { path: '/admin/website', label: 'nav.website', shown: (can) => can.manage_website },
+  { path: '/admin/people', label: 'nav.people', shown: (can) => can.manage_members || can.read_audit },
 ];
 
 /**
@@ -131,8 +147,15 @@ function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {
-    void api.GET('/api/v2/me').then(({ data }) => setMe(data ? data.data : null));
-    return onNavigate(setPath);
+    const load = () => void api.GET('/api/v2/me').then(({ data }) => setMe(data ? data.data : null));
+    load();
+    // A screen that changed what /me says (the website's name) asks for it again.
+    addEventListener(ME_CHANGED, load);
+    const stop = onNavigate(setPath);
+    return () => {
+      removeEventListener(ME_CHANGED, load);
+      stop();
+    };
   }, []);
 
   if (me === undefined) return <p class="loading">{t('app.loading')}</p>;

@@ -8,6 +8,9 @@ export type Abilities = NonNullable<Me['website']>['can'];
 
 export const SessionContext = createContext<Me | null>(null);
 
+/** The event a screen dispatches on `window` after a change /me reflects (the app reads /me again). */
+export const ME_CHANGED = 'folio:me-changed';
+
 export function useMe(): Me {
   const me = useContext(SessionContext);
   if (!me) throw new Error('useMe outside the signed-in app');

@@ -7,15 +7,24 @@ import { z } from 'zod';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import type { Db } from '../db/database.js';
-import { ForbiddenError, NotFoundError } from './errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
 import { SITE_ROLES } from './memberships.js';
 import type { MembershipsService, SiteRole } from './memberships.js';
 import type { Actor, Policy } from './policy.js';
-import { parse } from './schema-fields.js';
-import { toUser } from './users.js';
+import { ATTRIBUTE, parse } from './schema-fields.js';
+import { normalizeEmail, toUser } from './users.js';
 import type { User } from './users.js';
 
 export const grantInput = z.object({ role: z.enum(SITE_ROLES) });
+export const addMemberInput = z.object({
+  email: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .refine((value) => /^[^\s@]+@[^\s@]+$/.test(value), `The ${ATTRIBUTE} must be a valid email address.`),
+  role: z.enum(SITE_ROLES),
+});
 
 export interface Member {
   user: User;
@@ -55,6 +64,26 @@ export class MemberOperations {
     await this.memberships.grant(userId, websiteId, role);
     await this.audited(actor, 'membership.grant', websiteId, userId, { role });
     return { user, role };
+  }
+
+  /**
+   * Adds the existing account with this email to the website with a role (the panel's "add a
+   * member"): whoever manages the members may ask, and learns whether an account has that email
+   * (NotFoundError). Someone who already holds a role there is a ConflictError: change their role.
+   */
+  async add(actor: Actor, websiteId: number, raw: unknown): Promise<Member> {
+    const { email, role } = parse(addMemberInput, raw);
+    await this.requireManager(actor, websiteId);
+    const row = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', normalizeEmail(email))
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError('No account has this email address.');
+    if ((await this.memberships.roleOn(row.id, websiteId)) !== null) {
+      throw new ConflictError('This user is already a member of the website: change their role instead.');
+    }
+    return this.grant(actor, websiteId, row.id, { role });
   }
 
   /** Takes the user's role on the website away; answers whether there was one. */

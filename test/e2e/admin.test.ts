@@ -97,10 +97,10 @@ describe(
       // Signed out: the panel says so and links to the login form.
       await page.goto(`${origin}/admin`);
       await page.getByRole('link', { name: 'Sign in' }).waitFor();
-      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.goto(`${origin}/user/login?redirect=/admin/posts`);
       await page.fill('#email', editor.email);
       await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await Promise.all([page.waitForURL(`${origin}/admin/posts`), page.click('main button[type=submit]')]);
 
       await page.locator('table.posts tbody tr').first().waitFor();
       assert.equal(await page.locator('table.posts tbody tr').count(), 5);
@@ -111,7 +111,7 @@ describe(
         await browser.newContext({ storageState: await page.context().storageState() })
       ).newPage();
       const started = Date.now();
-      await fresh.goto(`${origin}/admin`);
+      await fresh.goto(`${origin}/admin/posts`);
       await fresh.locator('table.posts tbody tr').first().waitFor();
       t.diagnostic(`admin post list shown ${Date.now() - started} ms after navigation (first visit)`);
       await fresh.close();
@@ -139,10 +139,10 @@ describe(
       assert.equal(held.status, 'pending');
       const origin = server.origin('desk.test');
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();
-      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.goto(`${origin}/user/login?redirect=/admin/posts`);
       await page.fill('#email', editor.email);
       await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await Promise.all([page.waitForURL(`${origin}/admin/posts`), page.click('main button[type=submit]')]);
       await page.locator('table.posts').waitFor();
       await page.evaluate('window.stillHere = true');
       await page.getByRole('link', { name: 'Comments' }).click();
@@ -159,17 +159,17 @@ describe(
       const [row] = await ctx.services.commentModeration.list({ status: 'approved' });
       assert.equal(row?.id, held.id, 'approved through API v2, with the session and its CSRF token');
       await page.goBack();
-      await page.waitForURL(`${origin}/admin`);
+      await page.waitForURL(`${origin}/admin/posts`);
       await page.locator('table.posts').waitFor();
     });
 
     it('bulk: two chosen posts unpublished in one action; filtered by category, sorted by title', async () => {
       const origin = server.origin('desk.test');
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();
-      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.goto(`${origin}/user/login?redirect=/admin/posts`);
       await page.fill('#email', editor.email);
       await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await Promise.all([page.waitForURL(`${origin}/admin/posts`), page.click('main button[type=submit]')]);
       await page.locator('table.posts tbody tr').first().waitFor();
       await page.selectOption('#post-sort', 'title');
       await page.locator('table.posts tbody tr').first().filter({ hasText: 'A draft' }).waitFor();

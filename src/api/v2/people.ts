@@ -1,6 +1,7 @@
 // People through API v2: accounts (administrators: list, get, enable or disable) and the members of
 // a website with their roles (administrators and the website's site admins).
 import { z } from 'zod';
+import { addMemberInput } from '../../domain/member-operations.js';
 import { SITE_ROLES } from '../../domain/memberships.js';
 import type { User } from '../../domain/users.js';
 import type { Services } from '../../services.js';
@@ -111,6 +112,27 @@ export function registerPeopleRoutes(router: V2Router, services: Services): void
     handler: async (request) => {
       const members = await services.memberOps.list(await actorOf(services, request), param(request, 'id'));
       return { data: members.map((member) => ({ user: userJson(member.user), role: member.role })) };
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/websites/:id/members',
+    summary: 'Add an existing account to a website by its email',
+    description:
+      'With a role (site admins give every role but site admin). 404 when no account has the email; ' +
+      '409 when the user already holds a role there (PUT changes it).',
+    tags: ['people'],
+    params: z.object({ id }),
+    body: addMemberInput.strict(),
+    response: { 201: z.object({ data: memberSchema }) },
+    handler: async (request, reply) => {
+      const member = await services.memberOps.add(
+        await actorOf(services, request),
+        param(request, 'id'),
+        request.body,
+      );
+      return reply.code(201).send({ data: { user: userJson(member.user), role: member.role } });
     },
   });
 

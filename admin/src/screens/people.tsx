@@ -1,0 +1,368 @@
+// People: the website's members with their roles (change a role, remove a member, add an existing
+// account by its email), for whoever may manage them; and the website's audit log, filtered by
+// person, kind of thing and dates, page by page, for whoever may read it. The API decides each
+// change again: a refusal is shown as it comes.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { formatDateTime, t } from '../i18n.js';
+import type { MessageKey } from '../i18n.js';
+import { useAbilities, useMe } from '../session.js';
+import type { components } from '../../../clients/typescript/schema.js';
+
+type Member = components['schemas']['Member'];
+type Role = Member['role'];
+type Entry = components['schemas']['AuditEntry'];
+const ROLES: Role[] = ['site_admin', 'editor', 'author', 'contributor', 'reader'];
+const RESOURCE_TYPES = [
+  'post',
+  'page',
+  'tag',
+  'menu',
+  'media',
+  'comment',
+  'link',
+  'membership',
+  'website',
+  'user',
+  'api_key',
+  'setting',
+  'cache',
+  'update',
+];
+
+interface Problem {
+  status: number;
+  title: string;
+  detail?: string;
+  errors?: Record<string, string[]>;
+}
+const textOf = (problem: Problem) =>
+  problem.status === 403
+    ? t('people.forbidden')
+    : (Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title);
+
+export function PeopleScreen() {
+  const can = useAbilities();
+  const [members, setMembers] = useState<Member[]>([]);
+  return (
+    <section aria-labelledby="people-title">
+      <h1 id="people-title">{t('people.title')}</h1>
+      {can.manage_members && <Members members={members} setMembers={setMembers} />}
+      {can.read_audit && <AuditLog members={members} />}
+    </section>
+  );
+}
+
+function Members({ members, setMembers }: { members: Member[]; setMembers: (members: Member[]) => void }) {
+  const me = useMe();
+  const websiteId = String(me.website?.id ?? 0);
+  const [loaded, setLoaded] = useState(false);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('author');
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  const [reloads, setReloads] = useState(0);
+
+  useEffect(() => {
+    void api
+      .GET('/api/v2/websites/{id}/members', { params: { path: { id: websiteId } } })
+      .then(({ data, error: problem }) => {
+        if (problem) return setError(textOf(problem));
+        setMembers(data.data);
+        setLoaded(true);
+      });
+  }, [reloads]);
+
+  const done = (text: string) => {
+    setError('');
+    setNotice(text);
+    setReloads((n) => n + 1);
+  };
+
+  const add = async (event: Event) => {
+    event.preventDefault();
+    const { data, error: problem } = await api.POST('/api/v2/websites/{id}/members', {
+      params: { path: { id: websiteId } },
+      body: { email: email.trim(), role },
+    });
+    if (problem) return setError(textOf(problem));
+    setEmail('');
+    done(
+      t('people.added', {
+        name: data.data.user.name,
+        role: t(`people.role.${data.data.role}` as MessageKey),
+      }),
+    );
+  };
+
+  const change = async (member: Member, next: Role) => {
+    const { error: problem } = await api.PUT('/api/v2/websites/{id}/members/{user}', {
+      params: { path: { id: websiteId, user: String(member.user.id) } },
+      body: { role: next },
+    });
+    if (problem) {
+      setError(textOf(problem));
+      return setReloads((n) => n + 1); // the select shows the role kept
+    }
+    done(t('people.changed', { name: member.user.name, role: t(`people.role.${next}` as MessageKey) }));
+  };
+
+  const remove = async (member: Member) => {
+    if (!confirm(t('people.remove.confirm', { name: member.user.name }))) return;
+    const { error: problem } = await api.DELETE('/api/v2/websites/{id}/members/{user}', {
+      params: { path: { id: websiteId, user: String(member.user.id) } },
+    });
+    if (problem) return setError(textOf(problem));
+    done(t('people.removed', { name: member.user.name }));
+  };
+
+  return (
+    <section aria-labelledby="members-title">
+      <h2 id="members-title">{t('people.members')}</h2>
+      <p class="notice" role="status">
+        {notice}
+      </p>
+      {error && (
+        <p class="notice error" role="alert">
+          {error}
+        </p>
+      )}
+      {!loaded ? (
+        <p>{t('app.loading')}</p>
+      ) : (
+        <table class="posts members">
+          <thead>
+            <tr>
+              <th scope="col">{t('people.name')}</th>
+              <th scope="col">{t('people.email')}</th>
+              <th scope="col">{t('people.role')}</th>
+              <th scope="col">
+                <span class="visually-hidden">{t('people.actions')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((member) => (
+              <tr key={member.user.id} data-member={member.user.id}>
+                <td data-label={t('people.name')}>
+                  {member.user.name}
+                  {!member.user.is_active && <span class="status"> {t('people.disabled')}</span>}
+                </td>
+                <td data-label={t('people.email')}>{member.user.email}</td>
+                <td data-label={t('people.role')}>
+                  <select
+                    aria-label={t('people.role.of', { name: member.user.name })}
+                    value={member.role}
+                    onChange={(event) => void change(member, event.currentTarget.value as Role)}
+                  >
+                    {ROLES.map((name) => (
+                      <option key={name} value={name}>
+                        {t(`people.role.${name}` as MessageKey)}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  {member.user.id !== me.id && (
+                    <button
+                      type="button"
+                      aria-label={t('people.remove.named', { name: member.user.name })}
+                      onClick={() => void remove(member)}
+                    >
+                      {t('people.remove')}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="filters add-member" onSubmit={(event) => void add(event)}>
+        <div class="inline-field grow">
+          <label for="member-email">{t('people.add.email')}</label>
+          <input
+            id="member-email"
+            type="email"
+            required
+            value={email}
+            autocomplete="off"
+            onInput={(event) => setEmail(event.currentTarget.value)}
+          />
+        </div>
+        <div class="inline-field">
+          <label for="member-role">{t('people.role')}</label>
+          <select
+            id="member-role"
+            value={role}
+            onChange={(event) => setRole(event.currentTarget.value as Role)}
+          >
+            {ROLES.map((name) => (
+              <option key={name} value={name}>
+                {t(`people.role.${name}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" class="primary">
+          {t('people.add')}
+        </button>
+      </form>
+      <p class="help">{t('people.add.help')}</p>
+    </section>
+  );
+}
+
+/** `YYYY-MM-DD` from a date field as the start (or, `end`, the end) of that day in the user's time zone. */
+function isoOf(day: string, end = false): string | undefined {
+  if (!day) return undefined;
+  const date = new Date(`${day}T${end ? '23:59:59.999' : '00:00:00'}`);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+function AuditLog({ members }: { members: Member[] }) {
+  const me = useMe();
+  const [user, setUser] = useState('');
+  const [type, setType] = useState('');
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [applied, setApplied] = useState({ user: '', type: '', since: '', until: '' });
+  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [next, setNext] = useState<number | null>(null);
+  const [error, setError] = useState('');
+
+  const load = async (before: number | null) => {
+    const { data, error: problem } = await api.GET('/api/v2/audit', {
+      params: {
+        query: {
+          per_page: 25,
+          ...(before ? { before } : {}),
+          ...(isoOf(applied.since) ? { since: isoOf(applied.since) } : {}),
+          ...(isoOf(applied.until, true) ? { until: isoOf(applied.until, true) } : {}),
+          filter: {
+            website: me.website?.id ?? 0,
+            ...(applied.user ? { user: Number(applied.user) } : {}),
+            ...(applied.type ? { resource_type: applied.type } : {}),
+          },
+        },
+      },
+    });
+    if (problem) return setError(textOf(problem));
+    setError('');
+    setEntries((current) => (before ? [...(current ?? []), ...data.data] : data.data));
+    setNext(data.meta.next_before);
+  };
+
+  useEffect(() => {
+    setEntries(null);
+    void load(null);
+  }, [applied]);
+
+  const names = new Map(members.map((member) => [member.user.id, member.user.name]));
+  if (!names.has(me.id)) names.set(me.id, me.name);
+  const who = (entry: Entry) =>
+    entry.user_id === null ? t('people.audit.system') : (names.get(entry.user_id) ?? `#${entry.user_id}`);
+
+  return (
+    <section aria-labelledby="audit-title">
+      <h2 id="audit-title">{t('people.audit')}</h2>
+      <form
+        class="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setApplied({ user, type, since, until });
+        }}
+      >
+        {members.length > 0 && (
+          <div class="inline-field">
+            <label for="audit-user">{t('people.audit.user')}</label>
+            <select id="audit-user" value={user} onChange={(event) => setUser(event.currentTarget.value)}>
+              <option value="">{t('people.audit.anyone')}</option>
+              {members.map((member) => (
+                <option key={member.user.id} value={String(member.user.id)}>
+                  {member.user.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        <div class="inline-field">
+          <label for="audit-type">{t('people.audit.type')}</label>
+          <select id="audit-type" value={type} onChange={(event) => setType(event.currentTarget.value)}>
+            <option value="">{t('people.audit.any')}</option>
+            {RESOURCE_TYPES.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="inline-field">
+          <label for="audit-since">{t('people.audit.since')}</label>
+          <input
+            id="audit-since"
+            type="date"
+            value={since}
+            onInput={(event) => setSince(event.currentTarget.value)}
+          />
+        </div>
+        <div class="inline-field">
+          <label for="audit-until">{t('people.audit.until')}</label>
+          <input
+            id="audit-until"
+            type="date"
+            value={until}
+            onInput={(event) => setUntil(event.currentTarget.value)}
+          />
+        </div>
+        <button type="submit">{t('people.audit.filter')}</button>
+      </form>
+      {error && (
+        <p class="notice error" role="alert">
+          {error}
+        </p>
+      )}
+      {entries === null ? (
+        <p>{t('app.loading')}</p>
+      ) : entries.length === 0 ? (
+        <p>{t('people.audit.empty')}</p>
+      ) : (
+        <table class="posts audit">
+          <thead>
+            <tr>
+              <th scope="col">{t('people.audit.when')}</th>
+              <th scope="col">{t('people.audit.who')}</th>
+              <th scope="col">{t('people.audit.action')}</th>
+              <th scope="col">{t('people.audit.what')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.id} data-entry={entry.id}>
+                <td data-label={t('people.audit.when')}>
+                  <time dateTime={entry.created_at}>{formatDateTime(entry.created_at)}</time>
+                </td>
+                <td data-label={t('people.audit.who')}>{who(entry)}</td>
+                <td data-label={t('people.audit.action')}>
+                  <code>{entry.action}</code>
+                  {entry.summary && <span class="help"> {entry.summary.split(',').join(', ')}</span>}
+                </td>
+                <td data-label={t('people.audit.what')}>
+                  {entry.resource_type}
+                  {entry.resource_id ? ` #${entry.resource_id}` : ''}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {next !== null && (
+        <div class="pager">
+          <button type="button" onClick={() => void load(next)}>
+            {t('people.audit.more')}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,251 @@
+// Website: the site's name, slogan and search-engine fields in every locale the installation
+// writes in, its page and data cache switches (one PATCH for the form), and its domains: the
+// primary domain and aliases, added and removed one by one (the API refuses a domain another site
+// uses, and the last one).
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { t } from '../i18n.js';
+import type { MessageKey } from '../i18n.js';
+import { ME_CHANGED, useMe } from '../session.js';
+import type { components } from '../../../clients/typescript/schema.js';
+
+type Website = components['schemas']['Website'];
+const FIELDS = ['site_name', 'site_slogan', 'site_seo_description', 'site_seo_keywords'] as const;
+type Field = (typeof FIELDS)[number];
+/** Per field, per locale, the text being edited. */
+type Texts = Record<Field, Record<string, string>>;
+
+interface Problem {
+  status: number;
+  title: string;
+  detail?: string;
+  errors?: Record<string, string[]>;
+}
+const textOf = (problem: Problem) =>
+  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
+
+function textsOf(website: Website, defaultLocale: string, locales: string[]): Texts {
+  const texts = {} as Texts;
+  for (const field of FIELDS) {
+    const translated = website.translations[field] ?? {};
+    texts[field] = Object.fromEntries(
+      locales.map((locale) => [
+        locale,
+        locale === defaultLocale ? (website.fields[field] ?? '') : (translated[locale] ?? ''),
+      ]),
+    );
+  }
+  return texts;
+}
+
+export function WebsiteScreen() {
+  const me = useMe();
+  const id = String(me.website?.id ?? 0);
+  const defaultLocale = me.locales.default;
+  const locales = [defaultLocale, ...me.locales.supported.filter((locale) => locale !== defaultLocale)];
+  const [website, setWebsite] = useState<Website | null>(null);
+  const [texts, setTexts] = useState<Texts | null>(null);
+  const [locale, setLocale] = useState(defaultLocale);
+  const [pageCache, setPageCache] = useState(false);
+  const [dataCache, setDataCache] = useState(false);
+  const [domain, setDomain] = useState('');
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [domainMessage, setDomainMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+
+  const show = (next: Website) => {
+    setWebsite(next);
+    setTexts(textsOf(next, defaultLocale, locales));
+    setPageCache(next.enabled_page_cache);
+    setDataCache(next.enabled_data_cache);
+  };
+
+  useEffect(() => {
+    void api.GET('/api/v2/websites/{id}', { params: { path: { id } } }).then(({ data, error }) => {
+      if (error) return setMessage({ kind: 'error', text: textOf(error) });
+      show(data.data);
+    });
+  }, [id]);
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    if (!texts) return;
+    // Each field as a map of every locale (the default locale's text is the base; an empty
+    // translation is removed).
+    const body: Record<string, unknown> = { enabled_page_cache: pageCache, enabled_data_cache: dataCache };
+    for (const field of FIELDS) {
+      body[field] = locales.length > 1 ? texts[field] : (texts[field][defaultLocale] ?? '');
+    }
+    const { data, error } = await api.PATCH('/api/v2/websites/{id}', {
+      params: { path: { id } },
+      body: body as never,
+    });
+    if (error) return setMessage({ kind: 'error', text: textOf(error) });
+    show(data.data);
+    setMessage({ kind: 'ok', text: t('website.saved') });
+    dispatchEvent(new Event(ME_CHANGED));
+  };
+
+  const addDomain = async (event: Event) => {
+    event.preventDefault();
+    const { data, error } = await api.POST('/api/v2/websites/{id}/domains', {
+      params: { path: { id } },
+      body: { domain: domain.trim() },
+    });
+    if (error) return setDomainMessage({ kind: 'error', text: textOf(error) });
+    setDomain('');
+    show(data.data);
+    setDomainMessage({ kind: 'ok', text: t('website.domain.added', { domain: domain.trim() }) });
+  };
+
+  const removeDomain = async (name: string) => {
+    const here = name === location.hostname;
+    if (
+      !confirm(t(here ? 'website.domain.remove.here' : 'website.domain.remove.confirm', { domain: name }))
+    ) {
+      return;
+    }
+    const { data, error } = await api.DELETE('/api/v2/websites/{id}/domains/{domain}', {
+      params: { path: { id, domain: name } },
+    });
+    if (error) return setDomainMessage({ kind: 'error', text: textOf(error) });
+    show(data.data);
+    setDomainMessage({ kind: 'ok', text: t('website.domain.removed', { domain: name }) });
+  };
+
+  if (!website || !texts) {
+    return message ? (
+      <p class="notice error" role="alert">
+        {message.text}
+      </p>
+    ) : (
+      <p>{t('app.loading')}</p>
+    );
+  }
+  const domains = [
+    { domain: website.domain, primary: true },
+    ...website.aliases.map((alias) => ({ domain: alias.domain, primary: false })),
+  ];
+  return (
+    <section aria-labelledby="website-title">
+      <h1 id="website-title">{t('website.title')}</h1>
+      <form onSubmit={(event) => void save(event)}>
+        <fieldset>
+          <legend>{t('website.identity')}</legend>
+          {locales.length > 1 && (
+            <div class="tabs" role="group" aria-label={t('website.locales')}>
+              {locales.map((code) => (
+                <button
+                  key={code}
+                  type="button"
+                  class={code === locale ? 'tab current' : 'tab'}
+                  aria-pressed={code === locale}
+                  onClick={() => setLocale(code)}
+                >
+                  {code}
+                  {code === defaultLocale ? ` (${t('website.locale.default')})` : ''}
+                </button>
+              ))}
+            </div>
+          )}
+          {FIELDS.map((field) => (
+            <div key={field}>
+              <label for={`website-${field}`}>{t(`website.field.${field}` as MessageKey, { locale })}</label>
+              {field === 'site_seo_description' ? (
+                <textarea
+                  id={`website-${field}`}
+                  rows={3}
+                  value={texts[field][locale] ?? ''}
+                  onInput={(event) =>
+                    setTexts({ ...texts, [field]: { ...texts[field], [locale]: event.currentTarget.value } })
+                  }
+                />
+              ) : (
+                <input
+                  id={`website-${field}`}
+                  value={texts[field][locale] ?? ''}
+                  required={field === 'site_name' && locale === defaultLocale}
+                  placeholder={locale === defaultLocale ? '' : (texts[field][defaultLocale] ?? '')}
+                  onInput={(event) =>
+                    setTexts({ ...texts, [field]: { ...texts[field], [locale]: event.currentTarget.value } })
+                  }
+                />
+              )}
+            </div>
+          ))}
+          {locale !== defaultLocale && <p class="help">{t('website.locale.help')}</p>}
+        </fieldset>
+        <fieldset>
+          <legend>{t('website.caches')}</legend>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={pageCache}
+              onChange={(event) => setPageCache(event.currentTarget.checked)}
+            />{' '}
+            {t('website.page_cache')}
+          </label>
+          <p class="help">{t('website.page_cache.help')}</p>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={dataCache}
+              onChange={(event) => setDataCache(event.currentTarget.checked)}
+            />{' '}
+            {t('website.data_cache')}
+          </label>
+          <p class="help">{t('website.data_cache.help')}</p>
+        </fieldset>
+        {message && (
+          <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
+            {message.text}
+          </p>
+        )}
+        <button type="submit" class="primary">
+          {t('website.save')}
+        </button>
+      </form>
+
+      <section aria-labelledby="domains-title">
+        <h2 id="domains-title">{t('website.domains')}</h2>
+        <ul class="domains">
+          {domains.map((entry) => (
+            <li key={entry.domain} data-domain={entry.domain}>
+              <span class="domain-name">{entry.domain}</span>
+              {entry.primary && <span class="status">{t('website.domain.primary')}</span>}
+              <button
+                type="button"
+                aria-label={t('website.domain.remove.named', { domain: entry.domain })}
+                onClick={() => void removeDomain(entry.domain)}
+              >
+                {t('website.domain.remove')}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <form class="add-row" onSubmit={(event) => void addDomain(event)}>
+          <label for="website-domain">{t('website.domain.add')}</label>
+          <div class="inline">
+            <input
+              id="website-domain"
+              value={domain}
+              required
+              maxLength={255}
+              placeholder="www.example.com"
+              onInput={(event) => setDomain(event.currentTarget.value)}
+            />
+            <button type="submit">{t('website.domain.add.button')}</button>
+          </div>
+          <p class="help">{t('website.domain.help')}</p>
+        </form>
+        {domainMessage && (
+          <p
+            class={`notice ${domainMessage.kind}`}
+            role={domainMessage.kind === 'error' ? 'alert' : 'status'}
+          >
+            {domainMessage.text}
+          </p>
+        )}
+      </section>
+    </section>
+  );
+}

@@ -1,0 +1,454 @@
+// The admin panel's screens that run a site (issue 25) in a real headless Chromium, over API v2 with
+// the session of a site admin: each screen's main path done for real and checked through the API
+// afterwards, the axe-core audit at 1280 and 390 px, and screenshots of every screen at both widths.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
+import type { RunningServer } from '../support/browser.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+import { skipUnless } from '../support/requirements.js';
+
+const require = createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
+const HOST = 'sites.test';
+
+async function serious(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate<{
+    violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+  }>('axe.run(document)');
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.nodes.length})`);
+}
+
+/** The axe audit and a screenshot at desktop and phone width (back to desktop after). */
+async function auditScreen(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await serious(page), [], `axe on ${name} at 1280 px`);
+  await screenshot(page, `admin-${name}-desktop`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  assert.deepEqual(await serious(page), [], `axe on ${name} at 390 px`);
+  await screenshot(page, `admin-${name}-phone`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe(
+  'admin panel: running the sites (Chromium)',
+  { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },
+  () => {
+    let ctx: TestContext;
+    let browser: Browser;
+    let server: RunningServer;
+    let admin: TestUser;
+    let siteId: number;
+    let page: Page;
+    let origin: string;
+
+    const call = async (method: string, url: string, payload?: unknown) => {
+      const response = await ctx.request({
+        method: method,
+        url,
+        headers: { host: HOST, authorization: `Bearer ${admin.token}` },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
+      return { status: response.statusCode, body: response.body ? response.json() : null };
+    };
+
+    before(async () => {
+      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      let port: number;
+      ({ ctx, port } = await servedContext());
+      await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+      await ctx.services.settings.set('supported_locales', 'en,fr');
+      siteId = await ctx.services.websites.create({ siteName: 'Town news', domain: HOST });
+      admin = await ctx.createUser();
+      await ctx.services.memberships.grant(admin.id, siteId, 'site_admin');
+      server = await listen(ctx, port);
+      browser = await launchBrowser();
+      origin = server.origin(HOST);
+      page = await (await browser.newContext({ bypassCSP: true })).newPage();
+      page.on('dialog', (dialog) => void dialog.accept());
+      await page.goto(`${origin}/user/login?redirect=/admin`);
+      await page.fill('#email', admin.email);
+      await page.fill('#password', admin.password);
+      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+    });
+    after(async () => {
+      await browser?.close();
+      await ctx.close();
+    });
+
+    it('tags: a tree per type, moved with buttons and by dragging, translated, merged, deleted', async () => {
+      const ids: Record<string, number> = {};
+      for (const name of ['News', 'Sports', 'Local']) {
+        const created = await call('POST', '/api/v2/tags', {
+          name,
+          type: 'post_category',
+          website_ids: [siteId],
+        });
+        assert.equal(created.status, 201);
+        ids[name] = created.body.data.id;
+      }
+      const post = await call('POST', '/api/v2/posts', {
+        title: 'Market day',
+        content: '<p>Stalls.</p>',
+        categories: [ids.Local],
+      });
+      assert.equal(post.status, 201);
+      const tree = async () =>
+        (await call('GET', '/api/v2/tags?filter[type]=post_category')).body.data as Array<{
+          id: number;
+          name: string;
+          children: Array<{ id: number; name: string; children: unknown[] }>;
+        }>;
+      const shape = (nodes: Awaited<ReturnType<typeof tree>>): unknown =>
+        nodes.map((node) => (node.children.length ? [node.name, shape(node.children as never)] : node.name));
+
+      await page.getByRole('link', { name: 'Tags' }).click();
+      await page.waitForURL(`${origin}/admin/tags`);
+      await page.getByRole('button', { name: 'Sports', exact: true }).click();
+      await page.getByRole('heading', { name: 'Sports' }).waitFor();
+
+      // Keyboard: indent Sports under News, then move Local up above News.
+      await page.getByRole('button', { name: 'Indent' }).click();
+      await page.getByRole('status').filter({ hasText: 'Moved “Sports”.' }).waitFor();
+      await page.waitForFunction("document.querySelectorAll('.tree .tree [data-tag]').length === 1");
+      assert.deepEqual(shape(await tree()), [['News', ['Sports']], 'Local']);
+      await page.getByRole('button', { name: 'Local', exact: true }).click();
+      // With the keyboard alone: the focus stays on the button, which then says it cannot move further.
+      await page.getByRole('button', { name: 'Move up' }).focus();
+      await page.keyboard.press('Enter');
+      await page.getByRole('status').filter({ hasText: 'Moved “Local”.' }).waitFor();
+      assert.equal(await page.evaluate('document.activeElement.textContent'), 'Move up');
+      assert.deepEqual(shape(await tree()), ['Local', ['News', ['Sports']]]);
+      assert.equal(await page.getByRole('button', { name: 'Move up' }).getAttribute('aria-disabled'), 'true');
+
+      // Drag: Sports dropped onto the middle of Local becomes its child.
+      await page
+        .locator(`[data-tag="${ids.Sports}"] > .tree-row`)
+        .dragTo(page.locator(`[data-tag="${ids.Local}"] > .tree-row`));
+      await page.getByRole('status').filter({ hasText: 'Moved “Sports”.' }).waitFor();
+      assert.deepEqual(shape(await tree()), [['Local', ['Sports']], 'News']);
+
+      // Translate Sports into French: the base name stays.
+      await page.getByRole('button', { name: 'Sports', exact: true }).click();
+      await page.selectOption('#tag-locale', 'fr');
+      await page.fill('#tag-name', 'Les sports');
+      await page.getByRole('button', { name: 'Save the name' }).click();
+      await page.getByRole('status').filter({ hasText: 'Renamed to “Les sports”.' }).waitFor();
+      const french = (await call('GET', '/api/v2/tags?filter[type]=post_category&locale=fr')).body.data;
+      assert.equal(french[0].children[0].name, 'Les sports');
+      assert.equal((await call('GET', `/api/v2/tags/${ids.Sports}`)).body.data.name, 'Sports');
+
+      // Create Headlines, then merge it into News.
+      await page.fill('#tag-new', 'Headlines');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('heading', { name: 'Headlines' }).waitFor();
+      const headlines = (await tree()).find((node) => node.name === 'Headlines')!;
+      await page.selectOption('#tag-merge', String(ids.News));
+      await page.getByRole('button', { name: 'Merge', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Merged “Headlines” into “News”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/tags/${headlines.id}`)).status, 404);
+
+      // Delete Local: the API says what uses it, then a confirmed force delete.
+      await page.getByRole('button', { name: 'Local', exact: true }).click();
+      await page.getByRole('heading', { name: 'Local' }).waitFor();
+      await auditScreen(page, 'tags');
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /in use/ })
+        .waitFor();
+      assert.equal((await call('GET', `/api/v2/tags/${ids.Local}`)).status, 200);
+      await page.getByRole('button', { name: 'Delete it anyway' }).click();
+      await page.getByRole('status').filter({ hasText: 'Deleted “Local”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/tags/${ids.Local}`)).status, 404);
+
+      // The other type has its own tree.
+      await page.getByRole('button', { name: 'Tags', exact: true }).click();
+      await page.getByText('None yet.').waitFor();
+    });
+    it('menus: create, build a tree with buttons and by dragging, save with If-Match, a 412 told, rename, delete', async () => {
+      const about = await call('POST', '/api/v2/pages', {
+        title: 'About us',
+        content: '<p>Who.</p>',
+        status: 'published',
+      });
+      assert.equal(about.status, 201);
+      const post = await call('POST', '/api/v2/posts', {
+        title: 'Fair opens',
+        content: '<p>Rides.</p>',
+        status: 'published',
+      });
+      assert.equal(post.status, 201);
+
+      await page.getByRole('link', { name: 'Menus' }).click();
+      await page.waitForURL(`${origin}/admin/menus`);
+      await page.getByText('No menu yet.').waitFor();
+      await page.fill('#menu-new-name', 'Main menu');
+      await page.fill('#menu-new-handle', 'header');
+      await page.getByRole('button', { name: 'Create the menu' }).click();
+      await page.getByRole('heading', { name: 'Menu “Main menu”' }).waitFor();
+      const menus = (await call('GET', `/api/v2/websites/${siteId}/menus`)).body.data;
+      assert.deepEqual(
+        menus.map((menu: { handle: string }) => menu.handle),
+        ['header'],
+      );
+      const menuId: number = menus[0].id;
+
+      // Three items: a link, a page, a post (new tab, an icon), the post indented under the page.
+      await page.getByRole('button', { name: 'Add an item' }).click();
+      await page.fill('#item-label', 'Home');
+      await page.fill('#item-url', '/');
+      await page.getByRole('button', { name: 'Add an item' }).click();
+      await page.selectOption('#item-type', 'page');
+      await page.selectOption('#item-ref', String(about.body.data.id));
+      assert.equal(await page.inputValue('#item-label'), 'About us');
+      await page.getByRole('button', { name: 'Add an item' }).click();
+      await page.selectOption('#item-type', 'post');
+      await page.selectOption('#item-ref', String(post.body.data.id));
+      await page.getByLabel('Open in a new tab').check();
+      await page.fill('#item-icon', 'star');
+      await page.getByRole('button', { name: 'Indent' }).click();
+      await page.getByRole('button', { name: 'Save the menu' }).click();
+      await page.getByRole('status').filter({ hasText: 'The menu is saved.' }).waitFor();
+      type Node = {
+        label: string;
+        type: string;
+        target: string;
+        icon: string | null;
+        url: string | null;
+        children: Node[];
+      };
+      const stored = async () => (await call('GET', `/api/v2/menus/${menuId}`)).body.data.items as Node[];
+      const shape = (nodes: Node[]): unknown =>
+        nodes.map((node) => (node.children.length ? [node.label, shape(node.children)] : node.label));
+      let items = await stored();
+      assert.deepEqual(shape(items), ['Home', ['About us', ['Fair opens']]]);
+      assert.equal(items[0]!.url, '/');
+      assert.equal(items[1]!.type, 'page');
+      assert.deepEqual(
+        {
+          type: items[1]!.children[0]!.type,
+          target: items[1]!.children[0]!.target,
+          icon: items[1]!.children[0]!.icon,
+        },
+        { type: 'post', target: '_blank', icon: 'star' },
+      );
+
+      // Drag the post to the top edge of Home: it becomes the first root item.
+      const row = (label: string) => page.locator('.builder .tree-row').filter({ hasText: label });
+      await row('Fair opens').dragTo(row('Home'), { targetPosition: { x: 20, y: 2 } });
+      await page.getByText('Unsaved changes').waitFor();
+      await page.getByRole('button', { name: 'Save the menu' }).click();
+      await page.getByRole('status').filter({ hasText: 'The menu is saved.' }).waitFor();
+      items = await stored();
+      assert.deepEqual(shape(items), ['Fair opens', 'Home', 'About us']);
+
+      await page.getByRole('button', { name: /^Home/ }).click();
+      await auditScreen(page, 'menus');
+
+      // Someone else saves meanwhile: the next save is refused with a clear message.
+      const other = await call('PUT', `/api/v2/menus/${menuId}/items`, {
+        items: [{ label: 'Only this', type: 'link', url: '/only' }],
+      });
+      assert.equal(other.status, 200);
+      await page.fill('#item-label', 'Start');
+      await page.getByRole('button', { name: 'Save the menu' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Someone else changed this menu' }).waitFor();
+      assert.deepEqual(shape(await stored()), ['Only this']);
+      await page.getByRole('button', { name: 'Load their version' }).click();
+      await page.getByRole('button', { name: /^Only this/ }).waitFor();
+
+      await page.fill('#menu-name', 'Header menu');
+      await page.getByRole('button', { name: 'Rename', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Renamed the menu to “Header menu”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/menus/${menuId}`)).body.data.name, 'Header menu');
+
+      await page.getByRole('button', { name: 'Delete this menu' }).click();
+      await page.getByRole('status').filter({ hasText: 'Deleted the menu “Header menu”.' }).waitFor();
+      assert.equal((await call('GET', `/api/v2/menus/${menuId}`)).status, 404);
+    });
+    it('people: members added by email, their roles changed, removed; the audit log filtered', async () => {
+      const pat = await ctx.createUser();
+      const eddie = await ctx.createUser();
+      await ctx.services.memberships.grant(eddie.id, siteId, 'editor');
+
+      await page.getByRole('link', { name: 'People' }).click();
+      await page.waitForURL(`${origin}/admin/people`);
+      await page.locator(`tr[data-member="${eddie.id}"]`).waitFor();
+
+      await page.fill('#member-email', pat.email);
+      await page.selectOption('#member-role', 'contributor');
+      await page.getByRole('button', { name: 'Add the member' }).click();
+      await page.getByRole('status').filter({ hasText: 'is now a member, as Contributor.' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(pat.id, siteId), 'contributor');
+
+      const patRow = page.locator(`tr[data-member="${pat.id}"]`);
+      await patRow.locator('select').selectOption('editor');
+      await page.getByRole('status').filter({ hasText: 'is now Editor.' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(pat.id, siteId), 'editor');
+
+      // A site admin cannot make a site admin: the API's refusal is told, the role stays.
+      await page.locator(`tr[data-member="${eddie.id}"] select`).selectOption('site_admin');
+      await page.getByRole('alert').filter({ hasText: 'only an administrator' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(eddie.id, siteId), 'editor');
+      await page.waitForFunction(
+        `document.querySelector('tr[data-member="${eddie.id}"] select').value === 'editor'`,
+      );
+
+      // An unknown email is told too.
+      await page.fill('#member-email', 'nobody@example.test');
+      await page.getByRole('button', { name: 'Add the member' }).click();
+      await page.getByRole('alert').filter({ hasText: 'No account has this email' }).waitFor();
+
+      await patRow.getByRole('button', { name: /^Remove/ }).click();
+      await page.getByRole('status').filter({ hasText: 'is no longer a member' }).waitFor();
+      assert.equal(await ctx.services.memberships.roleOn(pat.id, siteId), null);
+
+      // The audit log: memberships only, then tags only.
+      const audit = page.locator('table.audit');
+      await audit.locator('tr[data-entry]').first().waitFor();
+      await page.selectOption('#audit-type', 'membership');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.waitForFunction(
+        "[...document.querySelectorAll('table.audit tr[data-entry] td:nth-child(4)')].every((cell) => cell.textContent.startsWith('membership'))",
+      );
+      const actions = await audit.locator('tr[data-entry] code').allTextContents();
+      assert.deepEqual(new Set(actions), new Set(['membership.grant', 'membership.revoke']));
+      await page.selectOption('#audit-type', 'tag');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.waitForFunction(
+        "[...document.querySelectorAll('table.audit tr[data-entry] code')].some((cell) => cell.textContent === 'tag.merge')",
+      );
+      await page.fill('#audit-since', '2000-01-01');
+      await page.fill('#audit-until', '2000-01-02');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.getByText('Nothing was recorded for these filters.').waitFor();
+      await page.fill('#audit-since', '');
+      await page.fill('#audit-until', '');
+      await page.selectOption('#audit-type', '');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await audit.locator('tr[data-entry]').first().waitFor();
+      await auditScreen(page, 'people');
+    });
+    it('website: name and slogan per locale, cache switches, domains added and removed', async () => {
+      const elsewhere = await ctx.services.websites.create({
+        siteName: 'Elsewhere',
+        domain: 'elsewhere.test',
+      });
+      await page.getByRole('link', { name: 'Website', exact: true }).click();
+      await page.waitForURL(`${origin}/admin/website`);
+      assert.equal(await page.inputValue('#website-site_name'), 'Town news');
+      await page.fill('#website-site_name', 'Town news daily');
+      await page.fill('#website-site_slogan', 'All the town');
+      await page.getByRole('button', { name: 'fr', exact: true }).click();
+      await page.fill('#website-site_name', 'Nouvelles de la ville');
+      await page.fill('#website-site_slogan', 'Toute la ville');
+      const pageCache = page.getByLabel('Page cache');
+      const wasOn = await pageCache.isChecked();
+      await pageCache.setChecked(!wasOn);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      let stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
+      assert.equal(stored.fields.site_name, 'Town news daily');
+      assert.equal(stored.fields.site_slogan, 'All the town');
+      assert.equal(stored.translations.site_name.fr, 'Nouvelles de la ville');
+      assert.equal(stored.translations.site_slogan.fr, 'Toute la ville');
+      assert.equal(stored.enabled_page_cache, !wasOn);
+      await page.locator('.brand').filter({ hasText: 'Town news daily' }).waitFor();
+
+      await page.fill('#website-domain', 'www.sites.test');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Added www.sites.test.' }).waitFor();
+      await page.locator('li[data-domain="www.sites.test"]').waitFor();
+      stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
+      assert.deepEqual(
+        stored.aliases.map((alias: { domain: string }) => alias.domain),
+        ['www.sites.test'],
+      );
+      await page.fill('#website-domain', 'elsewhere.test');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('alert').waitFor();
+      await auditScreen(page, 'website');
+
+      await page.getByRole('button', { name: 'Remove www.sites.test' }).click();
+      await page.getByRole('status').filter({ hasText: 'Removed www.sites.test.' }).waitFor();
+      stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
+      assert.deepEqual(stored.aliases, []);
+      assert.equal(stored.domain, HOST);
+
+      // On another website, the same site admin sees none of these screens, and the API refuses.
+      const away = await (await browser.newContext({ bypassCSP: true })).newPage();
+      const there = server.origin('elsewhere.test');
+      await away.goto(`${there}/user/login?redirect=/admin/website`);
+      await away.fill('#email', admin.email);
+      await away.fill('#password', admin.password);
+      await Promise.all([away.waitForURL(`${there}/admin/website`), away.click('main button[type=submit]')]);
+      await away.getByRole('alert').waitFor();
+      const nav = await away.locator('.bar nav a').allTextContents();
+      for (const hidden of ['Menus', 'Website', 'People']) assert.ok(!nav.includes(hidden), nav.join(', '));
+      assert.equal((await call('GET', `/api/v2/websites/${elsewhere}`)).status, 404, 'not even shown');
+      assert.equal((await call('GET', `/api/v2/websites/${elsewhere}/members`)).status, 403);
+      await away.context().close();
+    });
+    it('dashboard: the first screen counts this week’s posts, drafts, reviews and comments waiting', async () => {
+      for (const [title, status] of [
+        ['Draft one', 'draft'],
+        ['Draft two', 'draft'],
+        ['For review', 'draft'],
+        ['Out today', 'published'],
+      ] as const) {
+        const made = await call('POST', '/api/v2/posts', { title, content: '<p>Text.</p>', status });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        if (title === 'Out today') {
+          const held = await ctx.services.comments.store({
+            postId: made.body.data.id,
+            content: '<p>First!</p>',
+            name: 'Ann',
+            email: 'ann@example.test',
+            user: null,
+            websiteId: siteId,
+            ipHash: 'a'.repeat(64),
+            userAgent: 'test',
+          });
+          assert.equal(held.status, 'pending');
+        }
+        if (title === 'For review') {
+          assert.equal((await call('POST', `/api/v2/posts/${made.body.data.id}/submit`, {})).status, 200);
+        }
+      }
+      const total = async (status: string) =>
+        (await call('GET', `/api/v2/posts?per_page=1&filter[status]=${status}`)).body.meta.pagination
+          .total as number;
+      const expected = {
+        week: await total('published'),
+        drafts: await total('draft'),
+        pending: await total('pending'),
+        comments: ((await call('GET', '/api/v2/comments?filter[status]=pending')).body.data as unknown[])
+          .length,
+      };
+      assert.ok(
+        expected.week >= 1 && expected.drafts >= 2 && expected.pending >= 1 && expected.comments >= 1,
+      );
+
+      await page.getByRole('link', { name: 'Dashboard' }).click();
+      await page.waitForURL(`${origin}/admin`);
+      const card = (key: string) => page.locator(`[data-card="dashboard.${key}"] .card-value`);
+      for (const [key, value] of Object.entries(expected)) {
+        await page.waitForFunction(
+          `document.querySelector('[data-card="dashboard.${key}"] .card-value')?.textContent === '${value}'`,
+        );
+        assert.equal(await card(key).textContent(), String(value));
+      }
+      await auditScreen(page, 'dashboard');
+      await page.getByRole('link', { name: 'Review them' }).click();
+      await page.waitForURL(`${origin}/admin/reviews`);
+    });
+  },
+);
