@@ -311,6 +311,19 @@ describe(
       await page.getByRole('status').filter({ hasText: 'is no longer a member' }).waitFor();
       assert.equal(await ctx.services.memberships.roleOn(pat.id, siteId), null);
 
+      // An invitation by email: sent (the mail goes to the log here), listed, withdrawn.
+      await page.fill('#invite-email', 'newbie@example.test');
+      await page.selectOption('#invite-role', 'author');
+      await page.getByRole('button', { name: 'Invite', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Invitation sent to newbie@example.test' }).waitFor();
+      const waiting = page.locator('[data-invite]').filter({ hasText: 'newbie@example.test' });
+      await waiting.waitFor();
+      await waiting.getByRole('button', { name: 'Withdraw' }).click();
+      await page.getByRole('status').filter({ hasText: 'Invitation withdrawn.' }).waitFor();
+      assert.equal(await waiting.count(), 0);
+      const left = await ctx.services.database.db.selectFrom('invites').select('id').execute();
+      assert.equal(left.length, 0);
+
       // The audit log: memberships only, then tags only.
       const audit = page.locator('table.audit');
       await audit.locator('tr[data-entry]').first().waitFor();

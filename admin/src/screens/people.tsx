@@ -48,6 +48,7 @@ export function PeopleScreen() {
     <section aria-labelledby="people-title">
       <h1 id="people-title">{t('people.title')}</h1>
       {can.manage_members && <Members members={members} setMembers={setMembers} />}
+      {can.manage_members && <Invites />}
       {can.read_audit && <AuditLog members={members} />}
     </section>
   );
@@ -209,6 +210,104 @@ function Members({ members, setMembers }: { members: Member[]; setMembers: (memb
         </button>
       </form>
       <p class="help">{t('people.add.help')}</p>
+    </section>
+  );
+}
+
+/**
+ * Invitations: an address and a role; the mail's one-time link makes the person's account (or takes
+ * their sign-in) and joins them. The ones not yet accepted are listed, each can be withdrawn.
+ */
+function Invites() {
+  const me = useMe();
+  const websiteId = String(me.website?.id ?? 0);
+  const [invites, setInvites] = useState<Array<components['schemas']['Invite']>>([]);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('author');
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  const load = () =>
+    void api
+      .GET('/api/v2/websites/{id}/invites', { params: { path: { id: websiteId } } })
+      .then(({ data }) => setInvites(data?.data ?? []));
+  useEffect(load, [websiteId]);
+
+  const invite = async (event: Event) => {
+    event.preventDefault();
+    setError('');
+    const { error: problem } = await api.POST('/api/v2/websites/{id}/invites', {
+      params: { path: { id: websiteId } },
+      body: { email: email.trim(), role },
+    });
+    if (problem) return setError(textOf(problem));
+    setNotice(t('people.invite.sent', { email: email.trim() }));
+    setEmail('');
+    load();
+  };
+  const withdraw = async (id: number) => {
+    const { error: problem } = await api.DELETE('/api/v2/websites/{id}/invites/{invite}', {
+      params: { path: { id: websiteId, invite: String(id) } },
+    });
+    if (problem) return setError(textOf(problem));
+    setNotice(t('people.invite.withdrawn'));
+    load();
+  };
+
+  return (
+    <section aria-labelledby="invites-title">
+      <h2 id="invites-title">{t('people.invites')}</h2>
+      <p class="notice" role="status">
+        {notice}
+      </p>
+      {error && (
+        <p class="notice error" role="alert">
+          {error}
+        </p>
+      )}
+      <form class="filters add-member" onSubmit={(event) => void invite(event)}>
+        <div class="inline-field grow">
+          <label for="invite-email">{t('people.invite.email')}</label>
+          <input
+            id="invite-email"
+            type="email"
+            required
+            value={email}
+            autocomplete="off"
+            onInput={(event) => setEmail(event.currentTarget.value)}
+          />
+        </div>
+        <div class="inline-field">
+          <label for="invite-role">{t('people.role')}</label>
+          <select
+            id="invite-role"
+            value={role}
+            onChange={(event) => setRole(event.currentTarget.value as Role)}
+          >
+            {ROLES.map((name) => (
+              <option key={name} value={name}>
+                {t(`people.role.${name}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" class="primary">
+          {t('people.invite')}
+        </button>
+      </form>
+      <p class="help">{t('people.invite.help')}</p>
+      {invites.length > 0 && (
+        <ul class="cards" aria-label={t('people.invites.waiting')}>
+          {invites.map((item) => (
+            <li key={item.id} data-invite={item.id}>
+              {item.email} · {t(`people.role.${item.role}` as MessageKey)} ·{' '}
+              <span class="help">{t('people.invite.until', { time: formatDateTime(item.expires_at) })}</span>{' '}
+              <button type="button" onClick={() => void withdraw(item.id)}>
+                {t('people.invite.withdraw')}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
