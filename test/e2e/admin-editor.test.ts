@@ -98,6 +98,12 @@ describe(
       await page.keyboard.type('## Where to go');
       await page.keyboard.press('Enter');
       await page.keyboard.type('Start at the **north gate** and walk slowly.');
+      // An image by its address (the library's own picker is tested in admin-media.test.ts).
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: 'Image', exact: true }).click();
+      await page.fill('#url-dialog-input', 'https://images.example.test/gate.jpg');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.locator('.ProseMirror img[src="https://images.example.test/gate.jpg"]').waitFor();
       // The slug follows the title and is checked as it changes.
       await page.locator('#slug-state').filter({ hasText: 'free' }).waitFor();
       assert.equal(await page.inputValue('#post-slug'), 'night-market-guide');
@@ -126,6 +132,7 @@ describe(
       assert.equal(post?.publishedAt, due.toISOString(), 'the time typed in Taipei, stored in UTC');
       assert.equal(post?.translations.title?.zh_TW, '夜市指南');
       assert.match(post?.content ?? '', /<h2>Where to go<\/h2><p>Start at the <strong>north gate<\/strong>/);
+      assert.match(post?.content ?? '', /<img src="https:\/\/images\.example\.test\/gate\.jpg"/);
       assert.deepEqual(
         post?.tagList.map((tag) => tag.name),
         ['Street food'],
@@ -169,6 +176,13 @@ describe(
 
       const { context, page } = await signedIn(editor);
       await page.getByRole('link', { name: 'Reviews' }).click();
+      await page.locator(`[data-post="${id}"] a`).waitFor();
+      assert.deepEqual(await serious(page), [], 'axe on the review queue');
+      await screenshot(page, 'admin-reviews-desktop');
+      await page.setViewportSize({ width: 390, height: 844 });
+      assert.deepEqual(await serious(page), [], 'axe on the review queue at 390 px');
+      await screenshot(page, 'admin-reviews-phone');
+      await page.setViewportSize({ width: 1280, height: 900 });
       await page.locator(`[data-post="${id}"] a`).click();
       await page.waitForURL(new RegExp(`/admin/posts/${id}$`));
       await page.getByRole('button', { name: 'Approve and publish' }).click();
@@ -223,6 +237,9 @@ describe(
       assert.equal(stored?.template, 'full-width');
       assert.deepEqual(await serious(page), [], 'axe on the page editor');
       await screenshot(page, 'admin-page-editor-desktop');
+      await page.setViewportSize({ width: 390, height: 844 });
+      assert.deepEqual(await serious(page), [], 'axe on the page editor at 390 px');
+      await screenshot(page, 'admin-page-editor-phone');
       const shown = await ctx.request({
         method: 'GET',
         url: `/page/${stored?.slug}`,

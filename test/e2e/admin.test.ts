@@ -153,6 +153,10 @@ describe(
       assert.match((await item.textContent()) ?? '', /Lovely post/);
       assert.deepEqual(await serious(page), [], 'axe on the comments screen');
       await screenshot(page, 'admin-comments-desktop');
+      await page.setViewportSize({ width: 390, height: 844 });
+      assert.deepEqual(await serious(page), [], 'axe on the comments screen at 390 px');
+      await screenshot(page, 'admin-comments-phone');
+      await page.setViewportSize({ width: 1280, height: 720 });
       await item.getByRole('button', { name: 'Approve' }).click();
       await page.getByRole('status').filter({ hasText: 'approved' }).waitFor();
       assert.equal(await page.locator(`[data-comment="${held.id}"]`).count(), 0);
