@@ -320,7 +320,7 @@ describe(
       await waiting.waitFor();
       await waiting.getByRole('button', { name: 'Withdraw' }).click();
       await page.getByRole('status').filter({ hasText: 'Invitation withdrawn.' }).waitFor();
-      assert.equal(await waiting.count(), 0);
+      await waiting.waitFor({ state: 'detached' });
       const left = await ctx.services.database.db.selectFrom('invites').select('id').execute();
       assert.equal(left.length, 0);
 
@@ -462,6 +462,44 @@ describe(
       await auditScreen(page, 'dashboard');
       await page.getByRole('link', { name: 'Review them' }).click();
       await page.waitForURL(`${origin}/admin/reviews`);
+    });
+
+    it('system: a site admin flushes their website\u2019s cache; an administrator edits settings and the API switches', async () => {
+      await page.goto(`${origin}/admin/system`);
+      await page.getByRole('heading', { name: 'System' }).waitFor();
+      assert.equal(
+        await page.getByRole('heading', { name: 'Settings' }).count(),
+        0,
+        'settings are the administrators\u2019',
+      );
+      await page.getByRole('button', { name: 'Flush the cache of Town news' }).click();
+      await page.getByRole('status').filter({ hasText: 'cache is flushed' }).waitFor();
+
+      const root = await ctx.createUser({ admin: true });
+      await ctx.services.settings.set('frontend_post_status', 'draft');
+      await ctx.services.settings.set('enable_api_access', '0');
+      const desk = await (await browser.newContext({ bypassCSP: true })).newPage();
+      desk.on('dialog', (dialog) => void dialog.accept());
+      await desk.goto(`${origin}/user/login?redirect=/admin/system`);
+      await desk.fill('#email', root.email);
+      await desk.fill('#password', root.password);
+      await Promise.all([desk.waitForURL(`${origin}/admin/system`), desk.click('main button[type=submit]')]);
+      await desk.getByRole('heading', { name: 'Settings' }).waitFor();
+      await desk.fill('#settings-filter', 'enable_api_access');
+      await desk.locator('[data-setting="enable_api_access"] input[type=checkbox]').check();
+      await desk.getByRole('status').filter({ hasText: '1 setting(s) saved.' }).waitFor();
+      assert.equal(await ctx.services.settings.get('enable_api_access'), '1');
+      await desk.fill('#settings-filter', 'frontend_post_status');
+      await desk.locator('[data-setting="frontend_post_status"] input').fill('published');
+      await desk.getByRole('button', { name: 'Save the changed values' }).click();
+      for (let tries = 0; tries < 100; tries++) {
+        if ((await ctx.services.settings.get('frontend_post_status')) === 'published') break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(await ctx.services.settings.get('frontend_post_status'), 'published');
+      await desk.getByText('No update is running.').waitFor();
+      await desk.fill('#settings-filter', '');
+      await auditScreen(desk, 'system');
     });
   },
 );

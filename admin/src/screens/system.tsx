@@ -1,0 +1,185 @@
+// System: the caches (a website's, for those who manage it; everything, for administrators), every
+// setting of the installation with the API switches as toggles (administrators; secrets are never
+// shown), and the core update with its progress (administrators).
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { t } from '../i18n.js';
+import { useAbilities, useMe } from '../session.js';
+
+/** A setting shown as a toggle: the API switches and other on/off flags. */
+const isSwitch = (key: string, value: string) =>
+  /^(enable|disable)_/.test(key) && /^(0|1|true|false)?$/.test(value);
+const isOn = (value: string) => value === '1' || value === 'true';
+
+function Caches() {
+  const me = useMe();
+  const can = useAbilities();
+  const [notice, setNotice] = useState('');
+  const flush = async (all: boolean) => {
+    const { error } = await api.POST('/api/v2/cache/flush', {
+      body: all ? {} : { website_id: me.website?.id },
+    });
+    setNotice(error ? (error.detail ?? error.title) : t(all ? 'system.flushed.all' : 'system.flushed.site'));
+  };
+  return (
+    <section aria-labelledby="caches-title">
+      <h2 id="caches-title">{t('system.caches')}</h2>
+      <p class="help">{t('system.caches.help')}</p>
+      <div class="actions">
+        {can.manage_website && (
+          <button type="button" onClick={() => void flush(false)}>
+            {t('system.flush.site', { name: me.website?.name ?? '' })}
+          </button>
+        )}
+        {me.is_admin && (
+          <button type="button" onClick={() => void flush(true)}>
+            {t('system.flush.all')}
+          </button>
+        )}
+      </div>
+      <p class="notice" role="status">
+        {notice}
+      </p>
+    </section>
+  );
+}
+
+function Settings() {
+  const [settings, setSettings] = useState<Record<string, string> | null>(null);
+  const [edited, setEdited] = useState<Record<string, string>>({});
+  const [filter, setFilter] = useState('');
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  useEffect(() => {
+    void api.GET('/api/v2/settings').then(({ data }) => setSettings(data?.data ?? {}));
+  }, []);
+  const save = async (changes: Record<string, string>) => {
+    setError('');
+    const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: changes });
+    if (problem)
+      return setError(Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title);
+    setSettings(data.data);
+    setEdited({});
+    setNotice(t('system.settings.saved', { n: Object.keys(changes).length }));
+  };
+  if (settings === null) return <p>{t('app.loading')}</p>;
+  const keys = Object.keys(settings)
+    .filter((key) => key.includes(filter.trim()))
+    .sort();
+  return (
+    <section aria-labelledby="settings-title">
+      <h2 id="settings-title">{t('system.settings')}</h2>
+      <p class="help">{t('system.settings.help')}</p>
+      <div class="inline-field">
+        <label for="settings-filter">{t('system.settings.filter')}</label>
+        <input
+          id="settings-filter"
+          type="search"
+          value={filter}
+          onInput={(event) => setFilter(event.currentTarget.value)}
+        />
+      </div>
+      {error && (
+        <p class="notice error" role="alert">
+          {error}
+        </p>
+      )}
+      <p class="notice" role="status">
+        {notice}
+      </p>
+      <table class="posts settings">
+        <thead>
+          <tr>
+            <th scope="col">{t('system.settings.key')}</th>
+            <th scope="col">{t('system.settings.value')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => {
+            const value = settings[key] ?? '';
+            return (
+              <tr key={key} data-setting={key}>
+                <td data-label={t('system.settings.key')}>
+                  <code id={`setting-${key}`}>{key}</code>
+                </td>
+                <td data-label={t('system.settings.value')}>
+                  {isSwitch(key, value) ? (
+                    <input
+                      type="checkbox"
+                      aria-labelledby={`setting-${key}`}
+                      checked={isOn(value)}
+                      onChange={(event) => void save({ [key]: event.currentTarget.checked ? '1' : '0' })}
+                    />
+                  ) : (
+                    <input
+                      aria-labelledby={`setting-${key}`}
+                      value={edited[key] ?? value}
+                      onInput={(event) => setEdited({ ...edited, [key]: event.currentTarget.value })}
+                    />
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <div class="actions">
+        <button
+          type="button"
+          class="primary"
+          disabled={Object.keys(edited).length === 0}
+          onClick={() => void save(edited)}
+        >
+          {t('system.settings.save')}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function Updates() {
+  const [running, setRunning] = useState(false);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  useEffect(() => {
+    void api.GET('/api/v2/updates/progress').then(({ data }) => setRunning(data?.data.running ?? false));
+  }, []);
+  const update = async () => {
+    if (!confirm(t('system.update.confirm'))) return;
+    setRunning(true);
+    setMessage(null);
+    // The call answers when the update is done; the progress endpoint says so to other admins meanwhile.
+    const { data, error } = await api.POST('/api/v2/updates', { body: {} });
+    setRunning(false);
+    setMessage(
+      error
+        ? { kind: 'error', text: error.detail ?? error.title }
+        : { kind: 'ok', text: t('system.update.done', { version: data.data.version }) },
+    );
+  };
+  return (
+    <section aria-labelledby="updates-title">
+      <h2 id="updates-title">{t('system.updates')}</h2>
+      <p aria-live="polite">{running ? t('system.update.running') : t('system.update.idle')}</p>
+      <button type="button" disabled={running} onClick={() => void update()}>
+        {t('system.update')}
+      </button>
+      {message && (
+        <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+    </section>
+  );
+}
+
+export function SystemScreen() {
+  const me = useMe();
+  return (
+    <section aria-labelledby="system-title">
+      <h1 id="system-title">{t('system.title')}</h1>
+      <Caches />
+      {me.is_admin && <Settings />}
+      {me.is_admin && <Updates />}
+    </section>
+  );
+}
