@@ -9,6 +9,7 @@ import type { MessageKey } from './i18n.js';
 import { follow, onNavigate } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
 import { DashboardScreen } from './screens/dashboard.js';
+import { LinksScreen } from './screens/links.js';
 import { MediaScreen } from './screens/media.js';
 import { MenusScreen } from './screens/menus.js';
 import { PeopleScreen } from './screens/people.js';
@@ -72,6 +73,7 @@ function routeOf(path: string): Route {
   if (path.startsWith('/admin/menus')) return { section: '/admin/menus', view: () => <MenusScreen /> };
   if (path.startsWith('/admin/people')) return { section: '/admin/people', view: () => <PeopleScreen /> };
   if (path.startsWith('/admin/website')) return { section: '/admin/website', view: () => <WebsiteScreen /> };
+  if (path.startsWith('/admin/links')) return { section: '/admin/links', view: () => <LinksScreen /> };
   if (path.startsWith('/admin/system')) return { section: '/admin/system', view: () => <SystemScreen /> };
   if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
@@ -88,6 +90,7 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
   { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.create_posts },
+  { path: '/admin/links', label: 'nav.links', shown: (can) => can.manage_pages },
   { path: '/admin/menus', label: 'nav.menus', shown: (can) => can.manage_menus },
   { path: '/admin/website', label: 'nav.website', shown: (can) => can.manage_website },
   { path: '/admin/people', label: 'nav.people', shown: (can) => can.manage_members || can.read_audit },

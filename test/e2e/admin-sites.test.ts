@@ -501,5 +501,23 @@ describe(
       await desk.fill('#settings-filter', '');
       await auditScreen(desk, 'system');
     });
+
+    it('links: added with a new category, listed with its clicks, deleted', async () => {
+      await page.goto(`${origin}/admin/links`);
+      await page.getByRole('heading', { name: 'Links directory' }).waitFor();
+      await page.fill('#link-name', 'Town hall');
+      await page.fill('#link-url', 'https://townhall.example.test/');
+      await page.fill('#link-categories', 'Civic');
+      await page.getByRole('button', { name: 'Add the link' }).click();
+      await page.getByRole('status').filter({ hasText: 'Town hall is in the directory.' }).waitFor();
+      const row = page.locator('[data-link]').filter({ hasText: 'Town hall' });
+      await row.waitFor();
+      assert.match((await row.textContent()) ?? '', /Civic/);
+      await auditScreen(page, 'links');
+      await row.getByRole('button', { name: 'Delete Town hall' }).click();
+      await row.waitFor({ state: 'detached' });
+      const left = await call('GET', '/api/v2/links');
+      assert.equal(left.body.data.length, 0);
+    });
   },
 );
