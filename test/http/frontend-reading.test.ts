@@ -194,6 +194,84 @@ describe('public reading site', () => {
     assert.match(body, /href="\/user\/ada\/posts" rel="author">Ada Author</);
   });
 
+  /** The Article JSON-LD of a page: the one `application/ld+json` script, parsed. */
+  const jsonLd = (body: string): Record<string, unknown> => {
+    const scripts = [...body.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)];
+    assert.equal(scripts.length, 1, 'one JSON-LD script');
+    return JSON.parse(scripts[0]![1]!) as Record<string, unknown>;
+  };
+
+  it('issue 22: a post carries Article JSON-LD (headline, dates, author, image, publisher)', async () => {
+    const response = await get('/post/first-post-about-cats');
+    const data = jsonLd(response.body);
+    assert.deepEqual(data, {
+      '@context': 'https://schema.org',
+      '@type': 'Article',
+      headline: 'First post about cats',
+      description: 'All about cats',
+      image: ['https://images.example/cat.jpg'],
+      datePublished: data.datePublished,
+      dateModified: data.dateModified,
+      author: { '@type': 'Person', name: 'Ada Author', url: 'http://site.test/user/ada/posts' },
+      publisher: { '@type': 'Organization', name: 'Site', url: 'http://site.test/' },
+      mainEntityOfPage: 'http://site.test/post/first-post-about-cats',
+    });
+    assert.match(String(data.datePublished), /^\d{4}-\d{2}-\d{2}T/);
+    assert.match(
+      response.body,
+      new RegExp(`<meta property="article:published_time" content="${String(data.datePublished)}">`),
+    );
+    assert.match(
+      response.body,
+      new RegExp(`<meta property="article:modified_time" content="${String(data.dateModified)}">`),
+    );
+    // In French, the publisher is the site's French name.
+    assert.deepEqual(
+      (jsonLd((await get('/fr/post/first-post-about-cats')).body).publisher as { name: string }).name,
+      'Le Site',
+    );
+    // Pages that are not articles have none.
+    assert.doesNotMatch((await get('/')).body, /application\/ld\+json/);
+  });
+
+  it('issue 22: a title cannot break out of the JSON-LD script', async () => {
+    const title = 'Evil </script><script>alert("x")</script> <!-- & \u2028 end';
+    const post = await ctx.services.posts.create(
+      {
+        title,
+        slug: 'evil-title',
+        content: '<p>x</p>',
+        publishedAt: new Date(Date.now() - 60_000).toISOString(),
+      },
+      { userId: adminId, isAdmin: true },
+    );
+    try {
+      const response = await get('/post/evil-title');
+      assert.equal(response.statusCode, 200);
+      const head = response.body.slice(0, response.body.indexOf('</head>'));
+      assert.doesNotMatch(head, /<script>alert/);
+      assert.doesNotMatch(head, /<!--/);
+      assert.equal(jsonLd(response.body).headline, title);
+    } finally {
+      await ctx.services.posts.delete(post.id);
+    }
+  });
+
+  it('issue 22: the home page is described by the site slogan; tag pages by their description or a sentence naming the tag', async () => {
+    const description = (body: string) => /<meta name="description" content="([^"]*)">/.exec(body)?.[1];
+    assert.equal(description((await get('/')).body), undefined);
+    await ctx.services.websites.update(websiteId, { site_slogan: 'Cats, mostly' });
+    try {
+      assert.equal(description((await get('/')).body), 'Cats, mostly');
+      assert.equal(description((await get('/post/tag/cats')).body), 'Posts tagged “Cats”.');
+      assert.equal(description((await get('/post/category/news')).body), 'Posts in the category “News”.');
+      await ctx.services.websites.update(websiteId, { site_seo_description: 'A site about cats' });
+      assert.equal(description((await get('/')).body), 'A site about cats');
+    } finally {
+      await ctx.services.websites.update(websiteId, { site_slogan: '', site_seo_description: '' });
+    }
+  });
+
   it("the canonical URL is on the primary domain, with APP_URL's scheme and port, whatever Host a reader sent", async () => {
     const response = await get('/post/first-post-about-cats', { host: 'alias.test:8080' });
     assert.equal(response.statusCode, 200);

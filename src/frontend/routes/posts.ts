@@ -314,7 +314,9 @@ export function postRoutes(kit: FrontendKit): void {
         {
           path: `/post/${type}/${encodeURIComponent(tag.slug)}`,
           heading: tag.name,
-          description: tag.description ?? undefined,
+          description:
+            tag.description?.trim() ||
+            (type === 'category' ? `Posts in the category “${tag.name}”.` : `Posts tagged “${tag.name}”.`),
           data: {
             tag: {
               id: tag.id,
@@ -363,6 +365,7 @@ export function postRoutes(kit: FrontendKit): void {
         type: 'article',
         publishedTime: post.publishedAt,
         modifiedTime: post.updatedAt,
+        article: { headline: post.title, author: card?.author },
       },
       meta_keywords: post.metaKeywords,
     });
