@@ -58,6 +58,13 @@ export interface PublicPostDetail extends PublicPost {
   translatedLocales: string[];
 }
 
+/** The posts shown around a post: the one before it, the one after, and related ones. */
+export interface PostsAround {
+  previous: PublicPost | null;
+  next: PublicPost | null;
+  related: PublicPost[];
+}
+
 export interface Period {
   /** Inclusive ISO lower bound. */
   from: string;
@@ -338,6 +345,82 @@ export class PublicPostsService {
       translatedLocales: [
         ...new Set(translations.filter((t) => t.field === 'title' && t.value !== '').map((t) => t.locale)),
       ],
+    };
+  }
+
+  /**
+   * The posts around one on the website (issue 22): the one published just before it (`previous`),
+   * the one just after (`next`), and up to `relatedLimit` others sharing a tag or category with it,
+   * newest first (neither of the first two). Three reads of ids, then one of the posts they name.
+   */
+  async around(
+    websiteId: number,
+    post: { id: number; publishedAt: string; tagIds: readonly number[] },
+    locale: string,
+    relatedLimit: number,
+  ): Promise<PostsAround> {
+    const { id, publishedAt } = post;
+    const live = () => this.live(websiteId, { perRow: true }).select('posts.id');
+    const [previousRow, nextRow, relatedRows] = await Promise.all([
+      live()
+        .where((eb) =>
+          eb.or([
+            eb('posts.published_at', '<', publishedAt),
+            eb.and([eb('posts.published_at', '=', publishedAt), eb('posts.id', '<', id)]),
+          ]),
+        )
+        .orderBy('posts.published_at', 'desc')
+        .orderBy('posts.id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+      live()
+        .where((eb) =>
+          eb.or([
+            eb('posts.published_at', '>', publishedAt),
+            eb.and([eb('posts.published_at', '=', publishedAt), eb('posts.id', '>', id)]),
+          ]),
+        )
+        .orderBy('posts.published_at', 'asc')
+        .orderBy('posts.id', 'asc')
+        .limit(1)
+        .executeTakeFirst(),
+      post.tagIds.length === 0 || relatedLimit <= 0
+        ? Promise.resolve([] as Array<{ id: number }>)
+        : this.filtered(this.live(websiteId, { perRow: true }), {
+            websiteId,
+            locale,
+            page: 1,
+            pageSize: relatedLimit,
+            tagIds: [...post.tagIds],
+          })
+            .select('posts.id')
+            .where('posts.id', '!=', id)
+            .orderBy('posts.published_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(relatedLimit + 2)
+            .execute(),
+    ]);
+    const aside = new Set([previousRow?.id, nextRow?.id]);
+    const relatedIds = relatedRows
+      .map((row) => row.id)
+      .filter((other) => !aside.has(other))
+      .slice(0, relatedLimit);
+    const ids = [...new Set([previousRow?.id, nextRow?.id, ...relatedIds])].filter(
+      (other): other is number => other !== undefined,
+    );
+    if (ids.length === 0) return { previous: null, next: null, related: [] };
+    const rows = await this.db
+      .selectFrom('posts')
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select(SUMMARY_COLUMNS)
+      .where('posts.id', 'in', ids)
+      .execute();
+    const posts = new Map((await this.hydrate(rows, locale)).map((summary) => [summary.id, summary]));
+    const of = (other: number | undefined) => (other === undefined ? null : (posts.get(other) ?? null));
+    return {
+      previous: of(previousRow?.id),
+      next: of(nextRow?.id),
+      related: relatedIds.map((other) => posts.get(other)).filter((other) => other !== undefined),
     };
   }
 

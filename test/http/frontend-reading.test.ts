@@ -272,6 +272,101 @@ describe('public reading site', () => {
     }
   });
 
+  it('issue 22: a post shows its reading time, an author card, the posts before and after it and related ones', async () => {
+    const { services } = ctx;
+    const actor = { userId: adminId, isAdmin: true };
+    const siteId = await services.websites.create({ siteName: 'Around', domain: 'around.test' });
+    const dogs = (
+      await services.tags.store({
+        name: 'Dogs',
+        type: 'post_tag',
+        updateWhenDuplicated: false,
+        defaultLocale: 'en',
+      })
+    ).tag.id;
+    const words = (count: number) =>
+      `<p>${Array.from({ length: count }, (_, i) => `word${i}`).join(' ')}</p>`;
+    const made: Record<string, number> = {};
+    const post = async (slug: string, day: number, fields: Record<string, unknown> = {}) => {
+      made[slug] = (
+        await services.posts.create(
+          {
+            title: `Post ${slug}`,
+            slug: `around-${slug}`,
+            content: '<p>Short.</p>',
+            websiteIds: [siteId],
+            publishedAt: `2001-01-0${day}T12:00:00.000Z`,
+            ...fields,
+          },
+          actor,
+        )
+      ).id;
+    };
+    // Oldest first: a, b, c, d, e; a, b, c and d are about dogs. Every other post is newer.
+    await post('a', 1, { tags: [dogs] });
+    await post('b', 2, { tags: [dogs], content: words(1150) });
+    await post('c', 3, { tags: [dogs] });
+    await post('d', 4, { tags: [dogs] });
+    await post('e', 5);
+    const page = async (slug: string) => {
+      const response = await ctx.request({
+        method: 'GET',
+        url: `/post/around-${slug}`,
+        headers: { host: 'around.test' },
+      });
+      assert.equal(response.statusCode, 200);
+      return response.body;
+    };
+    try {
+      const b = await page('b');
+      assert.match(b, /<span class="reading-time">5 min read<\/span>/);
+      assert.match(b, /<aside class="author-card" aria-label="About the author">/);
+      assert.match(
+        b,
+        /<strong class="author-name">Ada Author<\/strong><br><a href="\/user\/ada\/posts">More posts by Ada Author<\/a>/,
+      );
+      assert.match(
+        b,
+        /<a class="post-nav-previous" href="\/post\/around-a" rel="prev"><span class="post-nav-label">← Previous post<\/span> Post a<\/a>/,
+      );
+      assert.match(
+        b,
+        /<a class="post-nav-next" href="\/post\/around-c" rel="next"><span class="post-nav-label">Next post →<\/span> Post c<\/a>/,
+      );
+      // Related: the others about dogs, newest first, but not the two already linked.
+      const related = (body: string) =>
+        [
+          ...(/<section class="related"[\s\S]*?<\/section>/.exec(body)?.[0] ?? '').matchAll(
+            /<li><a href="([^"]+)">/g,
+          ),
+        ].map((m) => m[1]);
+      assert.deepEqual(related(b), ['/post/around-d']);
+      assert.deepEqual(related(await page('e')), []);
+      assert.doesNotMatch(await page('e'), /class="related"/);
+      const a = await page('a');
+      assert.doesNotMatch(a, /rel="prev"/);
+      assert.match(a, /href="\/post\/around-b" rel="next"/);
+      assert.deepEqual(related(a), ['/post/around-d', '/post/around-c']);
+      assert.match(a, /<span class="reading-time">1 min read<\/span>/);
+
+      // Cached with the page's data: a change to a neighbour or a related post shows at once.
+      await services.posts.update(made.d!, { title: 'Post d, renamed' }, actor);
+      assert.match(await page('b'), /<li><a href="\/post\/around-d">Post d, renamed<\/a>/);
+      await services.posts.update(made.c!, { title: 'Post c, renamed' }, actor);
+      assert.match(
+        await page('b'),
+        /rel="next"><span class="post-nav-label">Next post →<\/span> Post c, renamed<\/a>/,
+      );
+      // A new post between b and c becomes b's next.
+      await post('bc', 2, { publishedAt: '2001-01-02T18:00:00.000Z' });
+      assert.match(await page('b'), /href="\/post\/around-bc" rel="next"/);
+      await services.posts.delete(made.bc!);
+      assert.match(await page('b'), /href="\/post\/around-c" rel="next"/);
+    } finally {
+      for (const id of Object.values(made)) await services.posts.delete(id).catch(() => undefined);
+    }
+  });
+
   it("the canonical URL is on the primary domain, with APP_URL's scheme and port, whatever Host a reader sent", async () => {
     const response = await get('/post/first-post-about-cats', { host: 'alias.test:8080' });
     assert.equal(response.statusCode, 200);

@@ -6,6 +6,7 @@ import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/publ
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { cleanContent } from '../content.js';
+import { readingMinutes } from '../../domain/reading-time.js';
 import { checkCsrf } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, pageTagSink } from '../page-cache.js';
@@ -344,20 +345,34 @@ export function postRoutes(kit: FrontendKit): void {
       state.website,
       state.locale,
       slug,
-      (found) => ({
-        ...found,
-        content: cleanContent(found.content),
-      }),
+      (found) => {
+        const content = cleanContent(found.content);
+        return { ...found, content, readingMinutes: readingMinutes(content) };
+      },
     );
     if (!post) return kit.notFound(request, reply);
-    const [card] = postCards([post], state, await postTagTypes(services.settings));
+    // The posts before and after it, and related ones: through the site's reads, as the post itself.
+    const around = await services.siteReads.postsAround(
+      pageTagSink(request),
+      state.website,
+      state.locale,
+      post,
+    );
+    const tagTypes = await postTagTypes(services.settings);
+    const [card] = postCards([post], state, tagTypes);
+    const cardOf = (other: PublicPost | null) =>
+      other ? (postCards([other], state, tagTypes)[0] ?? null) : null;
     // Alternates: the base text serves every locale, so the post exists in all of them.
     return kit.render(request, reply, 'post', {
       post: {
         ...card,
         content: post.content,
         updated_date: formatDate(post.updatedAt, state.locale),
+        reading_minutes: post.readingMinutes,
       },
+      previous_post: cardOf(around.previous),
+      next_post: cardOf(around.next),
+      related_posts: postCards(around.related, state, tagTypes),
       seo: {
         title: post.metaTitle?.trim() || post.title,
         description: post.metaDescription?.trim() || post.excerpt,
