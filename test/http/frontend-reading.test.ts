@@ -412,6 +412,13 @@ describe('public reading site', () => {
       assert.match(response.body, /\/themes\/default\/assets\/style\.css/, url);
     }
     assert.match((await get('/fr/nothing')).body, /<html lang="fr">/);
+    // Issue 22: the page's own search form is a second search landmark: it is named, the header's not.
+    const searches = [
+      ...(await get('/no/such/path')).body.matchAll(/<form class="search[^"]*" role="search"([^>]*)>/g),
+    ];
+    assert.equal(searches.length, 2);
+    assert.doesNotMatch(searches[0]![1]!, /aria-label/);
+    assert.match(searches[1]![1]!, /aria-label="Search posts \(page not found\)"/);
   });
 
   it('static segments are not slugs: search, rank and list keep their pages; create and edit are not posts', async () => {
