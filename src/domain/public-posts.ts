@@ -58,11 +58,19 @@ export interface PublicPostDetail extends PublicPost {
   translatedLocales: string[];
 }
 
+/** A link to a post: its title in the locale, slug and publication time. */
+export interface PostLink {
+  id: number;
+  title: string;
+  slug: string;
+  publishedAt: string;
+}
+
 /** The posts shown around a post: the one before it, the one after, and related ones. */
 export interface PostsAround {
-  previous: PublicPost | null;
-  next: PublicPost | null;
-  related: PublicPost[];
+  previous: PostLink | null;
+  next: PostLink | null;
+  related: PostLink[];
 }
 
 export interface Period {
@@ -351,7 +359,8 @@ export class PublicPostsService {
   /**
    * The posts around one on the website (issue 22): the one published just before it (`previous`),
    * the one just after (`next`), and up to `relatedLimit` others sharing a tag or category with it,
-   * newest first (neither of the first two). Three reads of ids, then one of the posts they name.
+   * newest first (neither of the first two). Links only (title in the locale, slug, date): three
+   * reads of a row or a few, and one of their titles' translations.
    */
   async around(
     websiteId: number,
@@ -360,7 +369,20 @@ export class PublicPostsService {
     relatedLimit: number,
   ): Promise<PostsAround> {
     const { id, publishedAt } = post;
-    const live = () => this.live(websiteId, { perRow: true }).select('posts.id');
+    const columns = ['posts.id', 'posts.title', 'posts.slug', 'posts.published_at'] as const;
+    const live = () => this.live(websiteId, { perRow: true }).select(columns);
+    const relatedQuery = this.filtered(this.live(websiteId, { perRow: true }), {
+      websiteId,
+      locale,
+      page: 1,
+      pageSize: relatedLimit,
+      tagIds: [...post.tagIds],
+    })
+      .select(columns)
+      .where('posts.id', '!=', id)
+      .orderBy('posts.published_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(relatedLimit + 2);
     const [previousRow, nextRow, relatedRows] = await Promise.all([
       live()
         .where((eb) =>
@@ -385,42 +407,37 @@ export class PublicPostsService {
         .limit(1)
         .executeTakeFirst(),
       post.tagIds.length === 0 || relatedLimit <= 0
-        ? Promise.resolve([] as Array<{ id: number }>)
-        : this.filtered(this.live(websiteId, { perRow: true }), {
-            websiteId,
-            locale,
-            page: 1,
-            pageSize: relatedLimit,
-            tagIds: [...post.tagIds],
-          })
-            .select('posts.id')
-            .where('posts.id', '!=', id)
-            .orderBy('posts.published_at', 'desc')
-            .orderBy('posts.id', 'desc')
-            .limit(relatedLimit + 2)
-            .execute(),
+        ? Promise.resolve([] as Awaited<ReturnType<typeof relatedQuery.execute>>)
+        : relatedQuery.execute(),
     ]);
     const aside = new Set([previousRow?.id, nextRow?.id]);
-    const relatedIds = relatedRows
-      .map((row) => row.id)
-      .filter((other) => !aside.has(other))
-      .slice(0, relatedLimit);
-    const ids = [...new Set([previousRow?.id, nextRow?.id, ...relatedIds])].filter(
-      (other): other is number => other !== undefined,
-    );
-    if (ids.length === 0) return { previous: null, next: null, related: [] };
-    const rows = await this.db
-      .selectFrom('posts')
-      .leftJoin('users', 'users.id', 'posts.author_id')
-      .select(SUMMARY_COLUMNS)
-      .where('posts.id', 'in', ids)
-      .execute();
-    const posts = new Map((await this.hydrate(rows, locale)).map((summary) => [summary.id, summary]));
-    const of = (other: number | undefined) => (other === undefined ? null : (posts.get(other) ?? null));
+    const related = relatedRows.filter((row) => !aside.has(row.id)).slice(0, relatedLimit);
+    const rows = [previousRow, nextRow, ...related].filter((row) => row !== undefined);
+    const titles = new Map<number, string>();
+    if (rows.length > 0) {
+      const translated = await this.db
+        .selectFrom('translations')
+        .select(['model_id', 'value'])
+        .where('model_type', '=', POST_MODEL)
+        .where('model_id', 'in', [...new Set(rows.map((row) => row.id))])
+        .where('locale', '=', normalizeLocale(locale))
+        .where('field', '=', 'title')
+        .execute();
+      for (const row of translated) if (row.value !== '') titles.set(row.model_id, row.value);
+    }
+    const link = (row: (typeof rows)[number] | undefined): PostLink | null =>
+      row
+        ? {
+            id: row.id,
+            title: titles.get(row.id) ?? row.title,
+            slug: row.slug,
+            publishedAt: toIso(row.published_at as Date | string),
+          }
+        : null;
     return {
-      previous: of(previousRow?.id),
-      next: of(nextRow?.id),
-      related: relatedIds.map((other) => posts.get(other)).filter((other) => other !== undefined),
+      previous: link(previousRow),
+      next: link(nextRow),
+      related: related.map((row) => link(row)).filter((row) => row !== null),
     };
   }
 

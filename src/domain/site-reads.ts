@@ -139,6 +139,10 @@ export class SiteReads {
     post: PublicPost,
     relatedLimit = 3,
   ): Promise<PostsAround> {
+    const linked = (around: PostsAround) =>
+      [around.previous, around.next, ...around.related].flatMap((shown) =>
+        shown ? [pageTags.post(shown.id)] : [],
+      );
     const around = await rememberDiscovered(
       this.deps.cache,
       website,
@@ -153,18 +157,13 @@ export class SiteReads {
         );
         return {
           value,
-          tags: [post, value.previous, value.next, ...value.related].flatMap((shown) =>
-            shown ? publicPostTags(shown) : [],
-          ),
+          tags: [...publicPostTags(post), ...linked(value)],
           ttlSeconds: await this.untilNextPublication(DATA_TTL_SECONDS),
         };
       },
     );
-    this.postsShown(
-      sink,
-      website.id,
-      [around.previous, around.next, ...around.related].filter((shown) => shown !== null),
-    );
+    sink(listTags(website.id));
+    sink(linked(around));
     return around;
   }
 

@@ -2,7 +2,7 @@
 // tag (R-F2), a user's posts, and a single post, registered last of the `/post/…` routes (static
 // segments such as `create`, `search`, `rank` and `list` always win in the router).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
+import type { Period, PostLink, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { cleanContent } from '../content.js';
@@ -360,8 +360,13 @@ export function postRoutes(kit: FrontendKit): void {
     );
     const tagTypes = await postTagTypes(services.settings);
     const [card] = postCards([post], state, tagTypes);
-    const cardOf = (other: PublicPost | null) =>
-      other ? (postCards([other], state, tagTypes)[0] ?? null) : null;
+    const link = (other: PostLink | null) =>
+      other && {
+        title: other.title,
+        url: urlFor(state, `/post/${encodeURIComponent(other.slug)}`),
+        published_at: other.publishedAt,
+        published_date: formatDate(other.publishedAt, state.locale),
+      };
     // Alternates: the base text serves every locale, so the post exists in all of them.
     return kit.render(request, reply, 'post', {
       post: {
@@ -370,9 +375,9 @@ export function postRoutes(kit: FrontendKit): void {
         updated_date: formatDate(post.updatedAt, state.locale),
         reading_minutes: post.readingMinutes,
       },
-      previous_post: cardOf(around.previous),
-      next_post: cardOf(around.next),
-      related_posts: postCards(around.related, state, tagTypes),
+      previous_post: link(around.previous),
+      next_post: link(around.next),
+      related_posts: around.related.map(link),
       seo: {
         title: post.metaTitle?.trim() || post.title,
         description: post.metaDescription?.trim() || post.excerpt,
