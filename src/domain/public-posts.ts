@@ -155,16 +155,20 @@ export class PublicPostsService {
     private readonly cache?: Cache,
   ) {}
 
-  /** Live, published, due posts of type `post` shown on the website. */
-  private live(websiteId: number, options: { perRow?: boolean } = {}) {
+  /**
+   * Live, published, due posts of type `post` shown on the website; `from`/`upTo` narrow the
+   * publication times (`upTo` no later than now), so that the index starts where they say.
+   */
+  private live(websiteId: number, options: { perRow?: boolean; from?: string; upTo?: string } = {}) {
     const now = nowIso(this.clock);
+    const upTo = options.upTo !== undefined && options.upTo < now ? options.upTo : now;
     return this.db
       .selectFrom('posts')
       .where('posts.type', '=', POST_MODEL)
       .where('posts.status', '=', 'published')
       .where('posts.deleted_at', 'is', null)
-      .where('posts.published_at', 'is not', null)
-      .where('posts.published_at', '<=', now)
+      .where('posts.published_at', options.from === undefined ? 'is not' : '>=', options.from ?? null)
+      .where('posts.published_at', '<=', upTo)
       .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId, options));
   }
 
@@ -370,7 +374,8 @@ export class PublicPostsService {
   ): Promise<PostsAround> {
     const { id, publishedAt } = post;
     const columns = ['posts.id', 'posts.title', 'posts.slug', 'posts.published_at'] as const;
-    const live = () => this.live(websiteId, { perRow: true }).select(columns);
+    const live = (bounds: { from?: string; upTo?: string }) =>
+      this.live(websiteId, { perRow: true, ...bounds }).select(columns);
     const relatedQuery = this.filtered(this.live(websiteId, { perRow: true }), {
       websiteId,
       locale,
@@ -384,7 +389,8 @@ export class PublicPostsService {
       .orderBy('posts.id', 'desc')
       .limit(relatedLimit + 2);
     const [previousRow, nextRow, relatedRows] = await Promise.all([
-      live()
+      // The bounds let the index start at the post (the OR alone would scan from the newest).
+      live({ upTo: publishedAt })
         .where((eb) =>
           eb.or([
             eb('posts.published_at', '<', publishedAt),
@@ -395,7 +401,7 @@ export class PublicPostsService {
         .orderBy('posts.id', 'desc')
         .limit(1)
         .executeTakeFirst(),
-      live()
+      live({ from: publishedAt })
         .where((eb) =>
           eb.or([
             eb('posts.published_at', '>', publishedAt),
