@@ -158,7 +158,11 @@ export class SiteReads {
         return {
           value,
           tags: [...publicPostTags(post), ...linked(value)],
-          ttlSeconds: await this.untilNextPublication(DATA_TTL_SECONDS),
+          // A scheduled post may become the next one by its time alone: kept no longer than that (not
+          // worked out where nothing is kept).
+          ttlSeconds: website.enabledDataCache
+            ? await this.untilNextPublication(DATA_TTL_SECONDS)
+            : undefined,
         };
       },
     );
