@@ -116,6 +116,18 @@ describe(
         await page.locator('link[rel=canonical]').getAttribute('href'),
         `http://reader.test:${server.port}/post/why-cats-sleep-all-day`,
       );
+      // Under the post: the author, the older post (the newer has none), its reading time.
+      assert.equal(await page.locator('.author-card .author-name').textContent(), 'Ada');
+      assert.equal(
+        (await page.locator('.post-nav-previous').textContent())?.replace(/\s+/g, ' ').trim(),
+        '← Previous post Writing tests that fail',
+      );
+      assert.equal(await page.locator('.post-nav-next').count(), 0);
+      assert.equal(await page.locator('.reading-time').textContent(), '1 min read');
+      assert.equal(
+        JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '{}').headline,
+        'Why cats sleep all day',
+      );
       await screenshot(page, 'reading-post');
       await page.close();
     });
