@@ -58,6 +58,21 @@ export interface PublicPostDetail extends PublicPost {
   translatedLocales: string[];
 }
 
+/** A link to a post: its title in the locale, slug and publication time. */
+export interface PostLink {
+  id: number;
+  title: string;
+  slug: string;
+  publishedAt: string;
+}
+
+/** The posts shown around a post: the one before it, the one after, and related ones. */
+export interface PostsAround {
+  previous: PostLink | null;
+  next: PostLink | null;
+  related: PostLink[];
+}
+
 export interface Period {
   /** Inclusive ISO lower bound. */
   from: string;
@@ -140,16 +155,20 @@ export class PublicPostsService {
     private readonly cache?: Cache,
   ) {}
 
-  /** Live, published, due posts of type `post` shown on the website. */
-  private live(websiteId: number, options: { perRow?: boolean } = {}) {
+  /**
+   * Live, published, due posts of type `post` shown on the website; `from`/`upTo` narrow the
+   * publication times (`upTo` no later than now), so that the index starts where they say.
+   */
+  private live(websiteId: number, options: { perRow?: boolean; from?: string; upTo?: string } = {}) {
     const now = nowIso(this.clock);
+    const upTo = options.upTo !== undefined && options.upTo < now ? options.upTo : now;
     return this.db
       .selectFrom('posts')
       .where('posts.type', '=', POST_MODEL)
       .where('posts.status', '=', 'published')
       .where('posts.deleted_at', 'is', null)
-      .where('posts.published_at', 'is not', null)
-      .where('posts.published_at', '<=', now)
+      .where('posts.published_at', options.from === undefined ? 'is not' : '>=', options.from ?? null)
+      .where('posts.published_at', '<=', upTo)
       .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId, options));
   }
 
@@ -338,6 +357,93 @@ export class PublicPostsService {
       translatedLocales: [
         ...new Set(translations.filter((t) => t.field === 'title' && t.value !== '').map((t) => t.locale)),
       ],
+    };
+  }
+
+  /**
+   * The posts around one on the website (issue 22): the one published just before it (`previous`),
+   * the one just after (`next`), and up to `relatedLimit` others sharing a tag or category with it,
+   * newest first (neither of the first two). Links only (title in the locale, slug, date): three
+   * reads of a row or a few, and one of their titles' translations.
+   */
+  async around(
+    websiteId: number,
+    post: { id: number; publishedAt: string; tagIds: readonly number[] },
+    locale: string,
+    relatedLimit: number,
+  ): Promise<PostsAround> {
+    const { id, publishedAt } = post;
+    const columns = ['posts.id', 'posts.title', 'posts.slug', 'posts.published_at'] as const;
+    const live = (bounds: { from?: string; upTo?: string }) =>
+      this.live(websiteId, { perRow: true, ...bounds }).select(columns);
+    const relatedQuery = this.filtered(this.live(websiteId, { perRow: true }), {
+      websiteId,
+      locale,
+      page: 1,
+      pageSize: relatedLimit,
+      tagIds: [...post.tagIds],
+    })
+      .select(columns)
+      .where('posts.id', '!=', id)
+      .orderBy('posts.published_at', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(relatedLimit + 2);
+    const [previousRow, nextRow, relatedRows] = await Promise.all([
+      // The bounds let the index start at the post (the OR alone would scan from the newest).
+      live({ upTo: publishedAt })
+        .where((eb) =>
+          eb.or([
+            eb('posts.published_at', '<', publishedAt),
+            eb.and([eb('posts.published_at', '=', publishedAt), eb('posts.id', '<', id)]),
+          ]),
+        )
+        .orderBy('posts.published_at', 'desc')
+        .orderBy('posts.id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+      live({ from: publishedAt })
+        .where((eb) =>
+          eb.or([
+            eb('posts.published_at', '>', publishedAt),
+            eb.and([eb('posts.published_at', '=', publishedAt), eb('posts.id', '>', id)]),
+          ]),
+        )
+        .orderBy('posts.published_at', 'asc')
+        .orderBy('posts.id', 'asc')
+        .limit(1)
+        .executeTakeFirst(),
+      post.tagIds.length === 0 || relatedLimit <= 0
+        ? Promise.resolve([] as Awaited<ReturnType<typeof relatedQuery.execute>>)
+        : relatedQuery.execute(),
+    ]);
+    const aside = new Set([previousRow?.id, nextRow?.id]);
+    const related = relatedRows.filter((row) => !aside.has(row.id)).slice(0, relatedLimit);
+    const rows = [previousRow, nextRow, ...related].filter((row) => row !== undefined);
+    const titles = new Map<number, string>();
+    if (rows.length > 0) {
+      const translated = await this.db
+        .selectFrom('translations')
+        .select(['model_id', 'value'])
+        .where('model_type', '=', POST_MODEL)
+        .where('model_id', 'in', [...new Set(rows.map((row) => row.id))])
+        .where('locale', '=', normalizeLocale(locale))
+        .where('field', '=', 'title')
+        .execute();
+      for (const row of translated) if (row.value !== '') titles.set(row.model_id, row.value);
+    }
+    const link = (row: (typeof rows)[number] | undefined): PostLink | null =>
+      row
+        ? {
+            id: row.id,
+            title: titles.get(row.id) ?? row.title,
+            slug: row.slug,
+            publishedAt: toIso(row.published_at as Date | string),
+          }
+        : null;
+    return {
+      previous: link(previousRow),
+      next: link(nextRow),
+      related: related.map((row) => link(row)).filter((row) => row !== null),
     };
   }
 

@@ -16,6 +16,7 @@ import type {
   PublicPage,
   PublicPost,
   PublicPostsService,
+  PostsAround,
   RankQuery,
   SitemapPlace,
 } from './public-posts.js';
@@ -125,6 +126,49 @@ export class SiteReads {
     );
     if (post) sink(publicPostTags(post));
     return post;
+  }
+
+  /**
+   * The posts shown around a post (previous, next, related: PublicPostsService.around), kept until a
+   * post of the website changes (any may become a neighbour), as do the tags and authors they name.
+   */
+  async postsAround(
+    sink: TagSink,
+    website: DataCacheWebsite,
+    locale: string,
+    post: PublicPost,
+    relatedLimit = 3,
+  ): Promise<PostsAround> {
+    const linked = (around: PostsAround) =>
+      [around.previous, around.next, ...around.related].flatMap((shown) =>
+        shown ? [pageTags.post(shown.id)] : [],
+      );
+    const around = await rememberDiscovered(
+      this.deps.cache,
+      website,
+      `post-around:${locale}:${post.id}:${relatedLimit}`,
+      { tags: [...listTags(website.id), pageTags.site(website.id)], ttlSeconds: DATA_TTL_SECONDS },
+      async () => {
+        const value = await this.deps.publicPosts.around(
+          website.id,
+          { id: post.id, publishedAt: post.publishedAt, tagIds: post.tags.map((tag) => tag.id) },
+          locale,
+          relatedLimit,
+        );
+        return {
+          value,
+          tags: [...publicPostTags(post), ...linked(value)],
+          // A scheduled post may become the next one by its time alone: kept no longer than that (not
+          // worked out where nothing is kept).
+          ttlSeconds: website.enabledDataCache
+            ? await this.untilNextPublication(DATA_TTL_SECONDS)
+            : undefined,
+        };
+      },
+    );
+    sink(listTags(website.id));
+    sink(linked(around));
+    return around;
   }
 
   /** A website's tags of one type (the sidebar's categories), kept until a tag of the type changes. */

@@ -359,13 +359,11 @@ async function renderPage(
     await postTagTypes(services.settings),
   );
   const seoInput: SeoInput = data.seo ?? {};
-  const seo = buildSeo(
-    services,
-    request,
-    state,
-    seoInput,
-    typeof site.site_seo_description === 'string' ? site.site_seo_description : '',
-  );
+  const seo = buildSeo(services, request, state, seoInput, {
+    description: typeof site.site_seo_description === 'string' ? site.site_seo_description : '',
+    slogan: typeof site.site_slogan === 'string' ? site.site_slogan : '',
+    name: typeof site.site_name === 'string' ? site.site_name : '',
+  });
   const homeUrl = urlFor(state, '/');
   const html = await themes.render(
     theme,

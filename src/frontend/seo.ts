@@ -23,6 +23,10 @@ export interface SeoInput {
   noindex?: boolean;
   publishedTime?: string;
   modifiedTime?: string;
+  /** An article's headline and author: the page gets Article JSON-LD (schema.org). */
+  article?: { headline: string; author?: { name: string; url?: string | null } | null };
+  /** Where neither the page nor the site has a description, the site's slogan (the home page). */
+  sloganAsDescription?: boolean;
 }
 
 export interface Seo {
@@ -35,6 +39,23 @@ export interface Seo {
   alternates: Array<{ hreflang: string; href: string }>;
   published_time: string | null;
   modified_time: string | null;
+  /** Article JSON-LD, escaped to sit inside `<script type="application/ld+json">` as it is. */
+  json_ld: string | null;
+}
+
+/**
+ * JSON for a `<script>` element: `<`, `>` and `&` as `\u003c` … (so no `</script>` or `<!--` can end
+ * or change the element, whatever a title says), and U+2028/U+2029 escaped too. Still the same JSON.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => {
+    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** An absolute URL of the site's origin, from a site-relative one. */
+function absoluteOf(origin: string, url: string | null | undefined): string | undefined {
+  return url ? absolute(origin, url) : undefined;
 }
 
 /** `zh_TW` -> `zh-TW`, for `<html lang>` and hreflang. */
@@ -73,7 +94,7 @@ export function buildSeo(
   request: FastifyRequest,
   state: FrontendState,
   input: SeoInput,
-  siteDescription: string,
+  site: { description: string; slogan: string; name: string },
 ): Seo {
   const origin = siteOrigin(services, state);
   const path = basePath(request, state);
@@ -97,9 +118,30 @@ export function buildSeo(
     }
   }
   const image = input.image ? absolute(origin, input.image) : null;
+  const description =
+    (input.description ?? '').trim() ||
+    site.description.trim() ||
+    (input.sloganAsDescription ? site.slogan.trim() : '');
+  const article = input.article;
+  const jsonLd = article
+    ? scriptJson({
+        '@context': 'https://schema.org',
+        '@type': 'Article',
+        headline: article.headline,
+        description: description || undefined,
+        image: image ? [image] : undefined,
+        datePublished: input.publishedTime,
+        dateModified: input.modifiedTime ?? input.publishedTime,
+        author: article.author
+          ? { '@type': 'Person', name: article.author.name, url: absoluteOf(origin, article.author.url) }
+          : undefined,
+        publisher: { '@type': 'Organization', name: site.name, url: `${origin}/` },
+        mainEntityOfPage: canonical,
+      })
+    : null;
   return {
     title: input.title ?? '',
-    description: (input.description ?? '').trim() || siteDescription,
+    description,
     canonical,
     type: input.type ?? 'website',
     image,
@@ -107,6 +149,7 @@ export function buildSeo(
     alternates,
     published_time: input.publishedTime ?? null,
     modified_time: input.modifiedTime ?? null,
+    json_ld: jsonLd,
   };
 }
 

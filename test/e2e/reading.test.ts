@@ -1,13 +1,30 @@
 // A reader in headless Chromium: the home page, a post, a tag page and a search, as they are shown,
 // with screenshots saved as test artifacts (test-artifacts/screenshots/reading-*.png).
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
 import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
+
+const require = createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+}
+
+/** axe-core's serious and critical violations of the page as it is shown now. */
+async function serious(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate<AxeResult>('axe.run(document)');
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.nodes.length})`);
+}
 
 describe(
   'reading the public site in Chromium',
@@ -99,6 +116,18 @@ describe(
         await page.locator('link[rel=canonical]').getAttribute('href'),
         `http://reader.test:${server.port}/post/why-cats-sleep-all-day`,
       );
+      // Under the post: the author, the older post (the newer has none), its reading time.
+      assert.equal(await page.locator('.author-card .author-name').textContent(), 'Ada');
+      assert.equal(
+        (await page.locator('.post-nav-previous').textContent())?.replace(/\s+/g, ' ').trim(),
+        '← Previous post Writing tests that fail',
+      );
+      assert.equal(await page.locator('.post-nav-next').count(), 0);
+      assert.equal(await page.locator('.reading-time').textContent(), '1 min read');
+      assert.equal(
+        JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '{}').headline,
+        'Why cats sleep all day',
+      );
       await screenshot(page, 'reading-post');
       await page.close();
     });
@@ -137,5 +166,31 @@ describe(
       await screenshot(page, 'reading-home-mobile');
       await page.close();
     });
+
+    for (const scheme of ['light', 'dark'] as const) {
+      it(`every public page passes axe at 390 px and 1280 px in the ${scheme} scheme`, async () => {
+        // The audit injects axe-core as a script: the page's policy would refuse it.
+        const context = await browser.newContext({ bypassCSP: true, colorScheme: scheme });
+        const page = await context.newPage();
+        for (const path of [
+          '/',
+          '/post/why-cats-sleep-all-day',
+          '/post/tag/cats',
+          '/post/search/cats',
+          '/no-such-page',
+        ]) {
+          for (const width of [1280, 390]) {
+            await page.setViewportSize({ width, height: 900 });
+            await page.goto(`${origin}${path}`);
+            assert.deepEqual(await serious(page), [], `axe on ${path} at ${width} px (${scheme})`);
+          }
+        }
+        const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+        assert.equal(background, scheme === 'dark' ? 'rgb(18, 18, 20)' : 'rgb(255, 255, 255)');
+        await page.goto(`${origin}/post/why-cats-sleep-all-day`);
+        await screenshot(page, `reading-post-${scheme}`);
+        await context.close();
+      });
+    }
   },
 );

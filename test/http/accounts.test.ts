@@ -797,6 +797,20 @@ describe('accounts', () => {
       assert.match(bad.body, /The email must be a valid email address\./);
       assert.match(bad.body, /The password must be at least 8 characters\./);
       assert.match(bad.body, /value="Grace &lt;b&gt;Two&lt;\/b&gt;"/);
+      // Issue 22: each message is tied to its input; a field without one is not marked.
+      assert.match(
+        bad.body,
+        /<input id="email" name="email"[^>]*value="not-an-email" aria-invalid="true" aria-describedby="email-errors">\s*<ul class="field-errors" id="email-errors"><li>The email must be a valid email address\.<\/li><\/ul>/,
+      );
+      assert.match(
+        bad.body,
+        /<input id="password" [^>]*aria-invalid="true" aria-describedby="password-errors">/,
+      );
+      assert.match(
+        bad.body,
+        /<ul class="field-errors" id="password-errors"><li>The password must be at least 8/,
+      );
+      assert.match(bad.body, /<input id="name" [^>]*value="Grace &lt;b&gt;Two&lt;\/b&gt;">/);
       const mismatch = await register(visitor(), {
         ...fields('Grace', 'grace2@example.test', { username: 'grace_h' }),
         password_confirmation: 'compiler2',

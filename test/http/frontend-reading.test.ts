@@ -194,6 +194,179 @@ describe('public reading site', () => {
     assert.match(body, /href="\/user\/ada\/posts" rel="author">Ada Author</);
   });
 
+  /** The Article JSON-LD of a page: the one `application/ld+json` script, parsed. */
+  const jsonLd = (body: string): Record<string, unknown> => {
+    const scripts = [...body.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)];
+    assert.equal(scripts.length, 1, 'one JSON-LD script');
+    return JSON.parse(scripts[0]![1]!) as Record<string, unknown>;
+  };
+
+  it('issue 22: a post carries Article JSON-LD (headline, dates, author, image, publisher)', async () => {
+    const response = await get('/post/first-post-about-cats');
+    const data = jsonLd(response.body);
+    assert.deepEqual(data, {
+      '@context': 'https://schema.org',
+      '@type': 'Article',
+      headline: 'First post about cats',
+      description: 'All about cats',
+      image: ['https://images.example/cat.jpg'],
+      datePublished: data.datePublished,
+      dateModified: data.dateModified,
+      author: { '@type': 'Person', name: 'Ada Author', url: 'http://site.test/user/ada/posts' },
+      publisher: { '@type': 'Organization', name: 'Site', url: 'http://site.test/' },
+      mainEntityOfPage: 'http://site.test/post/first-post-about-cats',
+    });
+    assert.match(String(data.datePublished), /^\d{4}-\d{2}-\d{2}T/);
+    assert.match(
+      response.body,
+      new RegExp(`<meta property="article:published_time" content="${String(data.datePublished)}">`),
+    );
+    assert.match(
+      response.body,
+      new RegExp(`<meta property="article:modified_time" content="${String(data.dateModified)}">`),
+    );
+    // In French, the publisher is the site's French name.
+    assert.deepEqual(
+      (jsonLd((await get('/fr/post/first-post-about-cats')).body).publisher as { name: string }).name,
+      'Le Site',
+    );
+    // Pages that are not articles have none.
+    assert.doesNotMatch((await get('/')).body, /application\/ld\+json/);
+  });
+
+  it('issue 22: a title cannot break out of the JSON-LD script', async () => {
+    const title = 'Evil </script><script>alert("x")</script> <!-- & \u2028 end';
+    const post = await ctx.services.posts.create(
+      {
+        title,
+        slug: 'evil-title',
+        content: '<p>x</p>',
+        publishedAt: new Date(Date.now() - 60_000).toISOString(),
+      },
+      { userId: adminId, isAdmin: true },
+    );
+    try {
+      const response = await get('/post/evil-title');
+      assert.equal(response.statusCode, 200);
+      const head = response.body.slice(0, response.body.indexOf('</head>'));
+      assert.doesNotMatch(head, /<script>alert/);
+      assert.doesNotMatch(head, /<!--/);
+      assert.equal(jsonLd(response.body).headline, title);
+    } finally {
+      await ctx.services.posts.delete(post.id);
+    }
+  });
+
+  it('issue 22: the home page is described by the site slogan; tag pages by their description or a sentence naming the tag', async () => {
+    const description = (body: string) => /<meta name="description" content="([^"]*)">/.exec(body)?.[1];
+    assert.equal(description((await get('/')).body), undefined);
+    await ctx.services.websites.update(websiteId, { site_slogan: 'Cats, mostly' });
+    try {
+      assert.equal(description((await get('/')).body), 'Cats, mostly');
+      assert.equal(description((await get('/post/tag/cats')).body), 'Posts tagged “Cats”.');
+      assert.equal(description((await get('/post/category/news')).body), 'Posts in the category “News”.');
+      await ctx.services.websites.update(websiteId, { site_seo_description: 'A site about cats' });
+      assert.equal(description((await get('/')).body), 'A site about cats');
+    } finally {
+      await ctx.services.websites.update(websiteId, { site_slogan: '', site_seo_description: '' });
+    }
+  });
+
+  it('issue 22: a post shows its reading time, an author card, the posts before and after it and related ones', async () => {
+    const { services } = ctx;
+    const actor = { userId: adminId, isAdmin: true };
+    const siteId = await services.websites.create({ siteName: 'Around', domain: 'around.test' });
+    const dogs = (
+      await services.tags.store({
+        name: 'Dogs',
+        type: 'post_tag',
+        updateWhenDuplicated: false,
+        defaultLocale: 'en',
+      })
+    ).tag.id;
+    const words = (count: number) =>
+      `<p>${Array.from({ length: count }, (_, i) => `word${i}`).join(' ')}</p>`;
+    const made: Record<string, number> = {};
+    const post = async (slug: string, day: number, fields: Record<string, unknown> = {}) => {
+      made[slug] = (
+        await services.posts.create(
+          {
+            title: `Post ${slug}`,
+            slug: `around-${slug}`,
+            content: '<p>Short.</p>',
+            websiteIds: [siteId],
+            publishedAt: `2001-01-0${day}T12:00:00.000Z`,
+            ...fields,
+          },
+          actor,
+        )
+      ).id;
+    };
+    // Oldest first: a, b, c, d, e; a, b, c and d are about dogs. Every other post is newer.
+    await post('a', 1, { tags: [dogs] });
+    await post('b', 2, { tags: [dogs], content: words(1150) });
+    await post('c', 3, { tags: [dogs] });
+    await post('d', 4, { tags: [dogs] });
+    await post('e', 5);
+    const page = async (slug: string) => {
+      const response = await ctx.request({
+        method: 'GET',
+        url: `/post/around-${slug}`,
+        headers: { host: 'around.test' },
+      });
+      assert.equal(response.statusCode, 200);
+      return response.body;
+    };
+    try {
+      const b = await page('b');
+      assert.match(b, /<span class="reading-time">5 min read<\/span>/);
+      assert.match(b, /<aside class="author-card" aria-label="About the author">/);
+      assert.match(
+        b,
+        /<strong class="author-name">Ada Author<\/strong><br><a href="\/user\/ada\/posts">More posts by Ada Author<\/a>/,
+      );
+      assert.match(
+        b,
+        /<a class="post-nav-previous" href="\/post\/around-a" rel="prev"><span class="post-nav-label">← Previous post<\/span> Post a<\/a>/,
+      );
+      assert.match(
+        b,
+        /<a class="post-nav-next" href="\/post\/around-c" rel="next"><span class="post-nav-label">Next post →<\/span> Post c<\/a>/,
+      );
+      // Related: the others about dogs, newest first, but not the two already linked.
+      const related = (body: string) =>
+        [
+          ...(/<section class="related"[\s\S]*?<\/section>/.exec(body)?.[0] ?? '').matchAll(
+            /<li><a href="([^"]+)">/g,
+          ),
+        ].map((m) => m[1]);
+      assert.deepEqual(related(b), ['/post/around-d']);
+      assert.deepEqual(related(await page('e')), []);
+      assert.doesNotMatch(await page('e'), /class="related"/);
+      const a = await page('a');
+      assert.doesNotMatch(a, /rel="prev"/);
+      assert.match(a, /href="\/post\/around-b" rel="next"/);
+      assert.deepEqual(related(a), ['/post/around-d', '/post/around-c']);
+      assert.match(a, /<span class="reading-time">1 min read<\/span>/);
+
+      // Cached with the page's data: a change to a neighbour or a related post shows at once.
+      await services.posts.update(made.d!, { title: 'Post d, renamed' }, actor);
+      assert.match(await page('b'), /<li><a href="\/post\/around-d">Post d, renamed<\/a>/);
+      await services.posts.update(made.c!, { title: 'Post c, renamed' }, actor);
+      assert.match(
+        await page('b'),
+        /rel="next"><span class="post-nav-label">Next post →<\/span> Post c, renamed<\/a>/,
+      );
+      // A new post between b and c becomes b's next.
+      await post('bc', 2, { publishedAt: '2001-01-02T18:00:00.000Z' });
+      assert.match(await page('b'), /href="\/post\/around-bc" rel="next"/);
+      await services.posts.delete(made.bc!);
+      assert.match(await page('b'), /href="\/post\/around-c" rel="next"/);
+    } finally {
+      for (const id of Object.values(made)) await services.posts.delete(id).catch(() => undefined);
+    }
+  });
+
   it("the canonical URL is on the primary domain, with APP_URL's scheme and port, whatever Host a reader sent", async () => {
     const response = await get('/post/first-post-about-cats', { host: 'alias.test:8080' });
     assert.equal(response.statusCode, 200);
@@ -239,6 +412,13 @@ describe('public reading site', () => {
       assert.match(response.body, /\/themes\/default\/assets\/style\.css/, url);
     }
     assert.match((await get('/fr/nothing')).body, /<html lang="fr">/);
+    // Issue 22: the page's own search form is a second search landmark: it is named, the header's not.
+    const searches = [
+      ...(await get('/no/such/path')).body.matchAll(/<form class="search[^"]*" role="search"([^>]*)>/g),
+    ];
+    assert.equal(searches.length, 2);
+    assert.doesNotMatch(searches[0]![1]!, /aria-label/);
+    assert.match(searches[1]![1]!, /aria-label="Search posts \(page not found\)"/);
   });
 
   it('static segments are not slugs: search, rank and list keep their pages; create and edit are not posts', async () => {

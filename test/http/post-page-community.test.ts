@@ -78,4 +78,41 @@ describe('post page with comments and the click beacon', () => {
     assert.match(fresh.body, /Reader &lt;b&gt;One&lt;\/b&gt;/);
     assert.match(fresh.body, /Comments \(1\)/);
   });
+
+  it('issue 22: a refused comment shows the form again with each message tied to its input', async () => {
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/comments/store',
+      headers: {
+        host: 'site.test',
+        origin: 'http://site.test',
+        'user-agent': BROWSER,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({
+        post_id: String(postId),
+        content: 'Kept text',
+        name: '',
+        email: 'not-an-email',
+      }).toString(),
+    });
+    assert.equal(response.statusCode, 422);
+    const body = response.body;
+    assert.match(
+      body,
+      /<input id="comment-name-new" [^>]*aria-invalid="true" aria-describedby="comment-name-new-errors">\s*<ul class="field-errors" id="comment-name-new-errors"><li>The name field is required\.<\/li><\/ul>/,
+    );
+    assert.match(
+      body,
+      /<input id="comment-email-new" [^>]*value="not-an-email" aria-invalid="true" aria-describedby="comment-email-new-errors">\s*<ul class="field-errors" id="comment-email-new-errors"><li>The email must be a valid email address\.<\/li><\/ul>/,
+    );
+    // The content was fine: kept, and not marked.
+    assert.match(
+      body,
+      /<textarea id="comment-content-new" name="content" rows="5" maxlength="5000" required>Kept text<\/textarea>/,
+    );
+    assert.doesNotMatch(body, /comment-content-new-errors/);
+    // The form under the post marks nothing.
+    assert.doesNotMatch((await page()).body, /aria-invalid/);
+  });
 });

@@ -147,6 +147,8 @@ export function commentRoutes(kit: FrontendKit): void {
             ...(await formContext(services, state, post?.id ?? null)),
             locale: text(body.locale),
             parent_id: text(body.parent_id).slice(0, 20),
+            /** The messages by field, tied to their inputs (aria-invalid, aria-describedby). */
+            errors: error.errors,
             old: {
               content: text(body.content).slice(0, 10_000),
               name: text(body.name).slice(0, 200),

@@ -14,7 +14,7 @@ export function homeRoutes(kit: FrontendKit): void {
       pageSize,
     });
     const data = await listingData(services, request, state, result, { path: '/blog', page: 1, pageSize });
-    return kit.render(request, reply, 'home', { ...data, seo: {} });
+    return kit.render(request, reply, 'home', { ...data, seo: { sloganAsDescription: true } });
   });
 
   kit.page('GET', '/blog', { name: 'pages.blog', cacheable: true }, async (request, reply, state) => {

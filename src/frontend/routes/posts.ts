@@ -2,10 +2,11 @@
 // tag (R-F2), a user's posts, and a single post, registered last of the `/post/…` routes (static
 // segments such as `create`, `search`, `rank` and `list` always win in the router).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Period, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
+import type { Period, PostLink, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { cleanContent } from '../content.js';
+import { readingMinutes } from '../../domain/reading-time.js';
 import { checkCsrf } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, pageTagSink } from '../page-cache.js';
@@ -314,7 +315,9 @@ export function postRoutes(kit: FrontendKit): void {
         {
           path: `/post/${type}/${encodeURIComponent(tag.slug)}`,
           heading: tag.name,
-          description: tag.description ?? undefined,
+          description:
+            tag.description?.trim() ||
+            (type === 'category' ? `Posts in the category “${tag.name}”.` : `Posts tagged “${tag.name}”.`),
           data: {
             tag: {
               id: tag.id,
@@ -342,20 +345,39 @@ export function postRoutes(kit: FrontendKit): void {
       state.website,
       state.locale,
       slug,
-      (found) => ({
-        ...found,
-        content: cleanContent(found.content),
-      }),
+      (found) => {
+        const content = cleanContent(found.content);
+        return { ...found, content, readingMinutes: readingMinutes(content) };
+      },
     );
     if (!post) return kit.notFound(request, reply);
-    const [card] = postCards([post], state, await postTagTypes(services.settings));
+    // The posts before and after it, and related ones: through the site's reads, as the post itself.
+    const around = await services.siteReads.postsAround(
+      pageTagSink(request),
+      state.website,
+      state.locale,
+      post,
+    );
+    const tagTypes = await postTagTypes(services.settings);
+    const [card] = postCards([post], state, tagTypes);
+    const link = (other: PostLink | null) =>
+      other && {
+        title: other.title,
+        url: urlFor(state, `/post/${encodeURIComponent(other.slug)}`),
+        published_at: other.publishedAt,
+        published_date: formatDate(other.publishedAt, state.locale),
+      };
     // Alternates: the base text serves every locale, so the post exists in all of them.
     return kit.render(request, reply, 'post', {
       post: {
         ...card,
         content: post.content,
         updated_date: formatDate(post.updatedAt, state.locale),
+        reading_minutes: post.readingMinutes,
       },
+      previous_post: link(around.previous),
+      next_post: link(around.next),
+      related_posts: around.related.map(link),
       seo: {
         title: post.metaTitle?.trim() || post.title,
         description: post.metaDescription?.trim() || post.excerpt,
@@ -363,6 +385,7 @@ export function postRoutes(kit: FrontendKit): void {
         type: 'article',
         publishedTime: post.publishedAt,
         modifiedTime: post.updatedAt,
+        article: { headline: post.title, author: card?.author },
       },
       meta_keywords: post.metaKeywords,
     });

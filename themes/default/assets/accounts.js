@@ -23,6 +23,12 @@ document.addEventListener('DOMContentLoaded', () => {
       const errors = answer.errors || {};
       message.textContent = (errors.email || errors.password || [answer.message])[0];
       message.hidden = false;
+      // The message is the email field's: tie it to the field, as the page without JavaScript does.
+      const email = form.querySelector('#email');
+      if (email) {
+        email.setAttribute('aria-invalid', 'true');
+        email.setAttribute('aria-describedby', message.id);
+      }
     } catch {
       form.submit();
     }
