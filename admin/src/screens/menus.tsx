@@ -6,6 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
+import { DraggableRow, useDropTarget } from '../tree-row.js';
+import type { Where } from '../tree-row.js';
 import type { MessageKey } from '../i18n.js';
 import { setLeaveGuard } from '../nav.js';
 import { useMe } from '../session.js';
@@ -19,7 +21,6 @@ type Kind = MenuItem['type'];
 type Target = MenuItem['target'];
 const KINDS: Kind[] = ['page', 'post', 'tag', 'link'];
 const MOVES: Move[] = ['up', 'down', 'indent', 'outdent'];
-type Where = 'before' | 'after' | 'inside';
 
 /** An item being edited: `id` is the stored id, or a negative number for an item not saved yet. */
 interface Item {
@@ -222,46 +223,19 @@ function ItemTree({
   setDragging: (id: number | null) => void;
   onDrop: (target: number, where: Where) => void;
 }) {
-  const [over, setOver] = useState<{ id: number; where: Where } | null>(null);
-  const whereOf = (event: DragEvent): Where => {
-    const box = (event.currentTarget as HTMLElement).getBoundingClientRect();
-    const y = (event.clientY - box.top) / box.height;
-    return y < 0.3 ? 'before' : y > 0.7 ? 'after' : 'inside';
-  };
+  const [over, setOver] = useDropTarget();
+  const drag = { dragging, setDragging, onDrop };
   return (
     <ul class="tree">
       {items.map((item) => (
         <li key={item.id} data-item={item.id}>
-          <div
-            class={`tree-row${over?.id === item.id ? ` drop-${over.where}` : ''}`}
-            draggable
-            onDragStart={(event) => {
-              event.dataTransfer?.setData('text/plain', String(item.id));
-              setDragging(item.id);
-              event.stopPropagation();
-            }}
-            onDragEnd={() => setDragging(null)}
-            onDragOver={(event) => {
-              if (dragging === null || dragging === item.id) return;
-              event.preventDefault();
-              setOver({ id: item.id, where: whereOf(event) });
-            }}
-            onDragLeave={() => setOver(null)}
-            onDrop={(event) => {
-              event.preventDefault();
-              setOver(null);
-              onDrop(item.id, whereOf(event));
-            }}
-          >
-            <span class="grip" aria-hidden="true">
-              ⠿
-            </span>
+          <DraggableRow id={item.id} drag={drag} over={over} setOver={setOver}>
             <button type="button" aria-pressed={selected === item.id} onClick={() => onSelect(item.id)}>
               {item.icon && <span aria-hidden="true">{item.icon} </span>}
               {item.label || t('menus.item.unnamed')}{' '}
               <span class="kind">{t(`menus.kind.${item.type}` as MessageKey)}</span>
             </button>
-          </div>
+          </DraggableRow>
           {item.children.length > 0 && (
             <ItemTree
               items={item.children}

@@ -179,36 +179,16 @@ function Members({ members, setMembers }: { members: Member[]; setMembers: (memb
           </tbody>
         </table>
       )}
-      <form class="filters add-member" onSubmit={(event) => void add(event)}>
-        <div class="inline-field grow">
-          <label for="member-email">{t('people.add.email')}</label>
-          <input
-            id="member-email"
-            type="email"
-            required
-            value={email}
-            autocomplete="off"
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </div>
-        <div class="inline-field">
-          <label for="member-role">{t('people.role')}</label>
-          <select
-            id="member-role"
-            value={role}
-            onChange={(event) => setRole(event.currentTarget.value as Role)}
-          >
-            {ROLES.map((name) => (
-              <option key={name} value={name}>
-                {t(`people.role.${name}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" class="primary">
-          {t('people.add')}
-        </button>
-      </form>
+      <EmailRoleForm
+        prefix="member"
+        emailLabel={t('people.add.email')}
+        submitLabel={t('people.add')}
+        email={email}
+        setEmail={setEmail}
+        role={role}
+        setRole={setRole}
+        onSubmit={(event) => void add(event)}
+      />
       <p class="help">{t('people.add.help')}</p>
     </section>
   );
@@ -264,36 +244,16 @@ function Invites() {
           {error}
         </p>
       )}
-      <form class="filters add-member" onSubmit={(event) => void invite(event)}>
-        <div class="inline-field grow">
-          <label for="invite-email">{t('people.invite.email')}</label>
-          <input
-            id="invite-email"
-            type="email"
-            required
-            value={email}
-            autocomplete="off"
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </div>
-        <div class="inline-field">
-          <label for="invite-role">{t('people.role')}</label>
-          <select
-            id="invite-role"
-            value={role}
-            onChange={(event) => setRole(event.currentTarget.value as Role)}
-          >
-            {ROLES.map((name) => (
-              <option key={name} value={name}>
-                {t(`people.role.${name}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" class="primary">
-          {t('people.invite')}
-        </button>
-      </form>
+      <EmailRoleForm
+        prefix="invite"
+        emailLabel={t('people.invite.email')}
+        submitLabel={t('people.invite')}
+        email={email}
+        setEmail={setEmail}
+        role={role}
+        setRole={setRole}
+        onSubmit={(event) => void invite(event)}
+      />
       <p class="help">{t('people.invite.help')}</p>
       {invites.length > 0 && (
         <ul class="cards" aria-label={t('people.invites.waiting')}>
@@ -463,5 +423,50 @@ function AuditLog({ members }: { members: Member[] }) {
         </div>
       )}
     </section>
+  );
+}
+
+/** An address and a role, sent together: adding a member, or inviting someone. */
+function EmailRoleForm(props: {
+  prefix: string;
+  emailLabel: string;
+  submitLabel: string;
+  email: string;
+  setEmail: (email: string) => void;
+  role: Role;
+  setRole: (role: Role) => void;
+  onSubmit: (event: Event) => void;
+}) {
+  return (
+    <form class="filters add-member" onSubmit={props.onSubmit}>
+      <div class="inline-field grow">
+        <label for={`${props.prefix}-email`}>{props.emailLabel}</label>
+        <input
+          id={`${props.prefix}-email`}
+          type="email"
+          required
+          value={props.email}
+          autocomplete="off"
+          onInput={(event) => props.setEmail(event.currentTarget.value)}
+        />
+      </div>
+      <div class="inline-field">
+        <label for={`${props.prefix}-role`}>{t('people.role')}</label>
+        <select
+          id={`${props.prefix}-role`}
+          value={props.role}
+          onChange={(event) => props.setRole(event.currentTarget.value as Role)}
+        >
+          {ROLES.map((name) => (
+            <option key={name} value={name}>
+              {t(`people.role.${name}` as MessageKey)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit" class="primary">
+        {props.submitLabel}
+      </button>
+    </form>
   );
 }

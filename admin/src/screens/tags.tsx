@@ -6,6 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
+import { DraggableRow, useDropTarget } from '../tree-row.js';
+import type { Where } from '../tree-row.js';
 import type { MessageKey } from '../i18n.js';
 import { useMe } from '../session.js';
 import { destinationOf, dropDestination, findNode, moved, placeOf } from '../tree.js';
@@ -22,7 +24,6 @@ interface Tag {
   sort: number;
   children: Tag[];
 }
-type Where = 'before' | 'after' | 'inside';
 
 const flatten = (nodes: Tag[], depth = 0): Array<Tag & { depth: number }> =>
   nodes.flatMap((node) => [{ ...node, depth }, ...flatten(node.children, depth + 1)]);
@@ -61,44 +62,17 @@ function TreeList({
   dragging: number | null;
   setDragging: (id: number | null) => void;
 }) {
-  const [over, setOver] = useState<{ id: number; where: Where } | null>(null);
-  const whereOf = (event: DragEvent): Where => {
-    const box = (event.currentTarget as HTMLElement).getBoundingClientRect();
-    const y = (event.clientY - box.top) / box.height;
-    return y < 0.3 ? 'before' : y > 0.7 ? 'after' : 'inside';
-  };
+  const [over, setOver] = useDropTarget();
+  const drag = { dragging, setDragging, onDrop };
   return (
     <ul class="tree" role="list">
       {nodes.map((node) => (
         <li key={node.id} data-tag={node.id}>
-          <div
-            class={`tree-row${over?.id === node.id ? ` drop-${over.where}` : ''}`}
-            draggable
-            onDragStart={(event) => {
-              event.dataTransfer?.setData('text/plain', String(node.id));
-              setDragging(node.id);
-              event.stopPropagation();
-            }}
-            onDragEnd={() => setDragging(null)}
-            onDragOver={(event) => {
-              if (dragging === null || dragging === node.id) return;
-              event.preventDefault();
-              setOver({ id: node.id, where: whereOf(event) });
-            }}
-            onDragLeave={() => setOver(null)}
-            onDrop={(event) => {
-              event.preventDefault();
-              setOver(null);
-              onDrop(node.id, whereOf(event));
-            }}
-          >
-            <span class="grip" aria-hidden="true">
-              ⠿
-            </span>
+          <DraggableRow id={node.id} drag={drag} over={over} setOver={setOver}>
             <button type="button" aria-pressed={selected === node.id} onClick={() => onSelect(node.id)}>
               {node.name}
             </button>
-          </div>
+          </DraggableRow>
           {node.children.length > 0 && (
             <TreeList
               nodes={node.children}
