@@ -129,8 +129,9 @@ export class SiteReads {
   }
 
   /**
-   * The posts shown around a post (previous, next, related: PublicPostsService.around), kept until a
-   * post of the website changes (any may become a neighbour), as do the tags and authors they name.
+   * The posts shown around a post (previous, next, related: PublicPostsService.around). The data is
+   * kept until a post of the website changes (any may become a neighbour); the page that shows them
+   * is told only the posts shown.
    */
   async postsAround(
     sink: TagSink,
@@ -166,7 +167,9 @@ export class SiteReads {
         };
       },
     );
-    sink(listTags(website.id));
+    // The page depends on the posts it shows, not on every post of the website: a write elsewhere
+    // leaves cached post pages alone (issue 26). A post that becomes a neighbour shows once the page
+    // expires (the face bounds its lifetime, NEIGHBOURS_PAGE_TTL in routes/posts.ts).
     sink(linked(around));
     return around;
   }

@@ -32,6 +32,8 @@ const LIST_KINDS: Record<ListName, RankKind[]> = { hot: ['view'], new: [], like:
 const RANK_KINDS: RankKind[] = ['view', 'like', 'fav'];
 /** Lists by clicks change with every click, which announces nothing: cached briefly only. */
 const CLICK_LIST_TTL = 300;
+/** How long a post page may show yesterday's neighbours (previous, next, related) at most. */
+const NEIGHBOURS_PAGE_TTL = 600;
 
 const MAX_KEYWORD_LENGTH = 100;
 const MAX_TERMS = 5;
@@ -352,6 +354,9 @@ export function postRoutes(kit: FrontendKit): void {
     );
     if (!post) return kit.notFound(request, reply);
     // The posts before and after it, and related ones: through the site's reads, as the post itself.
+    // A new neighbour flushes nothing (writes elsewhere keep post pages cached), so the page is kept
+    // no longer than NEIGHBOURS_PAGE_TTL.
+    limitPageTtl(request, NEIGHBOURS_PAGE_TTL);
     const around = await services.siteReads.postsAround(
       pageTagSink(request),
       state.website,
