@@ -72,3 +72,32 @@ export function PanelLink({
     </a>
   );
 }
+
+/**
+ * What the last action did (a live status, always present so screen readers hear each change) and
+ * what went wrong (an alert), as every screen shows them.
+ */
+export function Notices({ notice, error }: { notice: string; error?: string | null }) {
+  return (
+    <>
+      <p class="notice" role="status">
+        {notice}
+      </p>
+      {error && (
+        <p class="notice error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** One message of either kind: an alert when it is an error, a status otherwise. */
+export function Message({ message }: { message: { kind: string; text: string } | null }) {
+  if (!message) return null;
+  return (
+    <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
+      {message.text}
+    </p>
+  );
+}

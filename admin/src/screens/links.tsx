@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/schema.js';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
-import { Pager } from '../widgets.js';
+import { Notices, Pager } from '../widgets.js';
 
 type Link = components['schemas']['Link'];
 
@@ -74,14 +74,7 @@ export function LinksScreen() {
   return (
     <section aria-labelledby="links-title">
       <h1 id="links-title">{t('links.title')}</h1>
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      {error && (
-        <p class="notice error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices notice={notice} error={error} />
       <form class="filters" onSubmit={(event) => void add(event)} aria-label={t('links.add')}>
         {field('name', t('links.name'), 'text', true)}
         {field('url', t('links.url'), 'url', true)}

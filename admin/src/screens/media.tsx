@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
-import { Pager, SearchForm } from '../widgets.js';
+import { Message, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { uploadFile } from '../media-upload.js';
 import type { MediaItem } from '../media-upload.js';
@@ -144,11 +144,7 @@ function Detail({
           </button>
         </div>
       </form>
-      {message && (
-        <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </p>
-      )}
+      <Message message={message} />
       {inUse && (
         <div class="notice error" role="alert">
           <p>{inUse}</p>

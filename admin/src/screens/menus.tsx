@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
+import { Notices } from '../widgets.js';
 import { DraggableRow, useDropTarget } from '../tree-row.js';
 import type { Where } from '../tree-row.js';
 import type { MessageKey } from '../i18n.js';
@@ -130,14 +131,7 @@ export function MenusScreen() {
   return (
     <section aria-labelledby="menus-title">
       <h1 id="menus-title">{t('menus.title')}</h1>
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      {error && (
-        <p class="notice error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices notice={notice} error={error} />
       <div class="split split-start">
         <div>
           <h2>{t('menus.list')}</h2>

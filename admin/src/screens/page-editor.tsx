@@ -6,6 +6,7 @@ import { api } from '../api.js';
 import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
 import { RichText } from '../editor/rich-text.js';
 import { formatDateTime, t } from '../i18n.js';
+import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useMe } from '../session.js';
@@ -165,11 +166,7 @@ export function PageEditor({ id }: { id: number | null }) {
               : ''}
         </p>
       </div>
-      {message && (
-        <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </p>
-      )}
+      <Message message={message} />
       <div class="editor-grid">
         <div class="editor-main">
           <LocaleTabs locales={locales} current={locale} missing={missing} onChoose={setLocale}>

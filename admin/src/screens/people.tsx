@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
+import { Notices } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
 import type { components } from '../../../clients/typescript/schema.js';
@@ -120,14 +121,7 @@ function Members({ members, setMembers }: { members: Member[]; setMembers: (memb
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">{t('people.members')}</h2>
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      {error && (
-        <p class="notice error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices notice={notice} error={error} />
       {!loaded ? (
         <p>{t('app.loading')}</p>
       ) : (
@@ -236,14 +230,7 @@ function Invites() {
   return (
     <section aria-labelledby="invites-title">
       <h2 id="invites-title">{t('people.invites')}</h2>
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      {error && (
-        <p class="notice error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices notice={notice} error={error} />
       <EmailRoleForm
         prefix="invite"
         emailLabel={t('people.invite.email')}

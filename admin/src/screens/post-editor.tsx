@@ -10,6 +10,7 @@ import { api } from '../api.js';
 import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
 import { RichText } from '../editor/rich-text.js';
 import { formatDateTime, t } from '../i18n.js';
+import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
@@ -481,11 +482,7 @@ export function PostEditor({ id }: { id: number | null }) {
           </button>
         </div>
       )}
-      {message && (
-        <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </p>
-      )}
+      <Message message={message} />
 
       <div class="editor-grid">
         <div class="editor-main">

@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
+import { Message } from '../widgets.js';
 import { useAbilities, useMe } from '../session.js';
 
 /** A setting shown as a toggle: the API switches and other on/off flags. */
@@ -163,11 +164,7 @@ function Updates() {
       <button type="button" disabled={running} onClick={() => void update()}>
         {t('system.update')}
       </button>
-      {message && (
-        <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </p>
-      )}
+      <Message message={message} />
     </section>
   );
 }

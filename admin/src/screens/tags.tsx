@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
+import { Notices } from '../widgets.js';
 import { DraggableRow, useDropTarget } from '../tree-row.js';
 import type { Where } from '../tree-row.js';
 import type { MessageKey } from '../i18n.js';
@@ -191,14 +192,7 @@ export function TagsScreen() {
           <button type="submit">{t('tags.add')}</button>
         </div>
       </form>
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      {error && (
-        <p class="notice error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices notice={notice} error={error} />
       <div class="split">
         <div>
           <p class="help">{t('tags.help')}</p>

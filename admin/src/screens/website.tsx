@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
+import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { ME_CHANGED, useMe } from '../session.js';
 import type { components } from '../../../clients/typescript/schema.js';
@@ -195,11 +196,7 @@ export function WebsiteScreen() {
           </label>
           <p class="help">{t('website.data_cache.help')}</p>
         </fieldset>
-        {message && (
-          <p class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
-            {message.text}
-          </p>
-        )}
+        <Message message={message} />
         <button type="submit" class="primary">
           {t('website.save')}
         </button>
