@@ -158,7 +158,13 @@ export function apiV2(services: Services) {
     installReferencePolicy(app);
     await app.register(scalarReference, {
       routePrefix: '/docs',
-      configuration: { url: '/api/v2/openapi.json', withDefaultFonts: false, title: 'Folio API v2' },
+      configuration: {
+        url: '/api/v2/openapi.json',
+        withDefaultFonts: false,
+        title: 'Folio API v2',
+        // The reference talks to this server only: no Scalar agent (it calls Scalar's cloud).
+        agent: { disabled: true },
+      },
     });
   };
 }
