@@ -442,6 +442,47 @@ describe('API v2', () => {
     problem(await call('/posts?per_page=1000'), 422);
   });
 
+  it('list: ?sort= takes several fields, the next breaking the first one\u2019s ties, on near and far pages', async () => {
+    const tag = await call('/tags', {
+      method: 'POST',
+      body: { name: 'Sorted', type: 'post_tag', website_ids: [site] },
+    });
+    assert.equal(tag.statusCode, 201, tag.body);
+    const tagId = tag.json().data.id as number;
+    const at = (day: string) => `2026-01-${day}T10:00:00.000Z`;
+    for (const [title, day] of [
+      ['Beta', '02'],
+      ['Alpha', '02'],
+      ['Delta', '03'],
+      ['Gamma', '02'],
+    ] as const) {
+      await create(admin, { title, content: 'x', status: 'published', published_at: at(day), tags: [tagId] });
+    }
+    // per_page=1 reads pages 3 and 4 from the list's far end (issue 26): every order flips there.
+    const titles = async (sort: string) => {
+      const found: string[] = [];
+      for (let page = 1; page <= 4; page++) {
+        const response = await call(`/posts?filter[tag]=${tagId}&per_page=1&page=${page}&sort=${sort}`);
+        const list = shaped(response, postListSchema);
+        assert.equal(list.meta.pagination.next_cursor, null, 'several fields: pages by number only');
+        found.push(...list.data.map((post) => post.title as string));
+      }
+      return found;
+    };
+    assert.deepEqual(await titles('-published_at,title'), ['Delta', 'Alpha', 'Beta', 'Gamma']);
+    assert.deepEqual(await titles('-published_at,-title'), ['Delta', 'Gamma', 'Beta', 'Alpha']);
+    assert.deepEqual(await titles('published_at,-title'), ['Gamma', 'Beta', 'Alpha', 'Delta']);
+
+    const repeated = problem(await call('/posts?sort=title,-title'), 422);
+    assert.match(String(repeated.errors?.sort?.[0]), /up to 3 different fields/);
+    problem(await call('/posts?sort=title,slug,id,created_at'), 422);
+    problem(await call('/posts?sort=title,,id'), 422);
+    const one = shaped(await call(`/posts?filter[tag]=${tagId}&per_page=1&sort=title`), postListSchema);
+    const cursor = one.meta.pagination.next_cursor!;
+    assert.ok(cursor, 'one field: a cursor');
+    problem(await call(`/posts?filter[tag]=${tagId}&per_page=1&sort=title,id&cursor=${cursor}`), 422);
+  });
+
   it('the roles decide: drafts by status filter; an author cannot change another\u2019s post', async () => {
     const draft = await create(contributor, { title: 'A contributor draft', content: 'x' });
     assert.equal(draft.status, 'draft');

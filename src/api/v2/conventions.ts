@@ -127,22 +127,47 @@ export function paginate(request: FastifyRequest, reply: FastifyReply, page: Pag
   return { page: page.page, per_page: page.perPage, total, total_pages: totalPages };
 }
 
-/** `?sort=-published_at`: one field of the whitelist, `-` for descending. */
+/**
+ * `?sort=-published_at,title`: up to `max` fields of the whitelist, each once, `-` before a field for
+ * descending; the first decides the order and the next ones break its ties.
+ */
+export function sortKeysOf<F extends string>(
+  value: string | undefined,
+  allowed: readonly F[],
+  fallback: { field: F; direction: 'asc' | 'desc' },
+  max: number,
+): { field: F; direction: 'asc' | 'desc' }[] {
+  if (value === undefined || value === '') return [fallback];
+  const parts = value.split(',');
+  const keys = parts.map((part) => ({
+    field: part.replace(/^[-+]/, '') as F,
+    direction: part.startsWith('-') ? ('desc' as const) : ('asc' as const),
+  }));
+  const fields = keys.map((key) => key.field);
+  if (
+    keys.length > max ||
+    fields.some((field) => !allowed.includes(field)) ||
+    new Set(fields).size !== fields.length
+  ) {
+    const list = allowed.join(', ');
+    throw new ValidationError({
+      sort: [
+        max > 1
+          ? `The sort must be up to ${max} different fields of ${list}, separated by commas, each optionally preceded by - (descending).`
+          : `The sort must be one of ${list}, optionally preceded by - (descending).`,
+      ],
+    });
+  }
+  return keys;
+}
+
+/** `?sort=-created_at`: one field of the whitelist, `-` for descending. */
 export function sortOf<F extends string>(
   value: string | undefined,
   allowed: readonly F[],
   fallback: { field: F; direction: 'asc' | 'desc' },
 ): { field: F; direction: 'asc' | 'desc' } {
-  if (value === undefined || value === '') return fallback;
-  const parts = value.split(',');
-  const descending = parts[0]!.startsWith('-');
-  const field = parts[0]!.replace(/^[-+]/, '') as F;
-  if (parts.length > 1 || !allowed.includes(field)) {
-    throw new ValidationError({
-      sort: [`The sort must be one of ${allowed.join(', ')}, optionally preceded by - (descending).`],
-    });
-  }
-  return { field, direction: descending ? 'desc' : 'asc' };
+  return sortKeysOf(value, allowed, fallback, 1)[0]!;
 }
 
 /** `?fields=id,title`: only these fields of each item (unknown names are a 422). */

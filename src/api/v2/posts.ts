@@ -8,6 +8,7 @@ import { ValidationError } from '../../domain/errors.js';
 import type { AnswerView, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import {
   bulkPostInput,
+  MAX_SORT_KEYS,
   nextPostCursor,
   POST_LIST_STATUSES,
   SORTABLE_POST_FIELDS,
@@ -28,7 +29,7 @@ import {
   paginateByCursor,
   paginationQuery,
   selectFields,
-  sortOf,
+  sortKeysOf,
   queryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
@@ -75,10 +76,12 @@ const listQuery = z
     ...paginationQuery,
     sort: z
       .string()
-      .max(40)
+      .max(120)
       .optional()
       .describe(
-        `One of ${SORTABLE_POST_FIELDS.join(', ')}; \`-\` first for descending (default -created_at).`,
+        `Up to ${MAX_SORT_KEYS} of ${SORTABLE_POST_FIELDS.join(', ')}, comma-separated (the next break the ` +
+          `first's ties); \`-\` before a field for descending (default -created_at). A list sorted by several ` +
+          'fields, or by published_at, is paged by number only (no next_cursor).',
       ),
     q: z.string().max(100).optional().describe('Words to search in titles, excerpts and contents.'),
     filter: z
@@ -250,7 +253,14 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       const query = queryOf(listQuery, request);
       const include = includesOf(query.include);
       const page = pageOf(query);
-      const sort = sortOf(query.sort, SORTABLE_POST_FIELDS, { field: 'created_at', direction: 'desc' });
+      const sortKeys = sortKeysOf(
+        query.sort,
+        SORTABLE_POST_FIELDS,
+        { field: 'created_at', direction: 'desc' },
+        MAX_SORT_KEYS,
+      );
+      const sort = sortKeys[0]!;
+      const thenBy = sortKeys.slice(1);
       const actor = await actorOf(services, request, query.filter?.website);
       const listInput = {
         status: query.filter?.status,
@@ -266,6 +276,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       const { query: listed, answer } = await ops.list(actor, input, listView, {
         cursor: query.cursor,
         authorId: query.filter?.author,
+        thenBy,
       });
       const next = nextPostCursor(listed, answer);
       const pagination =

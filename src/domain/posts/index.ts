@@ -12,7 +12,7 @@ import { createPost } from './create.js';
 import { deletePost } from './delete.js';
 import { listPosts, parseListInput } from './list.js';
 import type { ListPostsInput } from './input.js';
-import type { Page, PostDetail, PostSummary } from './model.js';
+import type { Page, PostDetail, PostSortKey, PostSummary } from './model.js';
 import type { AnswerView, PostReads } from './reads.js';
 import { approvePost, returnPost, reviewOf, reviewQueue, submitPost } from './review.js';
 import type { ReviewContext } from './review.js';
@@ -123,7 +123,7 @@ export class PostOperations {
     actor: Actor,
     input: ListPostsInput,
     view: AnswerView<Page<PostSummary>, Out>,
-    options?: { cursor?: string; authorId?: number },
+    options?: { cursor?: string; authorId?: number; thenBy?: PostSortKey[] },
   ) {
     return listPosts(this.ctx, actor, input, view, options);
   }

@@ -9,7 +9,7 @@ import type { PostOperationContext } from './context.js';
 import { decodeCursor } from './cursor.js';
 import { clampPageSize, listPostsInput } from './input.js';
 import type { ListPostsInput } from './input.js';
-import type { Page, PostListQuery, PostSummary } from './model.js';
+import type { Page, PostListQuery, PostSortKey, PostSummary } from './model.js';
 import type { AnswerView, PostReads } from './reads.js';
 
 /** The store's query for a parsed list input and an actor. */
@@ -55,10 +55,11 @@ export async function listPosts<Out extends object>(
   actor: Actor,
   input: ListPostsInput,
   view: AnswerView<Page<PostSummary>, Out>,
-  options: { cursor?: string; authorId?: number } = {},
+  options: { cursor?: string; authorId?: number; thenBy?: PostSortKey[] } = {},
 ): Promise<{ query: PostListQuery; answer: Out }> {
   const query = await listQueryOf(ctx, actor, input);
   if (options.authorId !== undefined) query.authorId = options.authorId;
+  if (options.thenBy?.length) query.thenBy = options.thenBy;
   if (options.cursor !== undefined) query.after = decodeCursor(options.cursor, query);
   return { query, answer: await ctx.reads.listPage(query, view) };
 }

@@ -21,6 +21,12 @@ export const SORTABLE_POST_FIELDS = [
   'published_at',
 ] as const;
 export type PostSortField = (typeof SORTABLE_POST_FIELDS)[number];
+/** A list's order after its first field: API v2's `?sort=-published_at,title` (at most MAX_SORT_KEYS in all). */
+export interface PostSortKey {
+  field: PostSortField;
+  direction: 'asc' | 'desc';
+}
+export const MAX_SORT_KEYS = 3;
 
 export const DEFAULT_POST_PAGE_SIZE = 15;
 export const MAX_POST_PAGE_SIZE = 100;
@@ -55,6 +61,8 @@ export interface PostListQuery {
   pageSize: number;
   sort: PostSortField;
   direction: 'asc' | 'desc';
+  /** The orders that break the first one's ties (before the id, which breaks every tie). */
+  thenBy?: PostSortKey[];
   /** The current website: its posts and global posts (bound to no website). Null: every post. */
   websiteId: number | null;
   /** Default `published`. */

@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { visibleOnWebsite } from '../bindings.js';
 import { POST_MODEL } from './model.js';
-import type { PostSortField } from './model.js';
+import type { PostSortField, PostSortKey } from './model.js';
 
 import { containsText as likeTerm, likePattern } from '../text-match.js';
 
@@ -54,6 +54,8 @@ export interface ListShape {
   edited: boolean;
   sort: PostSortField;
   direction: 'asc' | 'desc';
+  /** Orders after the first (never with `keyset`: such lists have no cursors). */
+  thenBy: PostSortKey[];
   /** Only rows after a cursor (keyset pagination): Params `after:value` and `after:id`; offset 0. */
   keyset: boolean;
   /**
@@ -178,18 +180,19 @@ export function listQueries(db: Db, shape: ListShape) {
   // A deferred join (issue 26 #2): the page's ids first, read in index order (the listing index
   // covers the filters and the default order, so skipped rows are index entries, not posts), then only
   // those rows in full.
-  const pageIds = ids
-    .orderBy(`posts.${shape.sort}`, order.sort)
-    .orderBy('posts.id', order.id)
-    .limit(window.limit)
-    .offset(window.offset);
-  const page = db
+  let pageIds = ids.orderBy(`posts.${shape.sort}`, order.sort);
+  for (const key of shape.thenBy) {
+    pageIds = pageIds.orderBy(`posts.${key.field}`, shape.reversed ? flip(key.direction) : key.direction);
+  }
+  pageIds = pageIds.orderBy('posts.id', order.id).limit(window.limit).offset(window.offset);
+  let page = db
     .selectFrom('posts')
     .innerJoin(pageIds.as('page_ids'), 'page_ids.id', 'posts.id')
     .leftJoin('users', 'users.id', 'posts.author_id')
     .select(columns)
-    .orderBy(`posts.${shape.sort}`, shape.direction)
-    .orderBy('posts.id', 'desc');
+    .orderBy(`posts.${shape.sort}`, shape.direction);
+  for (const key of shape.thenBy) page = page.orderBy(`posts.${key.field}`, key.direction);
+  page = page.orderBy('posts.id', 'desc');
   return { count, page };
 }
 

@@ -115,6 +115,7 @@ export class PostsService {
       query.status ?? 'published',
       query.sort,
       query.direction,
+      query.thenBy ?? [],
       query.page,
       query.pageSize,
       query.after ?? null,
@@ -178,6 +179,7 @@ export class PostsService {
       edited: query.viewer?.editsWebsite === true && websiteId !== null,
       sort: query.sort,
       direction: query.direction,
+      thenBy: query.thenBy ?? [],
       keyset: query.after !== undefined,
       reversed: false,
     };
