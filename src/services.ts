@@ -39,7 +39,7 @@ import { MenuOperations } from './domain/menu-operations.js';
 import { SystemOperations } from './domain/system-operations.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
-import { MenusService } from './domain/menus.js';
+import { MenuReferences, MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
 import { PostOperations, PostReads, PostReviewStore, PostsService } from './domain/posts/index.js';
 import { InviteOperations } from './domain/invites.js';
@@ -189,7 +189,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const defaultLocale = async () => (await settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
   const bindings = new WebsiteBindings(db);
   const changes = new ContentChanges(warn);
-  changes.subscribe(cacheInvalidator(cache, bindings));
+  changes.subscribe(cacheInvalidator(cache, bindings, new MenuReferences(db)));
   const mediaStore = new LocalMediaStore(config.mediaDir, config.appUrl);
   const media = new MediaService(db, mediaStore, clock);
   const mediaLibrary = new MediaLibrary(db, { store: mediaStore, translations, bindings });

@@ -16,6 +16,7 @@ import type { WebsiteBindings } from './bindings.js';
 import type { ContentChange } from './changes.js';
 import { LINKS_CACHE_TAG } from './links.js';
 import { MENUS_CACHE_TAG, websiteMenuCacheTag } from './menus.js';
+import type { MenuReferences } from './menus.js';
 import { POSTS_CACHE_TAG } from './posts/model.js';
 import { USERS_CACHE_TAG } from './users.js';
 import { DOMAINS_TAG, WEBSITES_TAG } from './websites.js';
@@ -32,8 +33,26 @@ export const pageTags = {
   pagesList: 'pages-list',
 } as const;
 
-/** The tags a change flushes. */
-export async function tagsForChange(change: ContentChange, bindings: WebsiteBindings): Promise<string[]> {
+/** The tags a change flushes, with those of the menus that point at what changed. */
+export async function tagsForChange(
+  change: ContentChange,
+  bindings: WebsiteBindings,
+  menus?: Pick<MenuReferences, 'websitesPointingAt'>,
+): Promise<string[]> {
+  const own = await ownTagsForChange(change, bindings);
+  const target =
+    change.kind === 'post'
+      ? { kind: 'post' as const, ids: change.ids }
+      : change.kind === 'page' || change.kind === 'tag'
+        ? { kind: change.kind, ids: [change.id] }
+        : null;
+  if (!menus || !target) return own;
+  const websites = await menus.websitesPointingAt(target.kind, target.ids);
+  if (websites.length === 0) return own;
+  return [...own, MENUS_CACHE_TAG, ...websites.map(websiteMenuCacheTag)];
+}
+
+async function ownTagsForChange(change: ContentChange, bindings: WebsiteBindings): Promise<string[]> {
   switch (change.kind) {
     case 'post': {
       if (change.ids.length === 0) return [];
@@ -76,9 +95,13 @@ export async function tagsForChange(change: ContentChange, bindings: WebsiteBind
 }
 
 /** The listener that keeps the caches right: wire it once, where the services are made. */
-export function cacheInvalidator(cache: Cache, bindings: WebsiteBindings) {
+export function cacheInvalidator(
+  cache: Cache,
+  bindings: WebsiteBindings,
+  menus: Pick<MenuReferences, 'websitesPointingAt'>,
+) {
   return async (change: ContentChange): Promise<void> => {
-    const tags = await tagsForChange(change, bindings);
+    const tags = await tagsForChange(change, bindings, menus);
     if (tags.length > 0) await cache.flushTags(tags);
   };
 }

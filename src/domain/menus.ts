@@ -696,10 +696,33 @@ export class MenusService {
         : []
       ).map((tag) => [tag.id, { type: tag.type, slug: tag.slug }]),
     );
+    // Items follow their page or post: the stored URL (made when the item was written) takes the
+    // target's slug of now; a deleted target keeps the last one.
+    const liveSlugs = async (table: 'pages' | 'posts', kind: 'page' | 'post') => {
+      const ids = storableIds(
+        rows.flatMap((row) => (row.type === kind && row[`${kind}_id`] !== null ? [row[`${kind}_id`]!] : [])),
+      );
+      if (ids.length === 0) return new Map<number, string>();
+      const found = await this.db
+        .selectFrom(table)
+        .select(['id', 'slug'])
+        .where('id', 'in', ids)
+        .where('deleted_at', 'is', null)
+        .execute();
+      return new Map(found.map((target) => [target.id, target.slug]));
+    };
+    const [pageSlugs, postSlugs] = await Promise.all([
+      liveSlugs('pages', 'page'),
+      liveSlugs('posts', 'post'),
+    ]);
     const nodes = new Map<number, MenuTreeItem>();
     for (const row of rows) {
       const map = translations.get(row.id) ?? {};
       const item = toItem(row);
+      if (row.type === 'page' && row.page_id !== null)
+        item.url = retarget(item.url, 'page', pageSlugs.get(row.page_id));
+      if (row.type === 'post' && row.post_id !== null)
+        item.url = retarget(item.url, 'post', postSlugs.get(row.post_id));
       nodes.set(row.id, {
         ...item,
         name: locale === null ? item.name : translate(item.name, map, 'label', locale),
@@ -719,6 +742,34 @@ export class MenusService {
       }
     }
     return trees;
+  }
+}
+
+/** A stored `…/page/{slug}` or `…/post/{slug}` URL pointing at the slug of now (its locale prefix kept). */
+export function retarget(url: string | null, kind: 'page' | 'post', slug: string | undefined): string | null {
+  if (url === null || slug === undefined) return url;
+  const at = url.lastIndexOf(`/${kind}/`);
+  if (at === -1) return url;
+  return `${url.slice(0, at)}/${kind}/${encodeURIComponent(slug)}`;
+}
+
+/**
+ * The websites whose menus point at these pages, posts or tags: a change of one of them changes
+ * those menus (their links follow a renamed slug; see trees()).
+ */
+export class MenuReferences {
+  constructor(private readonly db: Db) {}
+
+  async websitesPointingAt(kind: 'page' | 'post' | 'tag', ids: readonly number[]): Promise<number[]> {
+    const targets = storableIds(ids);
+    if (targets.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('menu_items')
+      .select('website_id')
+      .distinct()
+      .where(`${kind}_id`, 'in', targets)
+      .execute();
+    return rows.map((row) => row.website_id);
   }
 }
 

@@ -411,6 +411,56 @@ describe('API v2 menus', () => {
     assert.match(changed.body, /<nav aria-label="Main">[\s\S]*?About<\/a>/);
   });
 
+  it('links follow their page or post: a new slug shows in every menu at once, cached pages included', async () => {
+    ok(
+      await call(`/menus/${footer.id}/items`, {
+        method: 'PUT',
+        body: {
+          items: [
+            { label: 'About us', type: 'page', page_id: about },
+            { label: 'Hello', type: 'post', post_id: post },
+          ],
+        },
+      }),
+    );
+    assert.match(footerOf((await page('/')).body), /<a href="\/post\/hello-menus">Hello<\/a>/);
+    assert.equal((await page('/')).headers['x-folio-cache'], 'hit');
+
+    const renamed = await call(`/posts/${post}`, { method: 'PATCH', body: { slug: 'hello-again' } });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    const afterPost = await page('/');
+    assert.notEqual(afterPost.headers['x-folio-cache'], 'hit');
+    assert.match(footerOf(afterPost.body), /<a href="\/post\/hello-again">Hello<\/a>/);
+
+    const moved = await call(`/pages/${about}`, { method: 'PATCH', body: { slug: 'about-us' } });
+    assert.equal(moved.statusCode, 200, moved.body);
+    const afterPage = await page('/');
+    assert.match(footerOf(afterPage.body), /<a href="\/page\/about-us">About us<\/a>/);
+    // API v1's header (synced with the page) follows too, in the site and in both APIs.
+    assert.match(afterPage.body, /<nav aria-label="Main">[\s\S]*?href="\/page\/about-us"/);
+    const header = ok(await call('/websites/' + site + '/menus/header'));
+    assert.ok(
+      header.items.some((item) => item.url === '/page/about-us'),
+      JSON.stringify(header.items),
+    );
+    const v2Footer = ok(await call(`/menus/${footer.id}`));
+    assert.deepEqual(
+      v2Footer.items.map((item) => item.url),
+      ['/page/about-us', '/post/hello-again'],
+    );
+    // Put back for the tests after this one.
+    assert.equal(
+      (await call(`/pages/${about}`, { method: 'PATCH', body: { slug: 'about' } })).statusCode,
+      200,
+    );
+    ok(
+      await call(`/menus/${footer.id}/items`, {
+        method: 'PUT',
+        body: { items: [{ label: 'Imprint <b>', type: 'link', url: '/page/imprint' }] },
+      }),
+    );
+  });
+
   it('API v1 sync replaces the header only; deleting the footer takes it off the site', async () => {
     const synced = await v1Sync([{ order: 1, name: 'Only', type: 'link', url: '/only' }]);
     assert.deepEqual(synced.json().data, { website_id: site, items_created: 1, items_deleted: 2 });
