@@ -68,7 +68,7 @@ describe('API v2: every documented route answers hostile input with a 4xx proble
 
   const send = (method: string, url: string, payload?: string, contentType = 'application/json') =>
     ctx.request({
-      method: method as 'GET',
+      method: method,
       url,
       headers: {
         host: 'site.test',
