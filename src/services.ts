@@ -41,6 +41,7 @@ import { CredentialCache } from './domain/credential-cache.js';
 import { MembershipsService } from './domain/memberships.js';
 import { MenuReferences, MenusService } from './domain/menus.js';
 import { PagesService } from './domain/pages.js';
+import { Insights } from './domain/insights.js';
 import { PostOperations, PostReads, PostReviewStore, PostsService } from './domain/posts/index.js';
 import { InviteOperations } from './domain/invites.js';
 import { Policy } from './domain/policy.js';
@@ -114,6 +115,8 @@ export interface Services {
   menuOps: MenuOperations;
   /** Settings, cache flushes (API v2). */
   systemOps: SystemOperations;
+  /** The dashboard's statistics of a website and the installation's health. */
+  insights: Insights;
   tags: TagsService;
   /** Cached tag trees for the faces' answers. */
   tagReads: TagReads;
@@ -330,6 +333,20 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     userOps,
     pageOps,
     systemOps,
+    insights: new Insights({
+      db,
+      dialect: database.dialect,
+      clock,
+      cache,
+      cacheKind: config.redisUrl ? 'redis' : 'memory',
+      policy,
+      updates,
+      databaseFile:
+        config.database.dialect === 'sqlite' && config.database.file !== ':memory:'
+          ? config.database.file
+          : null,
+      mediaDir: config.mediaDir,
+    }),
     tagReads: new TagReads(tags, cache),
     pages,
     menus,
@@ -338,7 +355,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     rateLimits,
     memory,
     comments,
-    commentModeration: new CommentModeration(db, clock, changes, { policy, audit }),
+    commentModeration: new CommentModeration(db, clock, changes, { policy, audit, settings }),
     commentNotices,
     clicks,
     links,

@@ -1,3 +1,4 @@
+import { communityMessages } from './messages-community.js';
 import { sitesMessages } from './messages-sites.js';
 
 // The panel's words, one catalogue per locale (English first; zh-TW next). `t('posts.count', { n })`.
@@ -254,6 +255,7 @@ const en = {
   'picker.remove': 'Remove {name}',
   'picker.create': 'Create “{name}”',
   ...sitesMessages,
+  ...communityMessages,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -26,8 +26,12 @@ import type { Abilities, Me } from './session.js';
 // ProseMirror's own rules (TipTap would inject them as an inline <style>, which the CSP forbids).
 import 'prosemirror-view/style/prosemirror.css';
 import 'prosemirror-gapcursor/style/gapcursor.css';
+// uPlot's rules (1.6 kB) go in the panel's stylesheet: the manifest names one stylesheet, and the
+// chart's code is the lazily loaded part.
+import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import './styles-sites.css';
+import './styles-community.css';
 
 /**
  * The editors (TipTap and ProseMirror, most of the panel's code) load when first opened, so the lists

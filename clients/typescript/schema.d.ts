@@ -1098,7 +1098,7 @@ export interface paths {
         };
         /**
          * Comments of a website
-         * @description Newest first; `filter[status]=pending` is the moderation queue. Its editors and site admins.
+         * @description Newest first; `filter[status]=pending` is the moderation queue, `filter[reported]=true` the reported comments. Its editors and site admins.
          */
         get: {
             parameters: {
@@ -1109,6 +1109,11 @@ export interface paths {
                         website?: number;
                         /** @enum {string} */
                         status?: "pending" | "approved" | "spam";
+                        /**
+                         * @description `true`: only reported comments (not spam), the most reported first.
+                         * @enum {string}
+                         */
+                        reported?: "true" | "false";
                     };
                 };
                 header?: never;
@@ -1239,6 +1244,213 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/comments/{id}/replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply to a comment
+         * @description The caller answers a comment under the same post, published at once (a held comment answered is approved). Its editors and site admins; 409 for a comment marked as spam.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Sanitized like a visitor’s comment. */
+                        content: string;
+                        /** @description Default: the Host’s website. */
+                        website_id?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Comment"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/comments/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The website’s comment moderation
+         * @description Its mode and held words. Its editors and site admins.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: the Host’s website. */
+                    website_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CommentSettings"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Change the website’s comment moderation
+         * @description `mode` (`null`: the installation’s) and `held_words` (the whole list); what is left out stays. Whoever manages the website.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        mode?: ("none" | "anonymous" | "first" | "all") | null;
+                        held_words?: string[];
+                        /** @description Default: the Host’s website. */
+                        website_id?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CommentSettings"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5060,6 +5272,143 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Views and clicks of a website
+         * @description Per day over the last `days` days (UTC), and its most viewed posts. Its contributors and above; 404 for a website the caller does not see.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default 30. */
+                    days?: number;
+                    /** @description Default: the Host’s website. */
+                    website_id?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SiteStats"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/system/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation’s health
+         * @description Database, cache, free disk where data lives, version and update. Administrators.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Health"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5236,6 +5585,65 @@ export interface components {
             status: "pending" | "approved" | "spam";
             reports: number;
             created_at: string;
+        };
+        /** @description `none`: every comment published; `anonymous`: signed-in users’ published; `first`: a commenter’s first comment held, later ones published once one was approved (same user or email); `all`: every comment held. A comment containing a held word (whole word, any case) is held whatever the mode. */
+        CommentSettingsInput: {
+            data: {
+                /** @enum {string} */
+                mode: "none" | "anonymous" | "first" | "all";
+                /** @description The mode is the installation’s (`comments_moderation`). */
+                inherited: boolean;
+                held_words: string[];
+            };
+        };
+        SiteStatsInput: {
+            data: {
+                website_id: number;
+                /** @description Oldest first, today last; days without events count 0. */
+                days: {
+                    /** @description UTC, YYYY-MM-DD */
+                    date: string;
+                    views: number;
+                    clicks: number;
+                }[];
+                totals: {
+                    views: number;
+                    clicks: number;
+                };
+                top_posts: {
+                    id: number;
+                    title: string;
+                    slug: string;
+                    views: number;
+                }[];
+            };
+        };
+        HealthInput: {
+            data: {
+                database: {
+                    ok: boolean;
+                    /** @enum {string} */
+                    dialect: "sqlite" | "postgres";
+                    latency_ms: number | null;
+                };
+                cache: {
+                    ok: boolean;
+                    /** @enum {string} */
+                    kind: "redis" | "memory";
+                    latency_ms: number | null;
+                };
+                disk: {
+                    /** @enum {string} */
+                    label: "database" | "media";
+                    path: string;
+                    free_bytes: number;
+                    total_bytes: number;
+                }[];
+                version: string;
+                latest_version: string | null;
+                /** @description Null: not known (updates disabled, or no answer). */
+                update_available: boolean | null;
+            };
         };
         ApiKeyInput: {
             id: number;
@@ -5666,6 +6074,65 @@ export interface components {
             status: "pending" | "approved" | "spam";
             reports: number;
             created_at: string;
+        };
+        /** @description `none`: every comment published; `anonymous`: signed-in users’ published; `first`: a commenter’s first comment held, later ones published once one was approved (same user or email); `all`: every comment held. A comment containing a held word (whole word, any case) is held whatever the mode. */
+        CommentSettings: {
+            data: {
+                /** @enum {string} */
+                mode: "none" | "anonymous" | "first" | "all";
+                /** @description The mode is the installation’s (`comments_moderation`). */
+                inherited: boolean;
+                held_words: string[];
+            };
+        };
+        SiteStats: {
+            data: {
+                website_id: number;
+                /** @description Oldest first, today last; days without events count 0. */
+                days: {
+                    /** @description UTC, YYYY-MM-DD */
+                    date: string;
+                    views: number;
+                    clicks: number;
+                }[];
+                totals: {
+                    views: number;
+                    clicks: number;
+                };
+                top_posts: {
+                    id: number;
+                    title: string;
+                    slug: string;
+                    views: number;
+                }[];
+            };
+        };
+        Health: {
+            data: {
+                database: {
+                    ok: boolean;
+                    /** @enum {string} */
+                    dialect: "sqlite" | "postgres";
+                    latency_ms: number | null;
+                };
+                cache: {
+                    ok: boolean;
+                    /** @enum {string} */
+                    kind: "redis" | "memory";
+                    latency_ms: number | null;
+                };
+                disk: {
+                    /** @enum {string} */
+                    label: "database" | "media";
+                    path: string;
+                    free_bytes: number;
+                    total_bytes: number;
+                }[];
+                version: string;
+                latest_version: string | null;
+                /** @description Null: not known (updates disabled, or no answer). */
+                update_available: boolean | null;
+            };
         };
         ApiKey: {
             id: number;

@@ -329,6 +329,8 @@ export interface ClicksTable {
   user_id: number | null;
   visitor_hash: string | null;
   created_at: Timestamp;
+  /** The website it happened on (0022); null for rows counted before. */
+  website_id: Generated<number | null>;
 }
 
 /** One like or report per comment and voter (0007): `u:`/`v:` hash of a user or a visitor. */

@@ -58,8 +58,17 @@ export class ClicksService {
       user_id: sql<number | null>`cast(${event.userId} as integer)`,
       visitor_hash: sql<string>`cast(${event.visitorHash} as char(64))`,
       created_at: sql<string>`${stamp}`,
+      website_id: sql<number>`cast(${event.websiteId} as integer)`,
     };
-    const columns = ['model_type', 'model_id', 'kind', 'user_id', 'visitor_hash', 'created_at'] as const;
+    const columns = [
+      'model_type',
+      'model_id',
+      'kind',
+      'user_id',
+      'visitor_hash',
+      'created_at',
+      'website_id',
+    ] as const;
     // The SELECT yields one row when the target is live and shown on the website, else none.
     const source =
       event.type === 'page'
@@ -72,6 +81,7 @@ export class ClicksService {
               row.user_id.as('user_id'),
               row.visitor_hash.as('visitor_hash'),
               row.created_at.as('created_at'),
+              row.website_id.as('website_id'),
             ])
             .where('pages.id', '=', event.id)
             .where('pages.status', '=', 'published')
@@ -86,6 +96,7 @@ export class ClicksService {
               row.user_id.as('user_id'),
               row.visitor_hash.as('visitor_hash'),
               row.created_at.as('created_at'),
+              row.website_id.as('website_id'),
             ])
             .where('posts.id', '=', event.id)
             .where('posts.type', '=', event.type)

@@ -8,7 +8,19 @@ import type { Clock } from './clock.js';
 import type { CommentStatus } from './comments.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
-import { ForbiddenError, InputError } from './errors.js';
+import { z } from 'zod';
+import { sanitizeComment, MAX_COMMENT_LENGTH } from './comments.js';
+import {
+  heldWordsKey,
+  moderationSettings,
+  moderationSettingsInput,
+  siteModerationKey,
+  storeWords,
+} from './comment-rules.js';
+import type { ModerationSettings } from './comment-rules.js';
+import { ConflictError, ForbiddenError, InputError, NotFoundError } from './errors.js';
+import { parse } from './schema-fields.js';
+import type { SettingsService } from './settings.js';
 import type { Actor, Policy } from './policy.js';
 import { isStorableId } from './ids.js';
 import { toIso } from './values.js';
@@ -40,8 +52,12 @@ export interface ModerationQuery {
   /** Comments under posts shown on this website (bound to it, or to every website). */
   websiteId?: number;
   status?: CommentStatus;
+  /** Only comments someone reported (and not marked as spam), the most reported first. */
+  reported?: boolean;
   limit?: number;
 }
+
+export const replyInput = z.object({ content: z.string().trim().min(1).max(MAX_COMMENT_LENGTH) }).strict();
 
 /** The most held comments the post page lists for a moderator (the count says how many there are). */
 export const MAX_WAITING_SHOWN = 50;
@@ -69,7 +85,7 @@ export class CommentModeration {
     private readonly clock: Clock,
     private readonly changes: ContentChanges,
     /** For the actor-aware operations (listOn, moderateOn): who may moderate, and the record. */
-    private readonly deps: { policy?: Policy; audit?: AuditLog } = {},
+    private readonly deps: { policy?: Policy; audit?: AuditLog; settings?: SettingsService } = {},
   ) {}
 
   /**
@@ -163,8 +179,125 @@ export class CommentModeration {
     return this.deps.policy !== undefined && (await this.deps.policy.moderatesComments(actor, websiteId));
   }
 
+  /** NotFoundError when the actor does not see the website at all, ForbiddenError unless they moderate it. */
   private async requireModerator(actor: Actor, websiteId: number): Promise<void> {
+    if (!(await this.deps.policy?.seesWebsite(actor, websiteId)))
+      throw new NotFoundError('Website not found');
     if (!(await this.moderates(actor, websiteId))) throw new ForbiddenError();
+  }
+
+  /** The website's moderation mode and held words, for its moderators. */
+  async settingsOn(actor: Actor, websiteId: number): Promise<ModerationSettings> {
+    await this.requireModerator(actor, websiteId);
+    return moderationSettings(this.requireSettings(), websiteId);
+  }
+
+  /**
+   * Changes the website's moderation mode (null: the installation's) and held words: whoever manages
+   * the website (its site admins, owners, administrators).
+   */
+  async setSettingsOn(actor: Actor, websiteId: number, raw: unknown): Promise<ModerationSettings> {
+    const input = parse(moderationSettingsInput, raw);
+    const policy = this.deps.policy;
+    if (!(await policy?.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
+    if (!(await policy?.changesWebsiteSettings(actor, websiteId))) throw new ForbiddenError();
+    const settings = this.requireSettings();
+    const values: Record<string, string> = {};
+    if (input.mode === null) await settings.delete(siteModerationKey(websiteId));
+    else if (input.mode !== undefined) values[siteModerationKey(websiteId)] = input.mode;
+    if (input.held_words !== undefined) values[heldWordsKey(websiteId)] = storeWords(input.held_words);
+    if (Object.keys(values).length > 0) await settings.setMany(values);
+    await recordWrite(this.deps.audit, actor, {
+      action: 'comment.settings',
+      resourceType: 'website',
+      resourceId: websiteId,
+      websiteIds: [websiteId],
+      input,
+    });
+    return moderationSettings(settings, websiteId);
+  }
+
+  /**
+   * The actor answers a comment shown on the website (their editors and site admins): the reply is
+   * theirs, published at once, under the same post; a held comment answered is approved with it.
+   */
+  async replyOn(actor: Actor, websiteId: number, commentId: number, raw: unknown): Promise<ModeratedComment> {
+    await this.requireModerator(actor, websiteId);
+    const input = parse(replyInput, raw);
+    const content = sanitizeComment(input.content);
+    if (content === '') throw new InputError('content', 'The content field is required.');
+    if (!isStorableId(commentId) || actor.userId === null) throw new NotFoundError('Comment not found');
+    const userId = actor.userId;
+    const reply = await this.db.transaction().execute(async (trx) => {
+      const parent = await trx
+        .selectFrom('comments')
+        .innerJoin('posts', 'posts.id', 'comments.post_id')
+        .select(['comments.id', 'comments.post_id', 'comments.status', 'posts.title'])
+        .where('comments.id', '=', commentId)
+        .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+        .executeTakeFirst();
+      if (!parent) throw new NotFoundError('Comment not found');
+      if (parent.status === 'spam') {
+        throw new ConflictError('The comment is marked as spam: approve it before answering it.');
+      }
+      const author = await trx
+        .selectFrom('users')
+        .select(['name', 'email'])
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow();
+      const now = nowIso(this.clock);
+      if (parent.status === 'pending') {
+        await trx
+          .updateTable('comments')
+          .set({ status: 'approved', updated_at: now })
+          .where('id', '=', parent.id)
+          .execute();
+      }
+      const row = await trx
+        .insertInto('comments')
+        .values({
+          post_id: parent.post_id,
+          user_id: userId,
+          parent_id: parent.id,
+          author_name: author.name,
+          author_email: author.email,
+          content,
+          status: 'approved',
+          ip_hash: null,
+          user_agent: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return {
+        id: row.id,
+        postId: parent.post_id,
+        postTitle: parent.title,
+        parentId: parent.id,
+        authorName: author.name,
+        authorEmail: author.email,
+        userId,
+        content,
+        status: 'approved' as const,
+        reports: 0,
+        createdAt: now,
+      };
+    });
+    await this.announce([{ post_id: reply.postId }]);
+    await recordWrite(this.deps.audit, actor, {
+      action: 'comment.reply',
+      resourceType: 'comment',
+      resourceId: reply.id,
+      websiteIds: [websiteId],
+      input: { parent_id: commentId, content },
+    });
+    return reply;
+  }
+
+  private requireSettings(): SettingsService {
+    if (!this.deps.settings) throw new Error('CommentModeration without settings');
+    return this.deps.settings;
   }
 
   /** Comments, newest first, by status and website. */
@@ -186,12 +319,16 @@ export class CommentModeration {
         'comments.created_at',
       ]);
     if (query.status !== undefined) select = select.where('comments.status', '=', query.status);
+    if (query.reported) {
+      select = select.where('comments.reports', '>', 0).where('comments.status', '<>', 'spam');
+    }
     const websiteId = query.websiteId;
     if (websiteId !== undefined) {
       // Posts bound to the website, or to none (global posts show on every website).
       select = select.where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId));
     }
     const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_MODERATION_BATCH);
+    if (query.reported) select = select.orderBy('comments.reports', 'desc');
     const rows = await select.orderBy('comments.id', 'desc').limit(limit).execute();
     return rows.map((row) => ({
       id: row.id,
@@ -216,11 +353,21 @@ export class CommentModeration {
     const found = await this.existing(ids);
     if (found.length === 0) return [];
     const done = found.map((row) => row.id);
-    await this.db
-      .updateTable('comments')
-      .set({ status, updated_at: nowIso(this.clock) })
-      .where('id', 'in', done)
-      .execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('comments')
+        .set({ status, updated_at: nowIso(this.clock), ...(status === 'approved' ? { reports: 0 } : {}) })
+        .where('id', 'in', done)
+        .execute();
+      // An approval answers the reports: they leave the reported queue, and later reports count anew.
+      if (status === 'approved') {
+        await trx
+          .deleteFrom('comment_votes')
+          .where('comment_id', 'in', done)
+          .where('kind', '=', 'report')
+          .execute();
+      }
+    });
     await this.announce(found);
     return done;
   }

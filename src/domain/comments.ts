@@ -12,6 +12,7 @@ import type { ContentChanges } from './changes.js';
 import type { Actor } from './policy.js';
 import type { Clock } from './clock.js';
 import type { HeldComment } from './comment-notices.js';
+import { INSTALLATION_MODERATION_SETTING, containsHeldWord, moderationSettings } from './comment-rules.js';
 import { isStorableId } from './ids.js';
 import type { SettingsService } from './settings.js';
 import { toIso } from './values.js';
@@ -19,14 +20,12 @@ import { toIso } from './values.js';
 export const COMMENT_SETTINGS = {
   /** Comments on or off for every website (default on). */
   enabled: 'enable_comments',
-  /** `none` (publish every comment), `anonymous` (default: hold anonymous ones), `all` (hold all). */
-  moderation: 'comments_moderation',
+  /** The installation's moderation mode (comment-rules.ts; a website may have its own). */
+  moderation: INSTALLATION_MODERATION_SETTING,
   /** Reports after which an approved comment is held for moderation again (default 5; 0 never). */
   reportThreshold: 'comments_report_threshold',
 } as const;
 
-export const MODERATION_MODES = ['none', 'anonymous', 'all'] as const;
-export type ModerationMode = (typeof MODERATION_MODES)[number];
 export const DEFAULT_REPORT_THRESHOLD = 5;
 
 export const MAX_COMMENT_LENGTH = 5000;
@@ -163,11 +162,51 @@ export class CommentsService {
     return this.settings.flag(COMMENT_SETTINGS.enabled, true);
   }
 
-  async moderation(): Promise<ModerationMode> {
-    const value = (await this.settings.get(COMMENT_SETTINGS.moderation))?.trim().toLowerCase();
-    return (MODERATION_MODES as readonly string[]).includes(value ?? '')
-      ? (value as ModerationMode)
-      : 'anonymous';
+  /**
+   * The status of a new comment on a website: its moderation mode decides (comment-rules.ts), and a
+   * comment it would publish is held all the same when it contains one of the website's held words.
+   */
+  private async statusOf(
+    websiteId: number,
+    author: { userId: number | null; email: string | null },
+    content: string,
+  ): Promise<CommentStatus> {
+    const rules = await moderationSettings(this.settings, websiteId);
+    let approved: boolean;
+    switch (rules.mode) {
+      case 'none':
+        approved = true;
+        break;
+      case 'anonymous':
+        approved = author.userId !== null;
+        break;
+      case 'first':
+        approved = await this.approvedBefore(author);
+        break;
+      case 'all':
+        approved = false;
+        break;
+    }
+    return approved && !containsHeldWord(content, rules.heldWords) ? 'approved' : 'pending';
+  }
+
+  /** Has this commenter (the user, or anyone with this email address) a comment approved already? */
+  private async approvedBefore(author: { userId: number | null; email: string | null }): Promise<boolean> {
+    const email = author.email?.trim().toLowerCase() ?? '';
+    if (author.userId === null && email === '') return false;
+    const row = await this.db
+      .selectFrom('comments')
+      .select('id')
+      .where('status', '=', 'approved')
+      .where((eb) =>
+        eb.or([
+          ...(author.userId === null ? [] : [eb('user_id', '=', author.userId)]),
+          ...(email === '' ? [] : [eb(eb.fn('lower', ['author_email']), '=', email)]),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** A published post of type `post` shown on the website, or null. */
@@ -246,9 +285,7 @@ export class CommentsService {
     }
     if (Object.keys(errors).length > 0 || !post) throw new CommentInputError(errors);
 
-    const moderation = await this.moderation();
-    const status: CommentStatus =
-      moderation === 'none' || (moderation === 'anonymous' && input.user) ? 'approved' : 'pending';
+    const status = await this.statusOf(input.websiteId, { userId: input.user?.id ?? null, email }, content);
     const now = nowIso(this.clock);
     const row = await this.db
       .insertInto('comments')

@@ -1,6 +1,6 @@
 // The real package manager of an update: npm, run in the installation directory with a time limit,
 // plus the two file-system steps that go with a package (asset publishing, reading its version).
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +26,8 @@ export interface NpmPackageManagerOptions {
 /** Default time limit: well under the 3-minute lock expiry, although the lock is refreshed anyway. */
 export const DEFAULT_NPM_TIMEOUT_MS = 150_000;
 const KILL_GRACE_MS = 5_000;
+/** Asking the registry for the newest version: the dashboard waits at most this long. */
+const LATEST_TIMEOUT_MS = 8_000;
 const REASON_LIMIT = 300;
 
 /** npm's noise that says nothing about the failure (this machine's npmrc sets an unknown `nodedir`). */
@@ -85,6 +87,21 @@ export class NpmPackageManager implements PackageManager {
       `update: published ${files} asset file(s) of ${name}`,
     );
     return files;
+  }
+
+  /** `npm view <name> version`: the registry's newest version, or null when it does not answer. */
+  latestVersion(name: string): Promise<string | null> {
+    return new Promise((resolve) => {
+      execFile(
+        this.command,
+        ['view', name, 'version', '--no-update-notifier'],
+        { cwd: this.installDir, timeout: LATEST_TIMEOUT_MS, killSignal: 'SIGKILL' },
+        (error, stdout) => {
+          const version = String(stdout).trim().split('\n').pop()?.trim() ?? '';
+          resolve(error || !/^\d+\.\d+\.\d+\S*$/.test(version) ? null : version);
+        },
+      );
+    });
   }
 
   async installedVersion(name: string): Promise<string> {

@@ -32,7 +32,11 @@
 // - the media library (issue 23): contributors and above of a website (and its owners, bound users
 //   and site admins) browse its library and upload to it; they change and delete their own items
 //   there, its editors and site admins any item; an item of every website (bound to none: post
-//   thumbnails, downloaded images) is the administrators' to change or delete.
+//   thumbnails, downloaded images) is the administrators' to change or delete;
+// - a website's statistics (views, clicks, top posts) are read by its contributors and above, its
+//   owners and bound users; the installation's health by administrators only;
+// - a website the actor has no role on, owns not and is not bound to is not shown at all (404), a
+//   website they do see but may not do this on answers 403.
 import type { AuditSurface } from './audit.js';
 import type { Clock } from './clock.js';
 import { ForbiddenError } from './errors.js';
@@ -224,6 +228,15 @@ export class Policy {
     return this.managesWebsite(actor, websiteId);
   }
 
+  /**
+   * May the actor change the website's own settings (its comment moderation rules): whoever manages
+   * the website, with a key that writes there.
+   */
+  async changesWebsiteSettings(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.keyWrites(actor, [websiteId])) return false;
+    return this.managesWebsite(actor, websiteId);
+  }
+
   /** May the actor manage the members of this website: administrators and its site admins. */
   async managesMembers(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
@@ -304,6 +317,30 @@ export class Policy {
    */
   async moderatesComments(actor: Actor, websiteId: number): Promise<boolean> {
     return this.editsWebsite(actor, websiteId);
+  }
+
+  /**
+   * Does the actor see this website at all: administrators, its owners and bound users, and anyone
+   * with a role on it. Operations answer NotFoundError for the others (never revealing it exists).
+   */
+  async seesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (actor.isAdmin) return true;
+    if (actor.userId === null) return false;
+    if ((await this.rolesOf(actor)).has(websiteId)) return true;
+    return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
+  }
+
+  /** May the actor read the website's statistics (views, clicks, top posts): see the rules above. */
+  async readsStats(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (actor.isAdmin) return true;
+    return this.contributesTo(actor, websiteId);
+  }
+
+  /** May the actor read the installation's health (database, cache, disk, version): administrators. */
+  readsHealth(actor: Actor): boolean {
+    return actor.isAdmin && (actor.key === undefined || actor.key.websiteIds.length === 0);
   }
 
   /** The actor's role on each website where they hold one. */

@@ -5,6 +5,7 @@
 // lock so that it never looks stalled. The lock is released when the run ends, whatever the outcome,
 // and by releaseAll() when the process stops.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Cache } from '../cache/cache.js';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
@@ -52,7 +53,41 @@ export interface PackageManager {
   publishAssets(name: string, context: StepContext): Promise<number>;
   /** The version now installed, read from the installed package's package.json (R-U2). */
   installedVersion(name: string): Promise<string>;
+  /** The newest published version of the package (null: unknown); absent: never asked. */
+  latestVersion?(name: string): Promise<string | null>;
 }
+
+/** The running Folio's version: its own package.json (two folders up from src/domain and dist/domain). */
+export async function runningVersion(): Promise<string> {
+  try {
+    const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: unknown;
+    };
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Whether version `a` is newer than `b` (semver's order of the release part; a pre-release is older). */
+export function isNewer(a: string, b: string): boolean {
+  const parts = (version: string) => {
+    const [release = '', pre] = version.split('+')[0]!.split(/-(.*)/s);
+    return { numbers: release.split('.').map((part) => Number(part) || 0), pre };
+  };
+  const x = parts(a);
+  const y = parts(b);
+  for (let index = 0; index < 3; index++) {
+    const difference = (x.numbers[index] ?? 0) - (y.numbers[index] ?? 0);
+    if (difference !== 0) return difference > 0;
+  }
+  if (x.pre === undefined) return y.pre !== undefined;
+  return y.pre !== undefined && x.pre > y.pre;
+}
+
+/** How long the registry's answer about the newest version is kept (a failure: shorter). */
+const LATEST_TTL_MS = 6 * 60 * 60 * 1000;
+const LATEST_FAILURE_TTL_MS = 10 * 60 * 1000;
 
 /** A failure whose message is safe to show in `Update failed: <reason>`. */
 export class UpdateStepError extends Error {
@@ -149,6 +184,7 @@ export class UpdateService {
   /** Runs on this node go one after the other: npm must not run twice at once in one directory. */
   private queue: Promise<unknown> = Promise.resolve();
   private stopping = false;
+  private latest: { value: string | null; until: number; pending?: Promise<string | null> } | null = null;
 
   constructor(options: UpdateServiceOptions) {
     this.db = options.db;
@@ -181,6 +217,41 @@ export class UpdateService {
       });
     }
     return result;
+  }
+
+  /**
+   * The running version, the newest the registry offers and whether it is newer. Not asked while
+   * core updates are disabled; the registry's answer is kept for hours (one dashboard per node and
+   * six hours asks it rarely).
+   */
+  async availability(): Promise<{
+    version: string;
+    latestVersion: string | null;
+    updateAvailable: boolean | null;
+  }> {
+    const version = await runningVersion();
+    const disabled = await this.settings.flag(DISABLE_SETTING, false);
+    const latestVersion = disabled ? null : await this.newest();
+    return {
+      version,
+      latestVersion,
+      updateAvailable:
+        latestVersion === null || version === 'unknown' ? null : isNewer(latestVersion, version),
+    };
+  }
+
+  private async newest(): Promise<string | null> {
+    const ask = this.packageManager.latestVersion?.bind(this.packageManager);
+    if (!ask) return null;
+    const now = this.clock.now().getTime();
+    if (this.latest && (this.latest.until > now || this.latest.pending)) {
+      return this.latest.pending ?? this.latest.value;
+    }
+    const pending = ask(CORE_PACKAGE).catch(() => null);
+    this.latest = { value: null, until: 0, pending };
+    const value = await pending;
+    this.latest = { value, until: now + (value === null ? LATEST_FAILURE_TTL_MS : LATEST_TTL_MS) };
+    return value;
   }
 
   private async triggerRun(

@@ -1,14 +1,165 @@
 // Dashboard, the panel's first screen: what needs doing on this website at a glance, from the
 // totals of the lists the other screens show (posts published in the last seven days, drafts,
 // posts waiting for review, comments waiting), each a link to its screen; the cards shown are the
-// ones the user's abilities make useful.
+// ones the user's abilities make useful. Below: views and clicks per day (a chart, with the same
+// numbers as a table for screen readers), the most viewed posts, and for administrators the
+// installation's health.
+import { Fragment } from 'preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { components } from '../../../clients/typescript/schema.js';
 import { api } from '../api.js';
+import type * as ChartModule from '../charts/views-chart.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { follow } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
+import { PanelLink } from '../widgets.js';
+
+const DAYS = 30;
+type Stats = components['schemas']['SiteStats']['data'];
+type Health = components['schemas']['Health']['data'];
+
+/** uPlot and the chart load on demand (their own chunk), the first time a chart shows. */
+let chartModule: Promise<typeof ChartModule> | null = null;
+
+function formatDay(date: string): string {
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    new Date(`${date}T00:00:00Z`),
+  );
+}
+
+function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 }).format(value)} ${units[unit]}`;
+}
+
+function StatsSection({ stats }: { stats: Stats }) {
+  const [module, setModule] = useState<typeof ChartModule | null>(null);
+  useEffect(() => {
+    chartModule ??= import('../charts/views-chart.js');
+    void chartModule.then(setModule);
+  }, []);
+  const best = stats.days.reduce<Stats['days'][number] | null>(
+    (top, day) => (day.views > 0 && (!top || day.views > top.views) ? day : top),
+    null,
+  );
+  const summary = t('stats.summary', {
+    views: stats.totals.views,
+    clicks: stats.totals.clicks,
+    days: stats.days.length,
+    best: best
+      ? t('stats.summary.best', { date: formatDay(best.date), views: best.views })
+      : t('stats.summary.none'),
+  });
+  return (
+    <section class="panel-card stats" aria-labelledby="stats-title">
+      <h2 id="stats-title">{t('stats.title', { days: stats.days.length })}</h2>
+      <p class="stats-summary">{summary}</p>
+      <figure class="chart" aria-describedby="stats-title">
+        {module ? (
+          <module.ViewsChart
+            days={stats.days}
+            labels={{ views: t('stats.views'), clicks: t('stats.clicks') }}
+          />
+        ) : (
+          <p aria-live="polite">{t('app.loading')}</p>
+        )}
+      </figure>
+      <table class="visually-hidden">
+        <caption>{t('stats.table')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('stats.date')}</th>
+            <th scope="col">{t('stats.views')}</th>
+            <th scope="col">{t('stats.clicks')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.days.map((day) => (
+            <tr key={day.date}>
+              <th scope="row">{formatDay(day.date)}</th>
+              <td>{day.views}</td>
+              <td>{day.clicks}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function TopPosts({ stats }: { stats: Stats }) {
+  return (
+    <section class="panel-card top-posts" aria-labelledby="top-title">
+      <h2 id="top-title">{t('stats.top', { days: stats.days.length })}</h2>
+      {stats.top_posts.length === 0 ? (
+        <p>{t('stats.top.empty')}</p>
+      ) : (
+        <ol>
+          {stats.top_posts.map((post) => (
+            <li key={post.id}>
+              <PanelLink to={`/admin/posts/${post.id}`}>{post.title || t('posts.untitled')}</PanelLink>{' '}
+              <span class="count">{t('stats.top.views', { n: post.views })}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function HealthCard({ health }: { health: Health }) {
+  const probe = (name: string, ok: boolean, ms: number | null) =>
+    ok ? t('health.ok', { name, ms: ms ?? 0 }) : t('health.down', { name });
+  const cacheName = t(health.cache.kind === 'redis' ? 'health.cache.redis' : 'health.cache.memory');
+  return (
+    <section class="panel-card health" aria-labelledby="health-title" data-health>
+      <h2 id="health-title">{t('health.title')}</h2>
+      <dl>
+        <dt>{t('health.database')}</dt>
+        <dd class={health.database.ok ? 'ok' : 'bad'}>
+          {probe(
+            health.database.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite',
+            health.database.ok,
+            health.database.latency_ms,
+          )}
+        </dd>
+        <dt>{t('health.cache')}</dt>
+        <dd class={health.cache.ok ? 'ok' : 'bad'}>
+          {probe(cacheName, health.cache.ok, health.cache.latency_ms)}
+        </dd>
+        {health.disk.map((disk) => (
+          <Fragment key={disk.label}>
+            <dt>{t('health.disk', { label: t(`health.disk.${disk.label}` as MessageKey) })}</dt>
+            <dd title={disk.path}>
+              {t('health.disk.value', {
+                free: formatBytes(disk.free_bytes),
+                total: formatBytes(disk.total_bytes),
+              })}
+            </dd>
+          </Fragment>
+        ))}
+        <dt>{t('health.version')}</dt>
+        <dd>{health.version}</dd>
+        <dt>{t('health.update')}</dt>
+        <dd>
+          {health.update_available === null
+            ? t('health.update.unknown')
+            : health.update_available
+              ? t('health.update.yes', { version: health.latest_version ?? '' })
+              : t('health.update.no')}
+        </dd>
+      </dl>
+    </section>
+  );
+}
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 /** The most a list answers in one page: counts at this cap are shown as "100+". */
@@ -72,6 +223,8 @@ export function DashboardScreen() {
   const me = useMe();
   const can = useAbilities();
   const [counts, setCounts] = useState<Counts>({});
+  const [stats, setStats] = useState<Stats | null>(null);
+  const [health, setHealth] = useState<Health | null>(null);
 
   useEffect(() => {
     const set = (key: keyof Counts) => (value: number) =>
@@ -80,6 +233,13 @@ export function DashboardScreen() {
     void postTotal('draft').then(set('drafts'));
     if (can.review_posts) void postTotal('pending').then(set('pending'));
     if (can.moderate_comments) void commentsWaiting().then(set('comments'));
+    // Readers get 403 here: the statistics are then not shown.
+    void api
+      .GET('/api/v2/stats', { params: { query: { days: DAYS } } })
+      .then(({ data }) => data && setStats(data.data));
+    if (me.is_admin) {
+      void api.GET('/api/v2/system/health').then(({ data }) => data && setHealth(data.data));
+    }
   }, []);
 
   return (
@@ -121,6 +281,11 @@ export function DashboardScreen() {
           />
         )}
       </ul>
+      <div class="insight-grid">
+        {stats && <StatsSection stats={stats} />}
+        {stats && <TopPosts stats={stats} />}
+        {health && <HealthCard health={health} />}
+      </div>
     </section>
   );
 }

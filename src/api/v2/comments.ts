@@ -6,6 +6,9 @@ import {
   MODERATION_ACTIONS,
   MODERATION_STATUSES,
 } from '../../domain/comment-moderation.js';
+import { MODERATION_MODES, moderationSettingsInput } from '../../domain/comment-rules.js';
+import type { ModeratedComment } from '../../domain/comment-moderation.js';
+import { MAX_COMMENT_LENGTH } from '../../domain/comments.js';
 import { notFound } from './problem.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
@@ -35,6 +38,10 @@ const listQuery = z
       .object({
         website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
         status: z.enum(MODERATION_STATUSES).optional(),
+        reported: z
+          .enum(['true', 'false'])
+          .optional()
+          .describe('`true`: only reported comments (not spam), the most reported first.'),
       })
       .strict()
       .optional(),
@@ -49,13 +56,58 @@ const moderateBody = z
   })
   .strict();
 
+const settingsSchema = z
+  .object({
+    data: z.object({
+      mode: z.enum(MODERATION_MODES),
+      inherited: z.boolean().describe('The mode is the installation\u2019s (`comments_moderation`).'),
+      held_words: z.array(z.string()),
+    }),
+  })
+  .meta({
+    id: 'CommentSettings',
+    description:
+      '`none`: every comment published; `anonymous`: signed-in users\u2019 published; `first`: a commenter\u2019s first comment held, later ones published once one was approved (same user or email); `all`: every comment held. A comment containing a held word (whole word, any case) is held whatever the mode.',
+  });
+const websiteQuery = z
+  .object({
+    website_id: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+  })
+  .strict();
+const settingsBody = moderationSettingsInput
+  .extend({ website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.') })
+  .strict();
+const idParams = z.object({ id: z.coerce.number().int().min(1) }).strict();
+const replyBody = z
+  .object({
+    content: z.string().min(1).max(MAX_COMMENT_LENGTH).describe('Sanitized like a visitor\u2019s comment.'),
+    website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.'),
+  })
+  .strict();
+
+function shape(comment: ModeratedComment) {
+  return {
+    id: comment.id,
+    post_id: comment.postId,
+    post_title: comment.postTitle,
+    parent_id: comment.parentId,
+    author_name: comment.authorName,
+    author_email: comment.authorEmail,
+    user_id: comment.userId,
+    content: comment.content,
+    status: comment.status,
+    reports: comment.reports,
+    created_at: comment.createdAt,
+  };
+}
+
 export function registerCommentRoutes(router: V2Router, services: Services): void {
   router.route({
     method: 'GET',
     url: '/comments',
     summary: 'Comments of a website',
     description:
-      'Newest first; `filter[status]=pending` is the moderation queue. Its editors and site admins.',
+      'Newest first; `filter[status]=pending` is the moderation queue, `filter[reported]=true` the reported comments. Its editors and site admins.',
     tags: ['comments'],
     querystring: listQuery,
     response: { 200: z.object({ data: z.array(commentSchema) }) },
@@ -65,23 +117,10 @@ export function registerCommentRoutes(router: V2Router, services: Services): voi
       if (actor.websiteId === null) throw notFound('No website is configured for this host.');
       const comments = await services.commentModeration.listOn(actor, actor.websiteId, {
         status: query.filter?.status,
+        reported: query.filter?.reported === 'true',
         limit: query.per_page ?? 100,
       });
-      return {
-        data: comments.map((comment) => ({
-          id: comment.id,
-          post_id: comment.postId,
-          post_title: comment.postTitle,
-          parent_id: comment.parentId,
-          author_name: comment.authorName,
-          author_email: comment.authorEmail,
-          user_id: comment.userId,
-          content: comment.content,
-          status: comment.status,
-          reports: comment.reports,
-          created_at: comment.createdAt,
-        })),
-      };
+      return { data: comments.map(shape) };
     },
   });
 
@@ -99,6 +138,61 @@ export function registerCommentRoutes(router: V2Router, services: Services): voi
       if (actor.websiteId === null) throw notFound('No website is configured for this host.');
       const ids = await services.commentModeration.moderateOn(actor, actor.websiteId, body.ids, body.action);
       return { data: { ids } };
+    },
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/comments/:id/replies',
+    summary: 'Reply to a comment',
+    description:
+      'The caller answers a comment under the same post, published at once (a held comment answered is approved). Its editors and site admins; 409 for a comment marked as spam.',
+    tags: ['comments'],
+    params: idParams,
+    body: replyBody,
+    response: { 201: z.object({ data: commentSchema }) },
+    handler: async (request, reply) => {
+      const { id } = idParams.parse(request.params);
+      const { website_id: websiteId, ...input } = replyBody.parse(request.body);
+      const actor = await actorOf(services, request, websiteId);
+      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const answer = await services.commentModeration.replyOn(actor, actor.websiteId, id, input);
+      return reply.code(201).send({ data: shape(answer) });
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/comments/settings',
+    summary: 'The website\u2019s comment moderation',
+    description: 'Its mode and held words. Its editors and site admins.',
+    tags: ['comments'],
+    querystring: websiteQuery,
+    response: { 200: settingsSchema },
+    handler: async (request) => {
+      const query = queryOf(websiteQuery, request);
+      const actor = await actorOf(services, request, query.website_id);
+      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const settings = await services.commentModeration.settingsOn(actor, actor.websiteId);
+      return { data: { mode: settings.mode, inherited: settings.inherited, held_words: settings.heldWords } };
+    },
+  });
+
+  router.route({
+    method: 'PUT',
+    url: '/comments/settings',
+    summary: 'Change the website\u2019s comment moderation',
+    description:
+      '`mode` (`null`: the installation\u2019s) and `held_words` (the whole list); what is left out stays. Whoever manages the website.',
+    tags: ['comments'],
+    body: settingsBody,
+    response: { 200: settingsSchema },
+    handler: async (request) => {
+      const { website_id: websiteId, ...input } = settingsBody.parse(request.body);
+      const actor = await actorOf(services, request, websiteId);
+      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const settings = await services.commentModeration.setSettingsOn(actor, actor.websiteId, input);
+      return { data: { mode: settings.mode, inherited: settings.inherited, held_words: settings.heldWords } };
     },
   });
 }

@@ -15,6 +15,7 @@ import type { Services } from '../../services.js';
 import { registerAccountRoutes } from './account.js';
 import { registerAuditRoutes } from './audit.js';
 import { registerCommentRoutes } from './comments.js';
+import { registerInsightRoutes } from './insights.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerLinkRoutes } from './links.js';
 import { registerMediaRoutes } from './media.js';
@@ -119,7 +120,7 @@ export function apiV2(services: Services) {
           { name: 'review', description: 'Submitting drafts, approving or sending them back' },
           { name: 'account', description: 'The caller' },
           { name: 'audit', description: 'Who changed what' },
-          { name: 'comments', description: 'Moderation' },
+          { name: 'comments', description: 'Moderation, replies and each website\u2019s moderation rules' },
           { name: 'keys', description: 'Your API keys' },
           { name: 'websites', description: 'Websites and their domains' },
           { name: 'tags', description: 'Tags and categories (trees per type)' },
@@ -132,6 +133,10 @@ export function apiV2(services: Services) {
           { name: 'media', description: 'The media library of each website: uploads, alt texts, uses' },
           { name: 'links', description: 'The link directory: links, their categories and clicks' },
           { name: 'system', description: 'Settings, caches and updates' },
+          {
+            name: 'insights',
+            description: 'A website\u2019s views and clicks; the installation\u2019s health',
+          },
         ],
       },
       transform: jsonSchemaTransform,
@@ -153,6 +158,7 @@ export function apiV2(services: Services) {
     registerMediaRoutes(router, services);
     registerLinkRoutes(router, services);
     registerSystemRoutes(router, services);
+    registerInsightRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);
