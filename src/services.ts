@@ -1,4 +1,7 @@
 // Wires the domain services over one database connection. Both the HTTP app and the CLI use it.
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MemoryCache } from './cache/cache.js';
 import type { Cache } from './cache/cache.js';
 import { RedisCache } from './cache/redis-cache.js';
@@ -50,6 +53,7 @@ import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
+import { DomainChecker } from './domain/domain-check.js';
 import { DatabaseSessionStore, RedisSessionStore, SessionService } from './domain/sessions.js';
 import { SettingsService } from './domain/settings.js';
 import { SiteReads } from './domain/site-reads.js';
@@ -99,6 +103,8 @@ export interface Services {
   mediaOps: MediaOperations;
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
+  /** Whether a domain leads to this server (tests replace its resolver). */
+  domainChecker: DomainChecker;
   websites: WebsitesService;
   /** Website writes and reads for a caller: the policy decides, the audit log records. */
   websiteOps: WebsiteOperations;
@@ -170,6 +176,20 @@ export interface ServiceOptions extends OpenOptions {
   packageManager?: PackageManager;
 }
 
+/** themes/ of the installation (one level above src/ and dist/ alike): folders with a layout. */
+const THEMES_ROOT = fileURLToPath(new URL('../themes', import.meta.url));
+async function installedThemes(): Promise<string[]> {
+  const entries = await readdir(THEMES_ROOT, { withFileTypes: true }).catch(() => []);
+  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const usable = await Promise.all(
+    names.map(async (name) => {
+      const found = await stat(path.join(THEMES_ROOT, name, 'layout.liquid')).catch(() => null);
+      return found?.isFile() ? name : null;
+    }),
+  );
+  return usable.filter((name): name is string => name !== null).sort();
+}
+
 export function createServices(config: Config, options: ServiceOptions = {}): Services {
   const database = openDatabase(config.database, options);
   const clock = options.clock ?? systemClock;
@@ -212,7 +232,16 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
   const policy = new Policy({ websites, memberships, clock });
   const audit = new AuditLog(db, clock);
-  const websiteOps = new WebsiteOperations(websites, policy, audit);
+  const domainChecker = new DomainChecker({
+    settings,
+    fetcher,
+    scheme: () => new URL(config.appUrl).protocol,
+  });
+  const websiteOps = new WebsiteOperations(websites, policy, audit, {
+    deleting: { library: mediaLibrary, media },
+    checker: domainChecker,
+    themes: installedThemes,
+  });
   const postOps = new PostOperations({
     store: posts,
     policy,
@@ -237,7 +266,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
   const tagOps = new TagOperations(tags, policy, settings, audit);
   const memberOps = new MemberOperations(db, memberships, policy, audit);
-  const userOps = new UserOperations(db, users, audit);
+  const apiKeys = new ApiKeysService(db, clock, audit, credentials);
+  const userOps = new UserOperations(db, users, audit, { policy, apiKeys });
   const pageOps = new PageOperations(pages, policy, settings, audit);
   const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
   const menuOps = new MenuOperations(
@@ -247,7 +277,16 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     async (id) => (await bindings.existing([id])).length > 0,
     audit,
   );
-  const systemOps = new SystemOperations({ settings, cache, policy, audit });
+  const systemOps = new SystemOperations({
+    settings,
+    cache,
+    policy,
+    audit,
+    changes,
+    users,
+    mailer: () => services.mailer,
+    smtp: config.smtpUrl !== null,
+  });
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl
@@ -307,7 +346,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     postOps,
     audit,
     idempotency: new Idempotency(db, clock),
-    apiKeys: new ApiKeysService(db, clock, audit, credentials),
+    apiKeys,
     posts,
     publicPosts,
     changes,
@@ -371,7 +410,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       warn,
       changes,
       audit,
+      policy,
     }),
+    domainChecker,
     siteReads: new SiteReads({
       cache,
       clock,

@@ -1028,6 +1028,8 @@ export interface paths {
                     filter?: {
                         website?: number;
                         user?: number;
+                        /** @description An action (`post.update`), or every action of a kind (`post.`). */
+                        action?: string;
                         resource_type?: string;
                         resource_id?: string;
                     };
@@ -1862,7 +1864,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a website
-         * @description Administrators only: its domains, bindings and the posts bound to it alone go with it.
+         * @description Administrators only: its domains, menus and bindings, and the posts, pages (with their comments) and media bound to it alone go with it (GET …/usage counts them first).
          */
         delete: {
             parameters: {
@@ -2135,6 +2137,221 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/websites/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What deleting a website takes with it
+         * @description Administrators. Counts of what `DELETE /websites/{id}` removes.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["WebsiteUsage"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/websites/{id}/domain-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether a domain of the website leads to this server
+         * @description Its DNS addresses compared with this machine’s; else the domain is asked for this installation’s token at `/.well-known/folio-domain-check` (public addresses only).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        domain: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["DomainCheck"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/themes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The installed themes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2959,6 +3176,215 @@ export interface paths {
                 path: {
                     id: string;
                     user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/{id}/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a user a password reset link
+         * @description Administrators. The one-time link goes through the mailer (the log when no SMTP is set), to the website the request is on; a disabled account gets none (422).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                email: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/{id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user’s API keys
+         * @description Administrators; revoked keys included.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["UserApiKey"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/{id}/keys/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a user’s API key
+         * @description Administrators; refused at once on every node.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    key: string;
                 };
                 cookie?: never;
             };
@@ -4930,6 +5356,148 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v2/api-switches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API v1’s switches and auth modes
+         * @description Administrators. Each is a setting (`<key>` on or off, `<key>_should_auth`: none, simple or basic), changed with PATCH /settings.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ApiSwitch"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/mail/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test mail to yourself
+         * @description Administrators. Through the mailer (SMTP when SMTP_URL is set, else the log); the answer says which, and whether it went.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                to: string;
+                                /** @enum {string} */
+                                transport: "smtp" | "log";
+                                sent: boolean;
+                                error: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/settings": {
         parameters: {
             query?: never;
@@ -5749,7 +6317,7 @@ export interface components {
                 domain: string;
             }[];
             owner_id: number | null;
-            /** @description site_name, site_slogan, theme, … */
+            /** @description site_name, site_slogan, theme, homepage, …; head_code, body_code and analytics only for administrators. */
             fields: {
                 [key: string]: string | null;
             };
@@ -5762,6 +6330,30 @@ export interface components {
             enabled_data_cache: boolean;
             created_at: string;
             updated_at: string;
+        };
+        /** @description What deleting the website takes with it. */
+        WebsiteUsageInput: {
+            posts: number;
+            pages: number;
+            media: number;
+            comments: number;
+            menus: number;
+            domains: number;
+        };
+        DomainCheckInput: {
+            domain: string;
+            /**
+             * @description Resolves to this server, resolves elsewhere, or does not resolve.
+             * @enum {string}
+             */
+            verdict: "here" | "elsewhere" | "unresolved";
+            /** @description What the domain resolves to. */
+            addresses: string[];
+            /** @description Which of them are this machine’s. */
+            local_addresses: string[];
+            /** @description The answer to the token path, when asked (null: DNS decided). */
+            http: ("matched" | "other" | "unreachable") | null;
+            http_detail: string | null;
         };
         TagInput: {
             id: number;
@@ -5812,6 +6404,19 @@ export interface components {
             user: components["schemas"]["UserInput"];
             /** @enum {string} */
             role: "site_admin" | "editor" | "author" | "contributor" | "reader";
+        };
+        /** @description One of a user’s API keys, as administrators see it. */
+        UserApiKeyInput: {
+            id: number;
+            name: string;
+            prefix: string;
+            read_only: boolean;
+            content_only: boolean;
+            website_ids: number[];
+            expires_at: string | null;
+            last_used_at: string | null;
+            revoked: boolean;
+            created_at: string;
         };
         PageInput: {
             id: number;
@@ -5881,6 +6486,14 @@ export interface components {
             data: {
                 [key: string]: string;
             };
+        };
+        ApiSwitchInput: {
+            /** @description The spec’s name of the switch (section 5). */
+            key: string;
+            /** @description Null: the endpoint has no switch of its own. */
+            enabled: boolean | null;
+            /** @description The setting `<key>_should_auth`; null for a switch of a group. */
+            auth_mode: ("none" | "simple" | "basic") | null;
         };
         SlugCheckInput: {
             data: {
@@ -6238,7 +6851,7 @@ export interface components {
                 domain: string;
             }[];
             owner_id: number | null;
-            /** @description site_name, site_slogan, theme, … */
+            /** @description site_name, site_slogan, theme, homepage, …; head_code, body_code and analytics only for administrators. */
             fields: {
                 [key: string]: string | null;
             };
@@ -6251,6 +6864,30 @@ export interface components {
             enabled_data_cache: boolean;
             created_at: string;
             updated_at: string;
+        };
+        /** @description What deleting the website takes with it. */
+        WebsiteUsage: {
+            posts: number;
+            pages: number;
+            media: number;
+            comments: number;
+            menus: number;
+            domains: number;
+        };
+        DomainCheck: {
+            domain: string;
+            /**
+             * @description Resolves to this server, resolves elsewhere, or does not resolve.
+             * @enum {string}
+             */
+            verdict: "here" | "elsewhere" | "unresolved";
+            /** @description What the domain resolves to. */
+            addresses: string[];
+            /** @description Which of them are this machine’s. */
+            local_addresses: string[];
+            /** @description The answer to the token path, when asked (null: DNS decided). */
+            http: ("matched" | "other" | "unreachable") | null;
+            http_detail: string | null;
         };
         Tag: {
             id: number;
@@ -6301,6 +6938,19 @@ export interface components {
             user: components["schemas"]["User"];
             /** @enum {string} */
             role: "site_admin" | "editor" | "author" | "contributor" | "reader";
+        };
+        /** @description One of a user’s API keys, as administrators see it. */
+        UserApiKey: {
+            id: number;
+            name: string;
+            prefix: string;
+            read_only: boolean;
+            content_only: boolean;
+            website_ids: number[];
+            expires_at: string | null;
+            last_used_at: string | null;
+            revoked: boolean;
+            created_at: string;
         };
         Page: {
             id: number;
@@ -6370,6 +7020,14 @@ export interface components {
             data: {
                 [key: string]: string;
             };
+        };
+        ApiSwitch: {
+            /** @description The spec’s name of the switch (section 5). */
+            key: string;
+            /** @description Null: the endpoint has no switch of its own. */
+            enabled: boolean | null;
+            /** @description The setting `<key>_should_auth`; null for a switch of a group. */
+            auth_mode: ("none" | "simple" | "basic") | null;
         };
         SlugCheck: {
             data: {

@@ -52,6 +52,8 @@ export interface AuditRecord {
 export interface AuditQuery {
   websiteId?: number;
   userId?: number;
+  /** The action's name (`post.update`), or its start followed by a dot (`post.`: every post action). */
+  action?: string;
   resourceType?: string;
   resourceId?: string;
   since?: Date;
@@ -103,6 +105,12 @@ export class AuditLog {
     let select = this.db.selectFrom('audit_log').selectAll();
     if (query.websiteId !== undefined) select = select.where('website_id', '=', query.websiteId);
     if (query.userId !== undefined) select = select.where('user_id', '=', query.userId);
+    if (query.action !== undefined) {
+      const action = query.action;
+      select = action.endsWith('.')
+        ? select.where('action', 'like', `${action.replace(/[\\%_]/g, '')}%`)
+        : select.where('action', '=', action);
+    }
     if (query.resourceType !== undefined) select = select.where('resource_type', '=', query.resourceType);
     if (query.resourceId !== undefined) select = select.where('resource_id', '=', query.resourceId);
     if (query.since) select = select.where('created_at', '>=', query.since.toISOString());

@@ -7,7 +7,8 @@
 //   for each author it names;
 // - a page listing posts: `post-lists:site:{w}` and `post-lists:global` (a new or changed post
 //   bound to website w changes w's lists; a global post changes every website's lists);
-// - tag pages and sitemaps of a tag type: `tag-type:{type}`; pages: `page:{id}`, `pages-list`.
+// - tag pages and sitemaps of a tag type: `tag-type:{type}`; pages: `page:{id}`, `pages-list`;
+// - every page of every website: `pages` (settings that change pages: locales, tag types, the TTL…).
 // Data caches flushed by the same changes: `posts` (every cached read of posts, which show their tags'
 // names) on post, tag and link changes; `users` on author and account changes; `websites` (and
 // `domains`, host resolution) on website changes; `menus` on menu changes; `links` on link changes.
@@ -31,7 +32,25 @@ export const pageTags = {
   page: (pageId: number) => `page:${pageId}`,
   author: (userId: number) => `author:${userId}`,
   pagesList: 'pages-list',
+  /** Every cached page and fragment of the installation. */
+  all: 'pages',
 } as const;
+
+/**
+ * Settings whose change alters rendered pages (or how long they live): a change of one flushes every
+ * cached page. API switches, mail and account settings change no page.
+ */
+const PAGE_SETTINGS = new Set([
+  'default_locale',
+  'supported_locales',
+  'frontend_tag_types',
+  'frontend_posts_per_page',
+  'page_cache_ttl',
+  'feed_full_content',
+  'default_website_id',
+  'enable_registration',
+]);
+export const settingAltersPages = (key: string) => PAGE_SETTINGS.has(key) || key.startsWith('frontend_');
 
 /** The tags a change flushes, with those of the menus that point at what changed. */
 export async function tagsForChange(
@@ -91,6 +110,8 @@ async function ownTagsForChange(change: ContentChange, bindings: WebsiteBindings
       return [pageTags.post(change.postId)];
     case 'author':
       return [pageTags.author(change.id), USERS_CACHE_TAG];
+    case 'settings':
+      return change.keys.some(settingAltersPages) ? [pageTags.all] : [];
   }
 }
 

@@ -29,7 +29,9 @@ export type ContentChange =
   /** Comments of a post changed (the comments module announces it): the post's pages only. */
   | { kind: 'comments'; postId: number }
   /** A user's public name or username changed (pages naming them as an author). */
-  | { kind: 'author'; id: number };
+  | { kind: 'author'; id: number }
+  /** Installation settings set or removed (their keys). */
+  | { kind: 'settings'; keys: readonly string[] };
 
 export type ChangeListener = (change: ContentChange) => Promise<void>;
 

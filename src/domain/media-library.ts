@@ -320,7 +320,40 @@ export class MediaLibrary {
    * Deletes an item (its row, bindings, translations) in the caller's transaction; answers the stored
    * files no other item names, for the caller to remove once committed.
    */
-  async remove(trx: Db, item: MediaItem): Promise<string[]> {
+  /**
+   * Removes the items bound to this website alone (the website is being deleted, in `trx`); answers
+   * the files no remaining item names, to delete after the commit.
+   */
+  async removeBoundOnlyTo(trx: Db, websiteId: number): Promise<string[]> {
+    const rows = await trx
+      .selectFrom('media')
+      .select(['media.id', 'media.path'])
+      .where('media.id', 'in', (eb) =>
+        eb
+          .selectFrom('website_bindings as mine')
+          .select('mine.model_id')
+          .where('mine.website_id', '=', websiteId)
+          .where('mine.model_type', '=', MEDIA_MODEL)
+          .where((inner) =>
+            inner.not(
+              inner.exists(
+                inner
+                  .selectFrom('website_bindings as other')
+                  .select('other.model_id')
+                  .where('other.model_type', '=', MEDIA_MODEL)
+                  .whereRef('other.model_id', '=', 'mine.model_id')
+                  .where('other.website_id', '!=', websiteId),
+              ),
+            ),
+          ),
+      )
+      .execute();
+    const files: string[] = [];
+    for (const row of rows) files.push(...(await this.remove(trx, { id: row.id, path: row.path })));
+    return files;
+  }
+
+  async remove(trx: Db, item: Pick<MediaItem, 'id' | 'path'>): Promise<string[]> {
     const row = await trx.selectFrom('media').select('variants').where('id', '=', item.id).executeTakeFirst();
     await trx.deleteFrom('media').where('id', '=', item.id).execute();
     await this.deps.bindings.sync(trx, MEDIA_MODEL, item.id, []);

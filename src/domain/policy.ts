@@ -19,7 +19,11 @@
 //   request's website; global only when the request has none), attributed to nobody, and changes
 //   nothing else;
 // - websites: administrators, their owners and bound users (R-W7) and their site admins see and
-//   change them and their domains; only administrators create or delete one;
+//   change them and their domains; only administrators create or delete one; a website's head and
+//   body code and analytics (code run on every page) and its owner are the administrators' alone:
+//   others neither change them (R-W6) nor, through API v2 and the panel, see the code;
+// - accounts (enable, disable, send a password reset, another user's API keys) are the
+//   administrators';
 // - menus are part of managing a website: the same people create, rename, delete and rebuild them
 //   (never with a read-only key, nor with a key limited to other websites);
 // - members: administrators manage every website's; a site admin its website's editors, authors,
@@ -235,6 +239,27 @@ export class Policy {
   async changesWebsiteSettings(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.keyWrites(actor, [websiteId])) return false;
     return this.managesWebsite(actor, websiteId);
+  }
+
+  /**
+   * May the actor see and change the code a website puts into every page (head_code, body_code,
+   * analytics) and its owner: administrators only (R-W6; issue 25 #6).
+   */
+  managesWebsiteCode(actor: Actor): boolean {
+    return actor.isAdmin;
+  }
+
+  /**
+   * May the actor manage accounts (enable, disable, send a password reset, list and revoke another
+   * user's API keys): administrators, never with a read-only key.
+   */
+  managesAccounts(actor: Actor): boolean {
+    return actor.isAdmin && actor.key?.readOnly !== true;
+  }
+
+  /** May the actor read accounts (the list, another user's keys): administrators. */
+  readsAccounts(actor: Actor): boolean {
+    return actor.isAdmin;
   }
 
   /** May the actor manage the members of this website: administrators and its site admins. */

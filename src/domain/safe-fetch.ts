@@ -126,6 +126,28 @@ export class SafeFetcher {
 
   /** Downloads an image, or throws SafeFetchError saying why not. */
   async fetchImage(input: string): Promise<FetchedImage> {
+    return this.download(input, { accept: 'image/*', agent: 'Folio image localizer', kind: 'image' });
+  }
+
+  /**
+   * Downloads a small text answer (at most `maxBytes`) under the same guard: the domain check asks a
+   * domain for Folio's token with it.
+   */
+  async fetchText(input: string, maxBytes = 4096): Promise<{ body: string; finalUrl: string }> {
+    const fetched = await this.download(input, {
+      accept: 'text/plain',
+      agent: 'Folio domain check',
+      kind: 'text',
+      maxBytes,
+    });
+    return { body: fetched.body.toString('utf8'), finalUrl: fetched.finalUrl };
+  }
+
+  private async download(
+    input: string,
+    options: { accept: string; agent: string; kind: 'image' | 'text'; maxBytes?: number },
+  ): Promise<FetchedImage> {
+    const maxBytes = options.maxBytes ?? this.maxBytes;
     let url: URL;
     try {
       url = new URL(input);
@@ -139,7 +161,7 @@ export class SafeFetcher {
         method: 'GET',
         dispatcher: this.agent,
         signal,
-        headers: { accept: 'image/*', 'user-agent': 'Folio image localizer' },
+        headers: { accept: options.accept, 'user-agent': options.agent },
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       }).catch((error: unknown) => {
@@ -162,23 +184,23 @@ export class SafeFetcher {
       }
       const typeHeader = response.headers['content-type'];
       const contentType = (Array.isArray(typeHeader) ? typeHeader[0] : typeHeader) ?? '';
-      if (!/^image\//i.test(contentType.trim())) {
+      if (options.kind === 'image' && !/^image\//i.test(contentType.trim())) {
         await response.body.dump();
         throw new SafeFetchError(`content type ${contentType || '(none)'} is not an image`);
       }
       const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > this.maxBytes) {
+      if (Number.isFinite(declared) && declared > maxBytes) {
         response.body.destroy();
-        throw new SafeFetchError(`image larger than ${this.maxBytes} bytes`);
+        throw new SafeFetchError(`${options.kind} larger than ${maxBytes} bytes`);
       }
       const chunks: Buffer[] = [];
       let size = 0;
       try {
         for await (const chunk of response.body) {
           size += (chunk as Buffer).length;
-          if (size > this.maxBytes) {
+          if (size > maxBytes) {
             response.body.destroy();
-            throw new SafeFetchError(`image larger than ${this.maxBytes} bytes`);
+            throw new SafeFetchError(`${options.kind} larger than ${maxBytes} bytes`);
           }
           chunks.push(chunk as Buffer);
         }

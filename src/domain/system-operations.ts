@@ -3,13 +3,45 @@
 // admin may flush their own website's pages. Secrets among the settings are never shown or set here.
 import { z } from 'zod';
 import type { Cache } from '../cache/cache.js';
+import {
+  AUTH_MODES,
+  AUTH_ONLY_ENDPOINTS,
+  ENDPOINT_SWITCHES,
+  GLOBAL_SWITCH,
+  authModeSetting,
+  hasAuthMode,
+} from './api-switches.js';
+import type { AuthMode } from './api-switches.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { pageTags } from './cache-tags.js';
-import { ForbiddenError, ValidationError } from './errors.js';
+import type { ContentChanges } from './changes.js';
+import { ForbiddenError, NotFoundError, ValidationError } from './errors.js';
+import type { Mailer } from './mailer.js';
 import type { Actor, Policy } from './policy.js';
 import { parse } from './schema-fields.js';
 import type { SettingsService } from './settings.js';
+import type { UsersService } from './users.js';
+import { parseBoolean } from './values.js';
+
+/** An API endpoint's switch and auth mode, as the settings hold them (spec section 5). */
+export interface ApiSwitch {
+  /** The spec's name of the switch (or, for an endpoint without one, of its auth mode prefix). */
+  key: string;
+  /** On or off; null when the endpoint has no switch of its own. */
+  enabled: boolean | null;
+  /** `<key>_should_auth`; null for a switch that has no auth mode (a group switch). */
+  authMode: AuthMode | null;
+}
+
+/** What sending a test mail did. */
+export interface TestMail {
+  to: string;
+  /** `smtp` (SMTP_URL set) or `log` (written to the log). */
+  transport: 'smtp' | 'log';
+  sent: boolean;
+  error: string | null;
+}
 
 /** Settings no face shows or changes: the installation's signing secret and anything like it. */
 const SECRET_SETTING = /secret|password|token|smtp/i;
@@ -29,8 +61,59 @@ export class SystemOperations {
       cache: Cache;
       policy: Policy;
       audit?: AuditLog;
+      changes?: ContentChanges;
+      users?: UsersService;
+      mailer?: () => Mailer;
+      /** Whether SMTP is configured (else the mailer writes to the log). */
+      smtp?: boolean;
     },
   ) {}
+
+  /** Every API switch and auth mode with its value (administrators). */
+  async apiSwitches(actor: Actor): Promise<ApiSwitch[]> {
+    if (!actor.isAdmin) throw new ForbiddenError();
+    const all = await this.deps.settings.all();
+    const modeOf = (key: string): AuthMode => {
+      const value = all.get(authModeSetting(key))?.trim().toLowerCase();
+      return AUTH_MODES.includes(value as AuthMode) ? (value as AuthMode) : 'simple';
+    };
+    return [
+      { key: GLOBAL_SWITCH, enabled: parseBoolean(all.get(GLOBAL_SWITCH)) ?? true, authMode: null },
+      ...ENDPOINT_SWITCHES.map((key) => ({
+        key,
+        enabled: parseBoolean(all.get(key)) ?? false,
+        authMode: hasAuthMode(key) ? modeOf(key) : null,
+      })),
+      ...AUTH_ONLY_ENDPOINTS.map((key) => ({ key, enabled: null, authMode: modeOf(key) })),
+    ];
+  }
+
+  /** Sends a test mail to the signed-in administrator's address through the mailer. Audited. */
+  async sendTestMail(actor: Actor): Promise<TestMail> {
+    if (!this.deps.policy.managesAccounts(actor) || actor.userId === null) throw new ForbiddenError();
+    const user = await this.deps.users?.findById(actor.userId);
+    if (!user || !this.deps.mailer) throw new NotFoundError('User not found');
+    const transport = this.deps.smtp ? 'smtp' : 'log';
+    let error: string | null = null;
+    try {
+      await this.deps.mailer().send({
+        to: user.email,
+        subject: 'Folio test mail',
+        text:
+          `Hello ${user.name},\n\nThis is a test mail from Folio, sent from the admin panel's mail settings.\n` +
+          'If you read it, mail reaches you.\n',
+      });
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    await recordWrite(this.deps.audit, actor, {
+      action: 'mail.test',
+      resourceType: 'mail',
+      resourceId: user.id,
+      websiteIds: [],
+    });
+    return { to: user.email, transport, sent: error === null, error };
+  }
 
   /** Every setting but the secrets (administrators). */
   async settings(actor: Actor): Promise<Record<string, string>> {
@@ -55,6 +138,8 @@ export class SystemOperations {
       else values[key] = value;
     }
     if (Object.keys(values).length > 0) await this.deps.settings.setMany(values);
+    // Locales, tag types, the page TTL… change pages: the cache listener flushes them (cache-tags.ts).
+    await this.deps.changes?.announce({ kind: 'settings', keys: Object.keys(entries) });
     await recordWrite(this.deps.audit, actor, {
       action: 'setting.set',
       resourceType: 'setting',

@@ -8,6 +8,8 @@ import type { Actor } from './policy.js';
 import { toUser } from './users.js';
 import { containsText, likePattern } from './text-match.js';
 import type { User, UsersService } from './users.js';
+import type { ApiKey, ApiKeysService } from './api-keys.js';
+import type { Policy } from './policy.js';
 
 export interface UserListQuery {
   /** Words of the name, email or username. */
@@ -21,7 +23,25 @@ export class UserOperations {
     private readonly db: Db,
     private readonly users: UsersService,
     private readonly audit?: AuditLog,
+    private readonly extras?: { policy: Policy; apiKeys: ApiKeysService },
   ) {}
+
+  /** A user's API keys, revoked ones included (administrators). */
+  async keys(actor: Actor, id: number): Promise<ApiKey[]> {
+    if (!this.extras?.policy.readsAccounts(actor)) throw new ForbiddenError();
+    await this.show(actor, id);
+    return this.extras.apiKeys.list(id);
+  }
+
+  /**
+   * Revokes one of a user's API keys (administrators); refused at once on every node (the
+   * credential cache is told). False when the user has no such key in use.
+   */
+  async revokeKey(actor: Actor, id: number, keyId: number): Promise<boolean> {
+    if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
+    await this.show(actor, id);
+    return this.extras.apiKeys.revoke(id, keyId, actor);
+  }
 
   async list(actor: Actor, query: UserListQuery): Promise<{ items: User[]; total: number }> {
     if (!actor.isAdmin) throw new ForbiddenError();
@@ -56,7 +76,7 @@ export class UserOperations {
 
   /** Enables or disables an account (InputError for the last active administrator). */
   async setActive(actor: Actor, id: number, active: boolean): Promise<User> {
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!(this.extras?.policy.managesAccounts(actor) ?? actor.isAdmin)) throw new ForbiddenError();
     await this.show(actor, id);
     await this.users.setActive(id, active);
     await recordWrite(this.audit, actor, {

@@ -5,10 +5,26 @@
 // messages and order of checks, R-A7); the rules on domains live in websites.ts.
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
-import { ForbiddenError, NotFoundError } from './errors.js';
+import type { DomainCheck, DomainChecker } from './domain-check.js';
+import { ForbiddenError, InputError, NotFoundError } from './errors.js';
+import type { MediaLibrary } from './media-library.js';
+import type { MediaService } from './media.js';
 import type { Actor, Policy } from './policy.js';
-import { ADMIN_ONLY_WEBSITE_FIELDS } from './websites.js';
-import type { AddDomainResult, NewWebsite, Website, WebsitePatch, WebsitesService } from './websites.js';
+import { ADMIN_ONLY_WEBSITE_FIELDS, WEBSITE_CODE_FIELDS, normalizeDomain } from './websites.js';
+import type {
+  AddDomainResult,
+  NewWebsite,
+  Website,
+  WebsitePatch,
+  WebsiteUsage,
+  WebsitesService,
+} from './websites.js';
+
+/** What deleting a website needs besides the website store (its media go with it). */
+export interface WebsiteDeleteDeps {
+  library: Pick<MediaLibrary, 'removeBoundOnlyTo'>;
+  media: Pick<MediaService, 'removeFiles'>;
+}
 
 export const websiteNotFound = () => new NotFoundError('Website not found');
 
@@ -17,7 +33,52 @@ export class WebsiteOperations {
     private readonly websites: WebsitesService,
     private readonly policy: Policy,
     private readonly audit?: AuditLog,
+    private readonly extras?: {
+      deleting?: WebsiteDeleteDeps;
+      checker?: DomainChecker;
+      /** The installed themes' names. */
+      themes?: () => Promise<string[]>;
+    },
   ) {}
+
+  /**
+   * The website as the actor may see it through the management faces: without the code it puts
+   * into every page unless the policy lets the actor manage that code.
+   */
+  visible(actor: Actor, website: Website): Website {
+    if (this.policy.managesWebsiteCode(actor)) return website;
+    const fields = { ...website.fields };
+    for (const field of WEBSITE_CODE_FIELDS) delete (fields as Record<string, unknown>)[field];
+    return { ...website, fields };
+  }
+
+  /** What deleting the website takes with it (administrators: those who may delete it). */
+  async usage(actor: Actor, id: number): Promise<WebsiteUsage> {
+    await this.show(actor, id);
+    if (!actor.isAdmin) throw new ForbiddenError();
+    return this.websites.usage(id);
+  }
+
+  /**
+   * Whether one of the website's domains leads to this server (domain-check.ts). Only its own
+   * domains: the check is no probe of arbitrary names.
+   */
+  async checkDomain(actor: Actor, id: number, input: string): Promise<DomainCheck> {
+    const website = await this.show(actor, id);
+    const domain = normalizeDomain(input);
+    const own = [website.domain, ...website.aliases.map((alias) => alias.domain)];
+    if (domain === null || !own.includes(domain)) {
+      throw new InputError('domain', 'The domain is not one of this website\u2019s domains.');
+    }
+    if (!this.extras?.checker) throw new Error('no domain checker configured');
+    return this.extras.checker.check(domain);
+  }
+
+  /** The installed themes (whoever manages a website chooses among them). */
+  async themes(actor: Actor): Promise<string[]> {
+    if (actor.userId === null && !actor.isAdmin) throw new ForbiddenError();
+    return (await this.extras?.themes?.()) ?? ['default'];
+  }
 
   /** The website, when it exists and the actor may manage it (others are "not found" too, R-W7). */
   async show(actor: Actor, id: number): Promise<Website> {
@@ -37,7 +98,10 @@ export class WebsiteOperations {
   async update(actor: Actor, id: number, patch: WebsitePatch): Promise<Website> {
     await this.show(actor, id);
     // Code that runs on every page, and who owns the website, are the administrators' (R-W6).
-    if (!actor.isAdmin && ADMIN_ONLY_WEBSITE_FIELDS.some((field) => patch[field] !== undefined)) {
+    if (
+      !this.policy.managesWebsiteCode(actor) &&
+      ADMIN_ONLY_WEBSITE_FIELDS.some((field) => patch[field] !== undefined)
+    ) {
       throw new ForbiddenError();
     }
     if (patch.domain !== undefined) this.policy.requireDomainClaim(actor, patch.domain);
@@ -49,8 +113,15 @@ export class WebsiteOperations {
   async delete(actor: Actor, id: number): Promise<void> {
     await this.show(actor, id);
     if (!actor.isAdmin) throw new ForbiddenError();
-    await this.websites.delete(id);
-    await this.audited(actor, 'website.delete', id);
+    const deleting = this.extras?.deleting;
+    const usage = await this.websites.usage(id);
+    const files = await this.websites.delete(
+      id,
+      deleting ? (trx) => deleting.library.removeBoundOnlyTo(trx, id) : undefined,
+    );
+    // After the commit: a failed transaction never loses a file a row still names.
+    if (files.length > 0) await deleting?.media.removeFiles(files);
+    await this.audited(actor, 'website.delete', id, usage);
   }
 
   async addDomain(actor: Actor, id: number, domain: string): Promise<AddDomainResult> {

@@ -15,6 +15,7 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
 import { isStorableId } from './ids.js';
+import { MEDIA_MODEL } from './media-library.js';
 import { MENU_ITEM_MODEL } from './menus.js';
 import { containsText, likePattern } from './text-match.js';
 import { splitTranslatable } from './translations.js';
@@ -49,6 +50,22 @@ export const PLAIN_WEBSITE_FIELDS = [
 ] as const;
 /** Fields only admins may change (R-W6): they put code into every page or move ownership. */
 export const ADMIN_ONLY_WEBSITE_FIELDS = ['head_code', 'body_code', 'analytics', 'user_id'] as const;
+/** The code a website puts into every page: only administrators see it through API v2 (issue 25 #6). */
+export const WEBSITE_CODE_FIELDS = ['head_code', 'body_code', 'analytics'] as const;
+
+/** What deleting a website takes with it (R-W8), counted before the delete is confirmed. */
+export interface WebsiteUsage {
+  /** Posts bound to this website alone (posts on other websites too stay there). */
+  posts: number;
+  pages: number;
+  /** Items of the media library bound to this website alone. */
+  media: number;
+  /** Comments on the posts that go. */
+  comments: number;
+  menus: number;
+  /** The primary domain and the aliases. */
+  domains: number;
+}
 
 type TranslatableField = (typeof TRANSLATABLE_WEBSITE_FIELDS)[number];
 type PlainField = (typeof PLAIN_WEBSITE_FIELDS)[number];
@@ -331,13 +348,82 @@ export class WebsitesService {
     return updated;
   }
 
+  /** What `delete` takes with it (see WebsiteUsage). */
+  async usage(id: number): Promise<WebsiteUsage> {
+    const onlyHere = (modelType: string) =>
+      this.db
+        .selectFrom('website_bindings as mine')
+        .select('mine.model_id')
+        .where('mine.website_id', '=', id)
+        .where('mine.model_type', '=', modelType)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('website_bindings as other')
+                .select('other.model_id')
+                .where('other.model_type', '=', modelType)
+                .whereRef('other.model_id', '=', 'mine.model_id')
+                .where('other.website_id', '!=', id),
+            ),
+          ),
+        );
+    const count = async (query: {
+      executeTakeFirst(): Promise<{ n: number | string | bigint } | undefined>;
+    }) => Number((await query.executeTakeFirst())?.n ?? 0);
+    const [posts, pages, media, comments, menus, domains] = await Promise.all([
+      count(
+        this.db
+          .selectFrom('posts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('id', 'in', onlyHere('post'))
+          .where('deleted_at', 'is', null),
+      ),
+      count(
+        this.db
+          .selectFrom('pages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('id', 'in', onlyHere('page'))
+          .where('deleted_at', 'is', null),
+      ),
+      count(
+        this.db
+          .selectFrom('media')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('id', 'in', onlyHere(MEDIA_MODEL)),
+      ),
+      count(
+        this.db
+          .selectFrom('comments')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('post_id', 'in', onlyHere('post'))
+          .where('post_id', 'in', this.db.selectFrom('posts').select('id').where('deleted_at', 'is', null)),
+      ),
+      count(
+        this.db
+          .selectFrom('menus')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('website_id', '=', id),
+      ),
+      count(
+        this.db
+          .selectFrom('domains')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('website_id', '=', id),
+      ),
+    ]);
+    return { posts, pages, media, comments, menus, domains };
+  }
+
   /**
    * Deletes a website (R-W8): its domains, menus and bindings go with it, and content bound to this
-   * website only is soft-deleted. One transaction.
+   * website only is soft-deleted (their comments with them). One transaction, in which `alsoInside`
+   * removes what else goes (the media bound here alone) and answers files to delete after the commit.
    */
-  async delete(id: number): Promise<void> {
+  async delete(id: number, alsoInside?: (trx: Db) => Promise<string[]>): Promise<string[]> {
     const now = nowIso(this.clock);
     const deleted = await this.db.transaction().execute(async (trx) => {
+      const files = (await alsoInside?.(trx)) ?? [];
       for (const [modelType, table] of [
         ['post', 'posts'],
         ['page', 'pages'],
@@ -378,10 +464,11 @@ export class WebsitesService {
         .where('model_id', 'in', trx.selectFrom('menu_items').select('id').where('website_id', '=', id))
         .execute();
       const result = await trx.deleteFrom('websites').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return Number(result.numDeletedRows) > 0 ? files : null;
     });
     if (!deleted) throw new NotFoundError('Website not found');
     await this.changed(id, true);
+    return deleted;
   }
 
   /** Adds an alias (spec 4.4, R-W4); answers what was already there without changing it. */

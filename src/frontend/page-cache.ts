@@ -108,8 +108,12 @@ export function notModified(request: FastifyRequest, etag: string, lastModified?
   return false;
 }
 
-/** The tags of every page of a website: its fields and domains, and its menus. */
-export const baseTags = (websiteId: number) => [pageTags.site(websiteId), websiteMenuCacheTag(websiteId)];
+/** The tags of every page of a website: its fields and domains, its menus, and the installation's settings. */
+export const baseTags = (websiteId: number) => [
+  pageTags.site(websiteId),
+  websiteMenuCacheTag(websiteId),
+  pageTags.all,
+];
 
 const shortUrl = (url: string) => (url.length > 200 ? createHash('sha1').update(url).digest('hex') : url);
 

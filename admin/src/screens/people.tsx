@@ -9,6 +9,7 @@ import { Notices } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
 import type { components } from '../../../clients/typescript/schema.js';
+import { Accounts } from './accounts.js';
 
 type Member = components['schemas']['Member'];
 type Role = Member['role'];
@@ -44,12 +45,14 @@ const textOf = (problem: Problem) =>
 
 export function PeopleScreen() {
   const can = useAbilities();
+  const me = useMe();
   const [members, setMembers] = useState<Member[]>([]);
   return (
     <section aria-labelledby="people-title">
       <h1 id="people-title">{t('people.title')}</h1>
       {can.manage_members && <Members members={members} setMembers={setMembers} />}
       {can.manage_members && <Invites />}
+      {me.is_admin && <Accounts />}
       {can.read_audit && <AuditLog members={members} />}
     </section>
   );
@@ -270,9 +273,10 @@ function AuditLog({ members }: { members: Member[] }) {
   const me = useMe();
   const [user, setUser] = useState('');
   const [type, setType] = useState('');
+  const [action, setAction] = useState('');
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
-  const [applied, setApplied] = useState({ user: '', type: '', since: '', until: '' });
+  const [applied, setApplied] = useState({ user: '', type: '', action: '', since: '', until: '' });
   const [entries, setEntries] = useState<Entry[] | null>(null);
   const [next, setNext] = useState<number | null>(null);
   const [error, setError] = useState('');
@@ -289,6 +293,7 @@ function AuditLog({ members }: { members: Member[] }) {
             website: me.website?.id ?? 0,
             ...(applied.user ? { user: Number(applied.user) } : {}),
             ...(applied.type ? { resource_type: applied.type } : {}),
+            ...(applied.action ? { action: applied.action } : {}),
           },
         },
       },
@@ -316,7 +321,7 @@ function AuditLog({ members }: { members: Member[] }) {
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          setApplied({ user, type, since, until });
+          setApplied({ user, type, action: action.trim(), since, until });
         }}
       >
         {members.length > 0 && (
@@ -342,6 +347,19 @@ function AuditLog({ members }: { members: Member[] }) {
               </option>
             ))}
           </select>
+        </div>
+        <div class="inline-field">
+          <label for="audit-action">{t('people.audit.action')}</label>
+          <input
+            id="audit-action"
+            value={action}
+            placeholder="post."
+            aria-describedby="audit-action-help"
+            onInput={(event) => setAction(event.currentTarget.value)}
+          />
+          <span id="audit-action-help" class="visually-hidden">
+            {t('people.audit.action.help')}
+          </span>
         </div>
         <div class="inline-field">
           <label for="audit-since">{t('people.audit.since')}</label>

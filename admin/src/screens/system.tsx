@@ -4,8 +4,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
-import { Message } from '../widgets.js';
+import { Message, PanelLink } from '../widgets.js';
+import type { MessageKey } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
+import { ApiSwitches, MailTest, SettingsSection } from './settings-sections.js';
 
 /** A setting shown as a toggle: the API switches and other on/off flags. */
 const isSwitch = (key: string, value: string) =>
@@ -140,10 +142,24 @@ function Settings() {
 
 function Updates() {
   const [running, setRunning] = useState(false);
+  const [seconds, setSeconds] = useState(0);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   useEffect(() => {
     void api.GET('/api/v2/updates/progress').then(({ data }) => setRunning(data?.data.running ?? false));
   }, []);
+  // While an update runs (here or started by another administrator), the progress endpoint is asked
+  // every second: the live state, on every node, comes from the update lock.
+  useEffect(() => {
+    if (!running) return;
+    const started = Date.now();
+    const timer = setInterval(() => {
+      setSeconds(Math.round((Date.now() - started) / 1000));
+      void api.GET('/api/v2/updates/progress').then(({ data }) => {
+        if (data && !data.data.running) setRunning(false);
+      });
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [running]);
   const update = async () => {
     if (!confirm(t('system.update.confirm'))) return;
     setRunning(true);
@@ -160,7 +176,14 @@ function Updates() {
   return (
     <section aria-labelledby="updates-title">
       <h2 id="updates-title">{t('system.updates')}</h2>
-      <p aria-live="polite">{running ? t('system.update.running') : t('system.update.idle')}</p>
+      <p aria-live="polite">
+        {running
+          ? seconds > 0
+            ? t('system.update.progress', { seconds })
+            : t('system.update.running')
+          : t('system.update.idle')}
+      </p>
+      {running && <progress aria-label={t('system.update.running')} />}
       <button type="button" disabled={running} onClick={() => void update()}>
         {t('system.update')}
       </button>
@@ -169,14 +192,85 @@ function Updates() {
   );
 }
 
+/** The installation's settings by subject: each section saves its own fields. */
+const SECTIONS: Array<{
+  id: string;
+  title: MessageKey;
+  fields: Array<{ key: string; kind: 'text' | 'number' | 'flag' }>;
+}> = [
+  {
+    id: 'general',
+    title: 'settings.general',
+    fields: [
+      { key: 'frontend_posts_per_page', kind: 'number' },
+      { key: 'frontend_tag_types', kind: 'text' },
+      { key: 'feed_full_content', kind: 'flag' },
+      { key: 'default_website_id', kind: 'number' },
+      { key: 'audit_retention_days', kind: 'number' },
+    ],
+  },
+  {
+    id: 'locales',
+    title: 'settings.locales',
+    fields: [
+      { key: 'default_locale', kind: 'text' },
+      { key: 'supported_locales', kind: 'text' },
+    ],
+  },
+  {
+    id: 'accounts',
+    title: 'settings.accounts',
+    fields: [
+      { key: 'enable_registration', kind: 'flag' },
+      { key: 'registration_role', kind: 'text' },
+      { key: 'session_lifetime', kind: 'number' },
+      { key: 'password_reset_lifetime', kind: 'number' },
+      { key: 'registration_confirm_lifetime', kind: 'number' },
+    ],
+  },
+];
+
 export function SystemScreen() {
   const me = useMe();
+  const can = useAbilities();
   return (
     <section aria-labelledby="system-title">
       <h1 id="system-title">{t('system.title')}</h1>
+      {can.manage_website && (
+        <section aria-labelledby="site-settings-title">
+          <h2 id="site-settings-title">{t('settings.site')}</h2>
+          <p class="help">{t('settings.site.help')}</p>
+          <PanelLink to="/admin/website">{t('settings.site.link')}</PanelLink>
+        </section>
+      )}
+      {me.is_admin &&
+        SECTIONS.map((section) => (
+          <SettingsSection
+            key={section.id}
+            id={section.id}
+            title={t(section.title)}
+            fields={section.fields}
+          />
+        ))}
+      {me.is_admin && (
+        <section aria-labelledby="comments-settings-title">
+          <h2 id="comments-settings-title">{t('settings.comments')}</h2>
+          <p class="help">{t('settings.comments.help')}</p>
+          <PanelLink to="/admin/comments">{t('settings.comments.link')}</PanelLink>
+        </section>
+      )}
+      {me.is_admin && <MailTest />}
+      {me.is_admin && <ApiSwitches />}
+      {me.is_admin && (
+        <SettingsSection
+          id="ttl"
+          title={t('settings.caches.ttl')}
+          fields={[{ key: 'page_cache_ttl', kind: 'number' }]}
+        />
+      )}
       <Caches />
-      {me.is_admin && <Settings />}
       {me.is_admin && <Updates />}
+      {me.is_admin && <Settings />}
     </section>
   );
 }

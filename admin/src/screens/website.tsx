@@ -9,10 +9,14 @@ import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { ME_CHANGED, useMe } from '../session.js';
 import type { components } from '../../../clients/typescript/schema.js';
+import { AllWebsites, DomainCheckButton } from './website-admin.js';
 
 type Website = components['schemas']['Website'];
 const FIELDS = ['site_name', 'site_slogan', 'site_seo_description', 'site_seo_keywords'] as const;
 type Field = (typeof FIELDS)[number];
+const LOOK_FIELDS = ['theme', 'site_logo', 'site_favicon', 'head_code', 'body_code'] as const;
+type LookField = (typeof LOOK_FIELDS)[number];
+const CODE_FIELDS: readonly string[] = ['head_code', 'body_code'];
 /** Per field, per locale, the text being edited. */
 type Texts = Record<Field, Record<string, string>>;
 
@@ -47,6 +51,15 @@ export function WebsiteScreen() {
   const [website, setWebsite] = useState<Website | null>(null);
   const [texts, setTexts] = useState<Texts | null>(null);
   const [locale, setLocale] = useState(defaultLocale);
+  const [look, setLook] = useState<Record<LookField, string>>({
+    theme: 'default',
+    site_logo: '',
+    site_favicon: '',
+    head_code: '',
+    body_code: '',
+  });
+  const [themes, setThemes] = useState<string[]>([]);
+  const [images, setImages] = useState<Array<{ url: string; name: string }>>([]);
   const [pageCache, setPageCache] = useState(false);
   const [dataCache, setDataCache] = useState(false);
   const [domain, setDomain] = useState('');
@@ -56,6 +69,12 @@ export function WebsiteScreen() {
   const show = (next: Website) => {
     setWebsite(next);
     setTexts(textsOf(next, defaultLocale, locales));
+    setLook(
+      Object.fromEntries(LOOK_FIELDS.map((field) => [field, next.fields[field] ?? ''])) as Record<
+        LookField,
+        string
+      >,
+    );
     setPageCache(next.enabled_page_cache);
     setDataCache(next.enabled_data_cache);
   };
@@ -65,6 +84,18 @@ export function WebsiteScreen() {
       if (error) return setMessage({ kind: 'error', text: textOf(error) });
       show(data.data);
     });
+    void api.GET('/api/v2/themes').then(({ data }) => setThemes(data?.data.map((theme) => theme.name) ?? []));
+    // The library's images: the logo and the favicon are chosen among them.
+    void api
+      .GET('/api/v2/media', { params: { query: { per_page: 100, filter: { type: 'image' } } as never } })
+      .then(({ data }) =>
+        setImages(
+          ((data?.data ?? []) as Array<{ url: string; file_name?: string | null }>).map((item) => ({
+            url: item.url,
+            name: item.file_name ?? item.url,
+          })),
+        ),
+      );
   }, [id]);
 
   const save = async (event: Event) => {
@@ -73,6 +104,11 @@ export function WebsiteScreen() {
     // Each field as a map of every locale (the default locale's text is the base; an empty
     // translation is removed).
     const body: Record<string, unknown> = { enabled_page_cache: pageCache, enabled_data_cache: dataCache };
+    // The page code is sent only by those who see it (the API refuses it to the others).
+    for (const field of LOOK_FIELDS) {
+      if (field in website!.fields || !CODE_FIELDS.includes(field)) body[field] = look[field] || null;
+    }
+    body.theme = look.theme || 'default';
     for (const field of FIELDS) {
       body[field] = locales.length > 1 ? texts[field] : (texts[field][defaultLocale] ?? '');
     }
@@ -176,6 +212,58 @@ export function WebsiteScreen() {
           {locale !== defaultLocale && <p class="help">{t('website.locale.help')}</p>}
         </fieldset>
         <fieldset>
+          <legend>{t('website.look')}</legend>
+          <label for="website-theme">{t('website.theme')}</label>
+          <select
+            id="website-theme"
+            value={look.theme}
+            onChange={(event) => setLook({ ...look, theme: event.currentTarget.value })}
+          >
+            {[...new Set([look.theme, ...themes])].map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+          {(['site_logo', 'site_favicon'] as const).map((field) => (
+            <div key={field} class="image-choice">
+              <label for={`website-${field}`}>{t(`website.${field}` as MessageKey)}</label>
+              <select
+                id={`website-${field}`}
+                value={look[field]}
+                onChange={(event) => setLook({ ...look, [field]: event.currentTarget.value })}
+              >
+                <option value="">{t('website.image.none')}</option>
+                {look[field] && !images.some((image) => image.url === look[field]) && (
+                  <option value={look[field]}>{look[field]}</option>
+                )}
+                {images.map((image) => (
+                  <option key={image.url} value={image.url}>
+                    {image.name}
+                  </option>
+                ))}
+              </select>
+              {look[field] && <img src={look[field]} alt="" class="preview" height={32} />}
+            </div>
+          ))}
+          <p class="help">{t('website.image.help')}</p>
+          {'head_code' in website.fields &&
+            CODE_FIELDS.map((field) => (
+              <div key={field}>
+                <label for={`website-${field}`}>{t(`website.${field}` as MessageKey)}</label>
+                <textarea
+                  id={`website-${field}`}
+                  class="code"
+                  rows={4}
+                  spellcheck={false}
+                  value={look[field as LookField]}
+                  onInput={(event) => setLook({ ...look, [field]: event.currentTarget.value })}
+                />
+              </div>
+            ))}
+          {'head_code' in website.fields && <p class="help">{t('website.code.help')}</p>}
+        </fieldset>
+        <fieldset>
           <legend>{t('website.caches')}</legend>
           <label class="check">
             <input
@@ -209,6 +297,7 @@ export function WebsiteScreen() {
             <li key={entry.domain} data-domain={entry.domain}>
               <span class="domain-name">{entry.domain}</span>
               {entry.primary && <span class="status">{t('website.domain.primary')}</span>}
+              <DomainCheckButton websiteId={id} domain={entry.domain} />
               <button
                 type="button"
                 aria-label={t('website.domain.remove.named', { domain: entry.domain })}
@@ -243,6 +332,7 @@ export function WebsiteScreen() {
           </p>
         )}
       </section>
+      {me.is_admin && <AllWebsites />}
     </section>
   );
 }

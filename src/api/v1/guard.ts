@@ -7,11 +7,9 @@ import { authenticateCredential } from '../../domain/api-keys.js';
 import type { ApiKey } from '../../domain/api-keys.js';
 import { actorOf } from './actor.js';
 import type { Services } from '../../services.js';
-import { GLOBAL_SWITCH } from '../../domain/api-switches.js';
+import { AUTH_MODES, GLOBAL_SWITCH } from '../../domain/api-switches.js';
+import type { AuthMode } from '../../domain/api-switches.js';
 import { ApiError, adminRequired, apiDisabled, failure, invalidToken } from './envelope.js';
-
-export const AUTH_MODES = ['none', 'simple', 'basic'] as const;
-export type AuthMode = (typeof AUTH_MODES)[number];
 
 export interface EndpointPolicy {
   /** The endpoint's own switch (`svc_api_…`); null when only the global switch covers it (R-A2). */

@@ -17,6 +17,12 @@ const auditQuery = z
       .object({
         website: z.coerce.number().int().min(1).optional(),
         user: z.coerce.number().int().min(1).optional(),
+        action: z
+          .string()
+          .regex(/^[a-z_]+(\.[a-z_]*)?$/)
+          .max(60)
+          .optional()
+          .describe('An action (`post.update`), or every action of a kind (`post.`).'),
         resource_type: z.string().max(40).optional(),
         resource_id: z.string().max(64).optional(),
       })
@@ -47,6 +53,7 @@ export function registerAuditRoutes(router: V2Router, services: Services): void 
       const entries = await services.audit.list({
         websiteId,
         userId: query.filter?.user,
+        action: query.filter?.action,
         resourceType: query.filter?.resource_type,
         resourceId: query.filter?.resource_id,
         since: query.since ? new Date(query.since) : undefined,

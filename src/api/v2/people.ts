@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { addMemberInput } from '../../domain/member-operations.js';
 import { SITE_ROLES } from '../../domain/memberships.js';
 import type { User } from '../../domain/users.js';
+import { siteOrigin } from '../../domain/site-urls.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
@@ -39,6 +40,21 @@ const id = z.string().regex(/^\d{1,15}$/);
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(100).optional() }).strict();
 const activeBody = z.object({ is_active: z.boolean() }).strict();
 const roleBody = z.object({ role: z.enum(SITE_ROLES) }).strict();
+
+const userKeySchema = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    prefix: z.string(),
+    read_only: z.boolean(),
+    content_only: z.boolean(),
+    website_ids: z.array(z.int()),
+    expires_at: z.string().nullable(),
+    last_used_at: z.string().nullable(),
+    revoked: z.boolean(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'UserApiKey', description: 'One of a user\u2019s API keys, as administrators see it.' });
 
 export function registerPeopleRoutes(router: V2Router, services: Services): void {
   const param = (request: { params: unknown }, name: string) =>
@@ -170,6 +186,84 @@ export function registerPeopleRoutes(router: V2Router, services: Services): void
         param(request, 'user'),
       );
       if (!removed) throw notFound('The user has no role on this website.');
+      return reply.code(204).send();
+    },
+  });
+  registerAccountToolRoutes(router, services);
+}
+
+/** What administrators do to an account: send a password reset, list and revoke its API keys. */
+function registerAccountToolRoutes(router: V2Router, services: Services): void {
+  const param = (request: { params: unknown }, name: string) =>
+    Number((request.params as Record<string, string>)[name]);
+
+  router.route({
+    method: 'POST',
+    url: '/users/:id/password-reset',
+    summary: 'Send a user a password reset link',
+    description:
+      'Administrators. The one-time link goes through the mailer (the log when no SMTP is set), to ' +
+      'the website the request is on; a disabled account gets none (422).',
+    tags: ['people'],
+    params: z.object({ id }),
+    response: { 202: z.object({ data: z.object({ email: z.string() }) }) },
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      const website = actor.websiteId === null ? null : await services.websites.find(actor.websiteId);
+      const origin = website ? siteOrigin(website, services.config.appUrl) : services.config.appUrl;
+      const name = website?.fields.site_name ?? 'Folio';
+      const user = await services.accounts.sendResetByAdministrator(
+        actor,
+        param(request, 'id'),
+        (token) => `${origin.replace(/\/$/, '')}/user/password/reset/${token}`,
+        { name, domain: website?.domain ?? new URL(services.config.appUrl).hostname },
+      );
+      return reply.code(202).send({ data: { email: user.email } });
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/users/:id/keys',
+    summary: 'A user\u2019s API keys',
+    description: 'Administrators; revoked keys included.',
+    tags: ['people'],
+    params: z.object({ id }),
+    response: { 200: z.object({ data: z.array(userKeySchema) }) },
+    handler: async (request) => {
+      const keys = await services.userOps.keys(await actorOf(services, request), param(request, 'id'));
+      return {
+        data: keys.map((key) => ({
+          id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          read_only: key.readOnly,
+          content_only: key.contentOnly,
+          website_ids: key.websiteIds,
+          expires_at: key.expiresAt,
+          last_used_at: key.lastUsedAt,
+          revoked: key.revokedAt !== null,
+          created_at: key.createdAt,
+        })),
+      };
+    },
+  });
+
+  router.route({
+    method: 'DELETE',
+    url: '/users/:id/keys/:key',
+    summary: 'Revoke a user\u2019s API key',
+    description: 'Administrators; refused at once on every node.',
+    tags: ['people'],
+    params: z.object({ id, key: id }),
+    response: { 204: z.null() },
+    handler: async (request, reply) => {
+      const revoked = await services.userOps.revokeKey(
+        await actorOf(services, request),
+        param(request, 'id'),
+        param(request, 'key'),
+      );
+      if (!revoked) throw notFound('The user has no such key in use.');
       return reply.code(204).send();
     },
   });

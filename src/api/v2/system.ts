@@ -1,6 +1,7 @@
 // The installation through API v2: settings (administrators; secrets never shown or set), cache
 // flushes (a website's: its site admins too; all: administrators), core updates (administrators).
 import { z } from 'zod';
+import { AUTH_MODES } from '../../domain/api-switches.js';
 import { ForbiddenError } from '../../domain/errors.js';
 import { settingsInput } from '../../domain/system-operations.js';
 import type { Services } from '../../services.js';
@@ -21,7 +22,59 @@ const updateBody = z
   })
   .strict();
 
+const apiSwitchSchema = z
+  .object({
+    key: z.string().describe('The spec\u2019s name of the switch (section 5).'),
+    enabled: z.boolean().nullable().describe('Null: the endpoint has no switch of its own.'),
+    auth_mode: z
+      .enum(AUTH_MODES)
+      .nullable()
+      .describe('The setting `<key>_should_auth`; null for a switch of a group.'),
+  })
+  .meta({ id: 'ApiSwitch' });
+
 export function registerSystemRoutes(router: V2Router, services: Services): void {
+  router.route({
+    method: 'GET',
+    url: '/api-switches',
+    summary: 'API v1\u2019s switches and auth modes',
+    description:
+      'Administrators. Each is a setting (`<key>` on or off, `<key>_should_auth`: none, simple or ' +
+      'basic), changed with PATCH /settings.',
+    tags: ['system'],
+    response: { 200: z.object({ data: z.array(apiSwitchSchema) }) },
+    handler: async (request) => ({
+      data: (await services.systemOps.apiSwitches(await actorOf(services, request))).map((entry) => ({
+        key: entry.key,
+        enabled: entry.enabled,
+        auth_mode: entry.authMode,
+      })),
+    }),
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/mail/test',
+    summary: 'Send a test mail to yourself',
+    description:
+      'Administrators. Through the mailer (SMTP when SMTP_URL is set, else the log); the answer ' +
+      'says which, and whether it went.',
+    tags: ['system'],
+    response: {
+      200: z.object({
+        data: z.object({
+          to: z.string(),
+          transport: z.enum(['smtp', 'log']),
+          sent: z.boolean(),
+          error: z.string().nullable(),
+        }),
+      }),
+    },
+    handler: async (request) => ({
+      data: await services.systemOps.sendTestMail(await actorOf(services, request)),
+    }),
+  });
+
   router.route({
     method: 'GET',
     url: '/settings',

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { parse } from '../../domain/schema-fields.js';
 import { createWebsiteInput, updateWebsiteInput } from '../../domain/website-input.js';
+import type { Actor } from '../../domain/policy.js';
 import type { Website, WebsitePatch } from '../../domain/websites.js';
 import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites.js';
 import type { Services } from '../../services.js';
@@ -17,7 +18,11 @@ const websiteSchema = z
     domain: z.string().describe('The primary domain.'),
     aliases: z.array(z.object({ id: z.int(), domain: z.string() })),
     owner_id: z.int().nullable(),
-    fields: z.record(z.string(), z.string().nullable()).describe('site_name, site_slogan, theme, …'),
+    fields: z
+      .record(z.string(), z.string().nullable())
+      .describe(
+        'site_name, site_slogan, theme, homepage, …; head_code, body_code and analytics only for administrators.',
+      ),
     translations: z.record(z.string(), z.record(z.string(), z.string())),
     enabled_page_cache: z.boolean(),
     enabled_data_cache: z.boolean(),
@@ -61,6 +66,33 @@ async function domainProblems<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+const usageSchema = z
+  .object({
+    posts: z.int(),
+    pages: z.int(),
+    media: z.int(),
+    comments: z.int(),
+    menus: z.int(),
+    domains: z.int(),
+  })
+  .meta({ id: 'WebsiteUsage', description: 'What deleting the website takes with it.' });
+
+const domainCheckSchema = z
+  .object({
+    domain: z.string(),
+    verdict: z
+      .enum(['here', 'elsewhere', 'unresolved'])
+      .describe('Resolves to this server, resolves elsewhere, or does not resolve.'),
+    addresses: z.array(z.string()).describe('What the domain resolves to.'),
+    local_addresses: z.array(z.string()).describe('Which of them are this machine\u2019s.'),
+    http: z
+      .enum(['matched', 'other', 'unreachable'])
+      .nullable()
+      .describe('The answer to the token path, when asked (null: DNS decided).'),
+    http_detail: z.string().nullable(),
+  })
+  .meta({ id: 'DomainCheck' });
+
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(255).optional() }).strict();
 const domainBody = z.object({ domain: z.string().min(1).max(255) }).strict();
 const updateBody = updateWebsiteInput.strict();
@@ -69,6 +101,8 @@ const one = z.object({ data: websiteSchema });
 
 export function registerWebsiteRoutes(router: V2Router, services: Services): void {
   const ops = services.websiteOps;
+  /** The website as this caller may see it (the policy hides page code from non-administrators). */
+  const shown = (actor: Actor, website: Website) => websiteJson(ops.visible(actor, website));
 
   router.route({
     method: 'GET',
@@ -82,6 +116,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
       const page = pageOf(query);
+      const actor = await actorOf(services, request);
       const result = await services.websites.list({
         user: callerOf(request).user,
         keyword: query.q,
@@ -89,7 +124,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
         pageSize: page.perPage,
       });
       return {
-        data: result.items.map(websiteJson),
+        data: result.items.map((website) => shown(actor, website)),
         meta: { pagination: paginate(request, reply, page, result.total) },
       };
     },
@@ -105,8 +140,9 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     response: { 201: one },
     handler: async (request, reply) => {
       const input = parse(createWebsiteInput, request.body);
+      const actor = await actorOf(services, request);
       const website = await domainProblems(async () =>
-        ops.create(await actorOf(services, request), {
+        ops.create(actor, {
           siteName: input.site_name,
           domain: input.domain,
           theme: input.theme,
@@ -115,7 +151,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
         }),
       );
       reply.header('location', `/api/v2/websites/${website.id}`);
-      return reply.code(201).send({ data: websiteJson(website) });
+      return reply.code(201).send({ data: shown(actor, website) });
     },
   });
 
@@ -126,9 +162,10 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     tags: ['websites'],
     params: idParams,
     response: { 200: one },
-    handler: async (request) => ({
-      data: websiteJson(await ops.show(await actorOf(services, request), idOf(request))),
-    }),
+    handler: async (request) => {
+      const actor = await actorOf(services, request);
+      return { data: shown(actor, await ops.show(actor, idOf(request))) };
+    },
   });
 
   router.route({
@@ -143,10 +180,9 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     response: { 200: one },
     handler: async (request) => {
       const patch = parse(updateWebsiteInput, request.body) as WebsitePatch;
-      const website = await domainProblems(async () =>
-        ops.update(await actorOf(services, request), idOf(request), patch),
-      );
-      return { data: websiteJson(website) };
+      const actor = await actorOf(services, request);
+      const website = await domainProblems(async () => ops.update(actor, idOf(request), patch));
+      return { data: shown(actor, website) };
     },
   });
 
@@ -154,7 +190,9 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     method: 'DELETE',
     url: '/websites/:id',
     summary: 'Delete a website',
-    description: 'Administrators only: its domains, bindings and the posts bound to it alone go with it.',
+    description:
+      'Administrators only: its domains, menus and bindings, and the posts, pages (with their comments) ' +
+      'and media bound to it alone go with it (GET …/usage counts them first).',
     tags: ['websites'],
     params: idParams,
     response: { 204: z.null() },
@@ -175,7 +213,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     handler: async (request) => {
       const actor = await actorOf(services, request);
       await domainProblems(() => ops.addDomain(actor, idOf(request), domainBody.parse(request.body).domain));
-      return { data: websiteJson(await ops.show(actor, idOf(request))) };
+      return { data: shown(actor, await ops.show(actor, idOf(request))) };
     },
   });
 
@@ -191,7 +229,65 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
       const actor = await actorOf(services, request);
       const { domain } = request.params as { domain: string };
       await domainProblems(() => ops.removeDomain(actor, idOf(request), domain));
-      return { data: websiteJson(await ops.show(actor, idOf(request))) };
+      return { data: shown(actor, await ops.show(actor, idOf(request))) };
     },
+  });
+
+  registerWebsiteToolRoutes(router, services);
+}
+
+/** The tools of the panel's Website screen: what a delete takes, the domain check, the themes. */
+function registerWebsiteToolRoutes(router: V2Router, services: Services): void {
+  const ops = services.websiteOps;
+
+  router.route({
+    method: 'GET',
+    url: '/websites/:id/usage',
+    summary: 'What deleting a website takes with it',
+    description: 'Administrators. Counts of what `DELETE /websites/{id}` removes.',
+    tags: ['websites'],
+    params: idParams,
+    response: { 200: z.object({ data: usageSchema }) },
+    handler: async (request) => ({
+      data: await ops.usage(await actorOf(services, request), idOf(request)),
+    }),
+  });
+
+  router.route({
+    method: 'POST',
+    url: '/websites/:id/domain-check',
+    summary: 'Whether a domain of the website leads to this server',
+    description:
+      'Its DNS addresses compared with this machine\u2019s; else the domain is asked for this ' +
+      'installation\u2019s token at `/.well-known/folio-domain-check` (public addresses only).',
+    tags: ['websites'],
+    params: idParams,
+    body: domainBody,
+    response: { 200: z.object({ data: domainCheckSchema }) },
+    handler: async (request) => {
+      const body = domainBody.parse(request.body);
+      const check = await ops.checkDomain(await actorOf(services, request), idOf(request), body.domain);
+      return {
+        data: {
+          domain: check.domain,
+          verdict: check.verdict,
+          addresses: check.addresses,
+          local_addresses: check.localAddresses,
+          http: check.http,
+          http_detail: check.httpDetail,
+        },
+      };
+    },
+  });
+
+  router.route({
+    method: 'GET',
+    url: '/themes',
+    summary: 'The installed themes',
+    tags: ['websites'],
+    response: { 200: z.object({ data: z.array(z.object({ name: z.string() })) }) },
+    handler: async (request) => ({
+      data: (await ops.themes(await actorOf(services, request))).map((name) => ({ name })),
+    }),
   });
 }

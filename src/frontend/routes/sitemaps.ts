@@ -12,6 +12,7 @@ import { localizedPath } from '../../domain/locales.js';
 import type { SitemapPlace } from '../../domain/public-posts.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
+import { DOMAIN_CHECK_PATH, domainCheckToken } from '../../domain/domain-check.js';
 import type { FrontendKit } from '../index.js';
 import { pageTagSink } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
@@ -324,6 +325,13 @@ export function sitemapRoutes(kit: FrontendKit): void {
     if (typeof own === 'string' && own.trim() !== '') return reply.redirect(own, 302);
     reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400');
     return DEFAULT_FAVICON;
+  });
+
+  // The installation's token, asked for by the admin panel's domain check (domain-check.ts): a
+  // domain that answers it leads to this installation, whatever address it resolves to.
+  kit.page('GET', DOMAIN_CHECK_PATH, { name: 'domain-check', localized: false }, async (_request, reply) => {
+    reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store');
+    return domainCheckToken(services.settings);
   });
 
   kit.page(

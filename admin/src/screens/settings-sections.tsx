@@ -1,0 +1,194 @@
+// Sections of the Settings (System) screen, administrators': a group of named settings saved
+// together, the API switches and auth modes as a table of toggles by the spec's names, and the test
+// mail. Every value is a setting of PATCH /api/v2/settings; the API decides again.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { t } from '../i18n.js';
+import type { MessageKey } from '../i18n.js';
+import { Message, Notices } from '../widgets.js';
+import type { components } from '../../../clients/typescript/schema.js';
+
+type Switch = components['schemas']['ApiSwitch'];
+type Field = { key: string; kind: 'text' | 'number' | 'flag' };
+
+interface Problem {
+  title: string;
+  detail?: string;
+  errors?: Record<string, string[]>;
+}
+const textOf = (problem: Problem) =>
+  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
+const isOn = (value: string | undefined) => value === '1' || value === 'true';
+
+/** A titled group of settings with one Save. */
+export function SettingsSection({ id, title, fields }: { id: string; title: string; fields: Field[] }) {
+  const [values, setValues] = useState<Record<string, string> | null>(null);
+  const [edited, setEdited] = useState<Record<string, string>>({});
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  useEffect(() => {
+    void api.GET('/api/v2/settings').then(({ data }) => setValues(data?.data ?? {}));
+  }, []);
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: edited });
+    if (problem) return setError(textOf(problem));
+    setError('');
+    setValues(data.data);
+    setEdited({});
+    setNotice(t('system.settings.saved', { n: Object.keys(edited).length }));
+  };
+  if (values === null) return null;
+  const valueOf = (key: string) => edited[key] ?? values[key] ?? '';
+  return (
+    <form
+      class="settings-section"
+      aria-labelledby={`settings-${id}-title`}
+      onSubmit={(event) => void save(event)}
+    >
+      <h2 id={`settings-${id}-title`}>{title}</h2>
+      {fields.map((field) => {
+        const label = t(`settings.field.${field.key}` as MessageKey);
+        const inputId = `setting-field-${field.key}`;
+        return field.kind === 'flag' ? (
+          <label key={field.key} class="check" data-setting-field={field.key}>
+            <input
+              type="checkbox"
+              checked={isOn(valueOf(field.key))}
+              onChange={(event) =>
+                setEdited({ ...edited, [field.key]: event.currentTarget.checked ? '1' : '0' })
+              }
+            />{' '}
+            {label} <code class="help">{field.key}</code>
+          </label>
+        ) : (
+          <div key={field.key} class="inline-field" data-setting-field={field.key}>
+            <label for={inputId}>
+              {label} <code class="help">{field.key}</code>
+            </label>
+            <input
+              id={inputId}
+              type={field.kind === 'number' ? 'number' : 'text'}
+              min={field.kind === 'number' ? 0 : undefined}
+              value={valueOf(field.key)}
+              onInput={(event) => setEdited({ ...edited, [field.key]: event.currentTarget.value })}
+            />
+          </div>
+        );
+      })}
+      <Notices notice={notice} error={error} />
+      <button type="submit" class="primary" disabled={Object.keys(edited).length === 0}>
+        {t('settings.save', { section: title })}
+      </button>
+    </form>
+  );
+}
+
+/** Every endpoint's switch and auth mode, changed one at a time. */
+export function ApiSwitches() {
+  const [switches, setSwitches] = useState<Switch[] | null>(null);
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  const load = () =>
+    void api.GET('/api/v2/api-switches').then(({ data, error: problem }) => {
+      if (problem) return setError(textOf(problem));
+      setSwitches(data.data);
+    });
+  useEffect(load, []);
+  const save = async (changes: Record<string, string>) => {
+    const { error: problem } = await api.PATCH('/api/v2/settings', { body: changes });
+    if (problem) return setError(textOf(problem));
+    setError('');
+    setNotice(t('system.settings.saved', { n: Object.keys(changes).length }));
+    load();
+  };
+  return (
+    <section aria-labelledby="api-switches-title">
+      <h2 id="api-switches-title">{t('settings.api')}</h2>
+      <p class="help">{t('settings.api.help')}</p>
+      <Notices notice={notice} error={error} />
+      {switches && (
+        <table class="posts api-switches">
+          <thead>
+            <tr>
+              <th scope="col">{t('settings.api.endpoint')}</th>
+              <th scope="col">{t('settings.api.enabled')}</th>
+              <th scope="col">{t('settings.api.auth')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {switches.map((entry) => (
+              <tr key={entry.key} data-switch={entry.key}>
+                <td data-label={t('settings.api.endpoint')}>
+                  <code>{entry.key}</code>
+                </td>
+                <td data-label={t('settings.api.enabled')}>
+                  {entry.enabled !== null && (
+                    <input
+                      type="checkbox"
+                      aria-label={t('settings.api.switch.of', { key: entry.key })}
+                      checked={entry.enabled}
+                      onChange={(event) =>
+                        void save({ [entry.key]: event.currentTarget.checked ? '1' : '0' })
+                      }
+                    />
+                  )}
+                </td>
+                <td data-label={t('settings.api.auth')}>
+                  {entry.auth_mode !== null && (
+                    <select
+                      aria-label={t('settings.api.auth.of', { key: entry.key })}
+                      value={entry.auth_mode}
+                      onChange={(event) =>
+                        void save({ [`${entry.key}_should_auth`]: event.currentTarget.value })
+                      }
+                    >
+                      {(['none', 'simple', 'basic'] as const).map((mode) => (
+                        <option key={mode} value={mode}>
+                          {mode}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** "Send a test mail" to the signed-in administrator, and what happened. */
+export function MailTest() {
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ kind: string; text: string } | null>(null);
+  const send = async () => {
+    setBusy(true);
+    const { data, error } = await api.POST('/api/v2/mail/test');
+    setBusy(false);
+    if (error) return setMessage({ kind: 'error', text: textOf(error) });
+    const result = data.data;
+    setMessage(
+      result.sent
+        ? {
+            kind: 'ok',
+            text: t(result.transport === 'smtp' ? 'settings.mail.sent.smtp' : 'settings.mail.sent.log', {
+              to: result.to,
+            }),
+          }
+        : { kind: 'error', text: t('settings.mail.failed', { to: result.to, error: result.error ?? '' }) },
+    );
+  };
+  return (
+    <section aria-labelledby="mail-title">
+      <h2 id="mail-title">{t('settings.mail')}</h2>
+      <p class="help">{t('settings.mail.help')}</p>
+      <button type="button" disabled={busy} onClick={() => void send()}>
+        {t('settings.mail.test')}
+      </button>
+      <Message message={message} />
+    </section>
+  );
+}
