@@ -49,6 +49,9 @@ export const sitesMessages = {
   'menus.builder.help':
     'Choose an item to edit, move or remove it; you can also drag an item before, after or onto another. Changes are kept when you save.',
   'menus.items.empty': 'This menu has no item yet.',
+  'menus.preview': 'Preview, with the changes not saved yet',
+  'menus.preview.header': 'Preview of the site\u2019s header, with the changes not saved yet',
+  'menus.preview.missing': 'nothing chosen yet',
   'menus.item': 'Item “{name}”',
   'menus.item.unnamed': '(no label)',
   'menus.item.add': 'Add an item',

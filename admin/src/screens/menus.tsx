@@ -440,6 +440,12 @@ function MenuBuilder({
       <p class="visually-hidden" role="status">
         {moveNote}
       </p>
+      <MenuPreview
+        siteName={me.website?.name ?? ''}
+        items={items}
+        choices={choices}
+        header={menu.handle === 'header'}
+      />
       <div class="actions">
         <button type="button" onClick={add}>
           {t('menus.item.add')}
@@ -479,6 +485,52 @@ function MenuBuilder({
         {t('menus.delete')}
       </button>
     </section>
+  );
+}
+
+/**
+ * The menu as the site will show it, unsaved changes included: in a header bar under the site's
+ * name for the `header` menu, as a plain bar otherwise. Labels only (a preview is not a way out of
+ * the panel); what an item points to is its tooltip.
+ */
+function MenuPreview({
+  siteName,
+  items,
+  choices,
+  header,
+}: {
+  siteName: string;
+  items: Item[];
+  choices: Choices;
+  header: boolean;
+}) {
+  if (items.length === 0) return null;
+  const targetOf = (item: Item) =>
+    item.type === 'link'
+      ? item.url
+      : (choices[item.type].find((choice) => choice.id === item.ref)?.name ?? t('menus.preview.missing'));
+  const list = (nodes: Item[]) => (
+    <ul>
+      {nodes.map((item) => (
+        <li key={item.id}>
+          <span class="preview-link" title={targetOf(item)}>
+            {item.icon && <span aria-hidden="true">{item.icon} </span>}
+            {item.label || t('menus.item.unnamed')}
+            {item.target === '_blank' && <span aria-hidden="true"> ↗</span>}
+          </span>
+          {item.children.length > 0 && list(item.children)}
+        </li>
+      ))}
+    </ul>
+  );
+  return (
+    <figure class="menu-preview">
+      <figcaption>{t(header ? 'menus.preview.header' : 'menus.preview')}</figcaption>
+      <div class="preview-bar">
+        {header && <strong class="preview-site">{siteName}</strong>}
+        {list(items)}
+      </div>
+    </figure>
   );
 }
 
