@@ -247,9 +247,9 @@ describe(
       await page.getByText('Unsaved changes').waitFor();
       // The preview shows the header as it will be, before the save.
       await page.getByText('Preview of the site\u2019s header, with the changes not saved yet').waitFor();
-      const previewed = (await page.evaluate(
+      const previewed = await page.evaluate<string[]>(
         `[...document.querySelectorAll('.preview-bar > ul > li > .preview-link')].map((el) => el.textContent)`,
-      )) as string[];
+      );
       assert.deepEqual(previewed, ['star Fair opens ↗', 'Home', 'About us']);
       await page.getByRole('button', { name: 'Save the menu' }).click();
       await page.getByRole('status').filter({ hasText: 'The menu is saved.' }).waitFor();
