@@ -168,6 +168,10 @@ export const sitesMessages = {
   'dashboard.comments': 'comments waiting for moderation',
   'dashboard.comments.link': 'Moderate them',
   'website.look': 'Look',
+  'website.homepage': 'Home page',
+  'website.homepage.posts': 'The newest posts',
+  'website.homepage.help':
+    'A published page shown at the site\u2019s address instead of the posts (they stay at /blog).',
   'website.theme': 'Theme',
   'website.site_logo': 'Logo',
   'website.site_favicon': 'Favicon',

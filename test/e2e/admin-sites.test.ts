@@ -373,6 +373,7 @@ describe(
       const pageCache = page.getByLabel('Page cache');
       const wasOn = await pageCache.isChecked();
       await pageCache.setChecked(!wasOn);
+      await page.selectOption('#website-homepage', { label: 'About us' });
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       let stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
@@ -381,6 +382,10 @@ describe(
       assert.equal(stored.translations.site_name.fr, 'Nouvelles de la ville');
       assert.equal(stored.translations.site_slogan.fr, 'Toute la ville');
       assert.equal(stored.enabled_page_cache, !wasOn);
+      assert.equal(stored.fields.homepage, 'about-us');
+      const home = await ctx.request({ method: 'GET', url: '/', headers: { host: HOST } });
+      assert.match(home.body, /Who\./, 'the home shows the page chosen');
+      assert.equal((await call('PATCH', `/api/v2/websites/${siteId}`, { homepage: null })).status, 200);
       await page.locator('.brand').filter({ hasText: 'Town news daily' }).waitFor();
 
       await page.fill('#website-domain', 'www.sites.test');

@@ -14,7 +14,7 @@ import { AllWebsites, DomainCheckButton } from './website-admin.js';
 type Website = components['schemas']['Website'];
 const FIELDS = ['site_name', 'site_slogan', 'site_seo_description', 'site_seo_keywords'] as const;
 type Field = (typeof FIELDS)[number];
-const LOOK_FIELDS = ['theme', 'site_logo', 'site_favicon', 'head_code', 'body_code'] as const;
+const LOOK_FIELDS = ['theme', 'homepage', 'site_logo', 'site_favicon', 'head_code', 'body_code'] as const;
 type LookField = (typeof LOOK_FIELDS)[number];
 const CODE_FIELDS: readonly string[] = ['head_code', 'body_code'];
 /** Per field, per locale, the text being edited. */
@@ -53,6 +53,7 @@ export function WebsiteScreen() {
   const [locale, setLocale] = useState(defaultLocale);
   const [look, setLook] = useState<Record<LookField, string>>({
     theme: 'default',
+    homepage: '',
     site_logo: '',
     site_favicon: '',
     head_code: '',
@@ -60,6 +61,7 @@ export function WebsiteScreen() {
   });
   const [themes, setThemes] = useState<string[]>([]);
   const [images, setImages] = useState<Array<{ url: string; name: string }>>([]);
+  const [pages, setPages] = useState<Array<{ slug: string; title: string }>>([]);
   const [pageCache, setPageCache] = useState(false);
   const [dataCache, setDataCache] = useState(false);
   const [domain, setDomain] = useState('');
@@ -85,6 +87,19 @@ export function WebsiteScreen() {
       show(data.data);
     });
     void api.GET('/api/v2/themes').then(({ data }) => setThemes(data?.data.map((theme) => theme.name) ?? []));
+    // The published pages: one may be the home page instead of the posts.
+    void api
+      .GET('/api/v2/pages', {
+        params: { query: { per_page: 100, filter: { status: 'published' } } as never },
+      })
+      .then(({ data }) =>
+        setPages(
+          ((data?.data ?? []) as Array<{ slug: string; title: string }>).map(({ slug, title }) => ({
+            slug,
+            title,
+          })),
+        ),
+      );
     // The library's images: the logo and the favicon are chosen among them.
     void api
       .GET('/api/v2/media', { params: { query: { per_page: 100, filter: { type: 'image' } } as never } })
@@ -225,6 +240,26 @@ export function WebsiteScreen() {
               </option>
             ))}
           </select>
+          <label for="website-homepage">{t('website.homepage')}</label>
+          <select
+            id="website-homepage"
+            aria-describedby="website-homepage-help"
+            value={look.homepage}
+            onChange={(event) => setLook({ ...look, homepage: event.currentTarget.value })}
+          >
+            <option value="">{t('website.homepage.posts')}</option>
+            {look.homepage && !pages.some((page) => page.slug === look.homepage) && (
+              <option value={look.homepage}>{look.homepage}</option>
+            )}
+            {pages.map((page) => (
+              <option key={page.slug} value={page.slug}>
+                {page.title}
+              </option>
+            ))}
+          </select>
+          <p class="help" id="website-homepage-help">
+            {t('website.homepage.help')}
+          </p>
           {(['site_logo', 'site_favicon'] as const).map((field) => (
             <div key={field} class="image-choice">
               <label for={`website-${field}`}>{t(`website.${field}` as MessageKey)}</label>

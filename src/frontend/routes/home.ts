@@ -1,11 +1,17 @@
 // The home page (frontend.pages.home) and the blog (frontend.pages.blog, paginated).
 import type { FrontendKit } from '../index.js';
 import { listPosts, listingData, pageNumber, postsPerPage } from './listing.js';
+import { homepageSlug, renderSitePage } from './pages.js';
 
 export function homeRoutes(kit: FrontendKit): void {
   const { services } = kit;
 
   kit.page('GET', '/', { name: 'pages.home', cacheable: true }, async (request, reply, state) => {
+    const homepage = homepageSlug(state);
+    if (homepage !== null) {
+      const shown = await renderSitePage(kit, request, reply, state, homepage);
+      if (shown !== null) return shown;
+    }
     const pageSize = await postsPerPage(services);
     const result = await listPosts(services, request, state, {
       websiteId: state.website.id,
