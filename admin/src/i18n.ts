@@ -7,6 +7,10 @@ const en = {
   'app.skip': 'Skip to the content',
   'app.signin': 'Sign in to use the admin panel.',
   'app.signin.link': 'Sign in',
+  'app.norole.title': 'You have no role on {name}',
+  'app.norole':
+    'Nothing of this website can be managed with your account: ask one of its administrators for a role.',
+  'app.norole.elsewhere': 'The panels of your websites:',
   'app.site': 'View the site',
   'app.loading': 'Loading…',
   'app.error': 'Something went wrong: {message}',

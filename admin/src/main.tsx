@@ -153,6 +153,29 @@ function SiteSwitcher({ me }: { me: Me }) {
   );
 }
 
+/** A user with no role on this website: nothing of it to show, and where they can go instead. */
+function NoRole({ me }: { me: Me }) {
+  const port = location.port ? `:${location.port}` : '';
+  return (
+    <section class="signin" aria-labelledby="no-role-title">
+      <h1 id="no-role-title">{t('app.norole.title', { name: me.website?.name ?? '' })}</h1>
+      <p>{t('app.norole')}</p>
+      {me.roles.length > 0 && <p>{t('app.norole.elsewhere')}</p>}
+      {me.roles.length > 0 && (
+        <ul>
+          {me.roles.map((role) => (
+            <li key={role.website_id}>
+              <a href={`${location.protocol}//${role.domain}${port}/admin`}>
+                {role.name} ({role.domain})
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [path, setPath] = useState(location.pathname);
@@ -204,7 +227,7 @@ function App() {
         </nav>
         <span class="who">{me.name}</span>
       </header>
-      <main id="content">{route.view()}</main>
+      <main id="content">{can && !Object.values(can).some(Boolean) ? <NoRole me={me} /> : route.view()}</main>
     </SessionContext.Provider>
   );
 }

@@ -97,8 +97,11 @@ export class MemberOperations {
     return removed;
   }
 
+  /** A website the actor does not see is not found (nothing of it is revealed); one they see, 403. */
   private async requireManager(actor: Actor, websiteId: number): Promise<void> {
-    if (!(await this.policy.managesMembers(actor, websiteId))) throw new ForbiddenError();
+    if (await this.policy.managesMembers(actor, websiteId)) return;
+    if (!(await this.policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
+    throw new ForbiddenError();
   }
 
   private async userOf(userId: number): Promise<User> {

@@ -419,7 +419,7 @@ describe(
       const nav = await away.locator('.bar nav a').allTextContents();
       for (const hidden of ['Menus', 'Website', 'People']) assert.ok(!nav.includes(hidden), nav.join(', '));
       assert.equal((await call('GET', `/api/v2/websites/${elsewhere}`)).status, 404, 'not even shown');
-      assert.equal((await call('GET', `/api/v2/websites/${elsewhere}/members`)).status, 403);
+      assert.equal((await call('GET', `/api/v2/websites/${elsewhere}/members`)).status, 404);
       await away.context().close();
     });
     it('dashboard: the first screen counts this week’s posts, drafts, reviews and comments waiting', async () => {
@@ -530,6 +530,61 @@ describe(
       await row.waitFor({ state: 'detached' });
       const left = await call('GET', '/api/v2/links');
       assert.equal(left.body.data.length, 0);
+    });
+
+    it('another website stays closed to this site admin: its panel says so, and its data answer 404', async () => {
+      const other = await ctx.services.websites.create({ siteName: 'Harbour', domain: 'harbour.test' });
+      const secret = await ctx.request({
+        method: 'POST',
+        url: '/api/v2/posts',
+        headers: {
+          host: 'harbour.test',
+          authorization: `Bearer ${(await ctx.createUser({ admin: true })).token}`,
+        },
+        payload: { title: 'Harbour secret draft', content: '<p>x</p>', status: 'draft' },
+      });
+      assert.equal(secret.statusCode, 201, secret.body);
+      const secretId = secret.json().data.id as number;
+
+      // From this website's panel, with the panel's own session: the other website's records are 404.
+      const answers = await page.evaluate<number[]>(`Promise.all([
+        '/api/v2/websites/${other}',
+        '/api/v2/posts/${secretId}',
+        '/api/v2/posts?filter[website]=${other}',
+        '/api/v2/websites/${other}/members',
+        '/api/v2/stats?website_id=${other}',
+      ].map((url) => fetch(url).then((response) => response.status)))`);
+      assert.deepEqual(answers, [404, 404, 200, 404, 404]);
+      // Its list shows only what its public site shows (published posts; none yet), never the draft.
+      const listed = await page.evaluate<string>(
+        `fetch('/api/v2/posts?filter[website]=${other}&filter[status]=any').then((response) => response.text())`,
+      );
+      assert.doesNotMatch(listed, /Harbour secret draft/);
+      await page.goto(`${origin}/admin/posts`);
+      await page.getByRole('heading', { name: 'Posts' }).waitFor();
+      assert.doesNotMatch((await page.textContent('main')) ?? '', /Harbour secret draft/);
+
+      // On the other website's domain, signed in there: what any registered user may do (write a
+      // post, as on its public site), none of its management, and the draft nowhere.
+      const elsewhere = server.origin('harbour.test');
+      await page.goto(`${elsewhere}/user/login?redirect=/admin`);
+      await page.fill('#email', admin.email);
+      await page.fill('#password', admin.password);
+      await Promise.all([page.waitForURL(`${elsewhere}/admin`), page.click('main button[type=submit]')]);
+      const nav = page.getByRole('navigation', { name: 'Admin' });
+      await nav.getByRole('link', { name: 'View the site' }).waitFor();
+      const sections = await nav.getByRole('link').allTextContents();
+      for (const closed of ['Website', 'People', 'System', 'Menus', 'Comments', 'Reviews'])
+        assert.ok(
+          !sections.includes(closed),
+          `${closed} offered on a website without a role: ${sections.join(', ')}`,
+        );
+      await page.goto(`${elsewhere}/admin/posts`);
+      await page.getByRole('heading', { name: 'Posts' }).waitFor();
+      assert.doesNotMatch((await page.textContent('main')) ?? '', /Harbour secret draft/);
+      await page.goto(`${elsewhere}/admin/people`);
+      assert.doesNotMatch((await page.textContent('body')) ?? '', /Harbour secret draft/);
+      await page.goto(`${origin}/admin`);
     });
   },
 );

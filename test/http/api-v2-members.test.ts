@@ -63,7 +63,7 @@ describe('API v2: members added by email', () => {
     assert.equal(await ctx.services.memberships.roleOn(newcomer.id, site), 'author');
   });
 
-  it('refuses unknown emails (404), bad input (422), site admin roles and other websites (403)', async () => {
+  it('refuses unknown emails (404), bad input (422), site admin roles (403), other websites (404)', async () => {
     const unknown = await add(site, { email: 'nobody@example.test', role: 'reader' });
     assert.equal(unknown.statusCode, 404);
     assert.match(unknown.json().detail, /No account has this email/);
@@ -73,7 +73,8 @@ describe('API v2: members added by email', () => {
 
     const someone = await ctx.createUser();
     assert.equal((await add(site, { email: someone.email, role: 'site_admin' })).statusCode, 403);
-    assert.equal((await add(other, { email: someone.email, role: 'reader' })).statusCode, 403);
+    // Another website's members are not found, as everything of a website one does not see.
+    assert.equal((await add(other, { email: someone.email, role: 'reader' })).statusCode, 404);
     assert.equal((await add(site, { email: someone.email, role: 'reader' }, editor)).statusCode, 403);
     // Refusals reveal nothing: an unknown email asked by someone who may not add is a 403 too.
     assert.equal((await add(site, { email: 'nobody@example.test', role: 'reader' }, editor)).statusCode, 403);

@@ -892,7 +892,7 @@ describe('API v2', () => {
       await call(`/websites/${site}/members/${siteAdmin.id}`, { method: 'DELETE', as: siteAdmin }),
       403,
     );
-    problem(await call(`/websites/${other}/members`, { as: siteAdmin }), 403);
+    problem(await call(`/websites/${other}/members`, { as: siteAdmin }), 404);
     problem(await call(`/websites/${site}/members`, { as: editor }), 403);
     const members = (await call(`/websites/${site}/members`, { as: siteAdmin })).json().data as Array<{
       user: { id: number };
