@@ -2,8 +2,10 @@
 // `post` whose status is `published` and whose `published_at` has come, shown on the website (bound
 // to it, or global). Texts in the reader's locale (R-T3). Every list is one count, one page query,
 // and one query each for tags, translations of the posts and translations of the tag names: no N+1.
+import { sql } from 'kysely';
 import type { Cache } from '../cache/cache.js';
 import { pageTags } from './cache-tags.js';
+import { CompiledQueries, param } from '../db/compiled.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
@@ -363,8 +365,8 @@ export class PublicPostsService {
   /**
    * The posts around one on the website (issue 22): the one published just before it (`previous`),
    * the one just after (`next`), and up to `relatedLimit` others sharing a tag or category with it,
-   * newest first (neither of the first two). Links only (title in the locale, slug, date): three
-   * reads of a row or a few, and one of their titles' translations.
+   * newest first (neither of the first two). Links only (title in the locale, slug, date), in one
+   * query: the three reads as one UNION ALL, their titles' translations joined to it.
    */
   async around(
     websiteId: number,
@@ -372,79 +374,139 @@ export class PublicPostsService {
     locale: string,
     relatedLimit: number,
   ): Promise<PostsAround> {
-    const { id, publishedAt } = post;
-    const columns = ['posts.id', 'posts.title', 'posts.slug', 'posts.published_at'] as const;
-    const live = (bounds: { from?: string; upTo?: string }) =>
-      this.live(websiteId, { perRow: true, ...bounds }).select(columns);
-    const relatedQuery = this.filtered(this.live(websiteId, { perRow: true }), {
-      websiteId,
-      locale,
-      page: 1,
-      pageSize: relatedLimit,
-      tagIds: [...post.tagIds],
-    })
-      .select(columns)
-      .where('posts.id', '!=', id)
+    const tagIds = [...new Set(post.tagIds)];
+    const withRelated = tagIds.length > 0 && relatedLimit > 0;
+    const now = nowIso(this.clock);
+    const query = this.aroundQueries.get(`${withRelated ? tagIds.length : 0}`, () =>
+      this.aroundQuery(withRelated ? tagIds.length : 0),
+    );
+    const values: Record<string, unknown> = {
+      website: websiteId,
+      now,
+      at: post.publishedAt,
+      // The previous post's upper bound: the post's own time, so that the index starts there.
+      upTo: post.publishedAt < now ? post.publishedAt : now,
+      id: post.id,
+      relatedLimit: relatedLimit + 2,
+      locale: normalizeLocale(locale),
+    };
+    tagIds.forEach((tagId, i) => (values[`tag:${i}`] = tagId));
+    const rows = await query.execute(this.db as never, (name) => values[name]);
+    const link = (row: AroundRow): PostLink => ({
+      id: row.id,
+      title: row.translated || row.title,
+      slug: row.slug,
+      publishedAt: toIso(row.published_at as Date | string),
+    });
+    const previousRow = rows.find((row) => row.kind === 'previous');
+    const nextRow = rows.find((row) => row.kind === 'next');
+    const aside = new Set([previousRow?.id, nextRow?.id]);
+    const related = rows
+      .filter((row) => row.kind === 'related' && !aside.has(row.id))
+      .map(link)
+      // The union's order is not kept: newest first, as the branch read them.
+      .sort((a, b) =>
+        a.publishedAt === b.publishedAt ? b.id - a.id : a.publishedAt < b.publishedAt ? 1 : -1,
+      )
+      .slice(0, relatedLimit);
+    return {
+      previous: previousRow ? link(previousRow) : null,
+      next: nextRow ? link(nextRow) : null,
+      related,
+    };
+  }
+
+  /** Compiled `around` queries by how many tags the related posts may share (0: no related posts). */
+  private readonly aroundQueries = new CompiledQueries<AroundRow>(50);
+
+  /**
+   * The query of `around`, built once per shape with Params: the previous post, the next one and the
+   * related ones as one UNION ALL, with their titles' translations joined to it. Building a query
+   * this size costs more than running it.
+   */
+  private aroundQuery(tags: number) {
+    const at = param<string>('at');
+    const id = param<number>('id');
+    const branch = (kind: string) =>
+      this.db
+        .selectFrom('posts')
+        .select(['posts.id', 'posts.title', 'posts.slug', 'posts.published_at', sql.lit(kind).as('kind')])
+        .where('posts.type', '=', POST_MODEL)
+        .where('posts.status', '=', 'published')
+        .where('posts.deleted_at', 'is', null)
+        .where((eb) =>
+          visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), param<number>('website'), { perRow: true }),
+        );
+    // Each branch is wrapped (select * from (…)): a member of a compound select may have no ORDER BY
+    // or LIMIT of its own on SQLite, and needs parentheses on PostgreSQL.
+    const wrap = (query: ReturnType<typeof branch>) => this.db.selectFrom(query.as('branch')).selectAll();
+    // The bounds let the index start at the post (the OR alone would scan from the newest).
+    const previous = branch('previous')
+      .where('posts.published_at', 'is not', null)
+      .where('posts.published_at', '<=', param<string>('upTo'))
+      .where((eb) =>
+        eb.or([
+          eb('posts.published_at', '<', at),
+          eb.and([eb('posts.published_at', '=', at), eb('posts.id', '<', id)]),
+        ]),
+      )
       .orderBy('posts.published_at', 'desc')
       .orderBy('posts.id', 'desc')
-      .limit(relatedLimit + 2);
-    const [previousRow, nextRow, relatedRows] = await Promise.all([
-      // The bounds let the index start at the post (the OR alone would scan from the newest).
-      live({ upTo: publishedAt })
+      .limit(1);
+    const next = branch('next')
+      .where('posts.published_at', '>=', at)
+      .where('posts.published_at', '<=', param<string>('now'))
+      .where((eb) =>
+        eb.or([
+          eb('posts.published_at', '>', at),
+          eb.and([eb('posts.published_at', '=', at), eb('posts.id', '>', id)]),
+        ]),
+      )
+      .orderBy('posts.published_at', 'asc')
+      .orderBy('posts.id', 'asc')
+      .limit(1);
+    let around = wrap(previous).unionAll(wrap(next));
+    if (tags > 0) {
+      const related = branch('related')
+        .where('posts.published_at', 'is not', null)
+        .where('posts.published_at', '<=', param<string>('now'))
         .where((eb) =>
-          eb.or([
-            eb('posts.published_at', '<', publishedAt),
-            eb.and([eb('posts.published_at', '=', publishedAt), eb('posts.id', '<', id)]),
-          ]),
+          eb.exists(
+            eb
+              .selectFrom('taggables')
+              .select('taggables.tag_id')
+              .where('taggables.taggable_type', '=', POST_MODEL)
+              .whereRef('taggables.taggable_id', '=', 'posts.id')
+              .where(
+                'taggables.tag_id',
+                'in',
+                Array.from({ length: tags }, (_, i) => param<number>(`tag:${i}`)),
+              ),
+          ),
         )
+        .where('posts.id', '!=', id)
         .orderBy('posts.published_at', 'desc')
         .orderBy('posts.id', 'desc')
-        .limit(1)
-        .executeTakeFirst(),
-      live({ from: publishedAt })
-        .where((eb) =>
-          eb.or([
-            eb('posts.published_at', '>', publishedAt),
-            eb.and([eb('posts.published_at', '=', publishedAt), eb('posts.id', '>', id)]),
-          ]),
-        )
-        .orderBy('posts.published_at', 'asc')
-        .orderBy('posts.id', 'asc')
-        .limit(1)
-        .executeTakeFirst(),
-      post.tagIds.length === 0 || relatedLimit <= 0
-        ? Promise.resolve([] as Awaited<ReturnType<typeof relatedQuery.execute>>)
-        : relatedQuery.execute(),
-    ]);
-    const aside = new Set([previousRow?.id, nextRow?.id]);
-    const related = relatedRows.filter((row) => !aside.has(row.id)).slice(0, relatedLimit);
-    const rows = [previousRow, nextRow, ...related].filter((row) => row !== undefined);
-    const titles = new Map<number, string>();
-    if (rows.length > 0) {
-      const translated = await this.db
-        .selectFrom('translations')
-        .select(['model_id', 'value'])
-        .where('model_type', '=', POST_MODEL)
-        .where('model_id', 'in', [...new Set(rows.map((row) => row.id))])
-        .where('locale', '=', normalizeLocale(locale))
-        .where('field', '=', 'title')
-        .execute();
-      for (const row of translated) if (row.value !== '') titles.set(row.model_id, row.value);
+        .limit(param<number>('relatedLimit'));
+      around = around.unionAll(wrap(related));
     }
-    const link = (row: (typeof rows)[number] | undefined): PostLink | null =>
-      row
-        ? {
-            id: row.id,
-            title: titles.get(row.id) ?? row.title,
-            slug: row.slug,
-            publishedAt: toIso(row.published_at as Date | string),
-          }
-        : null;
-    return {
-      previous: link(previousRow),
-      next: link(nextRow),
-      related: related.map((row) => link(row)).filter((row) => row !== null),
-    };
+    return this.db
+      .selectFrom(around.as('around'))
+      .leftJoin('translations', (join) =>
+        join
+          .onRef('translations.model_id', '=', 'around.id')
+          .on('translations.model_type', '=', POST_MODEL)
+          .on('translations.locale', '=', param<string>('locale'))
+          .on('translations.field', '=', 'title'),
+      )
+      .select([
+        'around.kind',
+        'around.id',
+        'around.title',
+        'around.slug',
+        'around.published_at',
+        'translations.value as translated',
+      ]);
   }
 
   /**
@@ -708,6 +770,15 @@ const SUMMARY_COLUMNS = [
   'users.name as author_name',
   'users.username as author_username',
 ] as const;
+
+interface AroundRow {
+  kind: string;
+  id: number;
+  title: string;
+  slug: string;
+  published_at: Date | string | null;
+  translated: string | null;
+}
 
 interface SummaryRow {
   id: number;
