@@ -24,6 +24,7 @@ import * as namedMenus from './migrations/0018_named_menus.js';
 import * as postCounts from './migrations/0019_post_counts.js';
 import * as contentKeys from './migrations/0020_content_keys.js';
 import * as invites from './migrations/0021_invites.js';
+import * as mediaUrl from './migrations/0022_media_url.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -136,6 +137,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0019_post_counts', up: postCounts.up },
   { name: '0020_content_keys', up: contentKeys.up },
   { name: '0021_invites', up: invites.up },
+  { name: '0022_media_url', up: mediaUrl.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

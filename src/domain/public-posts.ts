@@ -9,6 +9,7 @@ import { CompiledQueries, param } from '../db/compiled.js';
 import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
+import { parseVariants } from './media.js';
 import { keptPostCount, postMatches, publishedNotDue } from './posts/index.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
@@ -36,6 +37,15 @@ export interface PublicAuthor {
   username: string | null;
 }
 
+/** A stored image's sizes: the file and its smaller copies (paths in the media store). */
+export interface PublicCover {
+  path: string;
+  width: number;
+  height: number;
+  /** Copies of other sizes or formats, narrowest first. */
+  variants: Array<{ path: string; width: number; height: number }>;
+}
+
 export interface PublicPost {
   id: number;
   title: string;
@@ -43,6 +53,8 @@ export interface PublicPost {
   /** The excerpt, else the start of the content as plain text. */
   excerpt: string;
   thumbnail: string | null;
+  /** The thumbnail's sizes when it is an image of the media store; null for an external URL. */
+  cover: PublicCover | null;
   publishedAt: string;
   updatedAt: string;
   author: PublicAuthor | null;
@@ -687,7 +699,8 @@ export class PublicPostsService {
   private async hydrate(rows: SummaryRow[], locale: string): Promise<PublicPost[]> {
     const ids = rows.map((row) => row.id);
     const wanted = normalizeLocale(locale);
-    const [texts, tagRows] = await Promise.all([
+    const thumbnails = [...new Set(rows.flatMap((row) => (row.thumbnail ? [row.thumbnail] : [])))];
+    const [texts, tagRows, covers] = await Promise.all([
       ids.length === 0
         ? []
         : this.db
@@ -710,6 +723,7 @@ export class PublicPostsService {
             .orderBy('tags.sort', 'desc')
             .orderBy('tags.id')
             .execute(),
+      this.covers(thumbnails),
     ]);
     const tagNames = await this.tagNames([...new Set(tagRows.map((row) => row.id))], locale);
     const text = (id: number, field: string) =>
@@ -722,6 +736,7 @@ export class PublicPostsService {
         slug: row.slug,
         excerpt: excerpt.trim() !== '' ? excerpt : plainExcerpt(text(row.id, 'content') ?? row.content ?? ''),
         thumbnail: row.thumbnail,
+        cover: (row.thumbnail && covers.get(row.thumbnail)) || null,
         publishedAt: toIso(row.published_at as Date | string),
         updatedAt: toIso(row.updated_at),
         author:
@@ -738,6 +753,33 @@ export class PublicPostsService {
           })),
       };
     });
+  }
+
+  /**
+   * The sizes of thumbnails that are images of the media store, by URL (what a post's thumbnail holds):
+   * the image and its copies (made once, when it was stored). External URLs have none.
+   */
+  private async covers(urls: string[]): Promise<Map<string, PublicCover>> {
+    const covers = new Map<string, PublicCover>();
+    if (urls.length === 0) return covers;
+    const rows = await this.db
+      .selectFrom('media')
+      .select(['url', 'path', 'width', 'height', 'variants'])
+      .where('url', 'in', urls)
+      .where('mime_type', 'like', 'image/%')
+      .execute();
+    for (const row of rows) {
+      if (!row.width || !row.height) continue;
+      const variants = parseVariants(row.variants)
+        .flatMap((variant) =>
+          variant.width && variant.height
+            ? [{ path: variant.path, width: variant.width, height: variant.height }]
+            : [],
+        )
+        .sort((a, b) => a.width - b.width);
+      covers.set(row.url, { path: row.path, width: row.width, height: row.height, variants });
+    }
+    return covers;
   }
 
   /** Names of tags in the locale, where translated. */
