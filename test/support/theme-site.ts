@@ -33,7 +33,7 @@ const PARAGRAPHS = [
 ];
 
 /** A photograph-like cover: a gradient (compresses like a photo, not like a flat colour). */
-async function cover(width: number, height: number): Promise<Buffer> {
+export async function coverImage(width: number, height: number): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#2f6d5a"/><stop offset="0.55" stop-color="#d9b26a"/><stop offset="1" stop-color="#7a3b2e"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/><circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.18}" fill="#f4e9d0" opacity="0.85"/></svg>`;
   return sharp(Buffer.from(svg)).jpeg({ quality: 82 }).toBuffer();
 }
@@ -69,7 +69,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
       tags: [cats.id],
       categories: [notes.id],
       websiteIds: [websiteId],
-      thumbnailUpload: await cover(1600, 1000),
+      thumbnailUpload: await coverImage(1600, 1000),
       publishedAt: new Date(now - 60_000).toISOString(),
     },
     actor,
@@ -84,7 +84,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
       tags: [cats.id],
       categories: [notes.id],
       websiteIds: [websiteId],
-      thumbnailUpload: await cover(1200, 800),
+      thumbnailUpload: await coverImage(1200, 800),
       publishedAt: new Date(now - 120_000).toISOString(),
     },
     actor,
