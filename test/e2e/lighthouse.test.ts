@@ -51,17 +51,17 @@ describe(
       await ctx.close();
     });
 
+    const options = { output: 'json' as const, logLevel: 'error' as const, onlyCategories: [...CATEGORIES] };
+
     /** Lighthouse's report of a page: category scores (0–100) and the audits that lost points. */
     async function audit(path: string) {
       const url = `${server.origin(HOST)}${path}`;
       // A first visit warms the page and data caches, as any page a reader opens has been opened before.
-      await fetch(url, { headers: { host: `${HOST}:${server.port}` } }).catch(() => undefined);
-      const result = await lighthouse(url, {
-        port: chrome.port,
-        output: 'json',
-        logLevel: 'error',
-        onlyCategories: [...CATEGORIES],
-      });
+      await fetch(url).catch(() => undefined);
+      // A trace Lighthouse failed to record (NO_NAVSTART and the like) asks to "run Lighthouse again":
+      // once more, then it fails the test.
+      let result = await lighthouse(url, { ...options, port: chrome.port });
+      if (result?.lhr.runtimeError) result = await lighthouse(url, { ...options, port: chrome.port });
       assert.ok(result, `Lighthouse ran on ${path}`);
       const { lhr } = result;
       assert.equal(lhr.runtimeError, undefined, `${path}: ${JSON.stringify(lhr.runtimeError)}`);
@@ -86,10 +86,10 @@ describe(
       return { scores, lost, audits: lhr.audits as Record<string, Audit> };
     }
 
-    /** Only performance below 100, and only for main-thread blocking time (load on the machine). */
+    /** Only performance below 100, and only in timing metrics (load on the machine), never layout shift. */
     function mainThreadWobble(scores: Record<string, number>, lost: string[]): boolean {
       const timing =
-        /^(total-blocking-time|max-potential-fid|network-dependency-tree-insight|[a-z-]+-insight) /;
+        /^(first-contentful-paint|largest-contentful-paint|speed-index|interactive|total-blocking-time|max-potential-fid|[a-z-]+-insight) /;
       return (
         scores.performance !== 100 &&
         CATEGORIES.every((id) => id === 'performance' || scores[id] === 100) &&
