@@ -25,6 +25,7 @@ import * as postCounts from './migrations/0019_post_counts.js';
 import * as contentKeys from './migrations/0020_content_keys.js';
 import * as invites from './migrations/0021_invites.js';
 import * as clickWebsites from './migrations/0022_click_websites.js';
+import * as mediaUrl from './migrations/0023_media_url.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -138,6 +139,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0020_content_keys', up: contentKeys.up },
   { name: '0021_invites', up: invites.up },
   { name: '0022_click_websites', up: clickWebsites.up },
+  { name: '0023_media_url', up: mediaUrl.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

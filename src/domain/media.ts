@@ -197,6 +197,12 @@ export class MediaService {
       };
     }
 
+    // Smaller sizes for `srcset` (a post's cover), made once here, never per request.
+    const variants = await this.makeVariants(bytes, relativePath.replace(/\.[a-z]+$/, ''), {
+      format,
+      width,
+      sameSizeWebp: false,
+    });
     await this.store.put(relativePath, bytes, mime);
     const url = this.store.url(relativePath);
     const row = await this.db
@@ -212,6 +218,7 @@ export class MediaService {
         height,
         source_url: options.sourceUrl ?? null,
         sha256,
+        variants: variants.length > 0 ? JSON.stringify(variants) : null,
         created_at: nowIso(this.clock),
         updated_at: nowIso(this.clock),
       })
@@ -252,6 +259,20 @@ export class MediaService {
       };
     }
 
+    const variants = await this.makeVariants(data, stem, { ...source, sameSizeWebp: true });
+    await this.store.put(relativePath, data, mime);
+    return { ...stored, size: data.length, width: source.width, height: source.height, variants };
+  }
+
+  /**
+   * WebP copies of an image under `{stem}-{name}.webp`: one of the same size (`webp`, when asked and the
+   * image is not WebP already) and one per VARIANT_WIDTHS narrower than the image (`w<width>`).
+   */
+  private async makeVariants(
+    data: Buffer,
+    stem: string,
+    source: { format: string; width: number | null; sameSizeWebp: boolean },
+  ): Promise<StoredVariant[]> {
     const animated = source.format === 'gif' || source.format === 'webp';
     const variants: StoredVariant[] = [];
     const make = async (name: string, shape: (image: Sharp) => Sharp) => {
@@ -271,14 +292,13 @@ export class MediaService {
         size: out.data.length,
       });
     };
-    if (source.format !== 'webp') await make('webp', (image) => image);
+    if (source.sameSizeWebp && source.format !== 'webp') await make('webp', (image) => image);
     for (const width of VARIANT_WIDTHS) {
       if (source.width !== null && source.width > width) {
         await make(`w${width}`, (image) => image.resize({ width }));
       }
     }
-    await this.store.put(relativePath, data, mime);
-    return { ...stored, size: data.length, width: source.width, height: source.height, variants };
+    return variants;
   }
 
   /** Removes stored files (after the rows naming them are gone); a missing file is no error. */

@@ -25,7 +25,10 @@ export interface SeoInput {
   modifiedTime?: string;
   /** An article's headline and author: the page gets Article JSON-LD (schema.org). */
   article?: { headline: string; author?: { name: string; url?: string | null } | null };
-  /** Where neither the page nor the site has a description, the site's slogan (the home page). */
+  /**
+   * Where neither the page nor the site has a description, the site's slogan, else a sentence with
+   * the site's name (the home page: search engines and Lighthouse want a description).
+   */
   sloganAsDescription?: boolean;
 }
 
@@ -121,7 +124,7 @@ export function buildSeo(
   const description =
     (input.description ?? '').trim() ||
     site.description.trim() ||
-    (input.sloganAsDescription ? site.slogan.trim() : '');
+    (input.sloganAsDescription ? site.slogan.trim() || `The latest posts from ${site.name}.` : '');
   const article = input.article;
   const jsonLd = article
     ? scriptJson({

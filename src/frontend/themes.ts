@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Liquid } from 'liquidjs';
-import type { FS } from 'liquidjs';
+import type { Context, FS } from 'liquidjs';
+import { PAGE_LOCALE, formatDate } from './dates.js';
 import { memoized } from '../lib/memo.js';
 import { CacheBlockTag, FRAGMENTS } from './fragments.js';
 import type { FragmentScope } from './fragments.js';
@@ -142,12 +143,15 @@ export class ThemeRenderer {
     fragments?: FragmentScope,
   ): Promise<string> {
     const engine = this.engine(this.resolve(theme));
-    const globals = fragments ? { [FRAGMENTS]: fragments } : engine.options.globals;
+    // The page's locale as a global: partials rendered with `render` see globals, not the page's data.
+    const locale = { [PAGE_LOCALE]: typeof data.locale === 'string' ? data.locale : '' };
+    const plain = { ...engine.options.globals, ...locale };
+    const globals = fragments ? { [FRAGMENTS]: fragments, ...locale } : plain;
     const compiler = this.compiled ? this.compiler(engine) : null;
     if (!compiler) return engine.renderFileSync(template, data, { globals }) as string;
     if (this.crossCheck) {
-      const expected = engine.renderFileSync(template, data) as string;
-      const actual = compiler.renderFile(template, data, engine.options.globals);
+      const expected = engine.renderFileSync(template, data, { globals: plain }) as string;
+      const actual = compiler.renderFile(template, data, plain);
       if (actual !== expected) throw new CompiledMismatchError(template, expected, actual);
     }
     return compiler.renderFile(template, data, globals);
@@ -211,6 +215,18 @@ export class ThemeRenderer {
         ...(this.files ? { fs: this.files } : {}),
       });
       engine.registerFilter('asset', (file: unknown) => this.assetUrl(theme, String(file)));
+      // `{{ post.published_at | local_date }}`: the page's locale's long date (`'datetime'`: with the time).
+      engine.registerFilter(
+        'local_date',
+        function (this: { context: Context }, value: unknown, style?: unknown) {
+          const page = (this.context.globals as Record<symbol, unknown>)[PAGE_LOCALE];
+          return formatDate(
+            value,
+            typeof page === 'string' ? page : '',
+            style === 'datetime' ? 'datetime' : 'date',
+          );
+        },
+      );
       engine.registerTag('cache', CacheBlockTag);
       this.engines.set(theme, engine);
     }

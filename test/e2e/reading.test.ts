@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
 import { skipUnless } from '../support/requirements.js';
+import { coverImage } from '../support/theme-site.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
 
@@ -63,6 +64,7 @@ describe(
           excerpt: 'A short look at feline naps.',
           tags: [cats],
           categories: [notes],
+          thumbnailUpload: await coverImage(1600, 1000),
           publishedAt: new Date(now - 60_000).toISOString(),
         },
         actor,
@@ -90,12 +92,21 @@ describe(
       const response = await page.goto(`${origin}/`);
       assert.equal(response?.status(), 200);
       assert.equal(await page.locator('h1').first().textContent(), 'Reader Site');
-      const titles = await page.locator('.card-title a').allTextContents();
-      assert.deepEqual(titles, ['Why cats sleep all day', 'Writing tests that fail']);
+      // The newest post is featured with its cover (loaded, at the size its box asks for), the list
+      // goes on without it.
+      assert.equal(await page.locator('.featured-title a').textContent(), 'Why cats sleep all day');
       assert.equal(
-        await page.locator('.card').first().locator('.excerpt').textContent(),
+        await page.locator('.featured-post .excerpt').textContent(),
         'A short look at feline naps.',
       );
+      const cover = await page.evaluate<{ complete: boolean; natural: number; current: string }>(
+        `(() => { const img = document.querySelector('.featured-cover img');
+          return { complete: img.complete, natural: img.naturalWidth, current: img.currentSrc }; })()`,
+      );
+      assert.ok(cover.complete && cover.natural > 0, 'the cover is shown');
+      assert.match(cover.current, /\/media\/posts\/.+-w(768|1536)\.webp$|\/media\/posts\/.+\.jpg$/);
+      const titles = await page.locator('.card-title a').allTextContents();
+      assert.deepEqual(titles, ['Writing tests that fail']);
       assert.ok(await page.locator('.sidebar a', { hasText: 'Notes' }).isVisible());
       await screenshot(page, 'reading-home');
       await page.close();
@@ -104,7 +115,7 @@ describe(
     it('a post opens from the home page and reads well', async () => {
       const page = await browser.newPage();
       await page.goto(`${origin}/`);
-      await page.locator('.card-title a', { hasText: 'Why cats sleep all day' }).click();
+      await page.locator('.featured-title a', { hasText: 'Why cats sleep all day' }).click();
       await page.waitForURL(`${origin}/post/why-cats-sleep-all-day`);
       assert.equal(await page.title(), 'Why cats sleep all day · Reader Site');
       assert.equal(await page.locator('article.post h1').textContent(), 'Why cats sleep all day');
@@ -164,6 +175,13 @@ describe(
       );
       assert.equal(overflow, false, 'no horizontal scrolling');
       await screenshot(page, 'reading-home-mobile');
+      await page.goto(`${origin}/post/why-cats-sleep-all-day`);
+      assert.equal(
+        await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'),
+        false,
+        'no horizontal scrolling on a post',
+      );
+      await screenshot(page, 'reading-post-mobile');
       await page.close();
     });
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { THEMES_DIR } from '../../src/frontend/themes.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
@@ -259,7 +260,8 @@ describe('public reading site', () => {
 
   it('issue 22: the home page is described by the site slogan; tag pages by their description or a sentence naming the tag', async () => {
     const description = (body: string) => /<meta name="description" content="([^"]*)">/.exec(body)?.[1];
-    assert.equal(description((await get('/')).body), undefined);
+    // Neither a description nor a slogan: a sentence with the site's name (never no description).
+    assert.equal(description((await get('/')).body), 'The latest posts from Site.');
     await ctx.services.websites.update(websiteId, { site_slogan: 'Cats, mostly' });
     try {
       assert.equal(description((await get('/')).body), 'Cats, mostly');
@@ -572,6 +574,102 @@ describe('public reading site', () => {
     assert.match((await get('/post/list/new/today')).body, /Bound post/);
     for (const url of ['/post/rank/decade', '/post/list/cold', '/post/list/hot/decade'])
       assert.equal((await get(url)).statusCode, 404, url);
+  });
+
+  it('issue 22: the home shows the slogan and features the newest post with its cover, then the others without it', async () => {
+    const { services } = ctx;
+    const actor = { userId: adminId, isAdmin: true };
+    const siteId = await services.websites.create({ siteName: 'Featured', domain: 'featured.test' });
+    await services.websites.update(siteId, { site_slogan: 'Notes from the <garden>' });
+    const cover = await sharp({
+      create: { width: 1600, height: 1000, channels: 3, background: { r: 40, g: 120, b: 90 } },
+    })
+      .jpeg()
+      .toBuffer();
+    const make = (slug: string, day: number, fields: Record<string, unknown> = {}) =>
+      services.posts.create(
+        {
+          title: `Post ${slug}`,
+          slug: `featured-${slug}`,
+          content: '<p>Text.</p>',
+          websiteIds: [siteId],
+          // Newer than every other post of the suite (global ones show here too), none in the future.
+          publishedAt: new Date(Date.now() - (5 - day) * 10).toISOString(),
+          ...fields,
+        },
+        actor,
+      );
+    await make('old', 1, { thumbnailUrl: 'https://images.example/old.jpg' });
+    await make('middle', 2);
+    await make('new', 3, { thumbnailUpload: cover });
+    const home = async () => {
+      const response = await ctx.request({ method: 'GET', url: '/', headers: { host: 'featured.test' } });
+      assert.equal(response.statusCode, 200);
+      return response.body;
+    };
+    let body = await home();
+    assert.match(body, /<p class="lead">Notes from the &lt;garden&gt;<\/p>/);
+    const featured = /<article class="featured-post has-cover"[\s\S]*?<\/article>/.exec(body)?.[0] ?? '';
+    assert.match(
+      featured,
+      /<h2 id="featured-title" class="featured-title"><a href="\/post\/featured-new">Post new<\/a><\/h2>/,
+    );
+    assert.match(featured, /<time datetime="[^"]+">\d{1,2} [A-Z][a-z]+ \d{4}<\/time>/);
+    // The cover: every size once stored (never made per request), width and height against layout
+    // shift, fetched first (the largest image of the page), not lazily.
+    const img = /<img [^>]*>/.exec(featured)?.[0] ?? '';
+    const srcset = /srcset="([^"]*)"/.exec(img)?.[1] ?? '';
+    const widths = srcset.split(', ').map((candidate) => Number(/ (\d+)w$/.exec(candidate)?.[1]));
+    assert.deepEqual(widths, [320, 768, 1536, 1600]);
+    assert.match(img, /width="1600" height="1000"/);
+    assert.match(img, / sizes="[^"]+"/);
+    assert.match(img, /fetchpriority="high"/);
+    assert.doesNotMatch(img, /loading=/);
+    for (const candidate of srcset.split(', ')) {
+      const url = candidate.split(' ')[0] ?? '';
+      assert.match(url, /^\/media\/posts\//);
+      const file = await ctx.request({ method: 'GET', url, headers: { host: 'featured.test' } });
+      assert.equal(file.statusCode, 200, url);
+      const size = await sharp(file.rawPayload).metadata();
+      assert.equal(`${size.width}w`, candidate.split(' ')[1]);
+    }
+    // The rest of the list, without the featured post; an external thumbnail stays a plain lazy image.
+    const list = /<div class="listing">[\s\S]*?<aside/.exec(body)?.[0] ?? '';
+    assert.doesNotMatch(list, /featured-new/);
+    assert.match(list, /href="\/post\/featured-middle"/);
+    assert.match(
+      list,
+      /<img src="https:\/\/images.example\/old.jpg" alt="" loading="lazy" decoding="async">/,
+    );
+    // A newer post takes its place; the old featured post joins the list (the list's cache tags).
+    await make('newest', 4, { thumbnailUrl: 'https://images.example/newest.jpg' });
+    body = await home();
+    assert.match(
+      body,
+      /<a class="featured-cover" [^>]*><img src="https:\/\/images.example\/newest.jpg" alt="" fetchpriority="high"><\/a>/,
+    );
+    assert.match(body, /<a href="\/post\/featured-newest">Post newest<\/a><\/h2>/);
+    assert.match(/<div class="listing">[\s\S]*?<aside/.exec(body)?.[0] ?? '', /href="\/post\/featured-new"/);
+    // The post page shows the same cover with its sizes; a listing's first image is not lazy.
+    const post = await ctx.request({
+      method: 'GET',
+      url: '/post/featured-new',
+      headers: { host: 'featured.test' },
+    });
+    assert.match(
+      post.body,
+      /<div class="featured"><img src="\/media\/posts\/[^"]+" srcset="[^"]+ 1600w" sizes="[^"]+" width="1600" height="1000" alt="Post new" fetchpriority="high"><\/div>/,
+    );
+    const blog = await ctx.request({ method: 'GET', url: '/blog', headers: { host: 'featured.test' } });
+    const cards = blog.body.match(/<article class="card">[^]*?<\/article>/g) ?? [];
+    assert.match(
+      cards[0] ?? '',
+      /<img src="https:\/\/images.example\/newest.jpg" alt="" fetchpriority="high">/,
+    );
+    assert.match(
+      cards[1] ?? '',
+      /<img src="\/media\/posts\/[^"]+" srcset="[^"]+" sizes="[^"]+" width="1600" height="1000" alt="" loading="lazy" decoding="async">/,
+    );
   });
 
   it('sitemaps are valid sitemap XML with absolute URLs on the primary domain, per locale', async () => {

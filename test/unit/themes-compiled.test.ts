@@ -31,7 +31,6 @@ const post = {
   content: '<p>Body</p>',
   thumbnail: '/media/a.webp',
   published_at: '2026-01-01T00:00:00.000Z',
-  published_date: 'January 1, 2026',
   updated_at: '2026-01-02T00:00:00.000Z',
   author: { name: 'Ada', url: '/user/ada/posts' },
   tags: [{ id: 2, name: 'News', type: 'post_tag', url: '/post/tag/news' }],
@@ -64,6 +63,7 @@ const data: Record<string, unknown> = {
   tag: { name: 'News', slug: 'news' },
   links: [{ id: 1, name: 'Site', url: 'https://example.test', show_url: '/link/1', tags: [] }],
   csrf_token: 'token',
+  locale: 'zh_TW',
 };
 
 describe('themes through compiled templates', () => {

@@ -13,7 +13,6 @@ import type { PostForm } from '../../domain/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
 import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
-import { formatDate } from './listing.js';
 import type { FrontendState } from '../context.js';
 import { checkCsrf, csrfToken } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
@@ -367,10 +366,8 @@ export function authoringRoutes(kit: FrontendKit): void {
         url: urlFor(state, `/post/preview/${post.id}`),
         excerpt: text('excerpt', post.excerpt ?? ''),
         thumbnail: post.thumbnail,
-        published_at: post.publishedAt,
-        published_date: formatDate(post.publishedAt ?? post.updatedAt, state.locale),
+        published_at: post.publishedAt ?? post.updatedAt,
         updated_at: post.updatedAt,
-        updated_date: formatDate(post.updatedAt, state.locale),
         author: post.author ? { name: post.author.name, url: null } : null,
         tags: [],
         categories: [],

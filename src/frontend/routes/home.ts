@@ -20,7 +20,16 @@ export function homeRoutes(kit: FrontendKit): void {
       pageSize,
     });
     const data = await listingData(services, request, state, result, { path: '/blog', page: 1, pageSize });
-    return kit.render(request, reply, 'home', { ...data, seo: { sloganAsDescription: true } });
+    // The newest post is featured (the spec has no pinned posts), with its cover; the list goes on
+    // after it. One read: the list's, whose cache tags already name it.
+    const [featured = null, ...rest] = data.posts;
+    return kit.render(request, reply, 'home', {
+      ...data,
+      featured,
+      posts: rest,
+      empty_text: featured ? 'No other posts yet.' : 'No posts yet.',
+      seo: { sloganAsDescription: true },
+    });
   });
 
   kit.page('GET', '/blog', { name: 'pages.blog', cacheable: true }, async (request, reply, state) => {

@@ -1,13 +1,11 @@
 // Shared by the reading routes: the page number, post cards as templates see them, pagination links,
 // the sidebar. The cache tags of what a page shows come from the site's reads (domain/site-reads.ts).
 import type { FastifyRequest } from 'fastify';
-import { memoized } from '../../lib/memo.js';
-import type { PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
+import type { PublicCover, PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
 import type { Services } from '../../services.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { pageTagSink } from '../page-cache.js';
-import { htmlLang } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
 export const POSTS_PER_PAGE_SETTING = 'frontend_posts_per_page';
@@ -37,8 +35,9 @@ export interface PostCard {
   url: string;
   excerpt: string;
   thumbnail: string | null;
+  /** The thumbnail with its sizes (`srcset`), when it is an image Folio stored. */
+  cover: CoverImage | null;
   published_at: string;
-  published_date: string;
   updated_at: string;
   author: { name: string; url: string | null } | null;
   /** Tags of types with public pages, with their URLs. */
@@ -47,33 +46,36 @@ export interface PostCard {
   score: number | null;
 }
 
-// One formatter per locale: building an Intl.DateTimeFormat costs far more than formatting with it.
-const dateFormats = new Map<string, Intl.DateTimeFormat | null>();
-
-// Formatted dates, by locale and ISO date: formatting costs microseconds per card and page.
-const formattedDates = new Map<string, string>();
-const MAX_FORMATTED_DATES = 10_000;
-
-export function formatDate(iso: string, locale: string): string {
-  return memoized(formattedDates, `${locale} ${iso}`, MAX_FORMATTED_DATES, () => formatDateNow(iso, locale));
+/** An image with its sizes, as an `<img>` needs them: `srcset` lists every width. */
+export interface CoverImage {
+  src: string;
+  srcset: string;
+  width: number;
+  height: number;
 }
 
-function formatDateNow(iso: string, locale: string): string {
-  let format = dateFormats.get(locale);
-  if (format === undefined) {
-    try {
-      format = new Intl.DateTimeFormat(htmlLang(locale), { dateStyle: 'long', timeZone: 'UTC' });
-    } catch {
-      format = null; // a locale Intl does not know: ISO dates
-    }
-    if (dateFormats.size < 100) dateFormats.set(locale, format);
-  }
-  if (!format) return iso.slice(0, 10);
-  try {
-    return format.format(new Date(iso));
-  } catch {
-    return iso.slice(0, 10);
-  }
+/** Where a stored media file is served: the site's own path when the store is this app. */
+export function mediaUrlOf(services: Services): (path: string) => string {
+  const origin = services.config.appUrl.replace(/\/+$/, '');
+  return (path) => {
+    const url = services.media.store.url(path);
+    return url.startsWith(`${origin}/`) ? url.slice(origin.length) : url;
+  };
+}
+
+/** A stored image as an `<img>` shows it: the full size in WebP when there is one, every width in `srcset`. */
+export function coverImage(cover: PublicCover | null, url: (path: string) => string): CoverImage | null {
+  if (!cover) return null;
+  const full = cover.variants.find((v) => v.width === cover.width && v.path.endsWith('.webp')) ?? cover;
+  const widths = new Map<number, string>();
+  for (const variant of cover.variants)
+    if (variant.width < cover.width) widths.set(variant.width, variant.path);
+  widths.set(cover.width, full.path);
+  const srcset = [...widths]
+    .sort(([a], [b]) => a - b)
+    .map(([width, path]) => `${url(path)} ${width}w`)
+    .join(', ');
+  return { src: url(full.path), srcset, width: cover.width, height: cover.height };
 }
 
 /** What a template gets for a post. */
@@ -81,6 +83,7 @@ export function postCards(
   posts: PublicPost[],
   state: FrontendState,
   tagTypes: Map<string, string>,
+  mediaUrl: (path: string) => string,
 ): PostCard[] {
   return posts.map((post) => {
     const tags = post.tags.flatMap((tag) => {
@@ -102,8 +105,8 @@ export function postCards(
       url: urlFor(state, `/post/${encodeURIComponent(post.slug)}`),
       excerpt: post.excerpt,
       thumbnail: post.thumbnail,
+      cover: coverImage(post.cover, mediaUrl),
       published_at: post.publishedAt,
-      published_date: formatDate(post.publishedAt, state.locale),
       updated_at: post.updatedAt,
       author: post.author
         ? {
@@ -200,7 +203,7 @@ export async function listingData(
 ) {
   const tagTypes = await postTagTypes(services.settings);
   return {
-    posts: postCards(result.items, state, tagTypes),
+    posts: postCards(result.items, state, tagTypes, mediaUrlOf(services)),
     pagination: pagination(state, options.path, options.page, options.pageSize, result.total),
     sidebar: await sidebar(services, request, state),
   };

@@ -12,9 +12,9 @@ import type { FrontendKit } from '../index.js';
 import { limitPageTtl, pageTagSink } from '../page-cache.js';
 import { postTagTypes } from '../tag-types.js';
 import {
-  formatDate,
   listPosts,
   listingData,
+  mediaUrlOf,
   pageNumber,
   postCards,
   postsPerPage,
@@ -364,20 +364,18 @@ export function postRoutes(kit: FrontendKit): void {
       post,
     );
     const tagTypes = await postTagTypes(services.settings);
-    const [card] = postCards([post], state, tagTypes);
+    const [card] = postCards([post], state, tagTypes, mediaUrlOf(services));
     const link = (other: PostLink | null) =>
       other && {
         title: other.title,
         url: urlFor(state, `/post/${encodeURIComponent(other.slug)}`),
         published_at: other.publishedAt,
-        published_date: formatDate(other.publishedAt, state.locale),
       };
     // Alternates: the base text serves every locale, so the post exists in all of them.
     return kit.render(request, reply, 'post', {
       post: {
         ...card,
         content: post.content,
-        updated_date: formatDate(post.updatedAt, state.locale),
         reading_minutes: post.readingMinutes,
       },
       previous_post: link(around.previous),
