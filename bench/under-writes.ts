@@ -134,6 +134,7 @@ function createTarget(info: SeedInfo, n: number): Target {
 
 async function create(base: string, info: SeedInfo, n: number): Promise<number> {
   const start = performance.now();
+  writeStarts.push(Date.now());
   const answer = await send(base, createTarget(info, n));
   if (answer.status !== 201)
     throw new Error(`create: HTTP ${answer.status} ${answer.body.toString().slice(0, 300)}`);
@@ -180,6 +181,10 @@ async function createsPerSecond(base: string, info: SeedInfo, seconds: number, p
 
 const { url, info, cleanup } = await prepare();
 const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-writes-media-'));
+const monitorFile = path.join(mediaDir, 'loop.json');
+/** When each create was sent (Date.now()), to place the event loop's blocks. */
+const writeStarts: number[] = [];
+let phasesStarted = Number.POSITIVE_INFINITY;
 let folio: ServerProcess | undefined;
 const report: Record<string, unknown> = {
   date: new Date().toISOString(),
@@ -188,13 +193,21 @@ const report: Record<string, unknown> = {
   cpus: os.cpus().length,
 };
 try {
-  folio = await startFolio({ mode: 'dist', databaseUrl: url, mediaDir, queryCounter: false });
+  folio = await startFolio({
+    mode: 'dist',
+    databaseUrl: url,
+    mediaDir,
+    queryCounter: false,
+    nodeArgs: ['--import', path.join(import.meta.dirname, 'loop-monitor.mjs')],
+    env: { LOOP_MONITOR_FILE: monitorFile },
+  });
   const routes = readRoutes(info);
   for (const route of routes) for (let k = 0; k < 3; k++) await timedGet(folio.url, route.target);
 
   if (values.creates) {
     const seconds = Number(values.creates);
     await create(folio.url, info, -1);
+    phasesStarted = Date.now();
     report.loadBefore = load();
     report.createsUnanalyzed = await createsPerSecond(folio.url, info, seconds);
     console.log(
@@ -214,6 +227,7 @@ try {
     );
   } else {
     const started = performance.now();
+    phasesStarted = Date.now();
     report.loadBefore = load();
     // Reads alone.
     let readLoop = readers(folio.url, routes, 2, started);
@@ -258,6 +272,30 @@ try {
     console.log(`slow reads (> 50 ms): ${JSON.stringify(report.slow)}`);
   }
   console.log(`load average: before ${String(report.loadBefore)}, after ${String(report.loadAfter)}`);
+  await folio.stop();
+  // The server's own event loop: blocks of 25 ms or more, and whether it worked through them.
+  const monitor = JSON.parse(fs.readFileSync(monitorFile, 'utf8')) as {
+    delayMs: Stats;
+    blocks: Array<{ at: number; gapMs: number; cpuMs: number; runQueueMs: number; ioWaitMs: number }>;
+  };
+  const sinceWrite = (at: number) => {
+    const before = writeStarts.filter((start) => start <= at).at(-1);
+    return before === undefined ? null : at - before;
+  };
+  const blocks = monitor.blocks.map((block) => ({ ...block, msAfterWriteSent: sinceWrite(block.at) }));
+  // Blocks once the measured phases began (the start's own warm-up left out), and those in which
+  // Folio was working (its CPU time most of the gap) rather than waiting for a core or the disk.
+  const measured = blocks.filter((block) => block.at >= phasesStarted);
+  const working = measured.filter((block) => block.cpuMs >= block.gapMs * 0.6);
+  report.eventLoop = {
+    delayMs: monitor.delayMs,
+    blocks: measured.length,
+    maxBlockMs: Math.max(0, ...measured.map((b) => b.gapMs)),
+    workingBlocks: working.length,
+    maxWorkingBlockMs: Math.max(0, ...working.map((b) => b.gapMs)),
+    worst: [...measured].sort((a, b) => b.gapMs - a.gapMs).slice(0, 12),
+  };
+  console.log(`event loop: ${JSON.stringify(report.eventLoop)}`);
 } finally {
   await folio?.stop();
   fs.rmSync(mediaDir, { recursive: true, force: true });
