@@ -16,7 +16,12 @@ export interface LineSink {
 const flushes = new Set<() => void>();
 let listening = false;
 
-export function batchedLines(fd = 1, write = (text: string) => void fs.writeSync(fd, text)): LineSink {
+export function batchedLines(
+  fd = 1,
+  write: (text: string) => void = (text) => {
+    fs.writeSync(fd, text);
+  },
+): LineSink {
   let waiting: string[] = [];
   let bytes = 0;
   let timer: NodeJS.Timeout | null = null;
