@@ -6,7 +6,8 @@
 // accounts it).
 // Writes them as JSON to LOOP_MONITOR_FILE when the process exits.
 import fs from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setInterval } from 'node:timers';
 
 const file = process.env.LOOP_MONITOR_FILE;
 if (file) {
