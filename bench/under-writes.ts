@@ -157,8 +157,9 @@ async function prepare(): Promise<{ url: string; info: SeedInfo; cleanup: () => 
     console.log(`postgres: seeded in ${info.seconds.toFixed(0)} s`);
     return { url: PG_URL, info, cleanup: () => dropPostgresDatabase(PG_URL) };
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-writes-'));
-  const file = values.reuse ? path.resolve(values.reuse) : path.join(dir, 'writes.sqlite');
+  // A seed of its own in a temporary folder, removed at the end; --reuse keeps FILE instead.
+  const dir = values.reuse ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'folio-writes-'));
+  const file = dir === null ? path.resolve(values.reuse!) : path.join(dir, 'writes.sqlite');
   const url = `sqlite:${file}`;
   const infoFile = `${file}.json`;
   let info: SeedInfo;
@@ -171,7 +172,13 @@ async function prepare(): Promise<{ url: string; info: SeedInfo; cleanup: () => 
     fs.writeFileSync(infoFile, JSON.stringify(info));
     console.log(`sqlite: seeded in ${info.seconds.toFixed(0)} s`);
   }
-  return { url, info, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return {
+    url,
+    info,
+    cleanup: async () => {
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Creates through the API for `seconds`, `parallel` at a time: creates per second. */
