@@ -175,6 +175,8 @@ export interface BenchOptions {
   postgresUrl: string;
   redisUrl: string;
   cpuProfDir?: string;
+  /** LOG_LEVEL of the measured Folio (warn unless said; info to measure what request logs cost). */
+  logLevel?: string;
   log: (line: string) => void;
 }
 
@@ -335,6 +337,7 @@ async function runScenario(
       databaseUrl: database.url,
       redisUrl: database.redisUrl,
       mediaDir: database.mediaDir,
+      logLevel: options.logLevel,
     };
     let folio = await startFolio({
       ...folioOptions,

@@ -162,12 +162,13 @@ export function resultsMarkdown(results: BenchResults): string {
 export function writeResults(outDir: string, results: BenchResults): { markdown: string; json: string } {
   const markdown = path.join(outDir, 'RESULTS.md');
   const json = path.join(outDir, 'results', 'latest.json');
-  // The large-site section (bench/scale.ts) is measured apart: kept as it is.
+  // Sections measured apart (bench/scale.ts, the large-site measures by hand) between
+  // <!-- name:start --> and <!-- name:end -->: kept as they are.
   const previous = fs.existsSync(markdown) ? fs.readFileSync(markdown, 'utf8') : '';
-  const scale = /<!-- scale:start -->[\s\S]*?<!-- scale:end -->\n?/.exec(previous)?.[0];
+  const kept = [...previous.matchAll(/<!-- ([\w-]+):start -->[\s\S]*?<!-- \1:end -->\n?/g)].map((m) => m[0]);
   writeAtomically(
     markdown,
-    scale ? `${resultsMarkdown(results).trimEnd()}\n\n${scale}` : resultsMarkdown(results),
+    [resultsMarkdown(results).trimEnd(), ...kept.map((section) => section.trimEnd())].join('\n\n') + '\n',
   );
   writeAtomically(json, `${JSON.stringify(results, null, 2)}\n`);
   return { markdown, json };

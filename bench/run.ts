@@ -21,6 +21,7 @@
 //   --cpu-prof=DIR      BENCH_CPU_PROF         write a V8 CPU profile of the measured Folio process
 //                       BENCH_FOLIO_NODE_ARGS  extra Node.js flags of the Folio process (--prof, …)
 //   --out=DIR           BENCH_OUT              where RESULTS.md / SOAK.md go (bench/)
+//   --log-level=L       BENCH_LOG_LEVEL        LOG_LEVEL of the measured Folio (warn)
 //   --minutes=N         BENCH_SOAK_MINUTES     soak duration (10)
 //   --soak-dialect=…    BENCH_SOAK_DIALECT     sqlite (default) or postgres
 //                       BENCH_DATABASE_URL     PostgreSQL database of the bench, dropped and recreated
@@ -79,6 +80,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
       out: { type: 'string' },
       minutes: { type: 'string' },
       'soak-dialect': { type: 'string' },
+      'log-level': { type: 'string' },
     },
   });
   const smoke = values.smoke === true;
@@ -141,6 +143,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
       postgresUrl: env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/folio_bench',
       redisUrl: env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/15',
       cpuProfDir: cpuProf ? path.resolve(cpuProf) : undefined,
+      logLevel: pick('log-level', 'BENCH_LOG_LEVEL'),
       log,
     },
   };

@@ -153,7 +153,11 @@ export async function dropPostgresDatabase(url: string): Promise<void> {
 }
 
 /** Seeds a fresh (empty) database; migrates it first. */
-export async function seed(databaseUrl: string, posts: number): Promise<SeedInfo> {
+export async function seed(
+  databaseUrl: string,
+  posts: number,
+  options: { finalAnalyze?: boolean } = {},
+): Promise<SeedInfo> {
   const started = performance.now();
   const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-seed-'));
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', MEDIA_DIR: mediaDir });
@@ -422,8 +426,9 @@ export async function seed(databaseUrl: string, posts: number): Promise<SeedInfo
     }
     // The post counters' delta rows of the bulk insert folded, as the server's scheduler does at start.
     await compactPostCounts(db);
-    // Fresh statistics, as a database that has lived a while would have.
-    await sql`analyze`.execute(db);
+    // Fresh statistics, as a database that has lived a while would have (left out to measure what
+    // Folio does without them: bench/under-writes.ts --no-final-analyze).
+    if (options.finalAnalyze !== false) await sql`analyze`.execute(db);
 
     const slugs: string[] = [];
     const stride = Math.max(1, Math.floor(posts / 64));

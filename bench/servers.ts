@@ -150,12 +150,18 @@ export interface FolioOptions {
   queryCounter: boolean;
   /** Write a V8 CPU profile (--cpu-prof) into this directory when the server stops. */
   cpuProfDir?: string;
+  /** More Node.js flags and environment variables of the process (bench/loop-monitor.mjs). */
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+  /** LOG_LEVEL (warn unless said). */
+  logLevel?: string;
 }
 
 export async function startFolio(options: FolioOptions): Promise<ServerProcess> {
   const port = await freePort();
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   nodeArgs.push(...(process.env.BENCH_FOLIO_NODE_ARGS ?? '').split(' ').filter(Boolean));
+  nodeArgs.push(...(options.nodeArgs ?? []));
   const entry =
     options.mode === 'dist'
       ? [path.join(PROJECT_DIR, 'bin/folio.js'), 'serve']
@@ -175,8 +181,9 @@ export async function startFolio(options: FolioOptions): Promise<ServerProcess> 
       PORT: String(port),
       APP_URL: 'http://site1.test',
       MEDIA_DIR: options.mediaDir,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: options.logLevel ?? 'warn',
       ...(options.queryCounter ? { FOLIO_QUERY_COUNTER: '1' } : {}),
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

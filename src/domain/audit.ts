@@ -1,6 +1,8 @@
 // The audit log (issue 20): who changed what, when and from where. Entries name the fields a write
 // changed, never their values: no secrets, no bodies. Rows are kept `audit_retention_days` days
 // (a setting, default 90) and pruned by `prune()`, which the scheduler calls.
+import { sql } from 'kysely';
+import { deleteInChunks } from '../db/chunked.js';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -137,8 +139,8 @@ export class AuditLog {
   /** Deletes entries older than `days` days; answers how many. */
   async prune(days: number): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - days * 86_400_000).toISOString();
-    const result = await this.db.deleteFrom('audit_log').where('created_at', '<', cutoff).executeTakeFirst();
-    return Number(result.numDeletedRows);
+    // In chunks: months of entries in one DELETE would stall a SQLite server for seconds.
+    return deleteInChunks(this.db, 'audit_log', ['id'], sql`created_at < ${cutoff}`);
   }
 }
 

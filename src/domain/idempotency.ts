@@ -5,7 +5,9 @@
 // runs is a conflict (409); the same key with another input is refused (422); a failed first attempt
 // keeps nothing, so its retry runs again.
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { ExpressionBuilder } from 'kysely';
+import { deleteInChunks } from '../db/chunked.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -110,10 +112,12 @@ export class Idempotency {
 
   /** Forgets the answers older than the window (the scheduler calls it hourly). */
   async prune(): Promise<number> {
-    const result = await this.db
-      .deleteFrom('idempotency_keys')
-      .where('created_at', '<', this.cutoff())
-      .executeTakeFirst();
-    return Number(result.numDeletedRows ?? 0);
+    const cutoff = this.cutoff();
+    return deleteInChunks(
+      this.db,
+      'idempotency_keys',
+      ['caller', 'scope', 'key'],
+      sql`created_at < ${cutoff}`,
+    );
   }
 }

@@ -1,16 +1,19 @@
-// Security headers on every answer, through @fastify/helmet: no framing by other sites
+// Security headers on every answer, as @fastify/helmet makes them: no framing by other sites
 // (X-Frame-Options and CSP frame-ancestors), no MIME sniffing, a referrer policy that keeps paths
 // on this site, HSTS when Folio is served over https. The default Content-Security-Policy fits the
 // API's JSON and the plain error pages (nothing runs); the public site sets its own on its pages
 // (frontend/csp.ts).
+//
+// The headers are the same for every request, but @fastify/helmet rebuilds helmet's middleware (and
+// re-parses the policy) per request, in two hooks, one of them async: a few % of a cheap request's
+// CPU (issue 26 #6). So helmet makes them once, in a probe instance, and one hook copies them.
 import helmet from '@fastify/helmet';
+import type { FastifyHelmetOptions } from '@fastify/helmet';
+import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 
-export async function installSecurityHeaders(
-  app: FastifyInstance,
-  options: { https: boolean },
-): Promise<void> {
-  await app.register(helmet, {
+export function securityHeaderOptions(options: { https: boolean }): FastifyHelmetOptions {
+  return {
     global: true,
     contentSecurityPolicy: {
       useDefaults: false,
@@ -28,5 +31,39 @@ export async function installSecurityHeaders(
     // A page's Referer still names this site on links out, and the CSRF check can read it.
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     hsts: options.https ? { maxAge: 15_552_000, includeSubDomains: false } : false,
+  };
+}
+
+/** The headers helmet sets with these options, read from a throwaway instance's first request. */
+export async function helmetHeaders(options: FastifyHelmetOptions): Promise<Record<string, string>> {
+  const probe = Fastify();
+  let headers: Record<string, string> = {};
+  try {
+    await probe.register(helmet, options);
+    // Registered after helmet's: runs once helmet has set its headers on the raw response.
+    probe.addHook('onRequest', (_request, reply, done) => {
+      headers = Object.fromEntries(
+        Object.entries(reply.raw.getHeaders()).map(([name, value]) => [name, String(value)]),
+      );
+      done();
+    });
+    probe.get('/', async () => '');
+    await probe.inject({ url: '/' });
+  } finally {
+    await probe.close();
+  }
+  return headers;
+}
+
+export async function installSecurityHeaders(
+  app: FastifyInstance,
+  options: { https: boolean },
+): Promise<void> {
+  const headers = await helmetHeaders(securityHeaderOptions(options));
+  if (!headers['x-frame-options']) throw new Error('helmet set no headers: its options are wrong');
+  // A callback hook: an async one costs a promise per request.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
   });
 }

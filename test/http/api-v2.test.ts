@@ -519,6 +519,12 @@ describe('API v2', () => {
     const french = shaped(await call(`/posts/${post.id}?locale=fr`), postOneSchema).data;
     assert.equal(french.title, 'Couleur');
     assert.equal(french.translations, undefined);
+    // Answers are kept per cached post and per query: each query still gets its own shape.
+    const few = (await call(`/posts/${post.id}?fields=id,title`)).json().data;
+    assert.deepEqual(few, { id: post.id, title: 'Colour' });
+    const again = shaped(await call(`/posts/${post.id}`), postOneSchema).data;
+    assert.deepEqual(again.translations?.title, { en: 'Colour', fr: 'Couleur' });
+    assert.equal(shaped(await call(`/posts/${post.id}?locale=fr`), postOneSchema).data.title, 'Couleur');
 
     const changed = await call(`/posts/${post.id}`, {
       method: 'PATCH',

@@ -172,6 +172,21 @@ describe('HTTP envelope and errors', () => {
     const log = lines.join('');
     assert.ok(log.includes('/api/v1/posts?api_token=[redacted]'));
     assert.ok(!log.includes(user.token));
+    // One line per request, on completion, naming the request and its answer (issue 26 #6).
+    const entries = lines.map(
+      (line) =>
+        JSON.parse(line) as {
+          msg?: string;
+          req?: { url?: string };
+          res?: { statusCode?: number };
+          responseTime?: number;
+        },
+    );
+    assert.equal(entries.filter((entry) => entry.msg === 'incoming request').length, 0);
+    const completed = entries.find((entry) => entry.msg === 'request completed');
+    assert.equal(completed?.req?.url, '/api/v1/posts?api_token=[redacted]');
+    assert.equal(typeof completed?.res?.statusCode, 'number');
+    assert.equal(typeof completed?.responseTime, 'number');
     const errorLine = lines
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .find((entry) => entry.level === 50);

@@ -179,6 +179,19 @@ describe('query plans of the hot queries (issue 26 #3)', () => {
     await usesIndex(find(listing, /order by/i), 'posts', 'list page');
   });
 
+  it('the home page list and its total: counters, minus the posts not due yet (issue 26 #1)', async () => {
+    const listing = await during(() =>
+      services.publicPosts.list({ websiteId, locale: 'en', page: 1, pageSize: 10 }),
+    );
+    await usesIndex(find(listing, /"post_counts"/), 'post_counts', 'home total from the counters');
+    const notDue = find(listing, /count\(/i);
+    if (notDue) await usesIndex(notDue, 'posts', 'published posts not due yet');
+    await usesIndex(find(listing, /order by "posts"/i), 'posts', 'home page list');
+    // The page's translations and tags, by post id.
+    await usesIndex(find(listing, /from "translations"/), 'translations', 'translations of the page');
+    await usesIndex(find(listing, /from "taggables"/), 'taggables', 'tags of the page');
+  });
+
   it('a deep page (deferred join, read from the far end) and a page after a cursor (issue 26 #2)', async () => {
     const query = {
       page: 3,
