@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, redact } from './config.js';
 import type { Config } from './config.js';
+import { checkpointOffTheLoop } from './db/checkpointer.js';
 import { analyzeDatabase, migrate } from './db/database.js';
 import { InputError, NotFoundError, ValidationError } from './domain/errors.js';
 import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/comment-moderation.js';
@@ -166,6 +167,14 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
   }
 
   const app = await buildApp(services, { queryCounter });
+  // A server's SQLite checkpoints run in a thread of their own (see db/checkpointer.ts).
+  const checkpoints =
+    config.database.dialect === 'sqlite' && config.database.file !== ':memory:' && services.database.sqlite
+      ? checkpointOffTheLoop(services.database.sqlite, config.database.file, {
+          warn: (message) => app.log.warn(message),
+        })
+      : null;
+  app.addHook('onClose', async () => checkpoints?.stop());
   const scheduler = new PostScheduler(services.posts, {
     onPublished: (ids) => app.log.info({ ids }, `published ${ids.length} scheduled post(s)`),
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
