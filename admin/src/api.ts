@@ -24,3 +24,15 @@ const csrfMiddleware: Middleware = {
 
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
 api.use(csrfMiddleware);
+
+/** An API v2 error answer (RFC 9457 problem details), as far as the screens show it. */
+export interface Problem {
+  status?: number;
+  title: string;
+  detail?: string | null;
+  errors?: Record<string, string[]>;
+}
+
+/** What to tell the user of a problem: its first field error, else its detail, else its title. */
+export const problemText = (problem: Problem): string =>
+  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;

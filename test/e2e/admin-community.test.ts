@@ -6,39 +6,17 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
+import { auditScreen, chromiumAvailable, launchBrowser, listen, servedContext } from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { insertPost } from '../support/seed.js';
 
-const require = createRequire(import.meta.url);
-const AXE = require.resolve('axe-core/axe.min.js');
 const HOST = 'desk.test';
 const DAY = 24 * 60 * 60 * 1000;
-
-async function serious(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate<{
-    violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
-  }>('axe.run(document)');
-  return result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.nodes.length})`);
-}
-
-async function auditScreen(page: Page, name: string): Promise<void> {
-  assert.deepEqual(await serious(page), [], `axe on ${name} at 1280 px`);
-  await screenshot(page, `admin-${name}-desktop`);
-  await page.setViewportSize({ width: 390, height: 844 });
-  assert.deepEqual(await serious(page), [], `axe on ${name} at 390 px`);
-  await screenshot(page, `admin-${name}-phone`);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 describe(
   'admin panel: dashboard insight and comment moderation (Chromium)',

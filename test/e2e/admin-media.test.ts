@@ -7,29 +7,23 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
+import {
+  chromiumAvailable,
+  launchBrowser,
+  listen,
+  screenshot,
+  serious,
+  servedContext,
+} from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 
-const require = createRequire(import.meta.url);
-const AXE = require.resolve('axe-core/axe.min.js');
 const HOST = 'media.test';
-
-async function serious(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate<{
-    violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
-  }>('axe.run(document)');
-  return result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.nodes.length})`);
-}
 
 describe(
   'admin panel: the media library (Chromium)',

@@ -1,32 +1,23 @@
 // A reader in headless Chromium: the home page, a post, a tag page and a search, as they are shown,
 // with screenshots saved as test artifacts (test-artifacts/screenshots/reading-*.png).
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
+import {
+  chromiumAvailable,
+  launchBrowser,
+  listen,
+  screenshot,
+  serious,
+  servedContext,
+} from '../support/browser.js';
 import { skipUnless } from '../support/requirements.js';
 import { coverImage } from '../support/theme-site.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
 
-const require = createRequire(import.meta.url);
-const AXE = require.resolve('axe-core/axe.min.js');
-
-interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
-}
-
 /** axe-core's serious and critical violations of the page as it is shown now. */
-async function serious(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate<AxeResult>('axe.run(document)');
-  return result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.nodes.length})`);
-}
-
 describe(
   'reading the public site in Chromium',
   { skip: skipUnless(chromiumAvailable, 'Debian chromium is not installed') },

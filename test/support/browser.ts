@@ -2,7 +2,9 @@
 // downloaded) against the real app listening on loopback. Every `*.test` host name resolves to
 // 127.0.0.1 inside the browser, so a page can be opened on a website's own domain:
 // `${server.origin('site.test')}/post/hello`. Screenshots go to test-artifacts/screenshots/.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
@@ -58,4 +60,27 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(ARTIFACTS_DIR, `${name.replace(/[^a-z0-9_-]+/gi, '-')}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** The page's serious and critical axe-core violations, as `rule (nodes)`. */
+export async function serious(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate<{
+    violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+  }>('axe.run(document)');
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.nodes.length})`);
+}
+
+/** An admin screen's axe audit and screenshot at desktop and phone width (back to desktop after). */
+export async function auditScreen(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await serious(page), [], `axe on ${name} at 1280 px`);
+  await screenshot(page, `admin-${name}-desktop`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  assert.deepEqual(await serious(page), [], `axe on ${name} at 390 px`);
+  await screenshot(page, `admin-${name}-phone`);
+  await page.setViewportSize({ width: 1280, height: 900 });
 }

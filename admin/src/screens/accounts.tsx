@@ -2,7 +2,7 @@
 // enable one (a disabled user is signed out and their keys refused at once), send a password reset
 // link, and see and revoke their API keys.
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, problemText } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
 import { useMe } from '../session.js';
 import { Notices, Pager, SearchForm } from '../widgets.js';
@@ -11,14 +11,7 @@ import type { components } from '../../../clients/typescript/schema.js';
 type User = components['schemas']['User'];
 type Key = components['schemas']['UserApiKey'];
 
-interface Problem {
-  status: number;
-  title: string;
-  detail?: string;
-  errors?: Record<string, string[]>;
-}
-const textOf = (problem: Problem) =>
-  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
+const textOf = problemText;
 
 export function Accounts() {
   const me = useMe();

@@ -3,8 +3,9 @@
 // with buttons (move up, down, indent, outdent) or by dragging, and the whole tree is saved in one
 // PUT with If-Match. When someone else saved the menu meanwhile, the API answers 412 and the screen
 // says so, offering to load their version.
+import type { Problem } from '../api.js';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
 import { Notices } from '../widgets.js';
 import { DraggableRow, useDropTarget } from '../tree-row.js';
@@ -84,14 +85,7 @@ function bodyOf(items: Item[], defaultLocale: string) {
   };
 }
 
-interface Problem {
-  status: number;
-  title: string;
-  detail?: string | null;
-  errors?: Record<string, string[]>;
-}
-const textOf = (problem: Problem) =>
-  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
+const textOf = problemText;
 
 export function MenusScreen() {
   const me = useMe();

@@ -2,8 +2,9 @@
 // account by its email), for whoever may manage them; and the website's audit log, filtered by
 // person, kind of thing and dates, page by page, for whoever may read it. The API decides each
 // change again: a refusal is shown as it comes.
+import type { Problem } from '../api.js';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, problemText } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Notices } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -32,16 +33,7 @@ const RESOURCE_TYPES = [
   'update',
 ];
 
-interface Problem {
-  status: number;
-  title: string;
-  detail?: string;
-  errors?: Record<string, string[]>;
-}
-const textOf = (problem: Problem) =>
-  problem.status === 403
-    ? t('people.forbidden')
-    : (Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title);
+const textOf = (problem: Problem) => (problem.status === 403 ? t('people.forbidden') : problemText(problem));
 
 export function PeopleScreen() {
   const can = useAbilities();

@@ -2,7 +2,7 @@
 // together, the API switches and auth modes as a table of toggles by the spec's names, and the test
 // mail. Every value is a setting of PATCH /api/v2/settings; the API decides again.
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { Message, Notices } from '../widgets.js';
@@ -11,13 +11,7 @@ import type { components } from '../../../clients/typescript/schema.js';
 type Switch = components['schemas']['ApiSwitch'];
 type Field = { key: string; kind: 'text' | 'number' | 'flag' };
 
-interface Problem {
-  title: string;
-  detail?: string;
-  errors?: Record<string, string[]>;
-}
-const textOf = (problem: Problem) =>
-  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
+const textOf = problemText;
 const isOn = (value: string | undefined) => value === '1' || value === 'true';
 
 /** A titled group of settings with one Save. */
@@ -95,9 +89,17 @@ export function ApiSwitches() {
       setSwitches(data.data);
     });
   useEffect(load, []);
-  const save = async (changes: Record<string, string>) => {
+  // The row shows the change at once (a controlled input would otherwise snap back until the answer
+  // comes); a refusal puts the stored values back.
+  const save = async (key: string, shown: Partial<Switch>, changes: Record<string, string>) => {
+    setSwitches(
+      (current) => current?.map((entry) => (entry.key === key ? { ...entry, ...shown } : entry)) ?? null,
+    );
     const { error: problem } = await api.PATCH('/api/v2/settings', { body: changes });
-    if (problem) return setError(textOf(problem));
+    if (problem) {
+      load();
+      return setError(textOf(problem));
+    }
     setError('');
     setNotice(t('system.settings.saved', { n: Object.keys(changes).length }));
     load();
@@ -128,9 +130,10 @@ export function ApiSwitches() {
                       type="checkbox"
                       aria-label={t('settings.api.switch.of', { key: entry.key })}
                       checked={entry.enabled}
-                      onChange={(event) =>
-                        void save({ [entry.key]: event.currentTarget.checked ? '1' : '0' })
-                      }
+                      onChange={(event) => {
+                        const enabled = event.currentTarget.checked;
+                        void save(entry.key, { enabled }, { [entry.key]: enabled ? '1' : '0' });
+                      }}
                     />
                   )}
                 </td>
@@ -139,9 +142,10 @@ export function ApiSwitches() {
                     <select
                       aria-label={t('settings.api.auth.of', { key: entry.key })}
                       value={entry.auth_mode}
-                      onChange={(event) =>
-                        void save({ [`${entry.key}_should_auth`]: event.currentTarget.value })
-                      }
+                      onChange={(event) => {
+                        const mode = event.currentTarget.value as NonNullable<Switch['auth_mode']>;
+                        void save(entry.key, { auth_mode: mode }, { [`${entry.key}_should_auth`]: mode });
+                      }}
                     >
                       {(['none', 'simple', 'basic'] as const).map((mode) => (
                         <option key={mode} value={mode}>

@@ -2,7 +2,7 @@
 // website), and, for administrators, every website: create one, and delete one after reading what
 // goes with it and typing its domain.
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { useMe } from '../session.js';
@@ -13,14 +13,7 @@ type Website = components['schemas']['Website'];
 type Usage = components['schemas']['WebsiteUsage'];
 type Check = components['schemas']['DomainCheck'];
 
-interface Problem {
-  status: number;
-  title: string;
-  detail?: string;
-  errors?: Record<string, string[]>;
-}
-const textOf = (problem: Problem) =>
-  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
+const textOf = problemText;
 
 /** "Check": asks the API whether the domain resolves here, and says so in words. */
 export function DomainCheckButton({ websiteId, domain }: { websiteId: string; domain: string }) {

@@ -3,7 +3,7 @@
 // primary domain and aliases, added and removed one by one (the API refuses a domain another site
 // uses, and the last one).
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -20,14 +20,7 @@ const CODE_FIELDS: readonly string[] = ['head_code', 'body_code'];
 /** Per field, per locale, the text being edited. */
 type Texts = Record<Field, Record<string, string>>;
 
-interface Problem {
-  status: number;
-  title: string;
-  detail?: string;
-  errors?: Record<string, string[]>;
-}
-const textOf = (problem: Problem) =>
-  Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
+const textOf = problemText;
 
 function textsOf(website: Website, defaultLocale: string, locales: string[]): Texts {
   const texts = {} as Texts;
