@@ -350,24 +350,7 @@ export class WebsitesService {
 
   /** What `delete` takes with it (see WebsiteUsage). */
   async usage(id: number): Promise<WebsiteUsage> {
-    const onlyHere = (modelType: string) =>
-      this.db
-        .selectFrom('website_bindings as mine')
-        .select('mine.model_id')
-        .where('mine.website_id', '=', id)
-        .where('mine.model_type', '=', modelType)
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('website_bindings as other')
-                .select('other.model_id')
-                .where('other.model_type', '=', modelType)
-                .whereRef('other.model_id', '=', 'mine.model_id')
-                .where('other.website_id', '!=', id),
-            ),
-          ),
-        );
+    const onlyHere = (modelType: string) => boundOnlyTo(this.db, id, modelType);
     const count = async (query: {
       executeTakeFirst(): Promise<{ n: number | string | bigint } | undefined>;
     }) => Number((await query.executeTakeFirst())?.n ?? 0);
@@ -428,23 +411,7 @@ export class WebsitesService {
         ['post', 'posts'],
         ['page', 'pages'],
       ] as const) {
-        const onlyHere = trx
-          .selectFrom('website_bindings as mine')
-          .select('mine.model_id')
-          .where('mine.website_id', '=', id)
-          .where('mine.model_type', '=', modelType)
-          .where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('website_bindings as other')
-                  .select('other.model_id')
-                  .where('other.model_type', '=', modelType)
-                  .whereRef('other.model_id', '=', 'mine.model_id')
-                  .where('other.website_id', '!=', id),
-              ),
-            ),
-          );
+        const onlyHere = boundOnlyTo(trx, id, modelType);
         await trx
           .updateTable(table)
           .set({ deleted_at: now, updated_at: now })
@@ -654,4 +621,25 @@ export class WebsitesService {
       };
     });
   }
+}
+
+/** The ids of the records of this type bound to website `id` and to no other (they go with it). */
+function boundOnlyTo(db: Db, id: number, modelType: string) {
+  return db
+    .selectFrom('website_bindings as mine')
+    .select('mine.model_id')
+    .where('mine.website_id', '=', id)
+    .where('mine.model_type', '=', modelType)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('website_bindings as other')
+            .select('other.model_id')
+            .where('other.model_type', '=', modelType)
+            .whereRef('other.model_id', '=', 'mine.model_id')
+            .where('other.website_id', '!=', id),
+        ),
+      ),
+    );
 }
