@@ -9,7 +9,14 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { auditScreen, chromiumAvailable, launchBrowser, listen, servedContext } from '../support/browser.js';
+import {
+  auditScreen,
+  chromiumAvailable,
+  launchBrowser,
+  listen,
+  servedContext,
+  signInToAdmin,
+} from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
@@ -48,10 +55,7 @@ describe(
       const context = await browser.newContext(options);
       const page = await context.newPage();
       page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(`${origin}/user/login?redirect=/admin`);
-      await page.fill('#email', user.email);
-      await page.fill('#password', user.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, user);
       return [context, page];
     };
     const held = async (content: string, name: string) =>

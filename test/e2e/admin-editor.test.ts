@@ -18,6 +18,7 @@ import {
   screenshot,
   serious,
   servedContext,
+  signInToAdmin,
 } from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -70,10 +71,7 @@ describe(
       const context = await browser.newContext({ bypassCSP: true, timezoneId: ZONE });
       const page = await context.newPage();
       const origin = server.origin(HOST);
-      await page.goto(`${origin}/user/login?redirect=/admin`);
-      await page.fill('#email', user.email);
-      await page.fill('#password', user.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, user);
       await page.locator('main h1').waitFor();
       return { context, page };
     }

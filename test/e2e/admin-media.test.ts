@@ -18,6 +18,7 @@ import {
   screenshot,
   serious,
   servedContext,
+  signInToAdmin,
 } from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -65,10 +66,7 @@ describe(
     it('uploads three images with progress, searches, saves alt text; a picked image shows its uses', async () => {
       const origin = server.origin(HOST);
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();
-      await page.goto(`${origin}/user/login?redirect=/admin/media`);
-      await page.fill('#email', editor.email);
-      await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin/media`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, editor, '/admin/media');
       await page.getByText('Nothing here yet').waitFor();
 
       await page.setInputFiles('#media-files', files);

@@ -9,7 +9,14 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { auditScreen, chromiumAvailable, launchBrowser, listen, servedContext } from '../support/browser.js';
+import {
+  auditScreen,
+  chromiumAvailable,
+  launchBrowser,
+  listen,
+  servedContext,
+  signInToAdmin,
+} from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
@@ -53,10 +60,7 @@ describe(
       origin = server.origin(HOST);
       page = await (await browser.newContext({ bypassCSP: true })).newPage();
       page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(`${origin}/user/login?redirect=/admin`);
-      await page.fill('#email', admin.email);
-      await page.fill('#password', admin.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, admin);
     });
     after(async () => {
       await browser?.close();

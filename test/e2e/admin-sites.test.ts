@@ -7,7 +7,14 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { auditScreen, chromiumAvailable, launchBrowser, listen, servedContext } from '../support/browser.js';
+import {
+  auditScreen,
+  chromiumAvailable,
+  launchBrowser,
+  listen,
+  servedContext,
+  signInToAdmin,
+} from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
@@ -50,10 +57,7 @@ describe(
       origin = server.origin(HOST);
       page = await (await browser.newContext({ bypassCSP: true })).newPage();
       page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(`${origin}/user/login?redirect=/admin`);
-      await page.fill('#email', admin.email);
-      await page.fill('#password', admin.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, admin);
     });
     after(async () => {
       await browser?.close();
@@ -388,10 +392,7 @@ describe(
       // On another website, the same site admin sees none of these screens, and the API refuses.
       const away = await (await browser.newContext({ bypassCSP: true })).newPage();
       const there = server.origin('elsewhere.test');
-      await away.goto(`${there}/user/login?redirect=/admin/website`);
-      await away.fill('#email', admin.email);
-      await away.fill('#password', admin.password);
-      await Promise.all([away.waitForURL(`${there}/admin/website`), away.click('main button[type=submit]')]);
+      await signInToAdmin(away, there, admin, '/admin/website');
       await away.getByRole('alert').waitFor();
       const nav = await away.locator('.bar nav a').allTextContents();
       for (const hidden of ['Menus', 'Website', 'People']) assert.ok(!nav.includes(hidden), nav.join(', '));
@@ -469,10 +470,7 @@ describe(
       await ctx.services.settings.set('enable_api_access', '0');
       const desk = await (await browser.newContext({ bypassCSP: true })).newPage();
       desk.on('dialog', (dialog) => void dialog.accept());
-      await desk.goto(`${origin}/user/login?redirect=/admin/system`);
-      await desk.fill('#email', root.email);
-      await desk.fill('#password', root.password);
-      await Promise.all([desk.waitForURL(`${origin}/admin/system`), desk.click('main button[type=submit]')]);
+      await signInToAdmin(desk, origin, root, '/admin/system');
       await desk.getByRole('heading', { name: 'Settings' }).waitFor();
       await desk.fill('#settings-filter', 'enable_api_access');
       await desk.locator('[data-setting="enable_api_access"] input[type=checkbox]').check();
@@ -544,10 +542,7 @@ describe(
       // On the other website's domain, signed in there: what any registered user may do (write a
       // post, as on its public site), none of its management, and the draft nowhere.
       const elsewhere = server.origin('harbour.test');
-      await page.goto(`${elsewhere}/user/login?redirect=/admin`);
-      await page.fill('#email', admin.email);
-      await page.fill('#password', admin.password);
-      await Promise.all([page.waitForURL(`${elsewhere}/admin`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, elsewhere, admin);
       const nav = page.getByRole('navigation', { name: 'Admin' });
       await nav.getByRole('link', { name: 'View the site' }).waitFor();
       const sections = await nav.getByRole('link').allTextContents();

@@ -15,6 +15,7 @@ import {
   screenshot,
   serious,
   servedContext,
+  signInToAdmin,
 } from '../support/browser.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -88,10 +89,7 @@ describe(
       // Signed out: the panel says so and links to the login form.
       await page.goto(`${origin}/admin`);
       await page.getByRole('link', { name: 'Sign in' }).waitFor();
-      await page.goto(`${origin}/user/login?redirect=/admin/posts`);
-      await page.fill('#email', editor.email);
-      await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin/posts`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, editor, '/admin/posts');
 
       await page.locator('table.posts tbody tr').first().waitFor();
       assert.equal(await page.locator('table.posts tbody tr').count(), 5);
@@ -130,10 +128,7 @@ describe(
       assert.equal(held.status, 'pending');
       const origin = server.origin('desk.test');
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();
-      await page.goto(`${origin}/user/login?redirect=/admin/posts`);
-      await page.fill('#email', editor.email);
-      await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin/posts`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, editor, '/admin/posts');
       await page.locator('table.posts').waitFor();
       await page.evaluate('window.stillHere = true');
       await page.getByRole('link', { name: 'Comments' }).click();
@@ -161,10 +156,7 @@ describe(
     it('bulk: two chosen posts unpublished in one action; filtered by category, sorted by title', async () => {
       const origin = server.origin('desk.test');
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();
-      await page.goto(`${origin}/user/login?redirect=/admin/posts`);
-      await page.fill('#email', editor.email);
-      await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin/posts`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, editor, '/admin/posts');
       await page.locator('table.posts tbody tr').first().waitFor();
       await page.selectOption('#post-sort', 'title');
       await page.locator('table.posts tbody tr').first().filter({ hasText: 'A draft' }).waitFor();
@@ -216,10 +208,7 @@ describe(
       await ctx.services.memberships.grant(editor.id, second, 'author');
       const origin = server.origin('desk.test');
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();
-      await page.goto(`${origin}/user/login?redirect=/admin`);
-      await page.fill('#email', editor.email);
-      await page.fill('#password', editor.password);
-      await Promise.all([page.waitForURL(`${origin}/admin`), page.click('main button[type=submit]')]);
+      await signInToAdmin(page, origin, editor);
       const switcher = page.getByLabel('Website');
       await switcher.waitFor();
       assert.deepEqual(await switcher.locator('option').allTextContents(), [

@@ -84,3 +84,16 @@ export async function auditScreen(page: Page, name: string): Promise<void> {
   await screenshot(page, `admin-${name}-phone`);
   await page.setViewportSize({ width: 1280, height: 900 });
 }
+
+/** Signs `user` in on the site at `origin` through its login form, landing on `path` of the panel. */
+export async function signInToAdmin(
+  page: Page,
+  origin: string,
+  user: { email: string; password: string },
+  path = '/admin',
+): Promise<void> {
+  await page.goto(`${origin}/user/login?redirect=${path}`);
+  await page.fill('#email', user.email);
+  await page.fill('#password', user.password);
+  await Promise.all([page.waitForURL(`${origin}${path}`), page.click('main button[type=submit]')]);
+}
