@@ -37,14 +37,12 @@ export const pageTags = {
 } as const;
 
 /**
- * Settings whose change alters rendered pages (or how long they live): a change of one flushes every
- * cached page. API switches, mail and account settings change no page.
+ * Settings whose change alters rendered pages (or how long they live): these and every `frontend_*`
+ * one; a change of one flushes every cached page. API switches, mail and account settings change no page.
  */
 const PAGE_SETTINGS = new Set([
   'default_locale',
   'supported_locales',
-  'frontend_tag_types',
-  'frontend_posts_per_page',
   'page_cache_ttl',
   'feed_full_content',
   'default_website_id',
