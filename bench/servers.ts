@@ -98,7 +98,10 @@ export function sampleMemory(pid: number, everyMs = 250) {
 
 function track(child: ChildProcess) {
   const lines: string[] = [];
+  // BENCH_SERVER_LOG=FILE: every line the servers write goes to FILE too (e.g. with --trace-gc).
+  const logFile = process.env.BENCH_SERVER_LOG;
   const keep = (chunk: Buffer) => {
+    if (logFile) fs.appendFileSync(logFile, chunk);
     lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
     if (lines.length > 40) lines.splice(0, lines.length - 40);
   };
@@ -155,6 +158,8 @@ export interface FolioOptions {
   env?: Record<string, string>;
   /** LOG_LEVEL (warn unless said). */
   logLevel?: string;
+  /** The checkout whose build runs (default: this one); bench/fixed-rate.ts compares two. */
+  projectDir?: string;
 }
 
 export async function startFolio(options: FolioOptions): Promise<ServerProcess> {
@@ -162,15 +167,16 @@ export async function startFolio(options: FolioOptions): Promise<ServerProcess> 
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   nodeArgs.push(...(process.env.BENCH_FOLIO_NODE_ARGS ?? '').split(' ').filter(Boolean));
   nodeArgs.push(...(options.nodeArgs ?? []));
+  const projectDir = options.projectDir ?? PROJECT_DIR;
   const entry =
     options.mode === 'dist'
-      ? [path.join(PROJECT_DIR, 'bin/folio.js'), 'serve']
-      : ['--import', 'tsx', path.join(PROJECT_DIR, 'src/dev.ts'), 'serve'];
-  if (options.mode === 'dist' && !fs.existsSync(path.join(PROJECT_DIR, 'dist/cli.js'))) {
+      ? [path.join(projectDir, 'bin/folio.js'), 'serve']
+      : ['--import', 'tsx', path.join(projectDir, 'src/dev.ts'), 'serve'];
+  if (options.mode === 'dist' && !fs.existsSync(path.join(projectDir, 'dist/cli.js'))) {
     throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
   }
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
-    cwd: PROJECT_DIR,
+    cwd: projectDir,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

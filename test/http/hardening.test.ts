@@ -124,7 +124,15 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     assert.match(csp, /object-src 'none'/);
     const json = await api('/posts', { api_token: admin.token });
     assert.equal(json.headers['x-frame-options'], 'SAMEORIGIN');
+    assert.equal(json.headers['x-content-type-options'], 'nosniff');
+    assert.equal(json.headers['referrer-policy'], 'strict-origin-when-cross-origin');
     assert.match(String(json.headers['content-security-policy']), /default-src 'none'/);
+    // Headers that only mean something to an HTML document (or to IE8 and Flash) stay on pages.
+    assert.equal(page.headers['cross-origin-opener-policy'], 'same-origin');
+    assert.equal(page.headers['x-permitted-cross-domain-policies'], 'none');
+    for (const documentOnly of ['cross-origin-opener-policy', 'x-download-options', 'x-xss-protection']) {
+      assert.equal(json.headers[documentOnly], undefined, documentOnly);
+    }
     // A website whose administrators added code of their own keeps it working.
     const id = (await ctx.services.websites.findIdByDomain('site.test'))!;
     await ctx.services.websites.update(id, { head_code: '<script>window.analytics = 1</script>' });

@@ -124,11 +124,28 @@ export function callerOf(request: FastifyRequest): Caller {
   return caller;
 }
 
+/** The actor on the Host's website, made once per request (authentication asks, then the route). */
+const hostActors = new WeakMap<FastifyRequest, Promise<Actor>>();
+
 /** The caller as the policy sees them, on `websiteId` (default: the website of the request's Host). */
-export async function actorOf(
+export function actorOf(
   services: Services,
   request: FastifyRequest,
   websiteId?: number | null,
+): Promise<Actor> {
+  if (websiteId !== undefined) return makeActor(services, request, websiteId);
+  let actor = hostActors.get(request);
+  if (!actor) {
+    actor = makeActor(services, request, undefined);
+    hostActors.set(request, actor);
+  }
+  return actor;
+}
+
+async function makeActor(
+  services: Services,
+  request: FastifyRequest,
+  websiteId: number | null | undefined,
 ): Promise<Actor> {
   const { user, key } = callerOf(request);
   // A content key sees what a visitor sees, whoever created it.
