@@ -4,7 +4,7 @@
 // a steady rate every build can keep up with, and the server's CPU time (user + system, /proc) per
 // answered request is the measure. Builds take turns, several rounds each; medians are printed.
 // Usage: npx tsx bench/fixed-rate.ts [--rate=3000] [--seconds=8] [--rounds=3] [--posts=2000]
-//          [--routes=api-list,api-v2-list] [DIR…]   (each DIR a checkout with dist/ built; default:
+//          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [DIR…]   (each DIR a checkout with dist/ built; default:
 //          this one). Each round starts each build once and measures every route on it.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +23,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '3' },
     posts: { type: 'string', default: '2000' },
     routes: { type: 'string', default: 'api-list' },
+    'log-levels': { type: 'string', default: 'warn' },
   },
 });
 const dirs = positionals.length > 0 ? positionals.map((dir) => path.resolve(dir)) : [process.cwd()];
@@ -39,6 +40,7 @@ function cpuSeconds(pid: number): number {
 
 interface Build {
   dir: string;
+  logLevel: string;
   databaseUrl: string;
   /** CPU µs per request, by route id, one per round. */
   samples: Map<string, number[]>;
@@ -51,7 +53,10 @@ for (const dir of dirs) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-')), 'bench.sqlite');
   const { seed } = (await import(path.join(dir, 'bench/seed.ts'))) as { seed: typeof seedFunction };
   seedInfo = await seed(`sqlite:${file}`, Number(values.posts));
-  builds.push({ dir, databaseUrl: `sqlite:${file}`, samples: new Map() });
+  // --log-levels=warn,info: the same build at each LOG_LEVEL, taking turns like builds.
+  for (const logLevel of values['log-levels'].split(',')) {
+    builds.push({ dir, logLevel, databaseUrl: `sqlite:${file}`, samples: new Map() });
+  }
 }
 
 for (let round = 0; round < Number(values.rounds); round++) {
@@ -62,6 +67,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
       mediaDir: fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-media-')),
       queryCounter: false,
       projectDir: build.dir,
+      logLevel: build.logLevel,
     });
     try {
       for (const route of routes) {
@@ -83,7 +89,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
         const perRequest = (used * 1e6) / answered;
         build.samples.set(route.id, [...(build.samples.get(route.id) ?? []), perRequest]);
         console.log(
-          `round ${round + 1} ${build.dir} ${route.id}: ${answered} requests (${result.non2xx} not 2xx), ` +
+          `round ${round + 1} ${build.dir} (${build.logLevel}) ${route.id}: ${answered} requests (${result.non2xx} not 2xx), ` +
             `${perRequest.toFixed(1)} CPU µs/request, p99 ${result.latency.p99} ms`,
         );
       }
@@ -95,6 +101,8 @@ for (let round = 0; round < Number(values.rounds); round++) {
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 for (const build of builds) {
   for (const [id, samples] of build.samples) {
-    console.log(`${median(samples).toFixed(1).padStart(7)} CPU µs/request  ${id.padEnd(14)} ${build.dir}`);
+    console.log(
+      `${median(samples).toFixed(1).padStart(7)} CPU µs/request  ${id.padEnd(14)} ${build.dir} (LOG_LEVEL=${build.logLevel})`,
+    );
   }
 }

@@ -51,6 +51,19 @@ export interface OpenOptions {
 // PostgreSQL returns COUNT(*) and other int8 values as strings; our counts fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/**
+ * The connection settings of a PostgreSQL URL plus startup options (`-c name=value`). pg lets an
+ * `options` parameter of the URL replace the config's own, so one in the URL is moved out and kept
+ * first, and ours follow.
+ */
+export function withStartupOptions(url: string, startup: string[]): pg.ClientConfig {
+  const parsed = new URL(url);
+  const fromUrl = parsed.searchParams.get('options');
+  if (fromUrl === null) return { connectionString: url, options: startup.join(' ') };
+  parsed.searchParams.delete('options');
+  return { connectionString: parsed.toString(), options: [fromUrl, ...startup].join(' ') };
+}
+
 export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): DatabaseHandle {
   const log = options.onQuery
     ? (event: { query: { sql: string; parameters: readonly unknown[] } }) =>
@@ -71,10 +84,13 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     return { db, dialect: 'sqlite', sqlite, pgOptions: null, close: () => db.destroy() };
   }
 
-  const pgOptions: pg.ClientConfig = {
-    connectionString: config.url,
-    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
-  };
+  // JIT off: Folio's queries are short lookups, and PostgreSQL compiles any query whose estimated cost
+  // passes jit_above_cost. The count of posts not yet due (public lists after a write) is estimated
+  // above it at 1M posts and ran in 0.1 ms plus 10-45 ms of compiling (issue 26, bench/RESULTS.md).
+  const pgOptions = withStartupOptions(config.url, [
+    '-c jit=off',
+    ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : []),
+  ]);
   const pool = new pg.Pool({
     ...pgOptions,
     max: 10,
