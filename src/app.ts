@@ -20,7 +20,7 @@ import { batchedLines } from './http/log-stream.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installInputGuard } from './http/input-guard.js';
 import { installErrorHandling } from './http/errors.js';
-import { installMultipart } from './http/multipart.js';
+import { installMultipartGuard, uploadLimits } from './http/multipart.js';
 import type { QueryCounter } from './http/query-counter.js';
 import type { Services } from './services.js';
 
@@ -168,8 +168,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     threshold: COMPRESS_THRESHOLD,
   });
   await installBodyParsers(app);
-  await installMultipart(app, { fileSize: config.bodyLimit, bodyLimit: config.bodyLimit });
-  // After multipart has turned its parts into plain values.
+  // Multipart bodies are read only by the routes that take files (routeWithFiles).
+  installMultipartGuard(app, uploadLimits(config));
   installInputGuard(app);
 
   // Uploaded and downloaded media (the local MediaStore), at /media/…

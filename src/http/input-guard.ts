@@ -4,7 +4,7 @@
 // - a body nested deeper than MAX_DEPTH is refused (400): nothing Folio takes is nested more than a
 //   few levels, and deep nesting is how a small body overflows the stack of recursive code.
 // The walk is iterative, so a deep body cannot overflow it.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
 import { HttpError } from './errors.js';
 
@@ -38,17 +38,22 @@ function inspect(input: unknown): { nul: string } | { tooDeep: true } | null {
   return null;
 }
 
+/** The error a request's decoded input earns (see above), or null when it is clean. */
+export function checkInput(request: FastifyRequest): Error | null {
+  const params = inspect(request.params);
+  if (params) return new HttpError(404, 'Not found');
+  for (const part of [request.query, request.body]) {
+    const found = inspect(part);
+    if (!found) continue;
+    if ('tooDeep' in found) return new HttpError(400, 'Request body nested too deeply');
+    const field = found.nul || 'input';
+    return new ValidationError({ [field]: [`The ${field} must not contain a NUL character.`] });
+  }
+  return null;
+}
+
 export function installInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    const params = inspect(request.params);
-    if (params) return done(new HttpError(404, 'Not found'));
-    for (const part of [request.query, request.body]) {
-      const found = inspect(part);
-      if (!found) continue;
-      if ('tooDeep' in found) return done(new HttpError(400, 'Request body nested too deeply'));
-      const field = found.nul || 'input';
-      return done(new ValidationError({ [field]: [`The ${field} must not contain a NUL character.`] }));
-    }
-    done();
+    done(checkInput(request) ?? undefined);
   });
 }

@@ -154,6 +154,16 @@ describe('post thumbnails and localized images', () => {
     });
   });
 
+  it('a NUL in a multipart text field is the 422 with the field, as in JSON (the input guard sees the parts)', async () => {
+    const { status, body } = await upload([
+      { name: 'api_token', value: user.token },
+      { name: 'title', value: 'x\u0000y' },
+      { name: 'content', value: '<p>Body</p>' },
+    ]);
+    assert.equal(status, 422);
+    assert.deepEqual(body.data, { errors: { title: ['The title must not contain a NUL character.'] } });
+  });
+
   it('an empty file input (no file chosen) is no thumbnail; large text fields arrive whole', async () => {
     const content = `<p>${'x'.repeat(1_200_000)}</p>`;
     const { status, body } = await upload([

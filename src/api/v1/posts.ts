@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AnswerView, ListPostsInput, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import { LIST_FIELDS } from '../../domain/posts/index.js';
 import type { Services } from '../../services.js';
+import { hasMultipartBody } from '../../http/multipart.js';
 import { memoized } from '../../lib/memo.js';
 import { actorOf } from './actor.js';
 import { JsonText, success, successText } from './envelope.js';
@@ -27,7 +28,7 @@ const MAX_REMEMBERED_INPUT_LENGTH = 512;
  */
 function listInput(services: Services, request: FastifyRequest): ListPostsInput {
   const raw = requestInput(request);
-  if (request.isMultipart()) return services.postOps.parseList(raw);
+  if (hasMultipartBody(request)) return services.postOps.parseList(raw);
   const fields: Record<string, unknown> = {};
   for (const field of LIST_FIELDS) if (raw[field] !== undefined) fields[field] = raw[field];
   const key = JSON.stringify(fields);

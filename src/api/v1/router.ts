@@ -1,10 +1,11 @@
 // Registers API routes with their policy, and answers every other method on a known path with 405
 // in the envelope (R-G4). Fastify itself would answer 404 for a method it does not know.
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import type { z } from 'zod';
 import type { Services } from '../../services.js';
 import type { Json } from './envelope.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { routeWithFiles, uploadLimits } from '../../http/multipart.js';
 import { validationMessages } from '../../http/validation-messages.js';
 import { ApiError, JsonText, validationFailed } from './envelope.js';
 import { installApiErrorHandler } from './errors.js';
@@ -85,7 +86,7 @@ export class ApiRouter {
     if (methods.includes('GET')) known.add('HEAD'); // Fastify adds HEAD to GET routes itself
     this.methodsByPath.set(url, known);
 
-    this.app.route({
+    const route: RouteOptions = {
       method: methods,
       url,
       config: { serverErrorBody: options.serverErrorBody, acceptsFiles: options.acceptsFiles },
@@ -96,7 +97,9 @@ export class ApiRouter {
         const code = typeof body === 'object' && body !== null && 'code' in body ? Number(body.code) : 200;
         return reply.code(Number.isInteger(code) && code >= 200 && code < 600 ? code : 200).send(body);
       },
-    });
+    };
+    if (options.acceptsFiles) routeWithFiles(this.app, uploadLimits(this.services.config), route);
+    else this.app.route(route);
   }
 
   /** Adds the 405 answers; call after every route is declared. */
