@@ -42,20 +42,21 @@ interface Build {
   dir: string;
   logLevel: string;
   databaseUrl: string;
+  /** What its seed answered (its own token: the builds' databases are seeded apart). */
+  seed: SeedInfo;
   /** CPU µs per request, by route id, one per round. */
   samples: Map<string, number[]>;
 }
 
 const builds: Build[] = [];
-let seedInfo: SeedInfo | undefined;
 for (const dir of dirs) {
   // Each build seeds with its own code: its migrations are the ones it knows.
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-')), 'bench.sqlite');
   const { seed } = (await import(path.join(dir, 'bench/seed.ts'))) as { seed: typeof seedFunction };
-  seedInfo = await seed(`sqlite:${file}`, Number(values.posts));
+  const seedInfo = await seed(`sqlite:${file}`, Number(values.posts));
   // --log-levels=warn,info: the same build at each LOG_LEVEL, taking turns like builds.
   for (const logLevel of values['log-levels'].split(',')) {
-    builds.push({ dir, logLevel, databaseUrl: `sqlite:${file}`, samples: new Map() });
+    builds.push({ dir, logLevel, databaseUrl: `sqlite:${file}`, seed: seedInfo, samples: new Map() });
   }
 }
 
@@ -71,7 +72,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
     });
     try {
       for (const route of routes) {
-        const target = route.target(seedInfo!);
+        const target = route.target(build.seed);
         const run = (seconds: number, rate?: number) =>
           autocannon({
             url: server.url + target.path,
@@ -85,6 +86,9 @@ for (let round = 0; round < Number(values.rounds); round++) {
         const before = cpuSeconds(server.pid);
         const result = await run(Number(values.seconds), Number(values.rate));
         const used = cpuSeconds(server.pid) - before;
+        if (result.non2xx > 0) {
+          throw new Error(`${build.dir} ${route.id}: ${result.non2xx} answers were not 2xx`);
+        }
         const answered = result.requests.total;
         const perRequest = (used * 1e6) / answered;
         build.samples.set(route.id, [...(build.samples.get(route.id) ?? []), perRequest]);

@@ -3,7 +3,7 @@
 // Redis (when REDIS_URL is set: every app node sees a session at once, and expiry is Redis's own).
 // Sessions have a fixed lifetime (setting `session_lifetime`, minutes); logging in always starts a
 // new one (rotation), and a password change or reset ends every other session of the user.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { Db } from '../db/database.js';
 import type { Clock } from './clock.js';
@@ -112,7 +112,7 @@ export class RedisSessionStore implements SessionStore {
 }
 
 export function hashSessionId(id: string): string {
-  return createHash('sha256').update(id).digest('hex');
+  return hash('sha256', id, 'hex');
 }
 
 export interface StartedSession {

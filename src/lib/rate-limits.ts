@@ -84,7 +84,8 @@ export class RateLimits {
 
   /** Counts one hit for `key` under the named limit, and says whether it is within the limit. */
   async hit(name: string, key: string, limit: Limit): Promise<Verdict> {
-    await this.noteRedis();
+    // Checked here first: an API v2 request hits a limit each time, and the call costs a promise.
+    if (this.options.redis && this.options.redis.status !== 'ready') await this.noteRedis();
     try {
       const res = await this.limiter(name, limit).consume(key, 1);
       return { allowed: true, remaining: res.remainingPoints };
