@@ -46,6 +46,16 @@ export const ROUTES: RouteSpec[] = [
     growth: true,
   },
   {
+    // The like-for-like baseline of API v2's list: the same list, authenticated the same way.
+    id: 'api-list-token',
+    label: 'API post list (page of 15, Bearer token)',
+    target: (seed) => ({
+      method: 'GET',
+      path: '/api/v1/posts',
+      headers: { host: BENCH_HOSTS.uncached, authorization: `Bearer ${seed.token}` },
+    }),
+  },
+  {
     id: 'api-v2-list',
     label: 'API v2 post list (page of 15, Bearer token)',
     target: (seed) => ({
