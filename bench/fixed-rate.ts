@@ -2,7 +2,8 @@
 // with and without a change) without the noise of a saturated machine: at full speed, autocannon and
 // the server fight over the cores and the CPU per request moves with the fight. Here autocannon sends
 // a steady rate every build can keep up with, and the server's CPU time (user + system, /proc) per
-// answered request is the measure. Builds take turns, several rounds each; medians are printed.
+// answered request is the measure. Builds take turns, several rounds each; the median and the least
+// of the rounds are printed (noise only adds CPU: the least is the steadier figure of a build's cost).
 // Usage: npx tsx bench/fixed-rate.ts [--rate=3000] [--seconds=8] [--rounds=3] [--posts=2000]
 //          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [DIR…]   (each DIR a checkout with dist/ built; default:
 //          this one). Each round starts each build once and measures every route on it.
@@ -106,7 +107,7 @@ const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(li
 for (const build of builds) {
   for (const [id, samples] of build.samples) {
     console.log(
-      `${median(samples).toFixed(1).padStart(7)} CPU µs/request  ${id.padEnd(14)} ${build.dir} (LOG_LEVEL=${build.logLevel})`,
+      `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.padEnd(14)} ${build.dir} (LOG_LEVEL=${build.logLevel})`,
     );
   }
 }
