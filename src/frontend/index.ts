@@ -10,7 +10,6 @@ import type {
   FastifyRequest,
   onRequestAsyncHookHandler,
   preHandlerAsyncHookHandler,
-  RouteOptions,
 } from 'fastify';
 import { INSTALLED_SETTING } from '../domain/settings.js';
 import { localeSettings, prefixLocale } from '../domain/locales.js';
@@ -21,7 +20,7 @@ import type { MenuTreeItem, SiteMenus } from '../domain/menus.js';
 import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
 import type { Website } from '../domain/websites.js';
 import { errorPage } from '../http/html.js';
-import { routeWithFiles, uploadLimits } from '../http/multipart.js';
+import { addRoute } from '../http/multipart.js';
 import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
 import { siteContentSecurityPolicy } from './csp.js';
@@ -279,7 +278,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
       const variants = route.options.localized === false ? [false] : [false, true];
       for (const prefixed of variants) {
         const url = prefixed ? `/:locale${route.path === '/' ? '' : route.path}` : route.path;
-        const definition: RouteOptions = {
+        addRoute(app, services.config, {
           method: route.methods.includes('GET') ? [...route.methods, 'HEAD'] : route.methods,
           url,
           exposeHeadRoute: false,
@@ -291,9 +290,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
           ...(route.options.cacheable ? { onRequest: hotPages } : {}),
           preHandler: [isInstalled, withState(prefixed), fullPageCache],
           handler: (request, reply) => route.handler(request, reply, frontendState(request)),
-        };
-        if (route.options.acceptsFiles) routeWithFiles(app, uploadLimits(services.config), definition);
-        else app.route(definition);
+        });
       }
     }
   };

@@ -69,11 +69,16 @@ export function hasMultipartBody(request: FastifyRequest): boolean {
 }
 
 /**
- * Registers a route that takes files, in a scope of its own where @fastify/multipart reads them.
- * Registered for the whole app, the plugin put three async hooks and a 'close' listener on every
- * request of every page and API call; only these few routes need them.
+ * Registers a route of any face. One that takes files (`config.acceptsFiles`) gets a scope of its own
+ * where @fastify/multipart reads them: registered for the whole app, the plugin put three async hooks
+ * and a 'close' listener on every request of every page and API call; only these few routes need them.
  */
-export function routeWithFiles(app: FastifyInstance, options: MultipartOptions, route: RouteOptions): void {
+export function addRoute(app: FastifyInstance, config: { bodyLimit: number }, route: RouteOptions): void {
+  if (!route.config?.acceptsFiles) {
+    app.route(route);
+    return;
+  }
+  const options = uploadLimits(config);
   void app.register(async (scope) => {
     await scope.register(multipart, {
       attachFieldsToBody: true,
@@ -102,7 +107,7 @@ export function routeWithFiles(app: FastifyInstance, options: MultipartOptions, 
         done(error as Error);
       }
     });
-    scope.route({ ...route, config: { ...route.config, acceptsFiles: true } });
+    scope.route(route);
   });
 }
 

@@ -63,7 +63,7 @@ export class RateLimits {
    */
   private async noteRedis(): Promise<void> {
     const redis = this.options.redis;
-    if (!redis || redis.status === 'ready') return;
+    if (!redis || !this.redisNotReady()) return;
     if (['connecting', 'connect'].includes(redis.status)) {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -82,10 +82,15 @@ export class RateLimits {
     this.warn(`rate limits: Redis unavailable (status ${redis.status}); counting per node`);
   }
 
+  /** A Redis is configured and not ready: counting must wait for it, or fall back (noteRedis). */
+  private redisNotReady(): boolean {
+    return !!this.options.redis && this.options.redis.status !== 'ready';
+  }
+
   /** Counts one hit for `key` under the named limit, and says whether it is within the limit. */
   async hit(name: string, key: string, limit: Limit): Promise<Verdict> {
     // Checked here first: an API v2 request hits a limit each time, and the call costs a promise.
-    if (this.options.redis && this.options.redis.status !== 'ready') await this.noteRedis();
+    if (this.redisNotReady()) await this.noteRedis();
     try {
       const res = await this.limiter(name, limit).consume(key, 1);
       return { allowed: true, remaining: res.remainingPoints };

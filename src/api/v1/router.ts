@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Services } from '../../services.js';
 import type { Json } from './envelope.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
-import { routeWithFiles, uploadLimits } from '../../http/multipart.js';
+import { addRoute } from '../../http/multipart.js';
 import { validationMessages } from '../../http/validation-messages.js';
 import { ApiError, JsonText, validationFailed } from './envelope.js';
 import { installApiErrorHandler } from './errors.js';
@@ -98,8 +98,7 @@ export class ApiRouter {
         return reply.code(Number.isInteger(code) && code >= 200 && code < 600 ? code : 200).send(body);
       },
     };
-    if (options.acceptsFiles) routeWithFiles(this.app, uploadLimits(this.services.config), route);
-    else this.app.route(route);
+    addRoute(this.app, this.services.config, route);
   }
 
   /** Adds the 405 answers; call after every route is declared. */

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { z } from 'zod';
 import type { Services } from '../../services.js';
-import { routeWithFiles, uploadLimits } from '../../http/multipart.js';
+import { addRoute } from '../../http/multipart.js';
 import { authenticate } from './auth.js';
 import { commonProblems } from './schemas.js';
 
@@ -56,8 +56,11 @@ export class V2Router {
         await authenticate(this.services, request, reply);
       };
     }
-    const definition = { method: route.method, url: route.url, ...options, handler: route.handler };
-    if (route.files) routeWithFiles(this.app, uploadLimits(this.services.config), definition);
-    else this.app.route(definition);
+    addRoute(this.app, this.services.config, {
+      method: route.method,
+      url: route.url,
+      ...options,
+      handler: route.handler,
+    });
   }
 }
