@@ -429,6 +429,28 @@ describe('API v2', () => {
     assert.match(link, /page=1[^>]*>; rel="prev"/);
     assert.match(link, /page=3[^>]*>; rel="next"/);
     assert.match(link, /q=Listed/);
+    // Asked again: the answer kept with the cached page (no search), with its Link header.
+    const cachedPage = await call('/posts?per_page=2&page=2&sort=-id');
+    const again = await call('/posts?per_page=2&page=2&sort=-id');
+    assert.equal(again.body, cachedPage.body);
+    assert.match(String(cachedPage.headers.link), /page=3[^>]*>; rel="next"/);
+    assert.equal(again.headers.link, cachedPage.headers.link);
+    // The same page by another URL (other fields, a cursor) is answered for that URL.
+    const ids = shaped(
+      await call('/posts?per_page=2&page=2&sort=-id&include=author&q=Listed&fields=id'),
+      postListSchema,
+    );
+    assert.deepEqual(Object.keys(ids.data[0]!), ['id']);
+    const first = shaped(await call('/posts?per_page=2&sort=-id&q=Listed'), postListSchema);
+    const byCursor = await call(
+      `/posts?per_page=2&sort=-id&q=Listed&cursor=${encodeURIComponent(first.meta.pagination.next_cursor!)}`,
+    );
+    assert.deepEqual(
+      shaped(byCursor, postListSchema).data.map((post) => post.title),
+      ['Listed 3', 'Listed 2'],
+    );
+    assert.match(String(byCursor.headers.link), /cursor=[^>]+>; rel="next"/);
+    assert.doesNotMatch(String(byCursor.headers.link), /rel="last"/);
 
     const trimmed = shaped(await call('/posts?fields=id,title&q=Listed&sort=title'), postListSchema);
     assert.deepEqual(Object.keys(trimmed.data[0]!), ['id', 'title']);

@@ -32,6 +32,7 @@ import {
   sortKeysOf,
   queryOf,
 } from './conventions.js';
+import type { PageRequest } from './conventions.js';
 import type { V2Router } from './router.js';
 import { pendingPostSchema, postListSchema, postOneSchema, reviewStepSchema } from './schemas.js';
 
@@ -213,13 +214,24 @@ function detailJson(post: PostDetail, include: Set<string>, locale: string | und
   return json;
 }
 
-/** Parsed list inputs by their JSON (parsing is a pure function of them). */
-const listInputs = new Map<string, ReturnType<Services['postOps']['parseList']>>();
 /**
- * The last answer made from each cached page or post, by what else went into it, as bytes: encoding
- * a 30 KB text per request (twice: its length, then the write) was a tenth of a list's cost.
+ * What a list request asks for, parsed once per URL (parsing is a pure function of the query string,
+ * which the route's schema has checked): a repeated request parses nothing.
  */
-const listAnswers = new WeakMap<object, { variant: string; body: Buffer }>();
+interface ListRequest {
+  query: z.output<typeof listQuery>;
+  include: Set<string>;
+  page: PageRequest;
+  thenBy: ReturnType<typeof sortKeysOf<(typeof SORTABLE_POST_FIELDS)[number]>>;
+  input: ReturnType<Services['postOps']['parseList']>;
+}
+const listRequests = new Map<string, ListRequest>();
+/**
+ * The last answer made from each cached page, with the URL it answered (the URL fixes everything else
+ * that goes into it: fields, locale, includes, the page links) and its Link header, as bytes:
+ * encoding a 30 KB text per request (twice: its length, then the write) was a tenth of a list's cost.
+ */
+const listAnswers = new WeakMap<object, { url: string; body: Buffer; link: string }>();
 const postAnswers = new WeakMap<object, { variant: string; body: Buffer }>();
 
 export function registerPostRoutes(router: V2Router, services: Services): void {
@@ -254,43 +266,41 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     querystring: listQuery,
     response: { 200: postListSchema },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
-      const include = includesOf(query.include);
-      const page = pageOf(query);
-      const sortKeys = sortKeysOf(
-        query.sort,
-        SORTABLE_POST_FIELDS,
-        { field: 'created_at', direction: 'desc' },
-        MAX_SORT_KEYS,
-      );
-      const sort = sortKeys[0]!;
-      const thenBy = sortKeys.slice(1);
-      const actor = await actorOf(services, request, query.filter?.website);
-      const listInput = {
-        status: query.filter?.status,
-        tags: query.filter?.tag?.split(',').map(Number),
-        keywords: query.q,
-        sort: sort.field,
-        direction: sort.direction,
-        page: page.page,
-        page_size: page.perPage,
+      const parse = (): ListRequest => {
+        const query = queryOf(listQuery, request);
+        const page = pageOf(query);
+        const [sort, ...thenBy] = sortKeysOf(
+          query.sort,
+          SORTABLE_POST_FIELDS,
+          { field: 'created_at', direction: 'desc' },
+          MAX_SORT_KEYS,
+        );
+        const input = ops.parseList({
+          status: query.filter?.status,
+          tags: query.filter?.tag?.split(',').map(Number),
+          keywords: query.q,
+          sort: sort!.field,
+          direction: sort!.direction,
+          page: page.page,
+          page_size: page.perPage,
+        });
+        return { query, include: includesOf(query.include), page, thenBy, input };
       };
-      const key = JSON.stringify(listInput);
-      const input = memoized(listInputs, key, 500, () => ops.parseList(listInput));
+      const { query, include, page, thenBy, input } =
+        request.url.length > 1000 ? parse() : memoized(listRequests, request.url, 500, parse);
+      const actor = await actorOf(services, request, query.filter?.website);
       const { query: listed, answer } = await ops.list(actor, input, listView, {
         cursor: query.cursor,
         authorId: query.filter?.author,
         thenBy,
       });
-      const next = nextPostCursor(listed, answer);
-      const pagination =
-        query.cursor === undefined
-          ? { ...paginate(request, reply, page, answer.total), next_cursor: next }
-          : paginateByCursor(request, reply, page.perPage, answer.total, next);
-      // The answer's text is kept with the cached page it was made from, by what else went into it.
-      const variant = `${query.include ?? ''}|${query.fields ?? ''}|${query.locale ?? ''}|${JSON.stringify(pagination)}`;
       let text = listAnswers.get(answer);
-      if (text?.variant !== variant) {
+      if (text?.url !== request.url) {
+        const next = nextPostCursor(listed, answer);
+        const pagination =
+          query.cursor === undefined
+            ? { ...paginate(request, reply, page, answer.total), next_cursor: next }
+            : paginateByCursor(request, reply, page.perPage, answer.total, next);
         const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
         const translations = locale === undefined ? null : await ops.translationsOf(answer.items);
         const items = answer.items.map((post) => {
@@ -303,7 +313,8 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
           return summaryJson(post, include, inLocale);
         });
         text = {
-          variant,
+          url: request.url,
+          link: String(reply.getHeader('link')),
           body: Buffer.from(
             JSON.stringify({
               data: selectFields(items, query.fields, LIST_FIELDS),
@@ -312,6 +323,8 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
           ),
         };
         listAnswers.set(answer, text);
+      } else {
+        reply.header('link', text.link);
       }
       return reply.type('application/json; charset=utf-8').send(text.body);
     },
