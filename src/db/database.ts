@@ -26,6 +26,7 @@ import * as contentKeys from './migrations/0020_content_keys.js';
 import * as invites from './migrations/0021_invites.js';
 import * as clickWebsites from './migrations/0022_click_websites.js';
 import * as mediaUrl from './migrations/0023_media_url.js';
+import * as commentAuthors from './migrations/0024_comment_authors.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -156,6 +157,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0021_invites', up: invites.up },
   { name: '0022_click_websites', up: clickWebsites.up },
   { name: '0023_media_url', up: mediaUrl.up },
+  { name: '0024_comment_authors', up: commentAuthors.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

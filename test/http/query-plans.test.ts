@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { analyzeDatabase, migrate } from '../../src/db/database.js';
+import { INSTALLATION_MODERATION_SETTING } from '../../src/domain/comment-rules.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createServices } from '../../src/services.js';
 import type { Services } from '../../src/services.js';
@@ -202,6 +203,43 @@ describe('query plans of the hot queries (issue 26 #3)', () => {
     // The page's translations and tags, by post id.
     await usesIndex(find(listing, /from "translations"/), 'translations', 'translations of the page');
     await usesIndex(find(listing, /from "taggables"/), 'taggables', 'tags of the page');
+  });
+
+  it('a commenter\u2019s earlier approved comment (moderation `first`), by user or by email in any case', async () => {
+    await services.settings.set(INSTALLATION_MODERATION_SETTING, 'first');
+    const post = await services.posts.create(
+      { title: 'Commented', content: 'x', status: 'published', websiteIds: [websiteId] },
+      { userId: null, isAdmin: true },
+    );
+    const comment = (email: string) =>
+      services.comments.store({
+        postId: post.id,
+        content: 'Hello',
+        name: 'Reader',
+        email,
+        user: null,
+        websiteId,
+        ipHash: 'x',
+        userAgent: 'test',
+      });
+    const storing = await during(() => comment('Reader@Example.test'));
+    await usesIndex(find(storing, /lower\("author_email"\)/), 'comments', 'first comment check by email');
+    const user = await services.users.create({ name: 'C', email: 'c@example.test', password: 'long enough' });
+    const bySignedIn = await during(() =>
+      services.comments.store({
+        postId: post.id,
+        content: 'Hi',
+        user: { id: user.id, name: 'C', email: 'c@example.test' },
+        websiteId,
+        ipHash: 'x',
+        userAgent: 'test',
+      }),
+    );
+    await usesIndex(
+      find(bySignedIn, /lower\("author_email"\)/),
+      'comments',
+      'first comment check by user or email',
+    );
   });
 
   it('a deep page (deferred join, read from the far end) and a page after a cursor (issue 26 #2)', async () => {
