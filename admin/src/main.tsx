@@ -93,7 +93,7 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/media', label: 'nav.media', shown: (can) => can.upload_media },
   { path: '/admin/reviews', label: 'nav.reviews', shown: (can) => can.review_posts },
   { path: '/admin/comments', label: 'nav.comments', shown: (can) => can.moderate_comments },
-  { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.create_posts },
+  { path: '/admin/tags', label: 'nav.tags', shown: (can) => can.manage_tags },
   { path: '/admin/links', label: 'nav.links', shown: (can) => can.manage_pages },
   { path: '/admin/menus', label: 'nav.menus', shown: (can) => can.manage_menus },
   { path: '/admin/website', label: 'nav.website', shown: (can) => can.manage_website },

@@ -29,6 +29,8 @@ const NOTHING: Abilities = {
   manage_website: false,
   manage_members: false,
   read_audit: false,
+  manage_tags: false,
+  read_stats: false,
 };
 
 /** What the policy lets the signed-in user do here (the API checks again on every call). */

@@ -6102,6 +6102,8 @@ export interface components {
                         manage_website: boolean;
                         manage_members: boolean;
                         read_audit: boolean;
+                        manage_tags: boolean;
+                        read_stats: boolean;
                     };
                 } | null;
                 /** @description The locales translatable fields are written in. */
@@ -6636,6 +6638,8 @@ export interface components {
                         manage_website: boolean;
                         manage_members: boolean;
                         read_audit: boolean;
+                        manage_tags: boolean;
+                        read_stats: boolean;
                     };
                 } | null;
                 /** @description The locales translatable fields are written in. */

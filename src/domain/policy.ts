@@ -120,6 +120,10 @@ export interface WebsiteAbilities {
   manageWebsite: boolean;
   manageMembers: boolean;
   readAudit: boolean;
+  /** Create this website's tags and change the ones bound to it (all-sites tags: administrators). */
+  manageTags: boolean;
+  /** Its views and clicks. */
+  readStats: boolean;
 }
 
 /** A caller without a user (an endpoint in `none` mode). */
@@ -294,18 +298,31 @@ export class Policy {
    */
   async abilitiesOn(actor: Actor, websiteId: number): Promise<WebsiteAbilities> {
     const on = [websiteId];
-    const [createPosts, publishPosts, edits, content, media, menus, manageWebsite, manageMembers, readAudit] =
-      await Promise.all([
-        this.can(actor, 'post.create', null, on),
-        this.can(actor, 'post.publish', null, on),
-        this.editsWebsite(actor, websiteId),
-        this.editsContent(actor, on),
-        this.canMedia(actor, 'media.upload', websiteId),
-        this.managesMenus(actor, websiteId),
-        this.managesWebsite(actor, websiteId),
-        this.managesMembers(actor, websiteId),
-        this.readsAudit(actor, websiteId),
-      ]);
+    const [
+      createPosts,
+      publishPosts,
+      edits,
+      content,
+      media,
+      menus,
+      manageWebsite,
+      manageMembers,
+      readAudit,
+      manageTags,
+      readStats,
+    ] = await Promise.all([
+      this.can(actor, 'post.create', null, on),
+      this.can(actor, 'post.publish', null, on),
+      this.editsWebsite(actor, websiteId),
+      this.editsContent(actor, on),
+      this.canMedia(actor, 'media.upload', websiteId),
+      this.managesMenus(actor, websiteId),
+      this.managesWebsite(actor, websiteId),
+      this.managesMembers(actor, websiteId),
+      this.readsAudit(actor, websiteId),
+      this.canTag(actor, 'tag.create', on),
+      this.readsStats(actor, websiteId),
+    ]);
     return {
       createPosts,
       publishPosts: createPosts && publishPosts,
@@ -318,6 +335,8 @@ export class Policy {
       manageWebsite,
       manageMembers,
       readAudit,
+      manageTags,
+      readStats,
     };
   }
 

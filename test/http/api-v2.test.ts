@@ -117,6 +117,8 @@ describe('API v2', () => {
     assert.equal(contributorCan?.create_posts, true);
     assert.equal(contributorCan?.publish_posts, false, 'a contributor submits for review');
     assert.equal(contributorCan?.review_posts, false);
+    assert.equal(contributorCan?.manage_tags, true, 'a contributor tags their posts');
+    assert.equal(contributorCan?.read_stats, true);
     const authorCan = await can(author);
     assert.equal(authorCan?.publish_posts, true);
     assert.equal(authorCan?.edit_others_posts, false);
@@ -124,12 +126,18 @@ describe('API v2', () => {
     assert.equal(editorCan?.review_posts, true);
     assert.equal(editorCan?.moderate_comments, true);
     assert.equal(editorCan?.manage_members, false);
-    assert.deepEqual(Object.values((await can(admin)) ?? {}), Array(11).fill(true));
+    assert.deepEqual(Object.values((await can(admin)) ?? {}), Array(13).fill(true));
+    // A reader reads: no tags of their own, no statistics (the panel hides both).
+    const reader = await ctx.createUser();
+    await ctx.services.memberships.grant(reader.id, site, 'reader');
+    assert.deepEqual(Object.values((await can(reader)) ?? {}), Array(13).fill(false));
     // A read-only key can do nothing but read, whoever holds it.
     const { secret } = await ctx.services.apiKeys.create(admin.id, { name: 'ro', readOnly: true });
     const readOnly = await can(secret);
     assert.equal(readOnly?.create_posts, false);
     assert.equal(readOnly?.review_posts, false);
+    assert.equal(readOnly?.manage_tags, false);
+    assert.equal(readOnly?.read_stats, true, 'reading is what a read-only key does');
   });
 
   it('Idempotency-Key on page and tag creates too: a retry answers the first item, another body is refused', async () => {

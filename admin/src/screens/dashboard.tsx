@@ -233,10 +233,11 @@ export function DashboardScreen() {
     void postTotal('draft').then(set('drafts'));
     if (can.review_posts) void postTotal('pending').then(set('pending'));
     if (can.moderate_comments) void commentsWaiting().then(set('comments'));
-    // Readers get 403 here: the statistics are then not shown.
-    void api
-      .GET('/api/v2/stats', { params: { query: { days: DAYS } } })
-      .then(({ data }) => data && setStats(data.data));
+    if (can.read_stats) {
+      void api
+        .GET('/api/v2/stats', { params: { query: { days: DAYS } } })
+        .then(({ data }) => data && setStats(data.data));
+    }
     if (me.is_admin) {
       void api.GET('/api/v2/system/health').then(({ data }) => data && setHealth(data.data));
     }

@@ -67,6 +67,8 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
                 manage_website: can.manageWebsite,
                 manage_members: can.manageMembers,
                 read_audit: can.readAudit,
+                manage_tags: can.manageTags,
+                read_stats: can.readStats,
               },
             },
           locales: { default: locales.defaultLocale, supported: locales.supported },

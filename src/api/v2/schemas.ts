@@ -106,6 +106,8 @@ export const meSchema = z
               manage_website: z.boolean(),
               manage_members: z.boolean(),
               read_audit: z.boolean(),
+              manage_tags: z.boolean(),
+              read_stats: z.boolean(),
             })
             .describe('What the policy lets the caller do on this website (the operations check again).'),
         })
