@@ -35,3 +35,28 @@ export async function deleteInChunks(
     await yieldToEventLoop();
   }
 }
+
+/** Ids one step of a scan covers: a few milliseconds of reading on SQLite. */
+export const SCAN_CHUNK_IDS = 5000;
+
+/**
+ * A read that no index can serve (text inside contents) in steps over id ranges of `table`: `read`
+ * is asked for the rows of ids in [from, to), range after range up to the largest id, with a turn of
+ * the event loop between two. One statement over a million posts held the event loop for seconds.
+ */
+export async function readInIdRanges<T>(
+  db: Db,
+  table: string,
+  read: (from: number, to: number) => Promise<T[]>,
+  chunkIds = SCAN_CHUNK_IDS,
+): Promise<T[]> {
+  const { rows } = await sql<{ last: number | string | null }>`
+    SELECT max(id) AS last FROM ${sql.table(table)}`.execute(db);
+  const last = Number(rows[0]?.last ?? 0);
+  const found: T[] = [];
+  for (let from = 0; from <= last; from += chunkIds) {
+    if (from > 0) await yieldToEventLoop();
+    found.push(...(await read(from, from + chunkIds)));
+  }
+  return found;
+}

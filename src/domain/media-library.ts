@@ -10,6 +10,7 @@ import { StaleWriteError } from './errors.js';
 import { isStorableId } from './ids.js';
 import { parseVariants } from './media.js';
 import type { MediaStore, StoredUpload } from './media.js';
+import { readInIdRanges } from '../db/chunked.js';
 import { containsText, likePattern } from './text-match.js';
 import { splitTranslatable, translate } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
@@ -372,7 +373,11 @@ export class MediaLibrary {
    * pages whose content does, websites whose logo or favicon does. Details of what `websiteId`
    * shows; the rest counted in `elsewhere`. Deleted posts and pages are not uses.
    */
-  async usage(items: readonly MediaItem[], websiteId: number): Promise<Map<number, MediaUsage>> {
+  async usage(
+    items: readonly MediaItem[],
+    websiteId: number,
+    options: { chunkIds?: number } = {},
+  ): Promise<Map<number, MediaUsage>> {
     const result = new Map<number, MediaUsage>();
     for (const item of items)
       result.set(item.id, { posts: [], pages: [], websites: [], elsewhere: 0, postIds: [], pageIds: [] });
@@ -383,13 +388,20 @@ export class MediaLibrary {
       text === null ? [] : keys.filter(({ key }) => text.toLowerCase().includes(key)).map(({ id }) => id);
 
     // Translated contents first: the posts and pages they belong to are read with the others.
-    const translated = await this.db
-      .selectFrom('translations')
-      .select(['model_type', 'model_id', 'value'])
-      .where('model_type', 'in', ['post', 'page'])
-      .where('field', '=', 'content')
-      .where((eb) => eb.or(patterns.map((pattern) => containsText(eb.ref('value'), pattern))))
-      .execute();
+    // Texts are searched in steps over id ranges (chunked.ts): no index serves a search inside them.
+    const inSteps = <T>(table: string, read: (from: number, to: number) => Promise<T[]>) =>
+      readInIdRanges(this.db, table, read, options.chunkIds);
+    const translated = await inSteps('translations', (from, to) =>
+      this.db
+        .selectFrom('translations')
+        .select(['model_type', 'model_id', 'value'])
+        .where('id', '>=', from)
+        .where('id', '<', to)
+        .where('model_type', 'in', ['post', 'page'])
+        .where('field', '=', 'content')
+        .where((eb) => eb.or(patterns.map((pattern) => containsText(eb.ref('value'), pattern))))
+        .execute(),
+    );
     const translatedUses = new Map<string, Set<number>>();
     for (const row of translated) {
       const key = `${row.model_type}:${row.model_id}`;
@@ -400,35 +412,47 @@ export class MediaLibrary {
     const idsOf = (type: string) =>
       translated.filter((row) => row.model_type === type).map((row) => row.model_id);
 
+    // A range's rows whose own texts name an item, or whose translations did.
+    const inRange = (ids: number[], from: number, to: number) => ids.filter((id) => id >= from && id < to);
     const postIdsByTranslation = idsOf('post');
-    const posts = await this.db
-      .selectFrom('posts')
-      .select(['id', 'title', 'type', 'status', 'thumbnail', 'content'])
-      .where('deleted_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          ...patterns.flatMap((pattern) => [
-            containsText(eb.ref('thumbnail'), pattern),
-            containsText(eb.ref('content'), pattern),
+    const posts = await inSteps('posts', (from, to) => {
+      const translatedIds = inRange(postIdsByTranslation, from, to);
+      return this.db
+        .selectFrom('posts')
+        .select(['id', 'title', 'type', 'status', 'thumbnail', 'content'])
+        .where('id', '>=', from)
+        .where('id', '<', to)
+        .where('deleted_at', 'is', null)
+        .where((eb) =>
+          eb.or([
+            ...patterns.flatMap((pattern) => [
+              containsText(eb.ref('thumbnail'), pattern),
+              containsText(eb.ref('content'), pattern),
+            ]),
+            ...(translatedIds.length > 0 ? [eb('id', 'in', translatedIds)] : []),
           ]),
-          ...(postIdsByTranslation.length > 0 ? [eb('id', 'in', postIdsByTranslation)] : []),
-        ]),
-      )
-      .orderBy('id')
-      .execute();
+        )
+        .orderBy('id')
+        .execute();
+    });
     const pageIdsByTranslation = idsOf('page');
-    const pages = await this.db
-      .selectFrom('pages')
-      .select(['id', 'title', 'status', 'content'])
-      .where('deleted_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          ...patterns.map((pattern) => containsText(eb.ref('content'), pattern)),
-          ...(pageIdsByTranslation.length > 0 ? [eb('id', 'in', pageIdsByTranslation)] : []),
-        ]),
-      )
-      .orderBy('id')
-      .execute();
+    const pages = await inSteps('pages', (from, to) => {
+      const translatedIds = inRange(pageIdsByTranslation, from, to);
+      return this.db
+        .selectFrom('pages')
+        .select(['id', 'title', 'status', 'content'])
+        .where('id', '>=', from)
+        .where('id', '<', to)
+        .where('deleted_at', 'is', null)
+        .where((eb) =>
+          eb.or([
+            ...patterns.map((pattern) => containsText(eb.ref('content'), pattern)),
+            ...(translatedIds.length > 0 ? [eb('id', 'in', translatedIds)] : []),
+          ]),
+        )
+        .orderBy('id')
+        .execute();
+    });
     const websites = await this.db
       .selectFrom('websites')
       .select(['id', 'site_name', 'site_logo', 'site_favicon'])

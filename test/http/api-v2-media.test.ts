@@ -439,6 +439,14 @@ describe('API v2: media library', () => {
     assert.deepEqual(listed.data.find((listedItem) => listedItem.id === unused.id)?.usage?.posts, []);
     const none = usageSchema.parse((await call(`/media/${unused.id}/usage`)).json().data);
     assert.deepEqual(none, { posts: [], pages: [], websites: [], elsewhere: 0 });
+    // Texts are searched in steps over id ranges: steps of one id or two find the same uses.
+    const library = ctx.services.mediaLibrary;
+    const [found] = await library.findMany([item.id]);
+    const whole = (await library.usage([found!], site)).get(item.id);
+    for (const chunkIds of [1, 2]) {
+      assert.deepEqual((await library.usage([found!], site, { chunkIds })).get(item.id), whole);
+    }
+    assert.equal(whole?.postIds.length, 2);
   });
 
   it('usage: a translation of a post’s content that shows it counts; a deleted post does not', async () => {
@@ -462,6 +470,10 @@ describe('API v2: media library', () => {
       usage.posts.map((use) => [use.id, use.as]),
       [[translated.json().data.id, ['content']]],
     );
+    // In steps of one id: the translation's post is still found in its own range.
+    const [found] = await ctx.services.mediaLibrary.findMany([item.id]);
+    const stepped = (await ctx.services.mediaLibrary.usage([found!], site, { chunkIds: 1 })).get(item.id);
+    assert.deepEqual(stepped?.postIds, [translated.json().data.id]);
   });
 
   it('delete: 409 naming the uses while used; ?force=true deletes it and its files', async () => {
