@@ -227,6 +227,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     appUrl: config.appUrl,
     warn,
     changes,
+    longReads: database.longReads,
   });
   const memberships = new MembershipsService(db, clock);
   const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
@@ -306,7 +307,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     settings,
     clock,
   );
-  const publicPosts = new PublicPostsService(db, clock, cache);
+  const publicPosts = new PublicPostsService(db, clock, cache, database.longReads);
   const commentNotices = new CommentNotices(db, {
     websites,
     mailer: () => services.mailer,

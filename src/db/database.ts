@@ -28,6 +28,7 @@ import * as clickWebsites from './migrations/0022_click_websites.js';
 import * as mediaUrl from './migrations/0023_media_url.js';
 import * as commentAuthors from './migrations/0024_comment_authors.js';
 import { sqliteForKysely } from './sqlite-statements.js';
+import { longReadsOffTheLoop } from './read-thread.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 export type Db = Kysely<Database>;
@@ -35,6 +36,11 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;
+  /**
+   * Where reads that no index serves (keyword searches) run: on SQLite a worker thread with its own
+   * connection (read-thread.ts), so they never hold the event loop; on PostgreSQL `db` itself.
+   */
+  longReads: Db;
   /** The raw SQLite connection (for PRAGMA data_version), or null on PostgreSQL. */
   sqlite: SQLite.Database | null;
   /** Options for opening more PostgreSQL connections (the change feed's LISTEN client). */
@@ -82,7 +88,15 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
       dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }),
       log: log && ((event) => log(event)),
     });
-    return { db, dialect: 'sqlite', sqlite, pgOptions: null, close: () => db.destroy() };
+    const longReads =
+      config.file === ':memory:'
+        ? db
+        : longReadsOffTheLoop(sqlite, config.file, { log: log && ((event) => log(event)) });
+    const close = async () => {
+      if (longReads !== db) await longReads.destroy();
+      await db.destroy();
+    };
+    return { db, longReads, dialect: 'sqlite', sqlite, pgOptions: null, close };
   }
 
   // JIT off: Folio's queries are short lookups, and PostgreSQL compiles any query whose estimated cost
@@ -108,7 +122,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     dialect: new PostgresDialect({ pool }),
     log: log && ((event) => log(event)),
   });
-  return { db, dialect: 'postgres', sqlite: null, pgOptions, close: () => db.destroy() };
+  return { db, longReads: db, dialect: 'postgres', sqlite: null, pgOptions, close: () => db.destroy() };
 }
 
 /**

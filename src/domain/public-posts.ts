@@ -167,16 +167,27 @@ export class PublicPostsService {
     private readonly clock: Clock,
     /** Keeps list totals (a count reads every matching row) until a post or website change. */
     private readonly cache?: Cache,
+    /** Where searches run: no index serves them (DatabaseHandle.longReads). */
+    private readonly longReads: Db = db,
   ) {}
+
+  /** Searches read through `longReads`; every other list through the server's connection. */
+  private readerOf(query: PublicListQuery): Db {
+    return (query.terms ?? []).length > 0 ? this.longReads : this.db;
+  }
 
   /**
    * Live, published, due posts of type `post` shown on the website; `from`/`upTo` narrow the
    * publication times (`upTo` no later than now), so that the index starts where they say.
    */
-  private live(websiteId: number, options: { perRow?: boolean; from?: string; upTo?: string } = {}) {
+  private live(
+    websiteId: number,
+    options: { perRow?: boolean; from?: string; upTo?: string } = {},
+    db: Db = this.db,
+  ) {
     const now = nowIso(this.clock);
     const upTo = options.upTo !== undefined && options.upTo < now ? options.upTo : now;
-    return this.db
+    return db
       .selectFrom('posts')
       .where('posts.type', '=', POST_MODEL)
       .where('posts.status', '=', 'published')
@@ -205,13 +216,14 @@ export class PublicPostsService {
     const order = reversed ? 'asc' : 'desc';
     // A deferred join: the page's ids first, in index order (skipped rows are index entries, not
     // posts), then those rows in full.
-    const ids = this.filtered(this.live(query.websiteId, { perRow: true }), query)
+    const reader = this.readerOf(query);
+    const ids = this.filtered(this.live(query.websiteId, { perRow: true }, reader), query)
       .select('posts.id')
       .orderBy('posts.published_at', order)
       .orderBy('posts.id', order)
       .limit(limit)
       .offset(offset);
-    const rows = await this.db
+    const rows = await reader
       .selectFrom('posts')
       .innerJoin(ids.as('page_ids'), 'page_ids.id', 'posts.id')
       .leftJoin('users', 'users.id', 'posts.author_id')
@@ -252,7 +264,7 @@ export class PublicPostsService {
     const counted = async () => {
       const kept = await this.keptTotal(query);
       if (kept !== null) return kept;
-      const row = await this.filtered(this.live(query.websiteId), query)
+      const row = await this.filtered(this.live(query.websiteId, {}, this.readerOf(query)), query)
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .executeTakeFirst();
       return Number(row?.total ?? 0);

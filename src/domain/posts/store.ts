@@ -59,6 +59,8 @@ export interface PostsDependencies {
   warn?: (message: string) => void;
   /** Told after every committed change (the public site's page cache listens). */
   changes?: ContentChanges;
+  /** Where keyword searches run: no index serves them (DatabaseHandle.longReads). Default: the db. */
+  longReads?: Db;
 }
 
 /** The columns every post answer starts with, from a list or detail row. */
@@ -184,7 +186,8 @@ export class PostsService {
       reversed: false,
     };
     const shapeKey = JSON.stringify({ ...shape, keyset: false });
-    const db = this.db as unknown as Kysely<never>;
+    // A keyword search reads every post's text: through `longReads`, off the event loop on SQLite.
+    const db = (terms.length > 0 ? (this.deps.longReads ?? this.db) : this.db) as unknown as Kysely<never>;
 
     // The total is the one part of a page whose cost grows with the data (it counts every match), so
     // it is cached until the next post or website change, or a minute; keyword searches are not.
