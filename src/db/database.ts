@@ -38,7 +38,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /**
    * Where reads that no index serves (keyword searches) run: on SQLite a worker thread with its own
-   * connection (read-thread.ts), so they never hold the event loop; on PostgreSQL `db` itself.
+   * connection (read-thread.ts), so they never hold the event loop; on PostgreSQL a pool of two
+   * connections apart from `db`'s, so they never take every connection.
    */
   longReads: Db;
   /** The raw SQLite connection (for PRAGMA data_version), or null on PostgreSQL. */
@@ -106,23 +107,33 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     '-c jit=off',
     ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : []),
   ]);
-  const pool = new pg.Pool({
-    ...pgOptions,
-    max: 10,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
-  });
-  // A client that loses its server (a restart: 57P01, a failover, a cut connection) emits 'error':
-  // on the pool while idle, on the client itself while checked out. Without a listener either would
-  // crash the process. The query in flight fails; the pool drops the broken client when it is
-  // released and connects a new one for the next query.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
-    log: log && ((event) => log(event)),
-  });
-  return { db, longReads: db, dialect: 'postgres', sqlite: null, pgOptions, close: () => db.destroy() };
+  const poolOf = (max: number) => {
+    const pool = new pg.Pool({
+      ...pgOptions,
+      max,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+    });
+    // A client that loses its server (a restart: 57P01, a failover, a cut connection) emits 'error':
+    // on the pool while idle, on the client itself while checked out. Without a listener either would
+    // crash the process. The query in flight fails; the pool drops the broken client when it is
+    // released and connects a new one for the next query.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
+    return new Kysely<Database>({
+      dialect: new PostgresDialect({ pool }),
+      log: log && ((event) => log(event)),
+    });
+  };
+  const db = poolOf(10);
+  // Long reads (keyword searches) have two connections of their own: ten slow searches at once would
+  // otherwise hold every connection of the pool, and every other request would wait behind them.
+  const longReads = poolOf(2);
+  const close = async () => {
+    await longReads.destroy();
+    await db.destroy();
+  };
+  return { db, longReads, dialect: 'postgres', sqlite: null, pgOptions, close };
 }
 
 /**

@@ -11,6 +11,8 @@ import { sql } from 'kysely';
 import type { Generated, Kysely } from 'kysely';
 import { openDatabase } from '../../src/db/database.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
+import { createTestDatabase, testConfig } from '../support/harness.js';
+import type { TestDatabase } from '../support/harness.js';
 
 /** A read that takes SQLite a few hundred milliseconds, whatever the data. */
 const slowCount = sql<{ n: number }>`
@@ -98,5 +100,45 @@ describe('SQLite long reads in a thread (DatabaseHandle.longReads)', () => {
     } finally {
       await memory.close();
     }
+  });
+});
+
+describe('long reads on the suite’s database (PostgreSQL: a pool of their own)', () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  before(async () => {
+    database = await createTestDatabase();
+    const config = testConfig(database.url);
+    handle = openDatabase(config.database, { pgSchema: database.pgSchema });
+  });
+  after(async () => {
+    await handle.close();
+    await database.drop();
+  });
+
+  it('slow long reads never hold the connections every other query needs', async () => {
+    assert.notEqual(handle.longReads, handle.db);
+    const slow =
+      handle.dialect === 'postgres'
+        ? sql<{ n: number }>`select pg_sleep(0.4), 1 as n`
+        : sql<{ n: number }>`
+            with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000000)
+            select 1 as n from c where x = 2000000`;
+    const finished: string[] = [];
+    // PostgreSQL: more slow reads than the server's own pool holds (10): sharing it, they would take
+    // every connection and the quick queries would wait for them.
+    const reads = Array.from({ length: handle.dialect === 'postgres' ? 12 : 2 }, (_, index) =>
+      slow.execute(handle.longReads).then(() => finished.push(`long ${index}`)),
+    );
+    const quick = await Promise.all(
+      Array.from({ length: 10 }, () => sql<{ one: number }>`select 1 as one`.execute(handle.db)),
+    );
+    finished.push('quick');
+    assert.deepEqual(
+      quick.map((result) => result.rows[0]?.one),
+      Array(10).fill(1),
+    );
+    await Promise.all(reads);
+    assert.equal(finished[0], 'quick', `finished in this order: ${finished.join(', ')}`);
   });
 });
