@@ -7,6 +7,9 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** The code of a long read refused because too many wait already (read-thread.ts): a 503 too. */
+export const LONG_READS_BUSY = 'FOLIO_LONG_READS_BUSY';
+
 // SQLSTATE classes and codes that mean "the server is not there right now", not "the query is wrong":
 // 08 connection exceptions, 57P01-57P03 (shutdown, crash shutdown, cannot connect now), 53300 too many
 // connections.
@@ -18,6 +21,8 @@ const UNAVAILABLE_NODE_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
+  // Folio's own: more long reads waiting than the read thread takes (read-thread.ts).
+  LONG_READS_BUSY,
 ]);
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;

@@ -11,7 +11,15 @@ import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, LogEvent, QueryResult, CompiledQuery } from 'kysely';
+import { LONG_READS_BUSY } from './errors.js';
 import type { Database } from './schema.js';
+
+/**
+ * Long reads waiting for the thread at most (the one running included); past it a read is refused at
+ * once as "unavailable" (each face answers 503 with Retry-After, as for a pool with no free connection),
+ * rather than queueing searches for minutes behind a flood of them.
+ */
+export const MAX_WAITING_LONG_READS = 32;
 
 // Plain JavaScript, evaluated as the worker's script: no loader (tsx, dist) is needed in the thread.
 const WORKER_SOURCE = `
@@ -62,12 +70,17 @@ class ReadThread {
   constructor(
     private readonly file: string,
     private readonly warn: (message: string) => void,
+    private readonly maxWaiting: number,
   ) {}
 
   /** The rows of a read, from the thread; null when there is no thread (the caller reads itself). */
   run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> | null {
     const worker = this.started();
     if (!worker) return null;
+    if (this.pending.size >= this.maxWaiting) {
+      const error = new Error(`${this.pending.size} long reads are waiting already; try again shortly`);
+      return Promise.reject(Object.assign(error, { code: LONG_READS_BUSY }));
+    }
     const id = this.nextId++;
     const answer = new Promise<unknown[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     // The thread does not keep a process alive, except while someone waits for its answer.
@@ -175,9 +188,13 @@ class ReadThreadDriver implements Driver {
 export function longReadsOffTheLoop(
   sqlite: SQLite.Database,
   file: string,
-  options: { log?: (event: LogEvent) => void; warn?: (message: string) => void } = {},
+  options: { log?: (event: LogEvent) => void; warn?: (message: string) => void; maxWaiting?: number } = {},
 ): Kysely<Database> {
-  const thread = new ReadThread(file, options.warn ?? ((message) => console.warn(message)));
+  const thread = new ReadThread(
+    file,
+    options.warn ?? ((message) => console.warn(message)),
+    options.maxWaiting ?? MAX_WAITING_LONG_READS,
+  );
   const dialect: Dialect = {
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => new ReadThreadDriver(thread, sqlite),

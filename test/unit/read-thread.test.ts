@@ -9,7 +9,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Generated, Kysely } from 'kysely';
+import SQLite from 'better-sqlite3';
 import { openDatabase } from '../../src/db/database.js';
+import { isDatabaseUnavailable } from '../../src/db/errors.js';
+import { longReadsOffTheLoop } from '../../src/db/read-thread.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { createTestDatabase, testConfig } from '../support/harness.js';
 import type { TestDatabase } from '../support/harness.js';
@@ -91,6 +94,26 @@ describe('SQLite long reads in a thread (DatabaseHandle.longReads)', () => {
   it('a bad query is an error in the caller; the thread answers the next one', async () => {
     await assert.rejects(sql`select * from no_such_table`.execute(handle.longReads), /no such table/);
     assert.equal((await reads().selectFrom('notes').select('id').execute()).length, 2);
+  });
+
+  it('past its limit of waiting reads, one is refused at once as "unavailable" (a 503), the others answered', async () => {
+    const sqlite = new SQLite(path.join(dir, 'reads.sqlite'));
+    const reads = longReadsOffTheLoop(sqlite, path.join(dir, 'reads.sqlite'), { maxWaiting: 2 });
+    try {
+      const waiting = [slowCount.execute(reads), slowCount.execute(reads)];
+      const refused = await slowCount.execute(reads).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(refused instanceof Error && isDatabaseUnavailable(refused), String(refused));
+      assert.match(refused.message, /2 long reads are waiting/);
+      for (const answer of await Promise.all(waiting)) assert.equal(answer.rows[0]?.n, 3_000_000);
+      // Answered: room again.
+      assert.equal((await slowCount.execute(reads)).rows[0]?.n, 3_000_000);
+    } finally {
+      await reads.destroy();
+      sqlite.close();
+    }
   });
 
   it('an in-memory database reads on its own connection (a thread cannot share it)', async () => {
