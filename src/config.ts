@@ -2,6 +2,7 @@
 // message is one line naming the variable; the CLI prints it and exits.
 import net from 'node:net';
 import path from 'node:path';
+import { isValidPackageName } from './domain/updates.js';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; url: string; file: string } // file is ':memory:' for an in-memory database
@@ -33,6 +34,12 @@ export interface Config {
   cacheMemoryMb: number;
   /** FOLIO_QUERY_COUNTER=1: count SQL queries per request into `x-folio-queries` (benchmarks). */
   queryCounter: boolean;
+  /**
+   * FOLIO_RELEASE_PACKAGE: the npm package whose versions are this installation's releases (the update
+   * check asks the registry for its newest). None by default: the name `folio` on npm is someone
+   * else's package, so without it the newest version is "not known" rather than a stranger's.
+   */
+  releasePackage: string | null;
   /**
    * NODE_ENV is not `production`: pages may tell the operator things meant for them (that a mail
    * without SMTP_URL went to the log).
@@ -191,6 +198,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('CACHE_MEMORY_MB', `"${cacheMemoryRaw}" is not a number of MiB (at least 16)`);
   }
 
+  const releasePackage = env.FOLIO_RELEASE_PACKAGE?.trim() || null;
+  if (releasePackage !== null && !isValidPackageName(releasePackage)) {
+    throw new ConfigError('FOLIO_RELEASE_PACKAGE', `"${releasePackage}" is not an npm package name`);
+  }
+
   return {
     database,
     redisUrl,
@@ -205,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     cacheMemoryMb: Number(cacheMemoryRaw),
     queryCounter: env.FOLIO_QUERY_COUNTER?.trim() === '1',
+    releasePackage,
     development: env.NODE_ENV?.trim() !== 'production',
   };
 }

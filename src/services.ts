@@ -260,7 +260,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     migrate: () => migrate(database),
     audit,
     packageManager:
-      options.packageManager ?? new NpmPackageManager({ installDir: options.installDir ?? process.cwd() }),
+      options.packageManager ??
+      new NpmPackageManager({
+        installDir: options.installDir ?? process.cwd(),
+        releasePackage: config.releasePackage,
+      }),
   });
   const credentials = new CredentialCache(feed);
   const users = new UsersService(db, clock, credentials);

@@ -4,7 +4,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { UpdateStepError } from './updates.js';
+import { CORE_PACKAGE, UpdateStepError } from './updates.js';
 import type { PackageManager, StepContext, UpdateLogger } from './updates.js';
 
 export interface NpmPackageManagerOptions {
@@ -21,6 +21,8 @@ export interface NpmPackageManagerOptions {
    * Tests map a fixture package to a local tarball here, so that the real npm runs offline.
    */
   source?: (name: string, version: string) => string;
+  /** The npm package of the core's releases (FOLIO_RELEASE_PACKAGE); none: its newest is not asked. */
+  releasePackage?: string | null;
 }
 
 /** Default time limit: well under the 3-minute lock expiry, although the lock is refreshed anyway. */
@@ -39,6 +41,7 @@ export class NpmPackageManager implements PackageManager {
   private readonly command: string;
   private readonly extraArgs: readonly string[];
   private readonly source: (name: string, version: string) => string;
+  private readonly releasePackage: string | null;
 
   constructor(options: NpmPackageManagerOptions) {
     this.installDir = path.resolve(options.installDir);
@@ -46,6 +49,7 @@ export class NpmPackageManager implements PackageManager {
     this.command = options.command ?? 'npm';
     this.extraArgs = options.extraArgs ?? [];
     this.source = options.source ?? ((name, version) => `${name}@${version}`);
+    this.releasePackage = options.releasePackage ?? null;
   }
 
   async install(name: string, version: string, context: StepContext): Promise<void> {
@@ -89,12 +93,17 @@ export class NpmPackageManager implements PackageManager {
     return files;
   }
 
-  /** `npm view <name> version`: the registry's newest version, or null when it does not answer. */
+  /**
+   * `npm view <name> version`: the registry's newest version, or null when it does not answer. The
+   * core's is its release package's, and not known without one (npm's `folio` is another project).
+   */
   latestVersion(name: string): Promise<string | null> {
+    const asked = name === CORE_PACKAGE ? this.releasePackage : name;
+    if (asked === null) return Promise.resolve(null);
     return new Promise((resolve) => {
       execFile(
         this.command,
-        ['view', name, 'version', '--no-update-notifier'],
+        ['view', asked, 'version', '--no-update-notifier'],
         { cwd: this.installDir, timeout: LATEST_TIMEOUT_MS, killSignal: 'SIGKILL' },
         (error, stdout) => {
           const version = String(stdout).trim().split('\n').pop()?.trim() ?? '';

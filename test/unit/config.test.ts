@@ -55,6 +55,17 @@ describe('config', () => {
     assert.equal(config.bodyLimit, 2048);
   });
 
+  it('FOLIO_RELEASE_PACKAGE: none by default (npm\u2019s `folio` is another project), an npm name when set', () => {
+    assert.equal(loadConfig({}).releasePackage, null);
+    assert.equal(
+      loadConfig({ FOLIO_RELEASE_PACKAGE: ' @acme/folio-cms ' }).releasePackage,
+      '@acme/folio-cms',
+    );
+    for (const bad of ['Folio', '--registry=http://evil', 'a b']) {
+      assert.throws(() => loadConfig({ FOLIO_RELEASE_PACKAGE: bad }), ConfigError, bad);
+    }
+  });
+
   it('accepts an in-memory SQLite database', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, {
       dialect: 'sqlite',
