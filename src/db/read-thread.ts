@@ -13,6 +13,7 @@ import { Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from '
 import type { DatabaseConnection, Dialect, Driver, LogEvent, QueryResult, CompiledQuery } from 'kysely';
 import { LONG_READS_BUSY } from './errors.js';
 import type { Database } from './schema.js';
+import { bindable } from './sqlite-statements.js';
 
 /**
  * Long reads waiting for the thread at most (the one running included); past it a read is refused at
@@ -28,7 +29,6 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 const statements = new Map();
-const toSqlite = (value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 parentPort.on('message', (message) => {
   if (message === 'stop') {
     db.close();
@@ -43,7 +43,7 @@ parentPort.on('message', (message) => {
       statements.set(message.sql, statement);
     }
     if (!statement.reader) throw new Error('only reads run on the read thread');
-    parentPort.postMessage({ id: message.id, rows: statement.all(message.parameters.map(toSqlite)) });
+    parentPort.postMessage({ id: message.id, rows: statement.all(message.parameters) });
   } catch (error) {
     parentPort.postMessage({ id: message.id, error: String((error && error.message) || error), code: error && error.code });
   }
@@ -85,7 +85,8 @@ class ReadThread {
     const answer = new Promise<unknown[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     // The thread does not keep a process alive, except while someone waits for its answer.
     worker.ref();
-    worker.postMessage({ id, sql, parameters });
+    // Bound as the server's connection binds them (booleans as 0/1): the thread runs them as they come.
+    worker.postMessage({ id, sql, parameters: bindable(parameters) });
     return answer;
   }
 
@@ -144,10 +145,7 @@ class ReadThreadConnection implements DatabaseConnection {
     if (fromThread) return { rows: (await fromThread) as R[] };
     const statement = this.fallback.prepare(compiled.sql);
     if (!statement.reader) throw new Error('only reads run as long reads');
-    const parameters = compiled.parameters.map((value) =>
-      typeof value === 'boolean' ? (value ? 1 : 0) : value,
-    );
-    return { rows: statement.all(parameters) as R[] };
+    return { rows: statement.all(bindable(compiled.parameters)) as R[] };
   }
 
   // eslint-disable-next-line require-yield

@@ -16,7 +16,8 @@ const MAX_STATEMENTS = 1000;
 
 const toSqlite = (value: unknown) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
-function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unknown> {
+/** The parameters as better-sqlite3 binds them (booleans as 0/1); also used by the long-reads thread. */
+export function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unknown> {
   for (const value of parameters) if (typeof value === 'boolean') return parameters.map(toSqlite);
   return parameters;
 }
