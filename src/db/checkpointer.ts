@@ -37,6 +37,18 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/**
+ * Asks a database thread to close its connection and end (the message `stop`), and ends it anyway
+ * after two seconds: the checkpointer's and the long reads' threads stop this way.
+ */
+export async function stopWorker(worker: Worker): Promise<void> {
+  const exited = once(worker, 'exit');
+  worker.ref();
+  worker.postMessage('stop');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+  await worker.terminate();
+}
+
 export interface CheckpointResult {
   /** Pages in the WAL, and how many of them are now in the database file. */
   log: number;
@@ -102,11 +114,7 @@ export function checkpointOffTheLoop(
     async stop() {
       if (stopped) return;
       stopped = true;
-      const exited = once(worker, 'exit');
-      worker.ref();
-      worker.postMessage('stop');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-      await worker.terminate();
+      await stopWorker(worker);
       sqlite.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`);
     },
   };

@@ -5,12 +5,12 @@
 // its own (WAL: it reads the last committed data, never waiting for nor blocking the server's
 // connection), one at a time. Without the thread (an in-memory database, or the thread failed) the
 // same queries run on the server's connection as before.
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import { Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { DatabaseConnection, Dialect, Driver, LogEvent, QueryResult, CompiledQuery } from 'kysely';
+import { stopWorker } from './checkpointer.js';
 import { LONG_READS_BUSY } from './errors.js';
 import type { Database } from './schema.js';
 import { bindable } from './sqlite-statements.js';
@@ -125,11 +125,7 @@ class ReadThread {
     if (!worker) return;
     this.worker = null;
     this.failed = true;
-    const exited = once(worker, 'exit');
-    worker.ref();
-    worker.postMessage('stop');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-    await worker.terminate();
+    await stopWorker(worker);
   }
 }
 
