@@ -231,7 +231,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   });
   const memberships = new MembershipsService(db, clock);
   const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
-  const policy = new Policy({ websites, memberships, clock });
+  const policy = new Policy({ websites, memberships, clock, settings });
   const audit = new AuditLog(db, clock);
   const domainChecker = new DomainChecker({
     settings,

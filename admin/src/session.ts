@@ -30,6 +30,7 @@ const NOTHING: Abilities = {
   manage_members: false,
   read_audit: false,
   manage_tags: false,
+  create_tags: false,
   read_stats: false,
 };
 

@@ -6103,6 +6103,7 @@ export interface components {
                         manage_members: boolean;
                         read_audit: boolean;
                         manage_tags: boolean;
+                        create_tags: boolean;
                         read_stats: boolean;
                     };
                 } | null;
@@ -6639,6 +6640,7 @@ export interface components {
                         manage_members: boolean;
                         read_audit: boolean;
                         manage_tags: boolean;
+                        create_tags: boolean;
                         read_stats: boolean;
                     };
                 } | null;

@@ -110,7 +110,7 @@ export class InviteOperations {
   async create(actor: Actor, websiteId: number, raw: unknown): Promise<Invite> {
     const input = parse(createInviteInput, raw);
     await this.requireManager(actor, websiteId);
-    if (!actor.isAdmin && input.role === 'site_admin') throw new ForbiddenError();
+    if (!(await this.deps.policy.grantsRole(actor, websiteId, input.role, null))) throw new ForbiddenError();
     const website = await this.deps.websites.find(websiteId);
     if (!website) throw new NotFoundError('Website not found');
     const email = normalizeEmail(input.email);

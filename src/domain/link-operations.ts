@@ -103,7 +103,8 @@ export class LinkOperations {
     const current = await this.show(actor, id);
     if (!(await this.deps.policy.editsContent(actor, [...current.websiteIds, ...(input.website_ids ?? [])])))
       throw new ForbiddenError();
-    if (input.website_ids?.length === 0 && !actor.isAdmin) throw new ForbiddenError();
+    if (input.website_ids?.length === 0 && !(await this.deps.policy.editsContent(actor, [])))
+      throw new ForbiddenError();
     const change: LinkChange = {
       name: input.name,
       url: input.url,

@@ -60,7 +60,7 @@ export class MemberOperations {
     await this.requireManager(actor, websiteId);
     const user = await this.userOf(userId);
     const current = await this.memberships.roleOn(userId, websiteId);
-    if (!actor.isAdmin && (role === 'site_admin' || current === 'site_admin')) throw new ForbiddenError();
+    if (!(await this.policy.grantsRole(actor, websiteId, role, current))) throw new ForbiddenError();
     await this.memberships.grant(userId, websiteId, role);
     await this.audited(actor, 'membership.grant', websiteId, userId, { role });
     return { user, role };
@@ -91,7 +91,7 @@ export class MemberOperations {
     await this.requireManager(actor, websiteId);
     await this.userOf(userId);
     const current = await this.memberships.roleOn(userId, websiteId);
-    if (!actor.isAdmin && current === 'site_admin') throw new ForbiddenError();
+    if (!(await this.policy.grantsRole(actor, websiteId, null, current))) throw new ForbiddenError();
     const removed = await this.memberships.revoke(userId, websiteId);
     if (removed) await this.audited(actor, 'membership.revoke', websiteId, userId);
     return removed;

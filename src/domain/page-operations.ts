@@ -86,7 +86,7 @@ export class PageOperations {
     if (ifVersion !== undefined && ifVersion !== current.updatedAt) throw new StaleWriteError();
     if (!(await this.writes(actor, [...current.websiteIds, ...(input.website_ids ?? [])])))
       throw new ForbiddenError();
-    if (input.website_ids?.length === 0 && !actor.isAdmin) throw new ForbiddenError();
+    if (input.website_ids?.length === 0 && !(await this.writes(actor, []))) throw new ForbiddenError();
     const page = await this.pages.update(
       id,
       {

@@ -7,8 +7,15 @@
 // - a signed-in non-administrator may also read their own posts, whatever their status, and never
 //   another user's draft or scheduled post;
 // - they create, change, publish and delete only their own posts, and only on websites they may write
-//   to: the website the request is on, websites they own or are bound to (R-W7), and websites where
-//   they hold the contributor role or above; never an all-sites (global) post;
+//   to: websites they own or are bound to (R-W7), and websites where they hold the contributor role or
+//   above; never an all-sites (global) post. No role on a website means no more rights there than a
+//   visitor's (issue 34 #1), unless the installation's setting `any_account_writes` restores WNCMS's
+//   rule: any account writes (as an author) on the website the request is on;
+// - once a post is public or scheduled, changing, unpublishing or deleting it needs the right to
+//   publish it (a contributor's approved post is the editors', as in WordPress: issue 34 #13);
+// - an API key limited to websites does only what its websites allow: its user's roles count only
+//   there, an administrator's rights reach only there, and installation-wide actions (settings,
+//   updates, accounts, other users' keys, caches, creating websites) need an unlimited key (issue 34 #2);
 // - roles per website (issue 20): an editor or site admin of every website a post is on also reads,
 //   changes, publishes and deletes other users' posts there; a contributor writes drafts there and
 //   publishes nothing (their posts wait for an editor); a reader writes nothing there, even on the
@@ -28,9 +35,9 @@
 //   (never with a read-only key, nor with a key limited to other websites);
 // - members: administrators manage every website's; a site admin its website's editors, authors,
 //   contributors and readers (site admins are made and unmade by administrators);
-// - tags have no owner: anyone with a user may create one on websites they may write to, and change
-//   one (the tag store's update_when_duplicated) only when it is bound to websites they may all write
-//   to (never an all-sites tag) and stays on such websites;
+// - tags have no owner: authors and above (and a website's owners and bound users) create them on
+//   their websites; renaming, moving, merging and deleting one is an editor's (or site admin's, owner's)
+//   of every website it is on (issue 34 #5); an all-sites tag is the administrators' alone (#4);
 // - pages and links are the editors': an editor or site admin of every website one is on writes it;
 //   one bound to no website (every website's) is the administrators';
 // - the media library (issue 23): contributors and above of a website (and its owners, bound users
@@ -120,10 +127,23 @@ export interface WebsiteAbilities {
   manageWebsite: boolean;
   manageMembers: boolean;
   readAudit: boolean;
-  /** Create this website's tags and change the ones bound to it (all-sites tags: administrators). */
+  /** Rename, move, merge and delete the tags bound to this website (all-sites tags: administrators). */
   manageTags: boolean;
+  /** Create tags on this website (pick existing ones: anyone who writes posts there). */
+  createTags: boolean;
   /** Its views and clicks. */
   readStats: boolean;
+}
+
+/**
+ * The installation's setting that restores WNCMS's rule "any account may write on the request's
+ * website" (as an author where it holds no role). Default off: no role on a website, no writing there.
+ */
+export const ANY_ACCOUNT_WRITES_SETTING = 'any_account_writes';
+
+/** Public now or on its way to be (scheduled): what only publishers change. */
+function isPublicOrScheduled(status: string): boolean {
+  return status === 'published' || status === 'scheduled';
 }
 
 /** A caller without a user (an endpoint in `none` mode). */
@@ -137,6 +157,8 @@ export class Policy {
       websites: Pick<WebsitesService, 'accessibleIds'>;
       memberships: Pick<MembershipsService, 'rolesOf'>;
       clock: Clock;
+      /** Installation settings (`any_account_writes`); absent: every setting at its default. */
+      settings?: { get(key: string): Promise<string | undefined> };
     },
   ) {}
 
@@ -147,9 +169,39 @@ export class Policy {
 
   /** May the actor read this post? Reads refused answer "not found" (nothing is revealed). */
   canRead(actor: Actor, post: PostFacts): boolean {
-    if (actor.isAdmin) return true;
-    if (actor.userId !== null && post.authorId === actor.userId) return true;
+    if (this.adminOn(actor, post.websiteIds)) return true;
+    if (actor.userId !== null && post.authorId === actor.userId && this.reachesAny(actor, post.websiteIds)) {
+      return true;
+    }
     return this.isPublic(post);
+  }
+
+  /**
+   * An administrator of the whole installation: an administrator without a key limited to websites.
+   * Installation-wide actions (settings, updates, accounts, caches, websites) ask this.
+   */
+  administers(actor: Actor): boolean {
+    return actor.isAdmin && !this.limited(actor);
+  }
+
+  /**
+   * An administrator's rights over these websites (empty: every website's content): with a key
+   * limited to websites, only inside them, and never over all-sites content.
+   */
+  adminOn(actor: Actor, websiteIds: readonly number[]): boolean {
+    if (!actor.isAdmin) return false;
+    if (!this.limited(actor)) return true;
+    return websiteIds.length > 0 && websiteIds.every((id) => this.inKeyScope(actor, id));
+  }
+
+  /** Came with an API key limited to websites. */
+  private limited(actor: Actor): boolean {
+    return (actor.key?.websiteIds.length ?? 0) > 0;
+  }
+
+  /** Whether a limited key reaches any of these websites (no key, or an unlimited one: yes). */
+  private reachesAny(actor: Actor, websiteIds: readonly number[]): boolean {
+    return !this.limited(actor) || websiteIds.some((id) => this.inKeyScope(actor, id));
   }
 
   /** Published and due: what anybody may read. */
@@ -174,11 +226,11 @@ export class Policy {
     ) {
       return false;
     }
-    if (actor.isAdmin) return true;
+    const targets = [...(post?.websiteIds ?? []), ...(websiteIds ?? [])];
+    if (this.adminOn(actor, targets)) return true;
     if (action === 'post.read') return post !== null && (await this.mayRead(actor, post));
     // Reviews are an editor's: of every website the post is on (a global post's, the administrators').
     if (action === 'post.review') return post !== null && (await this.editsAll(actor, post.websiteIds));
-    const targets = [...(post?.websiteIds ?? []), ...(websiteIds ?? [])];
     if (action === 'post.publish') {
       // A contributor (or reader) on any of the websites submits drafts there; nothing goes public.
       if (actor.userId === null) return true; // R-P8's anonymous create decides on its own
@@ -200,7 +252,21 @@ export class Policy {
     if (post.websiteIds.length === 0) return false; // a global post reaches every website
     if (websiteIds !== undefined && websiteIds.length === 0) return false;
     if (post.authorId !== actor.userId && !(await this.editsAll(actor, targets))) return false;
+    // A public or scheduled post is changed, unpublished or deleted by those who may publish it.
+    if (isPublicOrScheduled(post.status) && !(await this.can(actor, 'post.publish', post, websiteIds))) {
+      return false;
+    }
     return this.writesToAll(actor, targets);
+  }
+
+  /**
+   * May the actor name `authorId` as a post's author (R-P5: only an administrator names another
+   * user; issue 34 #13: an editor does not make themselves the author of another's post). `post`:
+   * the post changed (absent: a new one).
+   */
+  mayNameAuthor(actor: Actor, authorId: number, post?: PostFacts): boolean {
+    if (post !== undefined) return post.authorId === authorId || this.adminOn(actor, post.websiteIds);
+    return this.administers(actor) || (actor.userId !== null && actor.userId === authorId);
   }
 
   /**
@@ -221,10 +287,17 @@ export class Policy {
    */
   async managesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
-    if (actor.isAdmin) return true;
+    if (this.adminOn(actor, [websiteId])) return true;
     if (actor.userId === null) return false;
     // Owned, bound, or a site admin's (accessibleIds holds all three).
-    return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
+    return (await this.accessible(actor)).includes(websiteId);
+  }
+
+  /** Websites the user owns, is bound to or is a site admin of, inside a limited key's websites. */
+  private async accessible(actor: Actor): Promise<number[]> {
+    if (actor.userId === null) return [];
+    const ids = await this.deps.websites.accessibleIds(actor.userId);
+    return this.limited(actor) ? ids.filter((id) => this.inKeyScope(actor, id)) : ids;
   }
 
   /**
@@ -250,7 +323,7 @@ export class Policy {
    * analytics) and its owner: administrators only (R-W6; issue 25 #6).
    */
   managesWebsiteCode(actor: Actor): boolean {
-    return actor.isAdmin;
+    return this.administers(actor);
   }
 
   /**
@@ -258,20 +331,49 @@ export class Policy {
    * user's API keys): administrators, never with a read-only key.
    */
   managesAccounts(actor: Actor): boolean {
-    return actor.isAdmin && actor.key?.readOnly !== true;
+    return this.administers(actor) && actor.key?.readOnly !== true;
   }
 
   /** May the actor read accounts (the list, another user's keys): administrators. */
   readsAccounts(actor: Actor): boolean {
-    return actor.isAdmin;
+    return this.administers(actor);
+  }
+
+  /**
+   * May the actor change the installation (its settings, core updates, cache flushes, creating and
+   * deleting websites): administrators with an unlimited key that writes.
+   */
+  managesInstallation(actor: Actor): boolean {
+    return this.administers(actor) && actor.key?.readOnly !== true;
+  }
+
+  /** May the actor read the installation's settings and jobs: administrators (an unlimited key). */
+  readsInstallation(actor: Actor): boolean {
+    return this.administers(actor);
   }
 
   /** May the actor manage the members of this website: administrators and its site admins. */
   async managesMembers(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
-    if (actor.isAdmin) return true;
+    if (this.adminOn(actor, [websiteId])) return true;
     if (actor.userId === null) return false;
     return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
+  }
+
+  /**
+   * May the actor give `role` (null: take the role away) on the website to a member who holds
+   * `current` there: administrators any role; site admins every role but site admin (site admins are
+   * made and unmade by administrators).
+   */
+  async grantsRole(
+    actor: Actor,
+    websiteId: number,
+    role: SiteRole | null,
+    current: SiteRole | null,
+  ): Promise<boolean> {
+    if (!(await this.managesMembers(actor, websiteId))) return false;
+    if (this.adminOn(actor, [websiteId])) return true;
+    return role !== 'site_admin' && current !== 'site_admin';
   }
 
   /**
@@ -279,15 +381,16 @@ export class Policy {
    * website (named: `websiteId`).
    */
   async readsAudit(actor: Actor, websiteId: number | undefined): Promise<boolean> {
-    if (actor.isAdmin) return true;
+    if (this.adminOn(actor, websiteId === undefined ? [] : [websiteId])) return true;
     if (websiteId === undefined || actor.userId === null) return false;
+    if (!this.inKeyScope(actor, websiteId)) return false;
     return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
   }
 
   /** Editor or site admin of this website (lists show them its posts of every status). */
   async editsWebsite(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
-    if (actor.isAdmin) return true;
+    if (this.adminOn(actor, [websiteId])) return true;
     return this.editsAll(actor, [websiteId]);
   }
 
@@ -320,9 +423,10 @@ export class Policy {
       this.managesWebsite(actor, websiteId),
       this.managesMembers(actor, websiteId),
       this.readsAudit(actor, websiteId),
-      this.canTag(actor, 'tag.create', on),
+      this.canTag(actor, 'tag.update', on, on),
       this.readsStats(actor, websiteId),
     ]);
+    const createTags = await this.canTag(actor, 'tag.create', on);
     return {
       createPosts,
       publishPosts: createPosts && publishPosts,
@@ -336,6 +440,7 @@ export class Policy {
       manageMembers,
       readAudit,
       manageTags,
+      createTags,
       readStats,
     };
   }
@@ -349,7 +454,7 @@ export class Policy {
     if (actor.key && (actor.key.readOnly || (actor.key.websiteIds.length > 0 && websiteIds.length === 0))) {
       return false;
     }
-    if (actor.isAdmin) return websiteIds.every((id) => this.inKeyScope(actor, id));
+    if (actor.isAdmin) return this.adminOn(actor, websiteIds);
     if (websiteIds.length === 0) return false;
     for (const id of new Set(websiteIds)) if (!(await this.editsWebsite(actor, id))) return false;
     return true;
@@ -369,29 +474,41 @@ export class Policy {
    */
   async seesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
-    if (actor.isAdmin) return true;
+    if (this.adminOn(actor, [websiteId])) return true;
     if (actor.userId === null) return false;
     if ((await this.rolesOf(actor)).has(websiteId)) return true;
-    return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
+    return (await this.accessible(actor)).includes(websiteId);
+  }
+
+  /**
+   * Does the actor see every website (lists of websites unfiltered): administrators with an unlimited
+   * key. Others see those `seesWebsite` allows.
+   */
+  seesEveryWebsite(actor: Actor): boolean {
+    return this.administers(actor);
   }
 
   /** May the actor read the website's statistics (views, clicks, top posts): see the rules above. */
   async readsStats(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
-    if (actor.isAdmin) return true;
+    if (this.adminOn(actor, [websiteId])) return true;
     return this.contributesTo(actor, websiteId);
   }
 
   /** May the actor read the installation's health (database, cache, disk, version): administrators. */
   readsHealth(actor: Actor): boolean {
-    return actor.isAdmin && (actor.key === undefined || actor.key.websiteIds.length === 0);
+    return this.administers(actor);
   }
 
-  /** The actor's role on each website where they hold one. */
+  /** The actor's role on each website where they hold one (with a limited key: only its websites). */
   private async rolesOf(actor: Actor): Promise<Map<number, SiteRole>> {
     if (actor.userId === null) return new Map();
     const roles = await this.deps.memberships.rolesOf(actor.userId);
-    return new Map(roles.map((membership) => [membership.websiteId, membership.role]));
+    return new Map(
+      roles
+        .filter((membership) => this.inKeyScope(actor, membership.websiteId))
+        .map((membership) => [membership.websiteId, membership.role]),
+    );
   }
 
   /** Editor or site admin on every one of these websites. */
@@ -422,11 +539,22 @@ export class Policy {
     current: readonly number[] = [],
   ): Promise<boolean> {
     if (!this.keyWrites(actor, [...current, ...websiteIds])) return false;
-    if (actor.isAdmin) return true;
+    // An all-sites tag (bound to none) shows on every website: the administrators' alone.
+    if (this.adminOn(actor, [...current, ...websiteIds])) return true;
     if (actor.userId === null) return false;
-    if (action === 'tag.create') return websiteIds.length === 0 || this.writesToAll(actor, websiteIds);
-    if (current.length === 0) return false; // an all-sites tag is every website's
-    return this.writesToAll(actor, [...current, ...websiteIds]);
+    if (action === 'tag.create') return websiteIds.length > 0 && this.authorsOnAll(actor, websiteIds);
+    if (current.length === 0 || websiteIds.length === 0) return false;
+    // Renaming, moving, merging and deleting: the taxonomy is the editors' (and site managers').
+    for (const id of new Set([...current, ...websiteIds])) {
+      if (!(await this.editsAll(actor, [id])) && !(await this.managesWebsite(actor, id))) return false;
+    }
+    return true;
+  }
+
+  /** Author or above (or as an author: see `effectiveRoles`) on every one of these websites. */
+  private async authorsOnAll(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
+    const roles = await this.effectiveRoles(actor);
+    return websiteIds.every((id) => roleAtLeast(roles.get(id), 'author'));
   }
 
   async requireTag(
@@ -446,7 +574,7 @@ export class Policy {
     const reads = action === 'media.read';
     if (!this.inKeyScope(actor, websiteId)) return false;
     if (!reads && !this.keyWrites(actor, item ? item.websiteIds : [websiteId])) return false;
-    if (actor.isAdmin) return true;
+    if (this.adminOn(actor, item && !reads ? item.websiteIds : [websiteId])) return true;
     if (actor.userId === null) return false;
     if (action === 'media.read' || action === 'media.upload') return this.contributesTo(actor, websiteId);
     if (!item || item.websiteIds.length === 0) return false;
@@ -465,7 +593,7 @@ export class Policy {
     if (actor.userId === null) return false;
     const role = (await this.rolesOf(actor)).get(websiteId);
     if (role !== undefined) return roleAtLeast(role, 'contributor');
-    return (await this.deps.websites.accessibleIds(actor.userId)).includes(websiteId);
+    return (await this.accessible(actor)).includes(websiteId);
   }
 
   /**
@@ -499,18 +627,41 @@ export class Policy {
     }
   }
 
-  /** The websites a signed-in non-administrator may write to (see the rules above). */
+  /** The websites a signed-in non-administrator may write posts to (see the rules above). */
   async writableWebsites(actor: Actor): Promise<Set<number>> {
     const writable = new Set<number>();
-    if (actor.websiteId !== null) writable.add(actor.websiteId);
-    if (actor.userId === null) return writable;
-    for (const id of await this.deps.websites.accessibleIds(actor.userId)) writable.add(id);
-    for (const membership of await this.deps.memberships.rolesOf(actor.userId)) {
-      if (roleAtLeast(membership.role, 'contributor')) writable.add(membership.websiteId);
-      // A reader of a website writes nothing there, even when the request is on it.
-      else writable.delete(membership.websiteId);
+    for (const [id, role] of await this.effectiveRoles(actor)) {
+      if (roleAtLeast(role, 'contributor')) writable.add(id);
     }
     return writable;
+  }
+
+  /**
+   * The role the actor writes with on each website: their memberships, an author's on websites they
+   * own or are bound to without a role there (R-W7), and, only when the installation's setting
+   * `any_account_writes` is on, an author's on the request's website where they hold no role (WNCMS's
+   * rule). With a key limited to websites, only its websites count.
+   */
+  private async effectiveRoles(actor: Actor): Promise<Map<number, SiteRole>> {
+    const roles = await this.rolesOf(actor);
+    if (actor.userId === null) return roles;
+    for (const id of await this.accessible(actor)) if (!roles.has(id)) roles.set(id, 'author');
+    const here = actor.websiteId;
+    if (
+      here !== null &&
+      !roles.has(here) &&
+      this.inKeyScope(actor, here) &&
+      (await this.anyAccountWrites())
+    ) {
+      roles.set(here, 'author');
+    }
+    return roles;
+  }
+
+  /** The installation's setting `any_account_writes` (default off: no role, no writing). */
+  private async anyAccountWrites(): Promise<boolean> {
+    const value = (await this.deps.settings?.get(ANY_ACCOUNT_WRITES_SETTING))?.trim().toLowerCase();
+    return value === '1' || value === 'true' || value === 'on' || value === 'yes';
   }
 
   private async writesToAll(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
@@ -524,7 +675,7 @@ export class Policy {
    * Refused like any unusable domain: 422 `Invalid domain format`.
    */
   requireDomainClaim(actor: Actor, input: string): void {
-    if (actor.isAdmin) return;
+    if (this.administers(actor)) return;
     const domain = normalizeDomain(input);
     if (domain !== null && isReservedDomain(domain)) throw new InvalidDomainError();
   }

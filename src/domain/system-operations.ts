@@ -71,7 +71,7 @@ export class SystemOperations {
 
   /** Every API switch and auth mode with its value (administrators). */
   async apiSwitches(actor: Actor): Promise<ApiSwitch[]> {
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!this.deps.policy.readsInstallation(actor)) throw new ForbiddenError();
     const all = await this.deps.settings.all();
     const modeOf = (key: string): AuthMode => {
       const value = all.get(authModeSetting(key))?.trim().toLowerCase();
@@ -117,14 +117,14 @@ export class SystemOperations {
 
   /** Every setting but the secrets (administrators). */
   async settings(actor: Actor): Promise<Record<string, string>> {
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!this.deps.policy.readsInstallation(actor)) throw new ForbiddenError();
     const all = await this.deps.settings.all();
     return Object.fromEntries([...all].filter(([key]) => !SECRET_SETTING.test(key)).sort());
   }
 
   /** Sets settings (`null` removes one); secrets are refused (administrators). */
   async setSettings(actor: Actor, raw: unknown): Promise<Record<string, string>> {
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
     const entries = parse(settingsInput, raw);
     const secrets = Object.keys(entries).filter((key) => SECRET_SETTING.test(key));
     if (secrets.length > 0) {
@@ -156,7 +156,7 @@ export class SystemOperations {
    */
   async flushCache(actor: Actor, websiteId?: number): Promise<void> {
     if (websiteId === undefined) {
-      if (!actor.isAdmin) throw new ForbiddenError();
+      if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
       await this.deps.cache.clear();
     } else {
       if (!(await this.deps.policy.managesWebsite(actor, websiteId))) throw new ForbiddenError();

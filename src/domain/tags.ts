@@ -193,14 +193,26 @@ export class TagsService {
         // Tags have no owner: changing an existing one is for administrators (policy.ts).
         if (input.actor && this.policy) {
           const current = (await this.bindings.websitesOf('tag', [duplicate.id])).get(duplicate.id) ?? [];
-          await this.policy.requireTag(input.actor, 'tag.update', websiteIds, current);
+          // No websites sent: the tag stays where it is.
+          await this.policy.requireTag(
+            input.actor,
+            'tag.update',
+            websiteIds.length ? websiteIds : current,
+            current,
+          );
         }
         const tag = await this.update(duplicate, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
         if (input.actor) await this.audited(input.actor, 'tag.update', tag.id, websiteIds, input);
         return { outcome: 'updated', tag };
       }
-      if (input.actor) await this.policy?.requireTag(input.actor, 'tag.create', websiteIds);
+      // An all-sites tag (no websites) is the administrators' (issue 34 #4): anyone else's new tag
+      // without websites goes to the website the request is on.
+      const actor = input.actor;
+      if (actor && websiteIds.length === 0 && actor.websiteId !== null && !this.policy?.adminOn(actor, [])) {
+        websiteIds.push(actor.websiteId);
+      }
+      if (actor) await this.policy?.requireTag(actor, 'tag.create', websiteIds);
       try {
         const tag = await this.create(baseName, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });

@@ -44,7 +44,7 @@ export class UserOperations {
   }
 
   async list(actor: Actor, query: UserListQuery): Promise<{ items: User[]; total: number }> {
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!this.extras?.policy.readsAccounts(actor)) throw new ForbiddenError();
     let select = this.db.selectFrom('users');
     const q = query.q?.trim();
     if (q) {
@@ -68,7 +68,9 @@ export class UserOperations {
   }
 
   async show(actor: Actor, id: number): Promise<User> {
-    if (!actor.isAdmin && actor.userId !== id) throw new ForbiddenError();
+    if (!(this.extras?.policy.readsAccounts(actor) ?? actor.isAdmin) && actor.userId !== id) {
+      throw new ForbiddenError();
+    }
     const user = await this.users.findById(id);
     if (!user) throw new NotFoundError('User not found');
     return user;
@@ -76,7 +78,7 @@ export class UserOperations {
 
   /** Enables or disables an account (InputError for the last active administrator). */
   async setActive(actor: Actor, id: number, active: boolean): Promise<User> {
-    if (!(this.extras?.policy.managesAccounts(actor) ?? actor.isAdmin)) throw new ForbiddenError();
+    if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
     await this.show(actor, id);
     await this.users.setActive(id, active);
     await recordWrite(this.audit, actor, {

@@ -55,7 +55,7 @@ export class WebsiteOperations {
   /** What deleting the website takes with it (administrators: those who may delete it). */
   async usage(actor: Actor, id: number): Promise<WebsiteUsage> {
     await this.show(actor, id);
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
     return this.websites.usage(id);
   }
 
@@ -80,6 +80,19 @@ export class WebsiteOperations {
     return (await this.extras?.themes?.()) ?? ['default'];
   }
 
+  /**
+   * The websites the actor manages (R-W7): every website for administrators (with a key limited to
+   * websites: those), the ones they own, are bound to or are site admin of for others; nothing for a
+   * caller without a user (a content key reads as a visitor).
+   */
+  async list(actor: Actor, query: { keyword?: string; page: number; pageSize: number }) {
+    if (actor.userId === null && !actor.isAdmin) throw new ForbiddenError();
+    if (this.policy.seesEveryWebsite(actor)) return this.websites.list(query);
+    const scope = actor.key && actor.key.websiteIds.length > 0 ? actor.key.websiteIds : undefined;
+    if (actor.isAdmin) return this.websites.list({ ...query, ids: scope });
+    return this.websites.list({ ...query, accessibleTo: actor.userId ?? 0, ids: scope });
+  }
+
   /** The website, when it exists and the actor may manage it (others are "not found" too, R-W7). */
   async show(actor: Actor, id: number): Promise<Website> {
     const website = (await this.policy.managesWebsite(actor, id)) ? await this.websites.find(id) : null;
@@ -89,7 +102,7 @@ export class WebsiteOperations {
 
   /** A new website (administrators only: the face's guard answers first in the spec's words). */
   async create(actor: Actor, input: NewWebsite): Promise<Website> {
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
     const id = await this.websites.create(input);
     await this.audited(actor, 'website.create', id, input);
     return this.show(actor, id);
@@ -112,7 +125,7 @@ export class WebsiteOperations {
 
   async delete(actor: Actor, id: number): Promise<void> {
     await this.show(actor, id);
-    if (!actor.isAdmin) throw new ForbiddenError();
+    if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
     const deleting = this.extras?.deleting;
     const usage = await this.websites.usage(id);
     const files = await this.websites.delete(

@@ -20,7 +20,6 @@ import { MENU_ITEM_MODEL } from './menus.js';
 import { containsText, likePattern } from './text-match.js';
 import { splitTranslatable } from './translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from './translations.js';
-import type { User } from './users.js';
 import { flag, toIso } from './values.js';
 
 export const WEBSITE_MODEL = 'website';
@@ -240,15 +239,21 @@ export class WebsitesService {
     return (await this.hydrate([row]))[0] ?? null;
   }
 
-  /** Websites a user may see (R-W7): all for an admin; owned, bound or site-admin'd ones otherwise. */
+  /**
+   * A page of websites: every website, or only those `accessibleTo` a user owns, is bound to or is a
+   * site admin of (R-W7), and only `ids` when given (the operations decide which: website-operations.ts).
+   */
   async list(options: {
-    user: User;
+    accessibleTo?: number;
+    ids?: readonly number[];
     keyword?: string;
     page: number;
     pageSize: number;
   }): Promise<{ items: Website[]; total: number }> {
     let query = this.db.selectFrom('websites');
-    if (!options.user.isAdmin) query = query.where((eb) => this.accessibleBy(eb, options.user.id));
+    const { accessibleTo, ids } = options;
+    if (accessibleTo !== undefined) query = query.where((eb) => this.accessibleBy(eb, accessibleTo));
+    if (ids !== undefined) query = query.where('websites.id', 'in', ids.length > 0 ? [...ids] : [0]);
     const keyword = options.keyword?.trim();
     if (keyword) {
       const pattern = likePattern(keyword);

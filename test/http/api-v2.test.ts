@@ -117,20 +117,25 @@ describe('API v2', () => {
     assert.equal(contributorCan?.create_posts, true);
     assert.equal(contributorCan?.publish_posts, false, 'a contributor submits for review');
     assert.equal(contributorCan?.review_posts, false);
-    assert.equal(contributorCan?.manage_tags, true, 'a contributor tags their posts');
+    // Issue 34 #5: the taxonomy is an editor's; a contributor picks existing tags, an author adds some.
+    assert.equal(contributorCan?.manage_tags, false, 'a contributor picks existing tags');
+    assert.equal(contributorCan?.create_tags, false);
     assert.equal(contributorCan?.read_stats, true);
     const authorCan = await can(author);
     assert.equal(authorCan?.publish_posts, true);
     assert.equal(authorCan?.edit_others_posts, false);
+    assert.equal(authorCan?.create_tags, true, 'an author adds tags to their posts');
+    assert.equal(authorCan?.manage_tags, false);
     const editorCan = await can(editor);
     assert.equal(editorCan?.review_posts, true);
     assert.equal(editorCan?.moderate_comments, true);
     assert.equal(editorCan?.manage_members, false);
-    assert.deepEqual(Object.values((await can(admin)) ?? {}), Array(13).fill(true));
+    assert.equal(editorCan?.manage_tags, true);
+    assert.deepEqual(Object.values((await can(admin)) ?? {}), Array(14).fill(true));
     // A reader reads: no tags of their own, no statistics (the panel hides both).
     const reader = await ctx.createUser();
     await ctx.services.memberships.grant(reader.id, site, 'reader');
-    assert.deepEqual(Object.values((await can(reader)) ?? {}), Array(13).fill(false));
+    assert.deepEqual(Object.values((await can(reader)) ?? {}), Array(14).fill(false));
     // A read-only key can do nothing but read, whoever holds it.
     const { secret } = await ctx.services.apiKeys.create(admin.id, { name: 'ro', readOnly: true });
     const readOnly = await can(secret);
@@ -814,11 +819,12 @@ describe('API v2', () => {
     assert.equal(moved.json().data.parent_id, null);
     assert.equal(moved.json().data.name, 'Planet');
     problem(await call(`/tags/${world.id}`, { method: 'PATCH', body: { name: 'News' } }), 422);
-    // An author of the website may change its tags; a reader of it may not.
+    // An editor of the website may change its tags; an author (issue 34 #5) or a reader of it may not.
     assert.equal(
-      (await call(`/tags/${world.id}`, { method: 'PATCH', as: author, body: { sort: 5 } })).statusCode,
+      (await call(`/tags/${world.id}`, { method: 'PATCH', as: editor, body: { sort: 5 } })).statusCode,
       200,
     );
+    problem(await call(`/tags/${world.id}`, { method: 'PATCH', as: author, body: { sort: 4 } }), 403);
     const outsider = await ctx.createUser();
     await ctx.services.memberships.grant(outsider.id, site, 'reader');
     problem(await call(`/tags/${world.id}`, { method: 'PATCH', as: outsider, body: { sort: 1 } }), 403);

@@ -46,6 +46,9 @@ describe('post authoring', () => {
     websiteId = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
     author = await ctx.createUser();
     other = await ctx.createUser();
+    // Writers hold a role on the website (issue 34 #1: no role, no writing).
+    await ctx.services.memberships.grant(author.id, websiteId, 'author');
+    await ctx.services.memberships.grant(other.id, websiteId, 'author');
     admin = await ctx.createUser({ admin: true });
     const { tag } = await ctx.services.tags.store({
       name: 'News',

@@ -3,6 +3,7 @@
 // on the main of 2026-11-24, where every one of them succeeded.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ANY_ACCOUNT_WRITES_SETTING } from '../../src/domain/policy.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -106,7 +107,7 @@ describe('ownership of posts and tags (policy.ts)', () => {
     assert.ok(await post(id));
   });
 
-  it('a non-admin cannot post to a website they may not write to, nor to every website at once', async () => {
+  it('a non-admin cannot post to a website they may not write to, nor to every website at once (issue 34 #1: no role, no writing)', async () => {
     assert.deepEqual(
       (await api('/posts/store', { title: 'Spam', content: 'x', website_id: site2 }, bob, 'localhost')).body,
       UNAUTHORIZED,
@@ -124,11 +125,21 @@ describe('ownership of posts and tags (policy.ts)', () => {
       (await api('/posts/store', { title: 'Spam', content: 'x', website_id: [site1, site2] }, alice)).body,
       UNAUTHORIZED,
     );
-    // Their own website, and the website the request is on, they may write to.
+    // Their own website they may write to; the website the request is on, without a role there, not
+    // (issue 34 #1) unless the installation's setting any_account_writes restores WNCMS's rule.
     const mine = await createAs(alice, { title: 'On my site', content: 'x', website_id: site1 });
     assert.deepEqual((await post(mine))?.websiteIds, [site1]);
-    const here = await createAs(bob, { title: 'On the site I am on', content: 'x' }, 'site2.test');
-    assert.deepEqual((await post(here))?.websiteIds, [site2]);
+    assert.deepEqual(
+      (await api('/posts/store', { title: 'Here', content: 'x' }, bob, 'site2.test')).body,
+      UNAUTHORIZED,
+    );
+    await ctx.services.settings.set(ANY_ACCOUNT_WRITES_SETTING, '1');
+    try {
+      const here = await createAs(bob, { title: 'On the site I am on', content: 'x' }, 'site2.test');
+      assert.deepEqual((await post(here))?.websiteIds, [site2]);
+    } finally {
+      await ctx.services.settings.delete(ANY_ACCOUNT_WRITES_SETTING);
+    }
     // …and may not move a post of theirs to a website they may not write to.
     assert.deepEqual((await api(`/posts/update/${mine}`, { website_id: site2 }, alice)).body, UNAUTHORIZED);
     assert.deepEqual((await api(`/posts/update/${mine}`, { website_id: [] }, alice)).body, UNAUTHORIZED);

@@ -1,7 +1,8 @@
 // The permission matrix of posts (issue 20): every role on a website x every action x own / another
 // user's post x the role's website / another website, through the real HTTP app (API v1), on SQLite
 // and PostgreSQL. Roles: administrator (installation), site_admin, editor, author, contributor,
-// reader, and a user with no role at all (today's rule: the website of the request is writable).
+// reader, and a user with no role at all (issue 34 #1: no more than a visitor's rights, even on the
+// website of the request, unless the installation's setting any_account_writes is on).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
@@ -66,8 +67,8 @@ const EXPECTED: Record<Role, Record<string, Outcome>> = {
     publishOther: 'refused',
   },
   none: {
-    createDraft: 'allowed',
-    publishOwn: 'allowed',
+    createDraft: 'refused',
+    publishOwn: 'refused',
     readOther: 'refused',
     updateOther: 'refused',
     deleteOther: 'refused',

@@ -142,7 +142,10 @@ export function guard(services: Services, policy: EndpointPolicy): preHandlerAsy
       request.apiUser = await authenticate(request, services, mode);
       if (!request.apiUser) throw invalidToken();
     }
-    if (policy.adminOnly && !request.apiUser?.isAdmin) throw adminRequired();
+    // Installation-wide endpoints: an administrator with an unlimited key (the policy decides).
+    if (policy.adminOnly && !services.policy.administers(await actorOf(services, request))) {
+      throw adminRequired();
+    }
     // A key never does more than its scope allows: a read-only key calls reads only, and a key
     // limited to websites is refused on a request for another website (the policy decides).
     if (request.apiKey)

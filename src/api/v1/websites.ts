@@ -96,7 +96,7 @@ function caller(request: FastifyRequest): User {
 }
 
 export function registerWebsiteRoutes(router: ApiRouter, services: Services): void {
-  const { websites, websiteOps } = services;
+  const { websiteOps } = services;
   const actor = (request: FastifyRequest) => actorOf(services, request);
 
   const idParam = (request: FastifyRequest): number => {
@@ -108,7 +108,9 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     const input = validate(listSchema, requestInput(request));
     const page = Math.max(1, input.page);
     const pageSize = Math.min(MAX_WEBSITE_PAGE_SIZE, Math.max(1, input.page_size));
-    const result = await websites.list({ user: caller(request), keyword: input.keyword, page, pageSize });
+    const result = await answering(async () =>
+      websiteOps.list(await actor(request), { keyword: input.keyword, page, pageSize }),
+    );
     return success('Successfully fetched websites', {
       data: result.items.map(websiteJson),
       pagination: paginate(request, page, pageSize, result.items.length, result.total),
@@ -181,7 +183,10 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
   router.route(['POST'], '/websites/update/:id', policy('update'), async (request) => {
     const raw = requestInput(request);
     // R-A7: the role check comes before validation; these fields are for admins only (R-W6).
-    if (!caller(request).isAdmin && ADMIN_ONLY_WEBSITE_FIELDS.some((field) => raw[field] !== undefined)) {
+    if (
+      !services.policy.managesWebsiteCode(await actor(request)) &&
+      ADMIN_ONLY_WEBSITE_FIELDS.some((field) => raw[field] !== undefined)
+    ) {
       throw adminRequired();
     }
     const input = validate(updateSchema, raw) as WebsitePatch;

@@ -68,6 +68,7 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
                 manage_members: can.manageMembers,
                 read_audit: can.readAudit,
                 manage_tags: can.manageTags,
+                create_tags: can.createTags,
                 read_stats: can.readStats,
               },
             },

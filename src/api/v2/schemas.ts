@@ -107,6 +107,7 @@ export const meSchema = z
               manage_members: z.boolean(),
               read_audit: z.boolean(),
               manage_tags: z.boolean(),
+              create_tags: z.boolean(),
               read_stats: z.boolean(),
             })
             .describe('What the policy lets the caller do on this website (the operations check again).'),

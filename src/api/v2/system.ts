@@ -126,7 +126,7 @@ export function registerSystemRoutes(router: V2Router, services: Services): void
     response: { 200: z.object({ data: z.object({ version: z.string() }) }) },
     handler: async (request) => {
       const actor = await actorOf(services, request);
-      if (!actor.isAdmin) throw new ForbiddenError();
+      if (!services.policy.managesInstallation(actor)) throw new ForbiddenError();
       const body = updateBody.parse(request.body ?? {});
       const result = await services.updates.trigger(body, request.log, actor);
       switch (result.outcome) {
@@ -166,7 +166,7 @@ export function registerSystemRoutes(router: V2Router, services: Services): void
     response: { 200: z.object({ data: z.object({ item: z.string(), running: z.boolean() }) }) },
     handler: async (request) => {
       const actor = await actorOf(services, request);
-      if (!actor.isAdmin) throw new ForbiddenError();
+      if (!services.policy.readsInstallation(actor)) throw new ForbiddenError();
       const item = progressQuery.parse(request.query).item ?? 'core';
       return { data: { item, running: (await services.updates.progress(item)) === 1 } };
     },

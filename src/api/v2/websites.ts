@@ -117,8 +117,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
       const query = queryOf(listQuery, request);
       const page = pageOf(query);
       const actor = await actorOf(services, request);
-      const result = await services.websites.list({
-        user: callerOf(request).user,
+      const result = await services.websiteOps.list(actor, {
         keyword: query.q,
         page: page.page,
         pageSize: page.perPage,

@@ -24,6 +24,7 @@ export async function createPost(
     if (write.status === undefined) write.status = 'draft';
     else if (goesPublic(write.status)) throw new ForbiddenError();
   }
+  if (write.authorId !== undefined) write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId);
   const post = await ctx.store.create(cleanForActor(actor, write), actor);
   await audited(ctx, actor, 'post.create', post, raw);
   return post;

@@ -34,7 +34,8 @@ async function listQueryOf(
     tagType: input.tag_type,
     excludedIds: input.excluded_post_ids,
     random: input.is_random,
-    viewer: actor.isAdmin
+    // An administrator lists every status (with a key limited to websites: only on them).
+    viewer: ctx.policy.adminOn(actor, actor.websiteId === null ? [] : [actor.websiteId])
       ? undefined
       : {
           userId: actor.userId,

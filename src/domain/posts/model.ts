@@ -132,6 +132,8 @@ export interface PostWrite {
   metaDescription?: string | null;
   metaKeywords?: string | null;
   authorId?: number;
+  /** Whether the policy lets the actor name `authorId` (set by the operations; see the store's check). */
+  authorAllowed?: boolean;
   tags?: number[];
   categories?: number[];
   websiteIds?: number[];

@@ -618,9 +618,11 @@ export class PostsService {
       const author = isStorableId(input.authorId)
         ? await this.db.selectFrom('users').select('id').where('id', '=', input.authorId).executeTakeFirst()
         : undefined;
-      // Only an admin may name another user (R-P5), and a caller without a user names nobody; an
-      // unknown user (or an id beyond the column's range) is invalid for everybody.
-      const allowed = actor.isAdmin || (actor.userId !== null && actor.userId === input.authorId);
+      // Whom the actor may name is the policy's (the operation asks it: R-P5, issue 34 #13); a write
+      // made without asking it names only its actor, or anyone for an administrator. An unknown user
+      // (or an id beyond the column's range) is invalid for everybody.
+      const allowed =
+        input.authorAllowed ?? (actor.isAdmin || (actor.userId !== null && actor.userId === input.authorId));
       if (!author || !allowed) errors.author_id = ['The selected author id is invalid.'];
     }
     if (input.websiteIds && input.websiteIds.length > 0) {

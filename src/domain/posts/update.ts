@@ -40,6 +40,9 @@ export async function updatePost(
     if (options.ifVersion !== current.updatedAt) throw new StaleWriteError();
     write.ifUpdatedAt = options.ifVersion;
   }
+  if (write.authorId !== undefined) {
+    write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId, factsOf(current));
+  }
   const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
   if (!post) throw postNotFound();
   await audited(ctx, actor, 'post.update', post, raw);
