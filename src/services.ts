@@ -267,6 +267,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       }),
   });
   const credentials = new CredentialCache(feed);
+  // A deleted website takes its rows of keys' scopes with it: remembered keys must be read again
+  // (a key whose websites are all gone works nowhere; issue 34 #3).
+  changes.subscribe(async (change) => {
+    if (change.kind === 'website') await credentials.changed();
+  });
   const users = new UsersService(db, clock, credentials);
   const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
   const tagOps = new TagOperations(tags, policy, settings, audit);

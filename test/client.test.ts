@@ -15,12 +15,13 @@ import type { TestContext } from './support/harness.js';
 describe('typed client (clients/typescript)', () => {
   let ctx: TestContext;
   let origin: string;
+  let websiteId: number;
 
   before(async () => {
     let port: number;
     ({ ctx, port } = await servedContext());
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.services.websites.create({ siteName: 'Client', domain: 'localhost' });
+    websiteId = await ctx.services.websites.create({ siteName: 'Client', domain: 'localhost' });
     origin = `http://localhost:${(await listen(ctx, port)).port}`;
   });
   after(() => ctx.close());
@@ -34,6 +35,7 @@ describe('typed client (clients/typescript)', () => {
 
   it('runs its example against a live server', async () => {
     const writer = await ctx.createUser();
+    await ctx.services.memberships.grant(writer.id, websiteId, 'author');
     const { secret } = await ctx.services.apiKeys.create(writer.id, { name: 'example' });
     const result = await example(createFolioClient(origin, secret));
     assert.equal(result.user, writer.email);

@@ -104,6 +104,8 @@ export interface ApiKeysTable {
   read_only: Flag;
   /** A content key: reads what a visitor sees, nothing else (migration 0020). */
   content_only: Flag;
+  /** Made for chosen websites (migration 0025): with none of them left, the key works nowhere. */
+  limited: Flag;
   expires_at: Timestamp | null;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
@@ -316,6 +318,8 @@ export interface CommentsTable {
   reports: Generated<number>;
   ip_hash: string | null;
   user_agent: string | null;
+  /** The website it was made on (migration 0026); null: made before that was kept. */
+  website_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -99,6 +99,7 @@ export class ApiKeysService {
           key_hash: hashToken(secret),
           read_only: (input.readOnly ?? false) || (input.contentOnly ?? false),
           content_only: input.contentOnly ?? false,
+          limited: websiteIds.length > 0,
           expires_at: input.expiresAt?.toISOString() ?? null,
           last_used_at: null,
           revoked_at: null,
@@ -207,6 +208,7 @@ export class ApiKeysService {
         'api_keys.prefix as key_prefix',
         'api_keys.read_only as key_read_only',
         'api_keys.content_only as key_content_only',
+        'api_keys.limited as key_limited',
         'api_keys.expires_at as key_expires_at',
         'api_keys.last_used_at as key_last_used_at',
         'api_keys.revoked_at as key_revoked_at',
@@ -227,12 +229,15 @@ export class ApiKeysService {
         key_hash: row.key_hash,
         read_only: row.key_read_only,
         content_only: row.key_content_only,
+        limited: row.key_limited,
         expires_at: row.key_expires_at,
         last_used_at: row.key_last_used_at,
         revoked_at: row.key_revoked_at,
         created_at: row.key_created_at,
       },
     ]);
+    // A key made for chosen websites whose websites are all gone works nowhere (never everywhere).
+    if (key && flag(row.key_limited) && key.websiteIds.length === 0) return null;
     return key ? { user, key } : null;
   }
 

@@ -133,8 +133,8 @@ export class AuthoringService {
     return (await this.canEdit(post, user, websiteId)) ? { post } : { error: 'forbidden' };
   }
 
-  /** Every post category, depth-first, for the form's checkboxes. */
-  async categories(locale: string): Promise<CategoryOption[]> {
+  /** The website's post categories (its own and all-sites ones), depth-first, for the form's checkboxes. */
+  async categories(locale: string, websiteId: number): Promise<CategoryOption[]> {
     const options: CategoryOption[] = [];
     const walk = (nodes: TagNode[], depth: number) => {
       for (const node of nodes) {
@@ -142,7 +142,7 @@ export class AuthoringService {
         walk(node.children, depth + 1);
       }
     };
-    walk(await this.tags.tree('post_category', locale), 0);
+    walk(await this.tags.tree('post_category', locale, websiteId), 0);
     return options;
   }
 

@@ -85,3 +85,29 @@ export function visibleOnWebsite<DB extends Database, TB extends keyof DB & stri
     e.exists(bindings().where('website_bindings.website_id', '=', websiteId)),
   ]);
 }
+
+/**
+ * The comments a website's moderators see and act on (issue 34 #7): those made on it, and, made before
+ * comments kept their website, those under a post bound to it (under an all-sites post such an old
+ * comment is the administrators', through lists that name no website).
+ */
+export function madeOnWebsite<DB extends Database, TB extends keyof DB & string>(
+  eb: ExpressionBuilder<DB, TB>,
+  websiteId: number,
+): Expression<SqlBool> {
+  const e = eb as unknown as ExpressionBuilder<Database, 'comments'>;
+  return e.or([
+    e('comments.website_id', '=', websiteId),
+    e.and([
+      e('comments.website_id', 'is', null),
+      e.exists(
+        e
+          .selectFrom('website_bindings')
+          .select('website_bindings.model_id')
+          .where('website_bindings.model_type', '=', 'post')
+          .whereRef('website_bindings.model_id', '=', 'comments.post_id')
+          .where('website_bindings.website_id', '=', websiteId),
+      ),
+    ]),
+  ]);
+}

@@ -1,7 +1,7 @@
 // Moderating comments (issue 22, dead end 5): held comments can be listed, approved, marked as spam or
 // deleted. Every change announces the threads it touched, so the posts' cached pages follow.
 import type { Db } from '../db/database.js';
-import { visibleOnWebsite } from './bindings.js';
+import { madeOnWebsite } from './bindings.js';
 import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
@@ -118,7 +118,7 @@ export class CommentModeration {
       .innerJoin('posts', 'posts.id', 'comments.post_id')
       .select('comments.id')
       .where('comments.id', 'in', valid)
-      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+      .where((eb) => madeOnWebsite(eb, websiteId))
       .execute();
     const targets = shown.map((row) => row.id);
     const done =
@@ -148,7 +148,7 @@ export class CommentModeration {
       .innerJoin('posts', 'posts.id', 'comments.post_id')
       .where('comments.post_id', '=', postId)
       .where('comments.status', '=', 'pending')
-      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId));
+      .where((eb) => madeOnWebsite(eb, websiteId));
     const [counted, rows] = await Promise.all([
       where.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
       where
@@ -234,7 +234,7 @@ export class CommentModeration {
         .innerJoin('posts', 'posts.id', 'comments.post_id')
         .select(['comments.id', 'comments.post_id', 'comments.status', 'posts.title'])
         .where('comments.id', '=', commentId)
-        .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+        .where((eb) => madeOnWebsite(eb, websiteId))
         .executeTakeFirst();
       if (!parent) throw new NotFoundError('Comment not found');
       if (parent.status === 'spam') {
@@ -259,6 +259,7 @@ export class CommentModeration {
           post_id: parent.post_id,
           user_id: userId,
           parent_id: parent.id,
+          website_id: websiteId,
           author_name: author.name,
           author_email: author.email,
           content,
@@ -324,8 +325,9 @@ export class CommentModeration {
     }
     const websiteId = query.websiteId;
     if (websiteId !== undefined) {
-      // Posts bound to the website, or to none (global posts show on every website).
-      select = select.where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId));
+      // Comments made on the website (issue 34 #7), not those made on another website under a post
+      // both show.
+      select = select.where((eb) => madeOnWebsite(eb, websiteId));
     }
     const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_MODERATION_BATCH);
     if (query.reported) select = select.orderBy('comments.reports', 'desc');

@@ -4,7 +4,7 @@
 import { load } from 'cheerio';
 import type { Db } from '../db/database.js';
 import type { Limit, RateLimits } from '../lib/rate-limits.js';
-import { visibleOnWebsite } from './bindings.js';
+import { madeOnWebsite } from './bindings.js';
 import type { Mailer } from './mailer.js';
 import { siteOrigin } from './site-urls.js';
 import type { WebsitesService } from './websites.js';
@@ -106,7 +106,7 @@ export class CommentNotices {
       .innerJoin('posts', 'posts.id', 'comments.post_id')
       .select((eb) => eb.fn.countAll<number | string>().as('count'))
       .where('comments.status', '=', 'pending')
-      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+      .where((eb) => madeOnWebsite(eb, websiteId))
       .executeTakeFirstOrThrow();
     return Number(row.count);
   }

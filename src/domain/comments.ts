@@ -293,6 +293,7 @@ export class CommentsService {
         post_id: post.id,
         user_id: input.user?.id ?? null,
         parent_id: typeof parentId === 'number' ? parentId : null,
+        website_id: input.websiteId,
         author_name: name,
         author_email: email,
         content,

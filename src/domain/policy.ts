@@ -194,6 +194,14 @@ export class Policy {
     return websiteIds.length > 0 && websiteIds.every((id) => this.inKeyScope(actor, id));
   }
 
+  /**
+   * Does a list of `websiteId`'s posts (null: of every website) show the actor's own posts of every
+   * status: yes, but with a key limited to websites only on them.
+   */
+  listsOwnPosts(actor: Actor, websiteId: number | null): boolean {
+    return !this.limited(actor) || (websiteId !== null && this.inKeyScope(actor, websiteId));
+  }
+
   /** Came with an API key limited to websites. */
   private limited(actor: Actor): boolean {
     return (actor.key?.websiteIds.length ?? 0) > 0;

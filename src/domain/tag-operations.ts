@@ -52,9 +52,13 @@ export class TagOperations {
     private readonly audit?: AuditLog,
   ) {}
 
-  /** Every tag of a type as a tree, names in `locale` (tags are public: anyone may read them). */
-  tree(type: string, locale: string): Promise<TagNode[]> {
-    return this.tags.tree(type.slice(0, MAX_TAG_TYPE_LENGTH), locale);
+  /**
+   * The tags of a type shown on a website (bound to it or to every website) as a tree, names in
+   * `locale` (tags are public: anyone may read them). Another website's tags are not this one's
+   * (issue 34 #6); without a website, every tag.
+   */
+  tree(type: string, locale: string, websiteId?: number | null): Promise<TagNode[]> {
+    return this.tags.tree(type.slice(0, MAX_TAG_TYPE_LENGTH), locale, websiteId ?? undefined);
   }
 
   async show(id: number): Promise<Tag & { websiteIds: number[] }> {
@@ -73,7 +77,7 @@ export class TagOperations {
       description: input.description,
       icon: input.icon,
       sort: input.sort,
-      websiteIds: input.website_ids ?? [],
+      websiteIds: input.website_ids,
       updateWhenDuplicated: false,
       actor,
       defaultLocale: await this.defaultLocale(),

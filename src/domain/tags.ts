@@ -4,6 +4,7 @@
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { WebsiteBindings } from './bindings.js';
+import { visibleOnWebsite } from './bindings.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
@@ -114,14 +115,13 @@ export class TagsService {
    * every level sorted by `sort` desc then `id` asc; names in `locale`, else the base name. A tag
    * whose parent is missing or of another type is a root.
    */
-  async tree(type: string, locale: string): Promise<TagNode[]> {
-    const rows = await this.db
-      .selectFrom('tags')
-      .select(COLUMNS)
-      .where('type', '=', type)
-      .orderBy('sort', 'desc')
-      .orderBy('id', 'asc')
-      .execute();
+  /** `websiteId`: only the tags shown on that website (bound to it, or to every website). */
+  async tree(type: string, locale: string, websiteId?: number): Promise<TagNode[]> {
+    let query = this.db.selectFrom('tags').select(COLUMNS).where('type', '=', type);
+    if (websiteId !== undefined) {
+      query = query.where((eb) => visibleOnWebsite(eb, TAG_MODEL, eb.ref('tags.id'), websiteId));
+    }
+    const rows = await query.orderBy('sort', 'desc').orderBy('id', 'asc').execute();
     const names = await this.translations.forModels(
       TAG_MODEL,
       rows.map((row) => row.id),
@@ -207,9 +207,10 @@ export class TagsService {
         return { outcome: 'updated', tag };
       }
       // An all-sites tag (no websites) is the administrators' (issue 34 #4): anyone else's new tag
-      // without websites goes to the website the request is on.
+      // that names no websites goes to the website the request is on (an explicit [] is refused).
       const actor = input.actor;
-      if (actor && websiteIds.length === 0 && actor.websiteId !== null && !this.policy?.adminOn(actor, [])) {
+      const unnamed = input.websiteIds === undefined && websiteIds.length === 0;
+      if (actor && unnamed && actor.websiteId !== null && !this.policy?.adminOn(actor, [])) {
         websiteIds.push(actor.websiteId);
       }
       if (actor) await this.policy?.requireTag(actor, 'tag.create', websiteIds);

@@ -88,8 +88,9 @@ describe('the public post editor: Markdown, preview and thumbnail upload', () =>
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    const site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
     writer = await ctx.createUser();
+    await ctx.services.memberships.grant(writer.id, site, 'author');
     admin = await ctx.createUser({ admin: true });
   });
   after(() => ctx.close());

@@ -15,13 +15,21 @@ describe('comment moderation', () => {
   let global: number;
   let elsewhere: number;
   let siteId: number;
+  let otherSite: number;
 
-  async function comment(postId: number, status: string, content = 'Hello'): Promise<number> {
+  /** A comment made on `websiteId` (undefined: the post's website; null: before comments kept one). */
+  async function comment(
+    postId: number,
+    status: string,
+    content = 'Hello',
+    websiteId: number | null = postId === elsewhere ? otherSite : siteId,
+  ): Promise<number> {
     const now = new Date().toISOString();
     const row = await ctx.services.database.db
       .insertInto('comments')
       .values({
         post_id: postId,
+        website_id: websiteId,
         content: `<p>${content}</p>`,
         status,
         author_name: 'Ann',
@@ -39,7 +47,7 @@ describe('comment moderation', () => {
     ctx.services.changes.subscribe(async (change) => void announced.push(change));
     const { db } = ctx.services.database;
     siteId = await ctx.services.websites.create({ siteName: 'A', domain: 'mod-a.test' });
-    const otherSite = await ctx.services.websites.create({ siteName: 'B', domain: 'mod-b.test' });
+    otherSite = await ctx.services.websites.create({ siteName: 'B', domain: 'mod-b.test' });
     onSite = await insertPost(db, { title: 'On site' });
     global = await insertPost(db, { title: 'Everywhere' });
     elsewhere = await insertPost(db, { title: 'Elsewhere' });
@@ -53,11 +61,15 @@ describe('comment moderation', () => {
   });
   after(() => ctx.close());
 
-  it('lists by status and website (posts bound to it or to every website), newest first', async () => {
+  it('lists by status and website (comments made on it, under its posts or all-sites ones), newest first', async () => {
     const a = await comment(onSite, 'pending');
     const b = await comment(global, 'pending');
     await comment(elsewhere, 'pending');
     await comment(onSite, 'approved');
+    // Issue 34 #7: under an all-sites post, a comment made on another website is that website's; one
+    // made before comments kept their website is the administrators' (lists naming no website).
+    await comment(global, 'pending', 'made on B', otherSite);
+    await comment(global, 'pending', 'made before', null);
     const held = await ctx.services.commentModeration.list({ websiteId: siteId, status: 'pending' });
     assert.deepEqual(
       held.map((c) => c.id),
@@ -79,7 +91,13 @@ describe('comment moderation', () => {
         createdAt: '',
       },
     );
-    assert.equal((await ctx.services.commentModeration.list({ status: 'pending' })).length, 3);
+    assert.equal((await ctx.services.commentModeration.list({ status: 'pending' })).length, 5);
+    assert.deepEqual(
+      (await ctx.services.commentModeration.list({ websiteId: otherSite, status: 'pending' })).map(
+        (c) => c.content,
+      ),
+      ['<p>made on B</p>', '<p>Hello</p>'],
+    );
   });
 
   it('approves, marks as spam and deletes (with replies), announcing each thread once, ignoring unknown ids', async () => {

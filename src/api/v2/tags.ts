@@ -79,7 +79,8 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     handler: async (request) => {
       const query = queryOf(treeQuery, request);
       const locale = query.locale ?? ((await services.settings.get('default_locale'))?.trim() || 'en');
-      const tree = await ops.tree(query.filter?.type ?? DEFAULT_TAG_TYPE, locale);
+      const { websiteId } = await actorOf(services, request);
+      const tree = await ops.tree(query.filter?.type ?? DEFAULT_TAG_TYPE, locale, websiteId);
       return { data: tree.map(treeJson) };
     },
   });

@@ -38,7 +38,8 @@ async function listQueryOf(
     viewer: ctx.policy.adminOn(actor, actor.websiteId === null ? [] : [actor.websiteId])
       ? undefined
       : {
-          userId: actor.userId,
+          // Their own posts of any status (with a limited key, only on its websites).
+          userId: ctx.policy.listsOwnPosts(actor, actor.websiteId) ? actor.userId : null,
           now: ctx.policy.now().toISOString(),
           // An editor of the request's website lists its posts of every status (issue 20).
           editsWebsite: actor.websiteId !== null && (await ctx.policy.editsWebsite(actor, actor.websiteId)),

@@ -199,7 +199,8 @@ export class PostsService {
       return Number((await counting.execute(db, values))[0]?.total ?? 0);
     };
     const countKey = JSON.stringify([
-      query.viewer?.userId,
+      // 'all' for an administrator: a visitor's viewer (userId null) must not share their count.
+      query.viewer === undefined ? 'all' : query.viewer.userId,
       query.viewer?.editsWebsite === true,
       query.websiteId,
       status,

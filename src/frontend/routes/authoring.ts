@@ -141,7 +141,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     const statuses = await services.authoring.statusesFor(state.user!, state.website.id, current);
     return kit.render(request, reply, template, {
       csrf_token: await csrfToken(services, request, reply),
-      categories: await services.authoring.categories(state.locale),
+      categories: await services.authoring.categories(state.locale, state.website.id),
       statuses: statuses.map((value) => ({ value, label: STATUS_LABELS[value] ?? value })),
       errors: {},
       ...data,
