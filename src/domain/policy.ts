@@ -146,6 +146,30 @@ function isPublicOrScheduled(status: string): boolean {
   return status === 'published' || status === 'scheduled';
 }
 
+/**
+ * The actor of a request made with a credential (API v1, API v2): its user, narrowed by its API key.
+ * A content key sees what a visitor sees, whoever created it (it acts with no user); any other key keeps
+ * its scope (read-only, its websites) for the policy to apply.
+ */
+export function actorOfCredential(
+  credential: {
+    user: { id: number; isAdmin: boolean } | null;
+    key: { readOnly: boolean; contentOnly: boolean; websiteIds: readonly number[] } | null;
+  },
+  websiteId: number | null,
+  origin: ActorOrigin,
+): Actor {
+  const { user, key } = credential;
+  const asVisitor = key?.contentOnly === true;
+  return {
+    userId: asVisitor ? null : (user?.id ?? null),
+    isAdmin: asVisitor ? false : (user?.isAdmin ?? false),
+    websiteId,
+    origin,
+    ...(key ? { key: { readOnly: key.readOnly, websiteIds: key.websiteIds } } : {}),
+  };
+}
+
 /** A caller without a user (an endpoint in `none` mode). */
 export function isAnonymous(actor: Actor): boolean {
   return actor.userId === null && !actor.isAdmin;

@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateCredential } from '../../domain/api-keys.js';
 import type { ApiKey } from '../../domain/api-keys.js';
+import { actorOfCredential } from '../../domain/policy.js';
 import type { Actor } from '../../domain/policy.js';
 import type { User } from '../../domain/users.js';
 import { checkCsrf } from '../../http/csrf.js';
@@ -148,18 +149,9 @@ async function makeActor(
   websiteId: number | null | undefined,
 ): Promise<Actor> {
   const { user, key } = callerOf(request);
-  // A content key sees what a visitor sees, whoever created it.
-  const asVisitor = key?.contentOnly === true;
-  return {
-    userId: asVisitor ? null : user.id,
-    isAdmin: asVisitor ? false : user.isAdmin,
-    websiteId: websiteId === undefined ? await currentWebsiteId(services, request) : websiteId,
-    origin: {
-      surface: 'api-v2',
-      requestId: request.id,
-      clientIp: request.ip ?? null,
-      apiKeyId: key?.id ?? null,
-    },
-    ...(key ? { key: { readOnly: key.readOnly, websiteIds: key.websiteIds } } : {}),
-  };
+  return actorOfCredential(
+    { user, key },
+    websiteId === undefined ? await currentWebsiteId(services, request) : websiteId,
+    { surface: 'api-v2', requestId: request.id, clientIp: request.ip ?? null, apiKeyId: key?.id ?? null },
+  );
 }
