@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { PLAYER_HOSTS } from '../domain/html-sanitizer.js';
 import { escapeHtml } from '../http/html.js';
 
 /** dist/admin, from src/admin (tsx) and from dist/admin (compiled) alike. */
@@ -19,7 +20,7 @@ const POLICY = [
   "style-src-attr 'unsafe-inline'",
   // A post's images may come from any https site; its videos from these players only.
   "img-src 'self' data: https:",
-  'frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com',
+  `frame-src ${PLAYER_HOSTS.map((host) => `https://${host}`).join(' ')}`,
 
   "connect-src 'self'",
   "base-uri 'none'",
