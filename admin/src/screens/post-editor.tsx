@@ -19,6 +19,7 @@ import type { SaveTrouble } from '../editor/save-queue.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
+import { shownUrl } from '../media-url.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
 import { MediaPicker } from './media.js';
@@ -859,8 +860,8 @@ export function PostEditor({ id }: { id: number | null }) {
                 {t('editor.thumbnail.library')}
               </button>
             )}
-            {form.thumbnail_url.startsWith('http') && (
-              <img class="thumbnail-preview" src={form.thumbnail_url} alt="" />
+            {/^(https?:\/\/|\/media\/)/.test(form.thumbnail_url) && (
+              <img class="thumbnail-preview" src={shownUrl(form.thumbnail_url)} alt="" />
             )}
           </fieldset>
 
