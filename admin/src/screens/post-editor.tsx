@@ -100,6 +100,13 @@ const sameIds = (a: Array<{ id: number }> | number[], b: Array<{ id: number }> |
   return ids(a) === ids(b);
 };
 
+/** HTML as the browser reads it (`<img …/>` and `<img …>` alike), to compare two versions' content. */
+function normalHtml(html: string): string {
+  const template = document.createElement('template');
+  template.innerHTML = html.trim();
+  return template.innerHTML;
+}
+
 /** The fields where `theirs` differs from `ours`: what saving ours over theirs replaces. */
 function differingFields(ours: Form, theirs: Form, locales: string[]): string[] {
   const fields: string[] = [];
@@ -107,8 +114,10 @@ function differingFields(ours: Form, theirs: Form, locales: string[]): string[] 
   const textKeys = { title: 'editor.title', content: 'editor.content', excerpt: 'editor.excerpt' } as const;
   for (const [field, key] of Object.entries(textKeys) as Array<[keyof LocaleText, MessageKey]>) {
     for (const code of locales) {
-      if ((ours.text[code]?.[field] ?? '').trim() !== (theirs.text[code]?.[field] ?? '').trim())
-        fields.push(named(key, code));
+      const mine = (ours.text[code]?.[field] ?? '').trim();
+      const other = (theirs.text[code]?.[field] ?? '').trim();
+      const differ = field === 'content' ? normalHtml(mine) !== normalHtml(other) : mine !== other;
+      if (differ) fields.push(named(key, code));
     }
   }
   const plain: Array<
@@ -529,9 +538,14 @@ export function PostEditor({ id }: { id: number | null }) {
   /** Keeps this version: saves over the version the conflict showed (its ETag), knowingly. */
   const overwrite = async () => {
     const base = loadedRef.current;
-    const open = conflictRef.current;
-    if (!base || !open?.etag) return;
-    setLoaded({ ...base, etag: open.etag });
+    if (!base) return;
+    // Their version could not be read when the conflict was found: read it now, and show it first.
+    if (!conflictRef.current?.etag) {
+      const found = await showConflict(base.id);
+      if (!found.etag) setMessage({ kind: 'error', text: t('editor.network') });
+      return;
+    }
+    setLoaded({ ...base, etag: conflictRef.current.etag });
     setConflict(null);
     await run(async () => !!(await save()), 'editor.done.saved');
   };
