@@ -201,7 +201,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
   await app.register(apiV2(services), { prefix: '/api/v2' });
-  await app.register(adminPanel, { prefix: '/admin' });
+  await app.register(adminPanel, { prefix: '/admin', mediaBase: `${config.appUrl}/media/` });
   await app.register(apiNotFound, { prefix: '/api' });
   await app.register(site);
   return app;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { PLAYER_HOSTS } from '../domain/html-sanitizer.js';
 import { escapeHtml } from '../http/html.js';
 
 /** dist/admin, from src/admin (tsx) and from dist/admin (compiled) alike. */
@@ -19,7 +20,7 @@ const POLICY = [
   "style-src-attr 'unsafe-inline'",
   // A post's images may come from any https site; its videos from these players only.
   "img-src 'self' data: https:",
-  'frame-src https://www.youtube-nocookie.com https://www.youtube.com https://player.vimeo.com',
+  `frame-src ${PLAYER_HOSTS.map((host) => `https://${host}`).join(' ')}`,
 
   "connect-src 'self'",
   "base-uri 'none'",
@@ -40,13 +41,15 @@ function readManifest(): Manifest | null {
   }
 }
 
-function page(manifest: Manifest): string {
+/** Where the local media library's files are: the panel shows them by path (admin/src/media-url.ts). */
+function page(manifest: Manifest, mediaBase: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
+<meta name="folio-media-base" content="${escapeHtml(mediaBase)}">
 <title>Folio admin</title>
 <link rel="stylesheet" href="/admin/assets/${escapeHtml(manifest.css)}">
 <script type="module" src="/admin/assets/${escapeHtml(manifest.js)}"></script>
@@ -59,9 +62,14 @@ function page(manifest: Manifest): string {
 `;
 }
 
-export async function adminPanel(app: FastifyInstance): Promise<void> {
+export interface AdminPanelOptions {
+  /** The absolute URL the local media store builds its files' URLs on (`${APP_URL}/media/`). */
+  mediaBase: string;
+}
+
+export async function adminPanel(app: FastifyInstance, options: AdminPanelOptions): Promise<void> {
   const manifest = readManifest();
-  const html = manifest ? page(manifest) : null;
+  const html = manifest ? page(manifest, options.mediaBase) : null;
   const answer = async (_request: unknown, reply: FastifyReply) => {
     reply.header('cache-control', 'no-store').header('content-security-policy', POLICY);
     if (!html) {

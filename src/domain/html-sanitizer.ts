@@ -1,12 +1,60 @@
 // HTML from people the site does not trust (posts written by non-admin users) is cut down to an
 // allow-list by sanitize-html: formatting, links, images and tables; no scripts, styles, event
-// handlers or forms; frames of YouTube's and Vimeo's players only; http(s) and mailto links only; every link opens without a referrer and
+// handlers or forms; frames of YouTube's and Vimeo's players only (PLAYER_EMBEDS, which the sanitizer
+// of what readers see shares); http(s) and mailto links only; every link opens without a referrer and
 // is marked as user content for search engines.
 import { load } from 'cheerio';
 import sanitizeHtml from 'sanitize-html';
 
-/** The embedded players a post may frame (what the admin editor's video button inserts). */
-const PLAYER_URL = /^https:\/\/(www\.youtube-nocookie\.com|www\.youtube\.com|player\.vimeo\.com)\//;
+/**
+ * The video players a post may frame (what the admin editor's video buttons insert): YouTube's (also
+ * its privacy-enhanced youtube-nocookie.com) and Vimeo's, over https, at their embed paths only.
+ */
+export const PLAYER_HOSTS = [
+  'www.youtube-nocookie.com',
+  'youtube-nocookie.com',
+  'www.youtube.com',
+  'youtube.com',
+  'player.vimeo.com',
+] as const;
+const PLAYER_URL =
+  /^https:\/\/((www\.)?youtube-nocookie\.com\/embed\/|(www\.)?youtube\.com\/embed\/|player\.vimeo\.com\/video\/)[^\s]/;
+
+/** True for the address of a player a post may frame. */
+export function isPlayerUrl(src: string): boolean {
+  return PLAYER_URL.test(src);
+}
+
+/**
+ * The part of a sanitize-html configuration that lets the players through, shared by the sanitizer of
+ * what is written (below) and the one of what is shown (frontend/content.ts), so a post's videos
+ * survive both: `<div data-youtube-video|data-vimeo-video><iframe src=player …></div>`. Every frame
+ * is sandboxed (the player's scripts run, the page is out of its reach), lazy, titled and may go full
+ * screen; any other frame is dropped with its content.
+ */
+export const PLAYER_EMBEDS = {
+  tags: ['div', 'iframe'],
+  attributes: {
+    div: ['data-youtube-video', 'data-vimeo-video'],
+    iframe: ['src', 'width', 'height', 'allowfullscreen', 'title', 'loading', 'sandbox'],
+  },
+  options: {
+    allowedIframeHostnames: [...PLAYER_HOSTS],
+    allowIframeRelativeUrls: false,
+    exclusiveFilter: (frame: sanitizeHtml.IFrame) =>
+      frame.tag === 'iframe' && !isPlayerUrl(frame.attribs.src ?? ''),
+  },
+  transform: (tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag => ({
+    tagName,
+    attribs: {
+      ...attribs,
+      title: attribs.title?.trim() ? attribs.title : 'Embedded video',
+      allowfullscreen: '',
+      sandbox: 'allow-scripts allow-same-origin allow-presentation allow-popups',
+      loading: 'lazy',
+    },
+  }),
+};
 
 const POST_HTML: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -52,9 +100,8 @@ const POST_HTML: sanitizeHtml.IOptions = {
     'th',
     'td',
     'caption',
-    // Video embeds of the admin editor: <div data-youtube-video><iframe …></div> (see iframe below).
-    'div',
-    'iframe',
+    // Video embeds of the admin editor (PLAYER_EMBEDS).
+    ...PLAYER_EMBEDS.tags,
   ],
   allowedAttributes: {
     a: ['href', 'title', 'rel'],
@@ -62,14 +109,10 @@ const POST_HTML: sanitizeHtml.IOptions = {
     th: ['colspan', 'rowspan', 'scope'],
     td: ['colspan', 'rowspan'],
     ol: ['start'],
-    div: ['data-youtube-video', 'data-vimeo-video'],
-    iframe: ['src', 'width', 'height', 'allowfullscreen', 'title', 'loading', 'sandbox'],
+    ...PLAYER_EMBEDS.attributes,
   },
-  // Frames only of these video players, over https; anything else is dropped with its frame.
-  allowedIframeHostnames: ['www.youtube-nocookie.com', 'www.youtube.com', 'player.vimeo.com'],
-  allowIframeRelativeUrls: false,
-  // …and a frame whose address is not such a player's (or not https) goes with its content.
-  exclusiveFilter: (frame) => frame.tag === 'iframe' && !PLAYER_URL.test(frame.attribs.src ?? ''),
+  // Frames only of these video players, over https; anything else is dropped with its content.
+  ...PLAYER_EMBEDS.options,
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { img: ['http', 'https'] },
   allowProtocolRelative: false,
@@ -78,15 +121,7 @@ const POST_HTML: sanitizeHtml.IOptions = {
   disallowedTagsMode: 'discard',
   transformTags: {
     a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow ugc noopener noreferrer' }),
-    // A player frame may run the player's scripts, never reach the page (no same-origin with it).
-    iframe: (tagName, attribs) => ({
-      tagName,
-      attribs: {
-        ...attribs,
-        sandbox: 'allow-scripts allow-same-origin allow-presentation allow-popups',
-        loading: 'lazy',
-      },
-    }),
+    iframe: PLAYER_EMBEDS.transform,
   },
 };
 

@@ -1,7 +1,9 @@
 // Post and page content is HTML written by authors through the API; not every author is trusted, so
-// it is cleaned before it reaches a reader: formatting, links, images, tables and code stay, scripts,
-// event handlers, styles and frames go.
+// it is cleaned before it reaches a reader: formatting, links, images, tables and code stay, and the
+// video players the admin editor embeds (YouTube, Vimeo: the same rule as the sanitizer of what is
+// written, domain/html-sanitizer.ts); scripts, event handlers, styles and other frames go.
 import sanitizeHtml from 'sanitize-html';
+import { PLAYER_EMBEDS } from '../domain/html-sanitizer.js';
 
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -18,6 +20,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
     'mark',
     'details',
     'summary',
+    ...PLAYER_EMBEDS.tags,
   ],
   allowedAttributes: {
     ...sanitizeHtml.defaults.allowedAttributes,
@@ -27,7 +30,9 @@ const OPTIONS: sanitizeHtml.IOptions = {
     '*': ['id', 'class', 'lang', 'dir'],
     td: ['colspan', 'rowspan'],
     th: ['colspan', 'rowspan', 'scope'],
+    ...PLAYER_EMBEDS.attributes,
   },
+  ...PLAYER_EMBEDS.options,
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
   allowedSchemesByTag: { img: ['http', 'https', 'data'] },
   transformTags: {
@@ -36,6 +41,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
       attribs.target === '_blank'
         ? { tagName, attribs: { ...attribs, rel: 'noopener noreferrer' } }
         : { tagName, attribs },
+    iframe: PLAYER_EMBEDS.transform,
   },
 };
 

@@ -1,11 +1,12 @@
 // A small, honest sample for a fresh installation, so that the first `npm start` shows a real site:
 // a category, two tags, three posts about Folio itself, an About page and a menu. Everything is
-// ordinary content: edit or delete it through the API like anything else.
+// ordinary content: edit or delete it in the admin panel (/admin) or through the API like anything else.
 import type { Services } from '../services.js';
 import { localeSettings } from '../domain/locales.js';
 
 const WELCOME = `<p>This website runs on <strong>Folio</strong>, a multi-site content management service. What you
-are reading is sample content created on the first start: change it, or delete it, through the API.</p>
+are reading is sample content created on the first start: change it or delete it in the
+<a href="/admin">admin panel</a>, or through the API.</p>
 <h2>What is here</h2>
 <ul>
 <li>A blog with paginated listings, categories and tags.</li>
@@ -14,12 +15,15 @@ are reading is sample content created on the first start: change it, or delete i
 </ul>
 <p>Every page is rendered on the server from a Liquid theme, in the reader's language when translations exist.</p>`;
 
-const API = `<p>Everything on this site is managed through a JSON API under <code>/api/v1</code>. The admin's token
-was printed once, on the first start.</p>
-<pre><code>curl -X POST localhost:3000/api/v1/posts \\
+const API = `<p>The easiest way to write is the <a href="/admin">admin panel</a> at <code>/admin</code>: sign in with the
+administrator's email and password (printed once, on the first start). Programs write through the JSON APIs:
+<code>/api/v2</code> (documented at <a href="/api/v2/docs">/api/v2/docs</a>) and the older <code>/api/v1</code>. This
+creates a post with API v1 and the admin's token, which was printed on the first start too:</p>
+<pre><code>curl -X POST localhost:3000/api/v1/posts/store \\
   -H 'content-type: application/json' \\
   -d '{"api_token":"…","title":"Hello","content":"&lt;p&gt;My first post&lt;/p&gt;"}'</code></pre>
-<p>Posts take tags and categories, translations as locale maps, a thumbnail, and a publication time.</p>`;
+<p><code>POST /api/v1/posts</code> (without <code>/store</code>) lists posts; <code>/api/v1/posts/update/{slug}</code>
+changes one. Posts take tags and categories, translations as locale maps, a thumbnail, and a publication time.</p>`;
 
 const THEMES = `<p>A website's look comes from its theme: a folder of Liquid templates under <code>themes/</code>, with a
 layout, partials and static assets. A template a theme does not have comes from the default theme, so a theme

@@ -10,6 +10,7 @@ import Youtube from '@tiptap/extension-youtube';
 import StarterKit from '@tiptap/starter-kit';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n.js';
+import { shownHtml, shownUrl, storedHtml } from '../media-url.js';
 import type { MessageKey } from '../i18n.js';
 import { Vimeo, isYoutubeUrl } from './embeds.js';
 import { cleanPastedHtml } from './paste.js';
@@ -50,7 +51,8 @@ export function RichText({ initial, onChange, labelledBy, lang, pickImage }: Pro
   useEffect(() => {
     const instance = new Editor({
       element: host.current!,
-      content: initial,
+      // This installation's images by their path, on whatever domain the panel is open (media-url.ts).
+      content: shownHtml(initial),
       // The admin's CSP allows no inline <style>: ProseMirror's base rules are in styles.css.
       injectCSS: false,
       extensions: [
@@ -74,7 +76,7 @@ export function RichText({ initial, onChange, labelledBy, lang, pickImage }: Pro
           ...(lang ? { lang } : {}),
         },
       },
-      onUpdate: ({ editor: current }) => changed.current(current.getHTML()),
+      onUpdate: ({ editor: current }) => changed.current(storedHtml(current.getHTML())),
       // The toolbar shows which marks are on where the cursor is.
       onTransaction: () => setTick((tick) => tick + 1),
     });
@@ -154,7 +156,12 @@ export function RichText({ initial, onChange, labelledBy, lang, pickImage }: Pro
         {pickImage &&
           button('editor.library', () => {
             void pickImage().then((image) => {
-              if (image) editor?.chain().focus().setImage(image).run();
+              if (image)
+                editor
+                  ?.chain()
+                  .focus()
+                  .setImage({ ...image, src: shownUrl(image.src) })
+                  .run();
             });
           })}
         {button('editor.image', () => ask('image'))}

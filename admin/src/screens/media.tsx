@@ -10,6 +10,7 @@ import { Message, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { uploadFile } from '../media-upload.js';
 import type { MediaItem } from '../media-upload.js';
+import { shownUrl } from '../media-url.js';
 import { useAbilities } from '../session.js';
 
 type Usage = NonNullable<MediaItem['usage']>;
@@ -35,7 +36,8 @@ function thumbOf(item: MediaItem, width = 320): string {
   const sized = (item.variants ?? [])
     .filter((variant) => variant.width !== null && variant.width >= width)
     .sort((a, b) => (a.width ?? 0) - (b.width ?? 0));
-  return sized[0]?.url ?? item.url;
+  // This installation's files by their path: shown on whatever domain the panel is open.
+  return shownUrl(sized[0]?.url ?? item.url);
 }
 
 function Detail({

@@ -1,10 +1,15 @@
 // The page editor: the post editor's rich text and locale tabs for a page's title and content, its
 // slug, its template (a view of the site's theme, or the plain page view), draft or published, and
-// the websites it is on. Saves carry the ETag read (If-Match): a 412 says someone else saved first.
+// the websites it is on. Saves go one at a time (editor/save-queue.ts), each with the ETag the one
+// before returned (If-Match): a 412 says someone else saved first. A save that gets no answer is said
+// and tried again until the server answers.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
 import { RichText } from '../editor/rich-text.js';
+import { SaveQueue, idempotencyKey } from '../editor/save-queue.js';
+import type { SaveTrouble } from '../editor/save-queue.js';
+import { SaveTroubleNotice } from '../editor/save-trouble.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -32,20 +37,33 @@ export function PageEditor({ id }: { id: number | null }) {
   );
   const [slug, setSlug] = useState('');
   const [template, setTemplate] = useState('');
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loaded, setLoadedState] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(id !== null);
   const [dirty, setDirty] = useState(false);
   const [generation, setGeneration] = useState(0);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  // The version the next save builds on: set with the state, never from a render.
   const loadedRef = useRef(loaded);
-  loadedRef.current = loaded;
+  const setLoaded = (next: Loaded | null) => {
+    loadedRef.current = next;
+    setLoadedState(next);
+  };
+  const [saving, setSaving] = useState(false);
+  const [trouble, setTrouble] = useState<SaveTrouble | null>(null);
+  const createKey = useRef(idempotencyKey());
+  const queueRef = useRef<SaveQueue | null>(null);
+  queueRef.current ??= new SaveQueue({ onBusy: setSaving, onTrouble: setTrouble });
+  const queue = queueRef.current;
+  useEffect(() => () => queue.close(), []);
 
   const load = async (pageId: number) => {
-    const { data, error, response } = await api.GET('/api/v2/pages/{id}', {
-      params: { path: { id: String(pageId) } },
-    });
+    const answer = await api
+      .GET('/api/v2/pages/{id}', { params: { path: { id: String(pageId) } } })
+      .catch(() => null);
     setLoading(false);
+    if (!answer) return setMessage({ kind: 'error', text: t('editor.network.load') });
+    const { data, error, response } = answer;
     if (error) return setMessage({ kind: 'error', text: error.detail ?? error.title });
     const page = data.data;
     const next: Record<string, Text> = {};
@@ -93,14 +111,40 @@ export function PageEditor({ id }: { id: number | null }) {
       template: template.trim() || null,
       ...(status ? { status } : {}),
     };
-    const base = loadedRef.current;
-    const answer = base
-      ? await api.PATCH('/api/v2/pages/{id}', {
-          params: { path: { id: String(base.id) } },
-          headers: { 'if-match': base.etag },
-          body,
-        })
-      : await api.POST('/api/v2/pages', { body: { status: 'draft', ...body } });
+    // Sent when the saves queued before have their answers, with the ETag the last one returned; a
+    // create's retries send the same key (one page, not two).
+    const sent = await queue.enqueue(
+      async () => {
+        const base = loadedRef.current;
+        const answer = base
+          ? await api.PATCH('/api/v2/pages/{id}', {
+              params: { path: { id: String(base.id) } },
+              headers: { 'if-match': base.etag },
+              body,
+            })
+          : await api.POST('/api/v2/pages', {
+              headers: { 'idempotency-key': createKey.current },
+              body: { status: 'draft', ...body },
+            });
+        return { answer, base, response: answer.response };
+      },
+      (result) => {
+        // A create answered (made, or refused): the next create is another request.
+        if (!result.base) createKey.current = idempotencyKey();
+        if (!result.answer.error) {
+          const page = result.answer.data.data;
+          setLoaded({
+            id: page.id,
+            etag: result.answer.response.headers.get('etag') ?? '',
+            status: page.status,
+            updated_at: page.updated_at,
+          });
+        }
+        return result;
+      },
+    );
+    if (!sent) return;
+    const { answer, base } = sent;
     if (answer.error) {
       const problem = answer.error as Problem;
       setErrors(problem.errors ?? {});
@@ -110,12 +154,6 @@ export function PageEditor({ id }: { id: number | null }) {
       });
     }
     const page = answer.data.data;
-    setLoaded({
-      id: page.id,
-      etag: answer.response.headers.get('etag') ?? '',
-      status: page.status,
-      updated_at: page.updated_at,
-    });
     setSlug(page.slug);
     setErrors({});
     setDirty(false);
@@ -130,9 +168,13 @@ export function PageEditor({ id }: { id: number | null }) {
 
   const remove = async (force = false) => {
     if (!loaded || (!force && !confirm(t('pages.delete.confirm')))) return;
-    const { error } = await api.DELETE('/api/v2/pages/{id}', {
-      params: { path: { id: String(loaded.id) }, query: force ? { force: 'true' } : {} },
-    });
+    const answer = await api
+      .DELETE('/api/v2/pages/{id}', {
+        params: { path: { id: String(loaded.id) }, query: force ? { force: 'true' } : {} },
+      })
+      .catch(() => null);
+    if (!answer) return setMessage({ kind: 'error', text: t('editor.network') });
+    const { error } = answer;
     if (error?.status === 409 && confirm(`${error.detail ?? error.title}\n\n${t('pages.delete.force')}`)) {
       return remove(true);
     }
@@ -159,14 +201,19 @@ export function PageEditor({ id }: { id: number | null }) {
         <h1 id="page-editor-title">{loaded ? t('pages.edit') : t('pages.new')}</h1>
         <p class="save-state" aria-live="polite">
           <span class={`status status-${status}`}>{t(`posts.status.${status}` as MessageKey)}</span>{' '}
-          {dirty
-            ? t('editor.unsaved')
-            : loaded
-              ? t('editor.saved', { time: formatDateTime(loaded.updated_at) })
-              : ''}
+          {trouble
+            ? t('editor.trouble.state')
+            : saving
+              ? t('editor.saving')
+              : dirty
+                ? t('editor.unsaved')
+                : loaded
+                  ? t('editor.saved', { time: formatDateTime(loaded.updated_at) })
+                  : ''}
         </p>
       </div>
       <Message message={message} />
+      <SaveTroubleNotice trouble={trouble} onRetry={() => queue.retryNow()} />
       <div class="editor-grid">
         <div class="editor-main">
           <LocaleTabs locales={locales} current={locale} missing={missing} onChoose={setLocale}>

@@ -3,15 +3,23 @@
 // thumbnail, tags and categories (created on the fly), SEO fields with a search-result preview, the
 // websites the post is on, and the actions the policy allows here: save a draft, publish now or at a
 // time, submit for review, approve or send back. Drafts save themselves a few seconds after a change;
-// every post keeps a copy of unsaved work in this browser. Writes carry the ETag read (If-Match): when
-// someone else saved meanwhile, the API answers 412 and the editor says so instead of overwriting.
+// every post keeps a copy of unsaved work in this browser. Saves go one at a time (editor/save-queue.ts),
+// each with the ETag the previous one returned (If-Match): when someone else saved meanwhile, the API
+// answers 412 and the editor says so, listing what keeping one's own version would overwrite. A save
+// that gets no answer is said (an alert) and tried again until the server answers. A post sent back by
+// an editor shows the editor's note.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import type { components } from '../../../clients/typescript/schema.js';
 import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
 import { RichText } from '../editor/rich-text.js';
+import { SaveQueue, idempotencyKey } from '../editor/save-queue.js';
+import { SaveTroubleNotice } from '../editor/save-trouble.js';
+import type { SaveTrouble } from '../editor/save-queue.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
+import { shownUrl } from '../media-url.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
 import { MediaPicker } from './media.js';
@@ -48,6 +56,15 @@ interface Loaded {
 }
 
 type Problem = { title: string; detail?: string; status: number; errors?: Record<string, string[]> };
+type PostData = components['schemas']['Post'];
+type ReviewStep = components['schemas']['ReviewStep'];
+
+/** Someone else saved first: the version they saved (its ETag) and what keeping ours overwrites. */
+interface Conflict {
+  etag: string;
+  /** Labels of the fields where their version differs from ours (null: their version could not be read). */
+  fields: string[] | null;
+}
 
 const AUTOSAVE_MS = 4000;
 const copyKey = (id: number | null) => `folio-admin:post:${id ?? 'new'}`;
@@ -74,6 +91,53 @@ function emptyForm(locales: string[], websiteId: number | null): Form {
   };
 }
 
+const sameIds = (a: Array<{ id: number }> | number[], b: Array<{ id: number }> | number[]) => {
+  const ids = (list: Array<{ id: number }> | number[]) =>
+    list
+      .map((item) => (typeof item === 'number' ? item : item.id))
+      .sort((x, y) => x - y)
+      .join(',');
+  return ids(a) === ids(b);
+};
+
+/** HTML as the browser reads it (`<img …/>` and `<img …>` alike), to compare two versions' content. */
+function normalHtml(html: string): string {
+  const template = document.createElement('template');
+  template.innerHTML = html.trim();
+  return template.innerHTML;
+}
+
+/** The fields where `theirs` differs from `ours`: what saving ours over theirs replaces. */
+function differingFields(ours: Form, theirs: Form, locales: string[]): string[] {
+  const fields: string[] = [];
+  const named = (key: MessageKey, code: string) => (locales.length > 1 ? `${t(key)} (${code})` : t(key));
+  const textKeys = { title: 'editor.title', content: 'editor.content', excerpt: 'editor.excerpt' } as const;
+  for (const [field, key] of Object.entries(textKeys) as Array<[keyof LocaleText, MessageKey]>) {
+    for (const code of locales) {
+      const mine = (ours.text[code]?.[field] ?? '').trim();
+      const other = (theirs.text[code]?.[field] ?? '').trim();
+      const differ = field === 'content' ? normalHtml(mine) !== normalHtml(other) : mine !== other;
+      if (differ) fields.push(named(key, code));
+    }
+  }
+  const plain: Array<
+    ['slug' | 'thumbnail_url' | 'meta_title' | 'meta_description' | 'publish_at', MessageKey]
+  > = [
+    ['slug', 'editor.slug'],
+    ['thumbnail_url', 'editor.thumbnail'],
+    ['meta_title', 'editor.meta_title'],
+    ['meta_description', 'editor.meta_description'],
+    ['publish_at', 'editor.publish_at'],
+  ];
+  for (const [field, key] of plain) {
+    if (ours[field].trim() !== theirs[field].trim()) fields.push(t(key));
+  }
+  if (!sameIds(ours.categories, theirs.categories)) fields.push(t('editor.categories'));
+  if (!sameIds(ours.tags, theirs.tags)) fields.push(t('editor.tags'));
+  if (!sameIds(ours.website_ids, theirs.website_ids)) fields.push(t('editor.websites'));
+  return fields;
+}
+
 /** A locale has what a reader needs: a title and some content. */
 const complete = (text: LocaleText | undefined) =>
   !!text && text.title.trim() !== '' && hasText(text.content);
@@ -84,15 +148,17 @@ export function PostEditor({ id }: { id: number | null }) {
   const locales = me.locales.supported;
   const [locale, setLocale] = useState(me.locales.default);
   const [form, setForm] = useState<Form>(() => emptyForm(locales, me.website?.id ?? null));
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loaded, setLoadedState] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(id !== null);
   const [dirty, setDirty] = useState(false);
   const [slugTouched, setSlugTouched] = useState(id !== null);
   const [slugState, setSlugState] = useState<{ available: boolean; suggestion: string } | null>(null);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-  const [conflict, setConflict] = useState(false);
+  const [conflict, setConflictState] = useState<Conflict | null>(null);
   const [saving, setSaving] = useState(false);
+  const [trouble, setTrouble] = useState<SaveTrouble | null>(null);
+  const [review, setReview] = useState<ReviewStep | null>(null);
   const [lastSaved, setLastSaved] = useState<string | null>(null);
   const [restorable, setRestorable] = useState<Form | null>(null);
   const [websites, setWebsites] = useState<Array<{ id: number; name: string }>>([]);
@@ -108,20 +174,30 @@ export function PostEditor({ id }: { id: number | null }) {
   const [generation, setGeneration] = useState(0);
   const formRef = useRef(form);
   formRef.current = form;
+  // The version the next save builds on: set with the state, never from a render (a render between
+  // two queued saves must not bring back an older ETag).
   const loadedRef = useRef(loaded);
-  loadedRef.current = loaded;
+  const setLoaded = (next: Loaded | null) => {
+    loadedRef.current = next;
+    setLoadedState(next);
+  };
+  const conflictRef = useRef(conflict);
+  const setConflict = (next: Conflict | null) => {
+    conflictRef.current = next;
+    setConflictState(next);
+  };
+  /** The form as last loaded or saved (an autosave with nothing new sends nothing). */
+  const savedFormRef = useRef<Form | null>(null);
+  /** One Idempotency-Key for this editor's create: a retried create makes one post, not two. */
+  const createKey = useRef(idempotencyKey());
+  const queueRef = useRef<SaveQueue | null>(null);
+  queueRef.current ??= new SaveQueue({ onBusy: setSaving, onTrouble: setTrouble });
+  const queue = queueRef.current;
+  useEffect(() => () => queue.close(), []);
 
   // ---- Loading -----------------------------------------------------------------------------------
-  const load = async (postId: number) => {
-    const response = await api.GET('/api/v2/posts/{id}', {
-      params: { path: { id: String(postId) }, query: { include: 'tags,categories' } },
-    });
-    if (response.error || !response.data) {
-      setMessage({ kind: 'error', text: response.error?.detail ?? response.error?.title ?? '' });
-      setLoading(false);
-      return;
-    }
-    const post = response.data.data;
+  /** The form of a post as API v2 answers it. */
+  const formOf = (post: PostData): Form => {
     const translations = post.translations ?? {};
     const text: Record<string, LocaleText> = {};
     for (const code of locales) {
@@ -132,7 +208,7 @@ export function PostEditor({ id }: { id: number | null }) {
         content: translations.content?.[code] ?? (base ? (post.content ?? '') : ''),
       };
     }
-    const next: Form = {
+    return {
       text,
       slug: post.slug ?? '',
       thumbnail_url: post.thumbnail ?? '',
@@ -143,7 +219,35 @@ export function PostEditor({ id }: { id: number | null }) {
       website_ids: post.website_ids ?? [],
       publish_at: post.status === 'scheduled' ? toLocalInput(post.published_at) : '',
     };
+  };
+
+  /** The post as the server has it now (and its ETag), or null when it cannot be read. */
+  const readPost = async (postId: number) => {
+    try {
+      const response = await api.GET('/api/v2/posts/{id}', {
+        params: { path: { id: String(postId) }, query: { include: 'tags,categories' } },
+      });
+      return response;
+    } catch {
+      return null;
+    }
+  };
+
+  const load = async (postId: number) => {
+    const response = await readPost(postId);
+    if (!response || response.error || !response.data) {
+      setMessage({
+        kind: 'error',
+        text: response ? (response.error?.detail ?? response.error?.title ?? '') : t('editor.network.load'),
+      });
+      setLoading(false);
+      return;
+    }
+    const post = response.data.data;
+    const next = formOf(post);
     setForm(next);
+    formRef.current = next;
+    savedFormRef.current = next;
     setLoaded({
       id: post.id!,
       status: post.status!,
@@ -153,9 +257,14 @@ export function PostEditor({ id }: { id: number | null }) {
       author_id: post.author_id ?? null,
     });
     setDirty(false);
-    setConflict(false);
+    setConflict(null);
     setGeneration((n) => n + 1);
     setLoading(false);
+    // The newest review step: a post sent back shows the editor's note to its writer.
+    void api
+      .GET('/api/v2/posts/{id}/review', { params: { path: { id: String(postId) } } })
+      .then(({ data }) => setReview(data?.data ?? null))
+      .catch(() => setReview(null));
     // Unsaved work from an earlier visit, made on this very version of the post.
     try {
       const copy = JSON.parse(localStorage.getItem(copyKey(postId)) ?? 'null') as {
@@ -259,53 +368,90 @@ export function PostEditor({ id }: { id: number | null }) {
     };
   };
 
-  /** Saves the form (with `status` when given); true when saved. `quiet`: the autosave. */
+  /** Someone else saved first: shows it, with what keeping ours would overwrite (their ETag kept). */
+  const showConflict = async (postId: number): Promise<Conflict> => {
+    const response = await readPost(postId);
+    const etag = response?.response.headers.get('etag') ?? '';
+    const fields =
+      response?.data && etag ? differingFields(formRef.current, formOf(response.data.data), locales) : null;
+    const found = { etag, fields };
+    setConflict(found);
+    return found;
+  };
+
+  /**
+   * Saves the form (with `status` when given) after every save queued before; the saved post, or null.
+   * `quiet`: the autosave, which sends nothing when the form is as last saved or a conflict is open.
+   */
   const save = async (status?: string, quiet = false): Promise<Loaded | null> => {
-    if (saving) return null;
-    setSaving(true);
-    const snapshot = formRef.current;
-    const body = bodyOf(snapshot, status);
-    const base = loadedRef.current;
-    const response = base
-      ? await api.PATCH('/api/v2/posts/{id}', {
+    // A create's retries send what its first try sent (the server keeps its answer for the key).
+    let creating: Record<string, unknown> | null = null;
+    const send = async () => {
+      if (quiet && (conflictRef.current || formRef.current === savedFormRef.current)) return null;
+      if (quiet && loadedRef.current && loadedRef.current.status !== 'draft') return null;
+      const snapshot = formRef.current;
+      const base = loadedRef.current;
+      if (base) {
+        const answer = await api.PATCH('/api/v2/posts/{id}', {
           params: { path: { id: String(base.id) } },
           headers: { 'if-match': base.etag },
-          body: body as never,
-        })
-      : await api.POST('/api/v2/posts', { body: { status: 'draft', ...body } as never });
-    setSaving(false);
-    if (response.error) {
-      const problem = response.error as Problem;
-      if (problem.status === 412) {
-        setConflict(true);
+          body: bodyOf(snapshot, status) as never,
+        });
+        return { answer, snapshot, base, response: answer.response };
+      }
+      creating ??= { status: 'draft', ...bodyOf(snapshot, status) };
+      const answer = await api.POST('/api/v2/posts', {
+        headers: { 'idempotency-key': createKey.current },
+        body: creating as never,
+      });
+      return { answer, snapshot, base, response: answer.response };
+    };
+    type Sent = NonNullable<Awaited<ReturnType<typeof send>>>;
+    // Runs before the next save of the queue starts: that one carries the ETag this one returned.
+    const settle = async ({ answer, snapshot, base }: Sent): Promise<Loaded | 'again' | null> => {
+      // A create answered (made, or refused): the next create is another request.
+      if (!base) createKey.current = idempotencyKey();
+      if (answer.error) {
+        const problem = answer.error as Problem;
+        if (answer.response.status === 412 && base) {
+          const found = await showConflict(base.id);
+          // Their version is ours already (a save whose answer was lost): no conflict, go on from it.
+          if (found.fields?.length === 0) {
+            setLoaded({ ...base, etag: found.etag });
+            setConflict(null);
+            return quiet ? null : 'again';
+          }
+          return null;
+        }
+        if (!quiet) {
+          setErrors(problem.errors ?? {});
+          setMessage({ kind: 'error', text: problem.detail ?? problem.title });
+        }
         return null;
       }
-      if (!quiet) {
-        setErrors(problem.errors ?? {});
-        setMessage({ kind: 'error', text: problem.detail ?? problem.title });
-      }
-      return null;
-    }
-    const post = response.data.data;
-    const saved: Loaded = {
-      id: post.id!,
-      status: post.status!,
-      etag: response.response.headers.get('etag') ?? '',
-      updated_at: post.updated_at!,
-      published_at: post.published_at ?? null,
-      author_id: post.author_id ?? null,
+      const post = answer.data.data;
+      const saved: Loaded = {
+        id: post.id!,
+        status: post.status!,
+        etag: answer.response.headers.get('etag') ?? '',
+        updated_at: post.updated_at!,
+        published_at: post.published_at ?? null,
+        author_id: post.author_id ?? null,
+      };
+      savedFormRef.current = snapshot;
+      setLoaded(saved);
+      setErrors({});
+      setLastSaved(saved.updated_at);
+      localStorage.removeItem(copyKey(base?.id ?? null));
+      // Typing during the save keeps the form dirty (the next autosave takes it).
+      if (formRef.current === snapshot) setDirty(false);
+      if (!base)
+        // The address names the new item; the editor stays as it is (no remount mid-typing).
+        history.replaceState(null, '', `/admin/posts/${saved.id}`);
+      return saved;
     };
-    loadedRef.current = saved;
-    setLoaded(saved);
-    setErrors({});
-    setLastSaved(saved.updated_at);
-    localStorage.removeItem(copyKey(base?.id ?? null));
-    // Typing during the save keeps the form dirty (the next autosave takes it).
-    if (formRef.current === snapshot) setDirty(false);
-    if (!base)
-      // The address names the new item; the editor stays as it is (no remount mid-typing).
-      history.replaceState(null, '', `/admin/posts/${saved.id}`);
-    return saved;
+    const result = await queue.enqueue(send, settle);
+    return result === 'again' ? save(status) : result;
   };
 
   // Drafts save themselves a few seconds after the last change, once they have a title and content.
@@ -318,7 +464,12 @@ export function PostEditor({ id }: { id: number | null }) {
 
   const run = async (work: () => Promise<boolean>, done: MessageKey) => {
     setMessage(null);
-    if (await work()) setMessage({ kind: 'ok', text: t(done) });
+    try {
+      if (await work()) setMessage({ kind: 'ok', text: t(done) });
+    } catch {
+      // A call outside the save queue (a review step, a delete) that got no answer.
+      setMessage({ kind: 'error', text: t('editor.network') });
+    }
   };
   const reviewCall = async (path: 'approve' | 'return' | 'submit', body?: Record<string, unknown>) => {
     const saved = dirty || !loaded ? await save() : loaded;
@@ -364,10 +515,13 @@ export function PostEditor({ id }: { id: number | null }) {
     },
     remove: async () => {
       if (!loaded || !confirm(t('editor.delete.confirm'))) return;
-      const response = await api.DELETE('/api/v2/posts/{id}', {
-        params: { path: { id: String(loaded.id) } },
-        headers: { 'if-match': loaded.etag },
-      });
+      const response = await api
+        .DELETE('/api/v2/posts/{id}', {
+          params: { path: { id: String(loaded.id) } },
+          headers: { 'if-match': loaded.etag },
+        })
+        .catch(() => null);
+      if (!response) return setMessage({ kind: 'error', text: t('editor.network') });
       if (response.error)
         return setMessage({ kind: 'error', text: response.error.detail ?? response.error.title });
       setDirty(false);
@@ -381,17 +535,18 @@ export function PostEditor({ id }: { id: number | null }) {
     setLoading(true);
     await load(loaded.id);
   };
-  /** Keeps this version: takes the newer ETag and saves over the other version, knowingly. */
+  /** Keeps this version: saves over the version the conflict showed (its ETag), knowingly. */
   const overwrite = async () => {
     const base = loadedRef.current;
     if (!base) return;
-    const head = await api.GET('/api/v2/posts/{id}', {
-      params: { path: { id: String(base.id) }, query: { fields: 'id' } },
-    });
-    const etag = head.response.headers.get('etag');
-    if (!etag) return;
-    loadedRef.current = { ...base, etag };
-    setConflict(false);
+    // Their version could not be read when the conflict was found: read it now, and show it first.
+    if (!conflictRef.current?.etag) {
+      const found = await showConflict(base.id);
+      if (!found.etag) setMessage({ kind: 'error', text: t('editor.network') });
+      return;
+    }
+    setLoaded({ ...base, etag: conflictRef.current.etag });
+    setConflict(null);
     await run(async () => !!(await save()), 'editor.done.saved');
   };
 
@@ -436,19 +591,27 @@ export function PostEditor({ id }: { id: number | null }) {
         <h1 id="editor-title">{id === null && !loaded ? t('editor.new') : t('editor.edit')}</h1>
         <p class="save-state" aria-live="polite">
           <span class={`status status-${status}`}>{t(`posts.status.${status}` as MessageKey)}</span>{' '}
-          {saving
-            ? t('editor.saving')
-            : dirty
-              ? t('editor.unsaved')
-              : lastSaved
-                ? t('editor.saved', { time: formatDateTime(lastSaved) })
-                : ''}
+          {trouble
+            ? t('editor.trouble.state')
+            : saving
+              ? t('editor.saving')
+              : dirty
+                ? t('editor.unsaved')
+                : lastSaved
+                  ? t('editor.saved', { time: formatDateTime(lastSaved) })
+                  : ''}
         </p>
       </div>
 
+      <SaveTroubleNotice trouble={trouble} onRetry={() => queue.retryNow()} />
       {conflict && (
         <div class="notice error" role="alert">
           <p>{t('editor.conflict')}</p>
+          {conflict.fields && conflict.fields.length > 0 && (
+            <p class="conflict-fields">
+              {t('editor.conflict.fields', { fields: conflict.fields.join(', ') })}
+            </p>
+          )}
           <button type="button" onClick={() => void reload()}>
             {t('editor.conflict.reload')}
           </button>{' '}
@@ -483,6 +646,18 @@ export function PostEditor({ id }: { id: number | null }) {
         </div>
       )}
       <Message message={message} />
+      {review?.decision === 'returned' && status === 'draft' && review.note && (
+        <section class="notice review-note" aria-labelledby="review-note-title">
+          <h2 id="review-note-title">{t('editor.returned.title')}</h2>
+          <p>
+            {t('editor.returned.by', {
+              name: review.user_name ?? t('editor.returned.someone'),
+              time: formatDateTime(review.at),
+            })}
+          </p>
+          <blockquote class="review-note-text">{review.note}</blockquote>
+        </section>
+      )}
 
       <div class="editor-grid">
         <div class="editor-main">
@@ -699,8 +874,8 @@ export function PostEditor({ id }: { id: number | null }) {
                 {t('editor.thumbnail.library')}
               </button>
             )}
-            {form.thumbnail_url.startsWith('http') && (
-              <img class="thumbnail-preview" src={form.thumbnail_url} alt="" />
+            {/^(https?:\/\/|\/media\/)/.test(form.thumbnail_url) && (
+              <img class="thumbnail-preview" src={shownUrl(form.thumbnail_url)} alt="" />
             )}
           </fieldset>
 

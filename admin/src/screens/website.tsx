@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
+import { shownUrl } from '../media-url.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { ME_CHANGED, useMe } from '../session.js';
@@ -271,7 +272,7 @@ export function WebsiteScreen() {
                   </option>
                 ))}
               </select>
-              {look[field] && <img src={look[field]} alt="" class="preview" height={32} />}
+              {look[field] && <img src={shownUrl(look[field])} alt="" class="preview" height={32} />}
             </div>
           ))}
           <p class="help">{t('website.image.help')}</p>
