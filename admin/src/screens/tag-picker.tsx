@@ -1,9 +1,11 @@
 // Picks tags (or categories) of one type for a post: type to filter the type's tags, choose one with
-// the keyboard or the mouse, or create it on the spot (the API decides whether the user may). Chosen
-// tags are listed with a button that removes each.
+// the keyboard or the mouse, or create it on the spot when the policy lets the user add tags (authors
+// and above: `create_tags`; contributors pick existing ones). Chosen tags are listed with a button
+// that removes each.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { t } from '../i18n.js';
+import { useAbilities } from '../session.js';
 
 export interface TagOption {
   id: number;
@@ -30,6 +32,7 @@ export function TagPicker({ type, label, value, onChange }: Props) {
   const [active, setActive] = useState(0);
   const [error, setError] = useState('');
   const id = `picker-${type}`;
+  const mayCreate = useAbilities().create_tags;
 
   useEffect(() => {
     void api.GET('/api/v2/tags', { params: { query: { filter: { type } } } }).then(({ data }) => {
@@ -45,7 +48,7 @@ export function TagPicker({ type, label, value, onChange }: Props) {
   const exact = all.some((tag) => tag.name.toLowerCase() === wanted);
   const options: Array<TagOption | 'create'> = [
     ...matches,
-    ...(wanted && !exact ? (['create'] as const) : []),
+    ...(wanted && !exact && mayCreate ? (['create'] as const) : []),
   ];
 
   const pick = (tag: TagOption) => {
