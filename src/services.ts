@@ -259,6 +259,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     settings,
     migrate: () => migrate(database),
     audit,
+    releasePackage: config.releasePackage,
     packageManager:
       options.packageManager ??
       new NpmPackageManager({

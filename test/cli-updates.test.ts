@@ -62,6 +62,8 @@ setInterval(() => {}, 1000);
           DATABASE_URL: database.url,
           PORT: String(port),
           LOG_LEVEL: 'warn',
+          // The core's release package: without one the trigger installs nothing (issue 36 #1).
+          FOLIO_RELEASE_PACKAGE: 'folio-release-test',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -88,14 +90,15 @@ setInterval(() => {}, 1000);
       const token = /api_token: (\S+)/.exec(output)?.[1];
       assert.ok(token, `no token printed:\n${output}`);
 
-      const update = post('/update', { api_token: token, package: 'folio-theme-slow', version: '1.0.0' });
+      // The core, installed from its release package (FOLIO_RELEASE_PACKAGE above).
+      const update = post('/update', { api_token: token, package: 'folio', version: '1.0.0' });
       const pidFile = path.join(dir, 'npm.pid');
       while (!fs.existsSync(pidFile)) {
         assert.ok(Date.now() < deadline + 20_000, `npm never started:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const npmPid = Number(fs.readFileSync(pidFile, 'utf8'));
-      const progress = await post('/update/progress', { api_token: token, itemId: 'folio-theme-slow' });
+      const progress = await post('/update/progress', { api_token: token, itemId: 'core' });
       assert.deepEqual(await progress.json(), {
         status: 'success',
         message: 'Successfully fetched updating progress',
@@ -121,11 +124,11 @@ setInterval(() => {}, 1000);
       warn: () => undefined,
     });
     try {
-      assert.equal(await services.updates.progress('folio-theme-slow'), 0);
+      assert.equal(await services.updates.progress('core'), 0);
       const row = await services.database.db
         .selectFrom('update_state')
         .selectAll()
-        .where('item', '=', 'folio-theme-slow')
+        .where('item', '=', 'core')
         .executeTakeFirstOrThrow();
       assert.equal(row.lock_owner, null);
     } finally {

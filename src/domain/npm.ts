@@ -52,8 +52,15 @@ export class NpmPackageManager implements PackageManager {
     this.releasePackage = options.releasePackage ?? null;
   }
 
+  /** The npm package a request names: the core is its release package (never npm's `folio`). */
+  private npmName(name: string): string {
+    if (name !== CORE_PACKAGE) return name;
+    if (this.releasePackage === null) throw new UpdateStepError('the core has no release package');
+    return this.releasePackage;
+  }
+
   async install(name: string, version: string, context: StepContext): Promise<void> {
-    const spec = this.source(name, version);
+    const spec = this.source(this.npmName(name), version);
     const args = ['install', spec, '--no-audit', '--no-fund', '--no-update-notifier', ...this.extraArgs];
     await runLogged(this.command, args, {
       cwd: this.installDir,
@@ -64,7 +71,8 @@ export class NpmPackageManager implements PackageManager {
     });
   }
 
-  async publishAssets(name: string, context: StepContext): Promise<number> {
+  async publishAssets(requested: string, context: StepContext): Promise<number> {
+    const name = this.npmName(requested);
     const source = path.join(this.installDir, 'node_modules', name, 'public');
     const stat = await fs.stat(source).catch(() => null);
     if (!stat?.isDirectory()) {
@@ -113,7 +121,8 @@ export class NpmPackageManager implements PackageManager {
     });
   }
 
-  async installedVersion(name: string): Promise<string> {
+  async installedVersion(requested: string): Promise<string> {
+    const name = this.npmName(requested);
     const file = path.join(this.installDir, 'node_modules', name, 'package.json');
     let manifest: unknown;
     try {

@@ -164,7 +164,18 @@ export interface UpdateServiceOptions {
   heartbeatMs?: number;
   /** Every run is recorded (who asked, what, and whether it installed). */
   audit?: AuditLog;
+  /**
+   * The npm package of the core's releases (FOLIO_RELEASE_PACKAGE, checked at start). Without it the
+   * core is not updated through the trigger: npm's `folio` is another project.
+   */
+  releasePackage?: string | null;
 }
+
+/**
+ * Packages other than the core that the trigger may install (themes, plugins): a comma-separated list
+ * of npm names an administrator allowed. Anything else is refused before npm runs.
+ */
+export const ALLOWED_PACKAGES_SETTING = 'update_allowed_packages';
 
 interface ActiveRun {
   lock: UpdateLock;
@@ -179,6 +190,7 @@ export class UpdateService {
   private readonly migrate: () => Promise<string[]>;
   private readonly heartbeatMs: number;
   private readonly audit?: AuditLog;
+  private readonly releasePackage: string | null;
   readonly packageManager: PackageManager;
   private readonly active = new Map<string, ActiveRun>();
   /** Runs on this node go one after the other: npm must not run twice at once in one directory. */
@@ -195,6 +207,26 @@ export class UpdateService {
     this.migrate = options.migrate;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.audit = options.audit;
+    this.releasePackage = options.releasePackage ?? null;
+  }
+
+  /**
+   * Why the trigger refuses to install a package (null: it may): the core only from its release
+   * package, anything else only when an administrator allowed it by name (issue 36 #1).
+   */
+  private async refusal(packageName: string): Promise<string | null> {
+    if (packageName === CORE_PACKAGE) {
+      return this.releasePackage
+        ? null
+        : 'the core has no release package (set FOLIO_RELEASE_PACKAGE to the npm package of its releases)';
+    }
+    const allowed = ((await this.settings.get(ALLOWED_PACKAGES_SETTING)) ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+    return allowed.includes(packageName)
+      ? null
+      : `${packageName} is not a package an administrator allowed (setting ${ALLOWED_PACKAGES_SETTING})`;
   }
 
   /**
@@ -261,6 +293,13 @@ export class UpdateService {
     if (await this.settings.flag(DISABLE_SETTING, false)) return { outcome: 'disabled' };
     const request = parseUpdateRequest(input);
     if (!request) return { outcome: 'invalid' };
+    // The release package named as itself is the core.
+    if (request.packageName === this.releasePackage) request.packageName = CORE_PACKAGE;
+    const refused = await this.refusal(request.packageName);
+    if (refused) {
+      log.warn({ package: request.packageName }, `update: refused, ${refused}`);
+      return { outcome: 'failed', reason: refused };
+    }
     if (this.stopping) return { outcome: 'failed', reason: 'the server is stopping' };
 
     const lock = await this.acquire(itemFor(request.packageName));

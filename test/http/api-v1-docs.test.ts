@@ -81,7 +81,10 @@ describe('docs/api-v1.md examples', () => {
   let workDir: string;
 
   before(async () => {
-    ({ ctx, port } = await servedContext({ packageManager: stubPackages }));
+    ({ ctx, port } = await servedContext({
+      packageManager: stubPackages,
+      config: { releasePackage: 'folio-release-test' },
+    }));
     const installation = await installIfNeeded(ctx.services);
     assert.ok(installation);
     token = installation.apiToken;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { migrate } from '../../src/db/database.js';
-import { LOCK_EXPIRY_MS, UpdateService } from '../../src/domain/updates.js';
+import { ALLOWED_PACKAGES_SETTING, LOCK_EXPIRY_MS, UpdateService } from '../../src/domain/updates.js';
 import type { PackageManager } from '../../src/domain/updates.js';
 import { buildApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
@@ -18,7 +18,11 @@ import { GatedPackageManager, createNpmFixture } from '../support/npm-fixture.js
 import type { NpmFixture } from '../support/npm-fixture.js';
 
 /** Gives the app's services an update service over another package manager. */
-function useUpdates(services: Services, packageManager: PackageManager): UpdateService {
+function useUpdates(
+  services: Services,
+  packageManager: PackageManager,
+  releasePackage: string | null = '@folio-test/release',
+): UpdateService {
   services.updates = new UpdateService({
     db: services.database.db,
     clock: services.clock,
@@ -26,6 +30,8 @@ function useUpdates(services: Services, packageManager: PackageManager): UpdateS
     settings: services.settings,
     packageManager,
     migrate: () => migrate(services.database),
+    // The core's release package (FOLIO_RELEASE_PACKAGE): without one the core is not updated.
+    releasePackage,
   });
   return services.updates;
 }
@@ -74,6 +80,11 @@ describe('updates API', { timeout: 120_000 }, () => {
   });
   beforeEach(async () => {
     await ctx.services.settings.delete('disable_core_update');
+    // The packages besides the core that an administrator allowed (issue 36 #1).
+    await ctx.services.settings.set(
+      ALLOWED_PACKAGES_SETTING,
+      'folio-theme-fixture, @folio/theme-blue, folio-theme-x, folio-no-such-plugin',
+    );
   });
 
   const trigger = async (payload: Record<string, unknown>) => {
@@ -391,12 +402,15 @@ describe('updates API', { timeout: 120_000 }, () => {
       here = new GatedPackageManager('5.0.0');
       there = new GatedPackageManager('5.0.0');
       useUpdates(ctx.services, here);
-      otherServices = createServices(testConfig(ctx.database.url), {
-        pgSchema: ctx.database.pgSchema,
-        clock,
-        warn: () => undefined,
-        packageManager: there,
-      });
+      otherServices = createServices(
+        testConfig(ctx.database.url, { releasePackage: '@folio-test/release' }),
+        {
+          pgSchema: ctx.database.pgSchema,
+          clock,
+          warn: () => undefined,
+          packageManager: there,
+        },
+      );
       other = await buildApp(otherServices, { logger: false });
       await other.ready();
     });
@@ -438,6 +452,39 @@ describe('updates API', { timeout: 120_000 }, () => {
       const statuses = (await Promise.all(requests)).map((response) => response.statusCode).sort();
       assert.deepEqual(statuses, [200, 409]);
       assert.equal(here.installs.length - startCount, 1);
+    });
+  });
+
+  describe('what the trigger installs (issue 36 #1)', () => {
+    it('never a stranger: the core only from FOLIO_RELEASE_PACKAGE, other packages only when allowed, npm not run', async () => {
+      const recorder = {
+        installs: [] as string[],
+        install: async (name: string, version: string) => void recorder.installs.push(`${name}@${version}`),
+        publishAssets: async () => 0,
+        installedVersion: async () => '9.9.9',
+      };
+      useUpdates(ctx.services, recorder, null);
+      const failed = async (body: Record<string, unknown>) => {
+        const { status, body: answer } = await trigger({ api_token: admin.token, ...body });
+        assert.equal(status, 500, JSON.stringify(answer));
+        return answer.message;
+      };
+      // npm's `folio` is another project: without a release package the core is not updated.
+      assert.match(
+        await failed({ package: 'folio', version: 'latest' }),
+        /^Update failed: the core has no release package/,
+      );
+      // A package nobody allowed.
+      useUpdates(ctx.services, recorder);
+      assert.equal(
+        await failed({ package: 'left-pad' }),
+        'Update failed: left-pad is not a package an administrator allowed (setting update_allowed_packages)',
+      );
+      assert.deepEqual(recorder.installs, [], 'npm never ran');
+      // The release package named as itself is the core; an allowed theme installs.
+      assert.equal((await trigger({ api_token: admin.token, package: '@folio-test/release' })).status, 200);
+      assert.equal((await trigger({ api_token: admin.token, package: 'folio-theme-x' })).status, 200);
+      assert.deepEqual(recorder.installs, ['folio@latest', 'folio-theme-x@latest']);
     });
   });
 

@@ -72,6 +72,8 @@ export async function createNpmFixture(packages: Record<string, FixtureVersion[]
         // Offline and with a cache of its own: nothing can come from the registry.
         extraArgs: ['--offline', '--cache', cache],
         timeoutMs: 60_000,
+        // The fixture's `folio` stands for the core's release package (FOLIO_RELEASE_PACKAGE).
+        releasePackage: 'folio',
         ...options,
       }),
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
