@@ -108,6 +108,22 @@ export class RateLimits {
     if (current && current.consumedPoints > 0) await limiter.reward(key, 1);
   }
 
+  /**
+   * Notes `key` under `name` for `seconds` (a mark in the same store as the counts: shared over
+   * Redis, in memory otherwise), e.g. an address the account has logged in from.
+   */
+  async remember(name: string, key: string, seconds: number): Promise<void> {
+    await this.noteRedis();
+    await this.limiter(name, { max: 1, windowSeconds: seconds }).set(key, 1, seconds);
+  }
+
+  /** Whether `key` was noted under `name` (with the same `seconds`) and has not expired. */
+  async remembers(name: string, key: string, seconds: number): Promise<boolean> {
+    await this.noteRedis();
+    const mark = await this.limiter(name, { max: 1, windowSeconds: seconds }).get(key);
+    return !!mark && mark.consumedPoints > 0;
+  }
+
   /** Forgets the key's window. */
   async reset(name: string, key: string, limit: Limit): Promise<void> {
     await this.noteRedis();

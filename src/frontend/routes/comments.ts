@@ -87,7 +87,7 @@ export function commentRoutes(kit: FrontendKit): void {
       const refused = await guard(request, reply);
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
-      if ((await rateLimited(services, reply, 'comments', identity.ipHash)) !== null) {
+      if ((await rateLimited(services, reply, 'comments', identity.clientHash)) !== null) {
         return refuse(request, reply, 429, 'Too many comments; please wait a minute and try again.');
       }
       const body = bodyOf(request);
@@ -166,7 +166,7 @@ export function commentRoutes(kit: FrontendKit): void {
       const refused = await guard(request, reply);
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
-      if ((await rateLimited(services, reply, 'votes', identity.ipHash)) !== null) {
+      if ((await rateLimited(services, reply, 'votes', identity.clientHash)) !== null) {
         return refuse(request, reply, 429, 'Too many requests; please wait a minute and try again.');
       }
       const id = (request.params as { id: string }).id;
