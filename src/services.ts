@@ -311,6 +311,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     settings,
     clock,
   );
+  // A disabled account's sessions end for good: enabling it again signs nobody back in.
+  users.whenDisabled((userId) => sessions.endAllOf(userId));
   const publicPosts = new PublicPostsService(db, clock, cache, database.longReads);
   const commentNotices = new CommentNotices(db, {
     websites,
