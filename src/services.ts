@@ -337,6 +337,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     link: (website, token) => `${siteOrigin(website, config.appUrl)}/user/invite/${token}`,
     audit,
     warn,
+    rateLimits,
   });
   const services: Services = {
     config,
