@@ -36,7 +36,7 @@ export const DEFAULT_LIMITS: ThrottleLimits = {
   loginPerAccount: { max: 5, windowSeconds: 15 * 60 },
   loginPerAddress: { max: 20, windowSeconds: 15 * 60 },
   loginPerAccountAnywhere: { max: 30, windowSeconds: 10 * 60 },
-  knownAddressSeconds: 30 * 24 * 60 * 60,
+  knownAddressSeconds: 21 * 24 * 60 * 60,
   registerPerAddress: { max: 10, windowSeconds: 60 * 60 },
   registerPerEmail: { max: 3, windowSeconds: 60 * 60 },
   resetPerAddress: { max: 10, windowSeconds: 60 * 60 },

@@ -109,6 +109,19 @@ describe('issue 34 #9: guessing from many addresses', () => {
   });
 });
 
+describe('issue 34 #9: known addresses in memory, on the real clock', () => {
+  it('issue 34 #9: an address the account logged in from stays known (no timer overflow forgets it)', async () => {
+    const throttle = new LoginThrottle(new RateLimits()); // the default limits: 21 days
+    await throttle.loginAttempt('real@x.test', '2001:db8:5::1');
+    await throttle.loginSucceeded('real@x.test', '2001:db8:5::1');
+    for (let i = 0; i < 30; i++)
+      await throttle.loginAttempt('real@x.test', `2001:db8:6:${i.toString(16)}::1`);
+    assert.equal((await throttle.loginAttempt('real@x.test', '198.51.100.1')).allowed, false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await throttle.loginAttempt('real@x.test', '2001:db8:5::2')).allowed, true);
+  });
+});
+
 describe('Redis counters', { skip: !testRedisUrl && 'TEST_REDIS_URL is not set' }, () => {
   const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
   const clients: Redis[] = [];
