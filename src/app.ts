@@ -39,8 +39,8 @@ export interface AppOptions {
 }
 
 /**
- * A URL as logs may show it: an `api_token` value, a password reset token or a registration's
- * confirmation token is never logged.
+ * A URL as logs may show it: an `api_token` value, a password reset token, a registration's
+ * confirmation token, an invitation's token or an email change's token is never logged.
  */
 export function redactUrl(url: string): string {
   // Most URLs hold nothing to redact: no regex runs for them (a log line per request at `info`).
@@ -50,7 +50,9 @@ export function redactUrl(url: string): string {
       isTokenKey(key) ? `${separator}${key}=[redacted]` : pair,
     )
     .replace(/(\/user\/password\/reset\/)[^/?#]+/g, '$1[redacted]')
-    .replace(/(\/user\/register\/confirm\/)[^/?#]+/g, '$1[redacted]');
+    .replace(/(\/user\/register\/confirm\/)[^/?#]+/g, '$1[redacted]')
+    .replace(/(\/user\/invite\/)[^/?#]+/g, '$1[redacted]')
+    .replace(/(\/user\/settings\/email\/)[^/?#]+/g, '$1[redacted]');
 }
 
 /** `api_token` in any spelling the query parser reads as it: `api%5Ftoken`, `API_TOKEN`, `api_token[]`. */

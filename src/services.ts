@@ -54,6 +54,7 @@ import { ContentChanges } from './domain/changes.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { DomainChecker } from './domain/domain-check.js';
+import { SearchLimit } from './domain/search-limit.js';
 import { DatabaseSessionStore, RedisSessionStore, SessionService } from './domain/sessions.js';
 import { SettingsService } from './domain/settings.js';
 import { SiteReads } from './domain/site-reads.js';
@@ -152,6 +153,8 @@ export interface Services {
   sessions: SessionService;
   /** Login, registration and reset attempt limits: in memory, or in Redis when REDIS_URL is set. */
   throttle: LoginThrottle;
+  /** Searches per client (issue 34 #11): the site's search pages and the APIs' keyword lists. */
+  searchLimit: SearchLimit;
   /** Outgoing mail: SMTP when SMTP_URL is set, else the log. Tests replace it. */
   mailer: Mailer;
   /** Registration, profile and settings, password reset. */
@@ -243,10 +246,25 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     checker: domainChecker,
     themes: installedThemes,
   });
+  // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
+  // session store that is down is an error (nobody is signed in), never a silent fallback.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        keyPrefix: `${options.cachePrefix ?? 'folio:'}a:`,
+        maxRetriesPerRequest: 1,
+        commandTimeout: 2000,
+        retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      })
+    : null;
+  redis?.on('error', () => undefined); // reported by the commands that fail
+  // Every rate limit (comments, votes, clicks, logins, registrations, resets) counts here.
+  const rateLimits = new RateLimits({ redis, prefix: 'rl:', warn });
+  const searchLimit = new SearchLimit(rateLimits, settings);
   const postOps = new PostOperations({
     store: posts,
     policy,
     audit,
+    searchLimit,
     reviews: new PostReviewStore(db, clock, changes),
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
@@ -298,25 +316,14 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     mailer: () => services.mailer,
     smtp: config.smtpUrl !== null,
   });
-  // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
-  // session store that is down is an error (nobody is signed in), never a silent fallback.
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, {
-        keyPrefix: `${options.cachePrefix ?? 'folio:'}a:`,
-        maxRetriesPerRequest: 1,
-        commandTimeout: 2000,
-        retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-      })
-    : null;
-  redis?.on('error', () => undefined); // reported by the commands that fail
-  // Every rate limit (comments, votes, clicks, logins, registrations, resets) counts here.
-  const rateLimits = new RateLimits({ redis, prefix: 'rl:', warn });
   const sessions = new SessionService(
     redis ? new RedisSessionStore(redis) : new DatabaseSessionStore(db),
     users,
     settings,
     clock,
   );
+  // A disabled account's sessions end for good: enabling it again signs nobody back in.
+  users.whenDisabled((userId) => sessions.endAllOf(userId));
   const publicPosts = new PublicPostsService(db, clock, cache, database.longReads);
   const commentNotices = new CommentNotices(db, {
     websites,
@@ -341,6 +348,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     link: (website, token) => `${siteOrigin(website, config.appUrl)}/user/invite/${token}`,
     audit,
     warn,
+    rateLimits,
   });
   const services: Services = {
     config,
@@ -412,6 +420,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     linkOps: new LinkOperations({ links, clicks, policy, settings, audit }),
     sessions,
     throttle: new LoginThrottle(rateLimits),
+    searchLimit,
     mailer: createMailer(config, warn),
     accounts: new AccountsService(db, clock, {
       users,

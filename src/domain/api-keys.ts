@@ -20,6 +20,11 @@ import { flag, toIso } from './values.js';
 
 export const API_KEY_PREFIX = 'folio_key_';
 export const MAX_API_KEY_NAME = 100;
+/**
+ * Keys in use (neither revoked nor expired) one user may hold (issue 34 #13): each key has a rate
+ * limit of its own, so unlimited keys were unlimited requests.
+ */
+export const MAX_ACTIVE_API_KEYS = 50;
 /** last_used_at is written at most this often per key: a busy key must not write on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -90,6 +95,19 @@ export class ApiKeysService {
     const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
     const now = nowIso(this.clock);
     const id = await this.db.transaction().execute(async (trx) => {
+      const active = await trx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .executeTakeFirst();
+      if (Number(active?.n ?? 0) >= MAX_ACTIVE_API_KEYS) {
+        throw new InputError(
+          'name',
+          `You have ${MAX_ACTIVE_API_KEYS} API keys in use, the most one account may hold: revoke one you no longer need first.`,
+        );
+      }
       const row = await trx
         .insertInto('api_keys')
         .values({

@@ -96,6 +96,21 @@ export class UnsupportedFileError extends Error {
   }
 }
 
+/**
+ * A limit on how often something may be done refused it (invitations, searches): each face answers
+ * 429 with `Retry-After` and the message, which says what was limited and when to try again.
+ */
+export class TooManyRequestsError extends Error {
+  constructor(
+    message: string,
+    /** Seconds until the limit lets the request through again. */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+    this.name = 'TooManyRequestsError';
+  }
+}
+
 /** The database did not answer (down, restarting): each face answers 503 with `Retry-After`. */
 export { isDatabaseUnavailable, isInvalidValue, isStorageFull } from '../db/errors.js';
 

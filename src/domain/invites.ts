@@ -10,7 +10,8 @@ import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
-import { ForbiddenError, InputError, NotFoundError } from './errors.js';
+import { ForbiddenError, InputError, NotFoundError, TooManyRequestsError } from './errors.js';
+import type { Limit, RateLimits } from '../lib/rate-limits.js';
 import type { Mailer } from './mailer.js';
 import { SITE_ROLES } from './memberships.js';
 import type { MembershipsService, SiteRole } from './memberships.js';
@@ -20,6 +21,41 @@ import { normalizeEmail } from './users.js';
 import type { User, UsersService } from './users.js';
 import { toIso } from './values.js';
 import type { WebsitesService } from './websites.js';
+
+/**
+ * How many invitations may be sent (issue 34 #10): each mails an address someone typed, so a
+ * manager's account (or a key) must not become a mail cannon. Per inviting person, whatever the
+ * website, and per website, whoever invites.
+ */
+export const INVITE_LIMITS: { perInviter: Limit; perWebsite: Limit } = {
+  perInviter: { max: 20, windowSeconds: 60 * 60 },
+  perWebsite: { max: 50, windowSeconds: 24 * 60 * 60 },
+};
+
+const SITE_NAME_IN_MAIL = 60;
+
+/**
+ * A website's free-text name as an invitation mail may quote it: no control or direction-changing
+ * characters (a newline would start a made-up paragraph), no URL scheme a mail reader would make a
+ * link of, whitespace collapsed, at most 60 characters.
+ */
+export function nameForMail(name: string): string {
+  const cleaned = name
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/\b[a-z][a-z0-9+.-]*:\/*/gi, (scheme) =>
+      /^(https?|ftp|mailto|file|data|javascript):/i.test(scheme) ? '' : scheme,
+    )
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = [...cleaned];
+  return chars.length > SITE_NAME_IN_MAIL
+    ? `${chars
+        .slice(0, SITE_NAME_IN_MAIL - 1)
+        .join('')
+        .trimEnd()}\u2026`
+    : cleaned;
+}
 
 /** How long an invitation's link works. */
 export const INVITE_LIFETIME_DAYS = 7;
@@ -86,8 +122,33 @@ export class InviteOperations {
       link: (website: { domain: string }, token: string) => string;
       audit?: AuditLog;
       warn: (message: string) => void;
+      /** Counts invitations against INVITE_LIMITS (absent: no limit). */
+      rateLimits?: RateLimits;
     },
   ) {}
+
+  /** Counts an invitation under both limits; refused: TooManyRequestsError with the wait. */
+  private async countInvitation(actor: Actor, websiteId: number): Promise<void> {
+    const limiter = this.deps.rateLimits;
+    if (!limiter) return;
+    const { perInviter, perWebsite } = INVITE_LIMITS;
+    const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
+    // The person's count first: one who is refused uses up none of the website's invitations.
+    const byInviter = await limiter.hit('invite:by', String(actor.userId), perInviter);
+    if (!byInviter.allowed) {
+      throw new TooManyRequestsError(
+        `Too many invitations: at most ${perInviter.max} an hour from one person. Try again in ${minutes(byInviter.retryAfter)} minutes.`,
+        byInviter.retryAfter,
+      );
+    }
+    const byWebsite = await limiter.hit('invite:site', String(websiteId), perWebsite);
+    if (!byWebsite.allowed) {
+      throw new TooManyRequestsError(
+        `Too many invitations: at most ${perWebsite.max} a day to one website. Try again in ${minutes(byWebsite.retryAfter)} minutes.`,
+        byWebsite.retryAfter,
+      );
+    }
+  }
 
   /** The website's invitations not yet accepted (newest first), for those who manage its members. */
   async list(actor: Actor, websiteId: number): Promise<Invite[]> {
@@ -118,6 +179,7 @@ export class InviteOperations {
     if (existing && (await this.deps.memberships.roleOn(existing.id, websiteId))) {
       throw new InputError('email', 'This person is already a member of the website.');
     }
+    await this.countInvitation(actor, websiteId);
     const token = randomBytes(32).toString('base64url');
     const now = this.deps.clock.now();
     const row = await this.deps.db
@@ -143,15 +205,17 @@ export class InviteOperations {
       websiteIds: [websiteId],
       input: { email, role: input.role },
     });
-    const siteName = website.fields.site_name || website.domain;
+    // The name is the website's free text: cleaned for the body, and kept out of the subject (the
+    // domain, a checked host name, says where the invitation leads).
+    const siteName = nameForMail(website.fields.site_name ?? '') || website.domain;
     void this.deps
       .mailer()
       .send({
         to: email,
         siteDomain: website.domain,
-        subject: `You are invited to ${siteName}`,
+        subject: `Your invitation to ${website.domain}`,
         text:
-          `Hello,\n\nYou are invited to join ${siteName} as ${input.role.replace('_', ' ')}.\n` +
+          `Hello,\n\nYou are invited to join \u201c${siteName}\u201d (${website.domain}) as ${input.role.replace('_', ' ')}.\n` +
           `To accept, open this link within ${INVITE_LIFETIME_DAYS} days:\n\n` +
           `${this.deps.link(website, token)}\n\nThe link works once. If you did not expect it, ignore this message.\n`,
       })

@@ -1,6 +1,8 @@
 // The attempt limits of login, registration and password-reset requests: fixed windows counted per
 // key (an account's email, a client address) through the installation's one rate limiter
-// (lib/rate-limits.ts: Redis shared by every node, memory while Redis is down or absent).
+// (lib/rate-limits.ts: Redis shared by every node, memory while Redis is down or absent). Addresses
+// count by client (lib/client-address.ts): an IPv6 client by its /64, which it may roam at will.
+import { clientBucket } from '../lib/client-address.js';
 import type { Limit, RateLimits } from '../lib/rate-limits.js';
 
 export interface ThrottleLimits {
@@ -12,6 +14,15 @@ export interface ThrottleLimits {
   loginPerAccount: Limit;
   /** Failed logins per client address, whatever the account. */
   loginPerAddress: Limit;
+  /**
+   * Login attempts per account from every address together (issue 34 #9): past it, attempts from
+   * addresses the account has not logged in from lately wait for the (short) window to end. A
+   * ceiling that slows guessing from many networks down to `max` per window, not a lockout: the
+   * owner's own known addresses (`knownAddressSeconds`) are never refused by it.
+   */
+  loginPerAccountAnywhere: Limit;
+  /** How long a successful login makes its address (/64 for IPv6) known for the account. */
+  knownAddressSeconds: number;
   /** Registrations per client address. */
   registerPerAddress: Limit;
   /** Registrations per email (each one mails the address), whether or not it has an account. */
@@ -24,6 +35,8 @@ export interface ThrottleLimits {
 export const DEFAULT_LIMITS: ThrottleLimits = {
   loginPerAccount: { max: 5, windowSeconds: 15 * 60 },
   loginPerAddress: { max: 20, windowSeconds: 15 * 60 },
+  loginPerAccountAnywhere: { max: 30, windowSeconds: 10 * 60 },
+  knownAddressSeconds: 21 * 24 * 60 * 60,
   registerPerAddress: { max: 10, windowSeconds: 60 * 60 },
   registerPerEmail: { max: 3, windowSeconds: 60 * 60 },
   resetPerAddress: { max: 10, windowSeconds: 60 * 60 },
@@ -57,18 +70,20 @@ export class LoginThrottle {
   }
 
   private static accountFrom(email: string, address: string): string {
-    return `${LoginThrottle.account(email)}|${address}`;
+    return `${LoginThrottle.account(email)}|${clientBucket(address)}`;
   }
 
   /** Counts a login attempt, before the password is checked, and says whether it may go on. */
   async loginAttempt(email: string, address: string): Promise<Verdict> {
-    const { loginPerAccount, loginPerAddress } = this.limits;
-    return joined(
-      await Promise.all([
-        this.limiter.hit('login:acct', LoginThrottle.accountFrom(email, address), loginPerAccount),
-        this.limiter.hit('login:addr', address, loginPerAddress),
-      ]),
-    );
+    const { loginPerAccount, loginPerAddress, loginPerAccountAnywhere, knownAddressSeconds } = this.limits;
+    const accountFrom = LoginThrottle.accountFrom(email, address);
+    const [fromHere, fromAddress, anywhere, known] = await Promise.all([
+      this.limiter.hit('login:acct', accountFrom, loginPerAccount),
+      this.limiter.hit('login:addr', clientBucket(address), loginPerAddress),
+      this.limiter.hit('login:acct-all', LoginThrottle.account(email), loginPerAccountAnywhere),
+      this.limiter.remembers('login:known', accountFrom, knownAddressSeconds),
+    ]);
+    return joined(known ? [fromHere, fromAddress] : [fromHere, fromAddress, anywhere]);
   }
 
   /**
@@ -76,19 +91,21 @@ export class LoginThrottle {
    * address (many people behind one address may log in; only failures should add up there).
    */
   async loginSucceeded(email: string, address: string): Promise<void> {
+    const accountFrom = LoginThrottle.accountFrom(email, address);
     await Promise.all([
-      this.limiter.reset(
-        'login:acct',
-        LoginThrottle.accountFrom(email, address),
-        this.limits.loginPerAccount,
-      ),
-      this.limiter.undo('login:addr', address, this.limits.loginPerAddress),
+      this.limiter.reset('login:acct', accountFrom, this.limits.loginPerAccount),
+      this.limiter.undo('login:addr', clientBucket(address), this.limits.loginPerAddress),
+      // The success is not a guess: it leaves the account-wide count as the guessers left it.
+      this.limiter.undo('login:acct-all', LoginThrottle.account(email), this.limits.loginPerAccountAnywhere),
+      this.limiter.remember('login:known', accountFrom, this.limits.knownAddressSeconds),
     ]);
   }
 
   /** Counts a registration attempt and says whether it may go on. */
   async registerAttempt(address: string): Promise<Verdict> {
-    return joined([await this.limiter.hit('register:addr', address, this.limits.registerPerAddress)]);
+    return joined([
+      await this.limiter.hit('register:addr', clientBucket(address), this.limits.registerPerAddress),
+    ]);
   }
 
   /**
@@ -106,7 +123,7 @@ export class LoginThrottle {
     const { resetPerAddress, resetPerAccount } = this.limits;
     return joined(
       await Promise.all([
-        this.limiter.hit('reset:addr', address, resetPerAddress),
+        this.limiter.hit('reset:addr', clientBucket(address), resetPerAddress),
         this.limiter.hit('reset:acct', LoginThrottle.account(email), resetPerAccount),
       ]),
     );

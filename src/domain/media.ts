@@ -4,8 +4,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import sharp from 'sharp';
+import { PixelBudget } from '../lib/pixel-budget.js';
 import type { Metadata, Sharp } from 'sharp';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
@@ -62,7 +62,11 @@ export class LocalMediaStore implements MediaStore {
 export const MAX_IMAGE_PIXELS = 40_000_000;
 /** Image decodes and conversions at once in this process (each may take a few hundred MB). */
 const IMAGE_JOBS = 2;
-const imageJobs = pLimit(IMAGE_JOBS);
+/**
+ * And their pixels together at most (issue 34 #8): one image of the largest size runs alone, two of
+ * half of it together. Reading a header weighs nothing.
+ */
+export const imageWork = new PixelBudget(MAX_IMAGE_PIXELS, IMAGE_JOBS);
 
 /** An image larger than MAX_IMAGE_PIXELS. */
 export class ImageTooLargeError extends Error {
@@ -139,11 +143,13 @@ export class MediaService {
   ) {}
 
   /** The format of an image, read from its bytes; NotAnImageError for anything else. */
-  async inspect(data: Buffer): Promise<{ format: string; width: number | null; height: number | null }> {
+  async inspect(
+    data: Buffer,
+  ): Promise<{ format: string; width: number | null; height: number | null; pixels: number }> {
     let meta: Metadata;
     try {
       // The header only: nothing is decoded here (the size is checked below, with our message).
-      meta = await imageJobs(() => sharp(data, { limitInputPixels: false }).metadata());
+      meta = await imageWork.run(0, () => sharp(data, { limitInputPixels: false }).metadata());
     } catch {
       throw new NotAnImageError();
     }
@@ -151,7 +157,7 @@ export class MediaService {
     if (!format || !FORMATS[format]) throw new NotAnImageError();
     const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0) * (meta.pages ?? 1);
     if (pixels > MAX_IMAGE_PIXELS) throw new ImageTooLargeError();
-    return { format, width: meta.width ?? null, height: meta.height ?? null };
+    return { format, width: meta.width ?? null, height: meta.height ?? null, pixels };
   }
 
   /**
@@ -164,7 +170,7 @@ export class MediaService {
     let format = source.format;
     let { width, height } = source;
     if (options.toWebp && format !== 'webp') {
-      const converted = await imageJobs(() =>
+      const converted = await imageWork.run(source.pixels, () =>
         sharp(data, { animated: format === 'gif', limitInputPixels: MAX_IMAGE_PIXELS })
           .webp()
           .toBuffer({ resolveWithObject: true }),
@@ -201,6 +207,7 @@ export class MediaService {
     const variants = await this.makeVariants(bytes, relativePath.replace(/\.[a-z]+$/, ''), {
       format,
       width,
+      pixels: source.pixels,
       sameSizeWebp: false,
     });
     await this.store.put(relativePath, bytes, mime);
@@ -271,12 +278,12 @@ export class MediaService {
   private async makeVariants(
     data: Buffer,
     stem: string,
-    source: { format: string; width: number | null; sameSizeWebp: boolean },
+    source: { format: string; width: number | null; pixels: number; sameSizeWebp: boolean },
   ): Promise<StoredVariant[]> {
     const animated = source.format === 'gif' || source.format === 'webp';
     const variants: StoredVariant[] = [];
     const make = async (name: string, shape: (image: Sharp) => Sharp) => {
-      const out = await imageJobs(() =>
+      const out = await imageWork.run(source.pixels, () =>
         shape(sharp(data, { animated, limitInputPixels: MAX_IMAGE_PIXELS }))
           .webp()
           .toBuffer({ resolveWithObject: true }),

@@ -74,6 +74,16 @@ export class UsersService {
     readonly credentials?: CredentialCache,
   ) {}
 
+  private readonly disabledListeners: Array<(userId: number) => Promise<void>> = [];
+
+  /**
+   * Runs after an account is disabled (services.ts: the session store ends its sessions, issue 34
+   * #13, so that enabling it again does not bring back sessions started before).
+   */
+  whenDisabled(listener: (userId: number) => Promise<void>): void {
+    this.disabledListeners.push(listener);
+  }
+
   /**
    * Tells every process that users, tokens or keys changed: what they remember of credentials is
    * forgotten. Every write of those tables calls it (here, AccountsService, ApiKeysService).
@@ -170,6 +180,7 @@ export class UsersService {
     if (Number(result.numUpdatedRows) === 0 && (await this.findById(id))?.isAdmin) {
       throw new InputError('email', 'The last active administrator cannot be disabled.');
     }
+    for (const listener of this.disabledListeners) await listener(id);
   }
 
   /** Issues a new API token for the user, replacing any previous one. The token is returned once. */

@@ -183,6 +183,17 @@ function requireDomain(input: string): string {
   return domain;
 }
 
+/**
+ * A domain a website may be given (issue 34 #13): a name with a dot in it, or `localhost`. A single
+ * label (`intranet`, `foo`) is a name on some local network, never a website's public name, and
+ * would catch whatever Host a client sends bare. 422 `Invalid domain format` like any unusable input.
+ */
+function requireWebsiteDomain(input: string): string {
+  const domain = requireDomain(input);
+  if (!domain.includes('.') && domain !== 'localhost') throw new InvalidDomainError();
+  return domain;
+}
+
 export class WebsitesService {
   /** Which website a host shows, copied in this process (read on every request). */
   private readonly hosts: NearCache<{ website: Website | null }>;
@@ -200,7 +211,7 @@ export class WebsitesService {
 
   /** Creates a website with its primary domain in one transaction; returns its id. */
   async create(input: NewWebsite): Promise<number> {
-    const domain = requireDomain(input.domain);
+    const domain = requireWebsiteDomain(input.domain);
     const siteName = splitTranslatable(input.siteName, await this.defaultLocale());
     const now = nowIso(this.clock);
     await this.assertDomainFree(domain, null);
@@ -296,7 +307,11 @@ export class WebsitesService {
     const locale = await this.defaultLocale();
     const now = nowIso(this.clock);
     const domain = patch.domain === undefined ? undefined : requireDomain(patch.domain);
-    if (domain !== undefined && domain !== current.domain) await this.assertDomainFree(domain, id);
+    if (domain !== undefined && domain !== current.domain) {
+      // A domain the website has already (an alias swapped in) was admitted when it was added.
+      if (!current.aliases.some((alias) => alias.domain === domain)) requireWebsiteDomain(domain);
+      await this.assertDomainFree(domain, id);
+    }
 
     await this.conflictsAsErrors(domain ?? '', id, () =>
       this.db.transaction().execute(async (trx) => {
@@ -445,7 +460,7 @@ export class WebsitesService {
 
   /** Adds an alias (spec 4.4, R-W4); answers what was already there without changing it. */
   async addDomain(id: number, input: string): Promise<AddDomainResult> {
-    const domain = requireDomain(input);
+    const domain = requireWebsiteDomain(input);
     const existing = await this.db
       .selectFrom('domains')
       .select(['id', 'website_id', 'is_primary'])

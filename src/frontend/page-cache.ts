@@ -124,6 +124,29 @@ const shortUrl = (url: string) => (url.length > 200 ? createHash('sha1').update(
  */
 export const PAGE_QUERY_PARAMETERS = ['comment', 'page'] as const;
 
+const honoured = new WeakMap<FastifyRequest, Set<string>>();
+
+/**
+ * The page being rendered used its query parameter `name` (one of PAGE_QUERY_PARAMETERS) with a
+ * value that names something (a page of the list that exists, a notice the page knows). A page
+ * whose URL carries a page parameter its route did not honour is not stored (issue 34 #12): `?page=N`
+ * past the end or on a page without pages, `?comment=X` naming no notice, each made an entry of its own.
+ */
+export function honourQuery(request: FastifyRequest, name: (typeof PAGE_QUERY_PARAMETERS)[number]): void {
+  let names = honoured.get(request);
+  if (!names) honoured.set(request, (names = new Set()));
+  names.add(name);
+}
+
+/** Every page parameter the URL carries was honoured by the route (see honourQuery). */
+function queryHonoured(request: FastifyRequest): boolean {
+  const at = request.url.indexOf('?');
+  if (at < 0) return true;
+  const query = new URLSearchParams(request.url.slice(at + 1));
+  const names = honoured.get(request);
+  return PAGE_QUERY_PARAMETERS.every((name) => !query.has(name) || names?.has(name) === true);
+}
+
 /** The path and the page parameters of a URL, in one order: what tells cached pages apart. */
 export function pageUrl(url: string): string {
   const at = url.indexOf('?');
@@ -291,7 +314,7 @@ export class PageCache {
     const bytes = Buffer.from(payload);
     const etag = weakEtag(bytes);
     reply.header('etag', etag);
-    if (entry && !reply.hasHeader('set-cookie')) {
+    if (entry && !reply.hasHeader('set-cookie') && queryHonoured(request)) {
       const lastModified = new Date(this.services.clock.now().getTime()).toUTCString();
       reply.header('last-modified', lastModified);
       const page: CachedPage = {

@@ -8,10 +8,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../domain/users.js';
 import type { Services } from '../services.js';
 import { appSecret } from '../http/session-cookie.js';
+import { clientBucket } from '../lib/client-address.js';
 
 export interface VisitorIdentity {
-  /** Hash of the IP address: the key of rate limits, stored with a comment. */
+  /** Hash of the IP address, stored with a comment. */
   ipHash: string;
+  /** Hash of the client (an IPv6 client by its /64: lib/client-address.ts): the key of rate limits. */
+  clientHash: string;
   /**
    * The "once per voter" key: `u:` and a signed-in user's hash, else `v:` and the IP's hash (the
    * comments service lets only signed-in users' reports hold a comment).
@@ -32,6 +35,7 @@ export async function visitorIdentity(
   const ip = request.ip ?? '';
   return {
     ipHash: hmac(secret, `ip:${ip}`),
+    clientHash: hmac(secret, `client:${clientBucket(ip)}`),
     visitorHash: user
       ? `u:${hmac(secret, `user:${user.id}`).slice(0, 62)}`
       : `v:${hmac(secret, `visitor:${ip}`).slice(0, 62)}`,
@@ -52,19 +56,19 @@ export const RATE_LIMITS = {
 } as const;
 
 /**
- * Counts one hit of the action for this IP hash. Returns null when allowed; else sets 429 and
+ * Counts one hit of the action for this client hash. Returns null when allowed; else sets 429 and
  * `Retry-After` on the reply and returns the number of seconds to wait.
  */
 export async function rateLimited(
   services: Services,
   reply: FastifyReply,
   action: keyof typeof RATE_LIMITS,
-  ipHash: string,
+  clientHash: string,
 ): Promise<number | null> {
   const { setting, fallback } = RATE_LIMITS[action];
   const configured = Number((await services.settings.get(setting))?.trim());
   const limit = Number.isInteger(configured) && configured > 0 ? configured : fallback;
-  const verdict = await services.rateLimits.hit(action, ipHash, { max: limit, windowSeconds: 60 });
+  const verdict = await services.rateLimits.hit(action, clientHash, { max: limit, windowSeconds: 60 });
   if (verdict.allowed) return null;
   reply.code(429).header('retry-after', String(verdict.retryAfter));
   return verdict.retryAfter;

@@ -7,6 +7,7 @@ import type { Services } from '../services.js';
 import { errorPage } from './html.js';
 import { currentWebsite } from './website-context.js';
 import {
+  TooManyRequestsError,
   UNAVAILABLE_RETRY_SECONDS,
   ValidationError,
   isDatabaseUnavailable,
@@ -123,6 +124,12 @@ export function installErrorHandling(
     if (error instanceof ValidationError) {
       const messages = Object.values(validationMessages(error)).flat().join(' ');
       return reply.code(422).send(errorPage(422, 'Invalid input', messages));
+    }
+    if (error instanceof TooManyRequestsError) {
+      return reply
+        .code(429)
+        .header('retry-after', String(error.retryAfter))
+        .send(errorPage(429, 'Too many requests', error.message));
     }
     const known = frameworkError(error);
     if (known) return reply.code(known.code).send(errorPage(known.code, known.message, known.message));

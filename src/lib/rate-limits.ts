@@ -23,6 +23,13 @@ export interface RateLimitsOptions {
   warn?: (message: string) => void;
 }
 
+/**
+ * The longest a mark may be kept: the in-memory store expires a key with a timer, and Node fires a
+ * timer of more than 2^31 - 1 ms (24.8 days) at once (a longer mark would be forgotten immediately).
+ */
+const MAX_REMEMBER_SECONDS = 24 * 24 * 60 * 60;
+const rememberable = (seconds: number) => Math.min(Math.max(1, Math.round(seconds)), MAX_REMEMBER_SECONDS);
+
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly warn: (message: string) => void;
@@ -106,6 +113,23 @@ export class RateLimits {
     const limiter = this.limiter(name, limit);
     const current = await limiter.get(key);
     if (current && current.consumedPoints > 0) await limiter.reward(key, 1);
+  }
+
+  /**
+   * Notes `key` under `name` for `seconds` (a mark in the same store as the counts: shared over
+   * Redis, in memory otherwise), e.g. an address the account has logged in from.
+   */
+  async remember(name: string, key: string, seconds: number): Promise<void> {
+    await this.noteRedis();
+    const kept = rememberable(seconds);
+    await this.limiter(name, { max: 1, windowSeconds: kept }).set(key, 1, kept);
+  }
+
+  /** Whether `key` was noted under `name` (with the same `seconds`) and has not expired. */
+  async remembers(name: string, key: string, seconds: number): Promise<boolean> {
+    await this.noteRedis();
+    const mark = await this.limiter(name, { max: 1, windowSeconds: rememberable(seconds) }).get(key);
+    return !!mark && mark.consumedPoints > 0;
   }
 
   /** Forgets the key's window. */

@@ -54,6 +54,36 @@ describe('API keys (issue 20)', () => {
     options: { websiteIds?: number[]; readOnly?: boolean; expiresAt?: Date } = {},
   ) => (await ctx.services.apiKeys.create(user.id, { name: 'test key', ...options })).secret;
 
+  it('issue 34 #13: at most 50 keys in use per user; a revoked or expired one frees its place (422 with a clear message)', async () => {
+    const owner = await ctx.createUser();
+    const created: number[] = [];
+    for (let i = 0; i < 49; i++)
+      created.push((await ctx.services.apiKeys.create(owner.id, { name: `k${i}` })).key.id);
+    // An expired key does not hold a place.
+    await ctx.services.apiKeys.create(owner.id, { name: 'soon', expiresAt: new Date(Date.now() + 60_000) });
+    const v2 = (name: string) =>
+      ctx.request({
+        method: 'POST',
+        url: '/api/v2/keys',
+        headers: { host: 'one.test', authorization: `Bearer ${owner.token}` },
+        payload: { name },
+      });
+    // 50 in use now (49 + the one expiring in a minute): the 51st is refused with a clear message.
+    const refused = await v2('one too many');
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.match(refused.body, /50 API keys in use, the most one account may hold/);
+    await ctx.services.apiKeys.revoke(owner.id, created[0]!);
+    assert.equal((await v2('after a revoke')).statusCode, 201);
+    assert.equal((await v2('full again')).statusCode, 422);
+    await ctx.services.database.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('name', '=', 'soon')
+      .where('user_id', '=', owner.id)
+      .execute();
+    assert.equal((await v2('after an expiry')).statusCode, 201);
+  });
+
   it('a key works as its user, in the body and as a Bearer token', async () => {
     const secret = await keyFor(writer);
     assert.equal((await call('/posts', secret)).status, 200);

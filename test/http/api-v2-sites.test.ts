@@ -258,7 +258,7 @@ describe('API v2: websites, people and settings of the admin panel', () => {
     assert.equal(audit.json().data[0].summary, 'comments,domains,media,menus,pages,posts');
   });
 
-  it('a disabled user\u2019s key and session are refused at once; enabled again, they work', async () => {
+  it('a disabled user\u2019s key and session are refused at once; enabled again, the key works and (issue 34 #13) the old session stays ended', async () => {
     const user = await ctx.createUser();
     await ctx.services.memberships.grant(user.id, site, 'editor');
     const key = await call('POST', '/keys', user, { name: 'ci' });
@@ -284,6 +284,12 @@ describe('API v2: websites, people and settings of the admin panel', () => {
 
     await call('PATCH', `/users/${user.id}`, admin, { is_active: true });
     assert.equal((await me({ authorization: `Bearer ${secret}` })).statusCode, 200);
+    // Issue 34 #13: disabling ended the session for good; enabling the account does not revive it.
+    assert.equal((await me({ cookie })).statusCode, 401);
+    const fresh = new Visitor(ctx, 'site.test');
+    await fresh.logIn(user.email, user.password);
+    const freshCookie = [...fresh.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    assert.equal((await me({ cookie: freshCookie })).statusCode, 200);
   });
 
   it('an administrator sends a reset link, lists a user\u2019s keys and revokes one (at once)', async () => {

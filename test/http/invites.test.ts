@@ -136,4 +136,66 @@ describe('invitations', () => {
     assert.ok(audit.some((entry) => entry.action === 'invite.revoke'));
     assert.ok(audit.some((entry) => entry.action === 'invite.accept'));
   });
+
+  it('issue 34 #10: invitations are limited per inviting person and per website (429 with Retry-After)', async () => {
+    const team = await ctx.services.websites.create({ siteName: 'Team', domain: 'team.test' });
+    const managers = [await ctx.createUser(), await ctx.createUser(), await ctx.createUser()];
+    for (const manager of managers) await ctx.services.memberships.grant(manager.id, team, 'site_admin');
+    const send = (as: TestUser, n: number) =>
+      ctx.request({
+        method: 'POST',
+        url: `/api/v2/websites/${team}/invites`,
+        headers: { host: 'team.test', authorization: `Bearer ${as.token}` },
+        payload: { email: `guest${n}@example.test`, role: 'reader' },
+      });
+    let n = 0;
+    for (let i = 0; i < 20; i++) assert.equal((await send(managers[0]!, n++)).statusCode, 201);
+    const refused = await send(managers[0]!, n++);
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal(refused.json().type, '/api/v2/docs#problem-rate-limit');
+    assert.match(refused.json().detail, /at most 20 an hour from one person/);
+    // Another manager goes on, until the website has had its 50 of the day.
+    for (let i = 0; i < 20; i++) assert.equal((await send(managers[1]!, n++)).statusCode, 201);
+    for (let i = 0; i < 10; i++) assert.equal((await send(managers[2]!, n++)).statusCode, 201);
+    const full = await send(managers[2]!, n);
+    assert.equal(full.statusCode, 429);
+    assert.match(full.json().detail, /at most 50 a day to one website/);
+    const sent = await ctx.services.database.db
+      .selectFrom('invites')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('website_id', '=', team)
+      .executeTakeFirst();
+    assert.equal(Number(sent?.n), 50, 'a refused invitation is not stored');
+  });
+
+  it('issue 34 #10: the free-text site name stays out of the subject, cleaned in the body', async () => {
+    const odd = await ctx.services.websites.create({
+      siteName:
+        'Prize\r\nClaim yours at https://evil.example/win \u202eecnalab\u202c now' + ' padding'.repeat(20),
+      domain: 'odd.test',
+    });
+    const boss = await ctx.createUser();
+    await ctx.services.memberships.grant(boss.id, odd, 'site_admin');
+    const created = await ctx.request({
+      method: 'POST',
+      url: `/api/v2/websites/${odd}/invites`,
+      headers: { host: 'odd.test', authorization: `Bearer ${boss.token}` },
+      payload: { email: 'reader@example.test', role: 'reader' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    for (let wait = 0; wait < 50 && mailer.sent.length === 0; wait++)
+      await new Promise((r) => setTimeout(r, 10));
+    const mail = mailer.sent.at(-1)!;
+    assert.equal(mail.subject, 'Your invitation to odd.test');
+    const line = mail.text.split('\n').find((text) => text.startsWith('You are invited'))!;
+    assert.ok(line, mail.text);
+    assert.doesNotMatch(mail.text, /https:\/\/evil/);
+    assert.doesNotMatch(mail.text, /[\r\u202e\u202c]/);
+    assert.doesNotMatch(mail.text, /\nClaim yours/);
+    const quoted = /\u201c([^\u201d]*)\u201d/.exec(line)?.[1] ?? '';
+    assert.ok([...quoted].length <= 60, quoted);
+    assert.match(quoted, /^Prize Claim yours at evil\.example\/win ecnalab now padding/);
+    assert.match(line, /\(odd\.test\) as reader/);
+  });
 });

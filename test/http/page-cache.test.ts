@@ -120,6 +120,44 @@ describe('full-page cache', () => {
     assert.notEqual(await state('/blog?page=7'), 'hit');
   });
 
+  it('issue 34 #12: pages past the end and unknown query values make no entries; valid pages still do', async () => {
+    const stored: string[] = [];
+    const cache = ctx.services.cache;
+    const setStamped = cache.setStamped.bind(cache);
+    cache.setStamped = async (key, value, stamp, ttl) => {
+      if (key.startsWith('page:')) stored.push(key);
+      return setStamped(key, value, stamp, ttl);
+    };
+    try {
+      const junk = [
+        '/?page=40', // the home page has no pages
+        '/post/first?page=2', // nor has a post
+        '/post/first?comment=x1', // a notice the page does not know
+        '/post/first?comment=x2',
+        '/page/nope?comment=x3',
+        '/feed?page=9',
+        '/blog?page=500', // past the last page
+        '/post?page=3',
+        '/post/cats?page=2',
+        '/link?page=77',
+        '/sitemap/posts?page=4',
+      ];
+      for (const url of junk) {
+        const first = await get(url);
+        assert.notEqual(first.headers['x-folio-cache'], 'hit', url);
+        assert.notEqual(await state(url), 'hit', `${url} is not kept`);
+      }
+      assert.deepEqual(stored, [], 'no page was stored for a URL naming nothing');
+      // The pages those parameters do name are still kept.
+      await warm('/post/second?comment=pending');
+      await warm('/sitemap/posts?page=1');
+      await warm('/post/second');
+      assert.equal(stored.length, 3);
+    } finally {
+      cache.setStamped = setStamped;
+    }
+  });
+
   it('HEAD is served from the cache too, and stores like GET', async () => {
     await warm('/post');
     const head = await ctx.request({ method: 'HEAD', url: '/post', headers: { host: 'cache.test' } });

@@ -271,6 +271,42 @@ describe('post thumbnails and localized images', () => {
     }
   });
 
+  it('issue 34 #8: an animated GIF or WebP whose frames each pass but together exceed 40 megapixels is refused (regression guard: refused since issue 21 #5)', async () => {
+    // Two frames of 4000 x 5001 (20 megapixels each, 40,008,000 together), made here: small on disk.
+    const frame = (background: string) =>
+      sharp({ create: { width: 4000, height: 5001, channels: 3, background } })
+        .png({ compressionLevel: 1 })
+        .toBuffer();
+    const frames = await Promise.all([frame('#804020'), frame('#204080')]);
+    const joined = () => sharp(frames, { join: { animated: true }, limitInputPixels: false });
+    const gif = await joined().gif({ effort: 1 }).toBuffer();
+    const webp = await joined().webp({ quality: 1, effort: 0 }).toBuffer();
+    assert.ok(gif.length < 100_000 && webp.length < 400_000, `${gif.length} / ${webp.length} bytes`);
+    assert.equal((await sharp(gif).metadata()).pages, 2);
+    await ctx.services.settings.set('convert_thumbnail_to_webp', 'true');
+    try {
+      for (const [name, bytes, type] of [
+        ['bomb.gif', gif, 'image/gif'],
+        ['bomb.webp', webp, 'image/webp'],
+      ] as const) {
+        const { status, body } = await upload([
+          { name: 'api_token', value: user.token },
+          { name: 'title', value: 'Animated bomb' },
+          { name: 'content', value: 'x' },
+          { name: 'thumbnail', value: bytes, filename: name, type },
+        ]);
+        assert.equal(status, 422, name);
+        assert.deepEqual(
+          body.data,
+          { errors: { thumbnail: ['The thumbnail has invalid image dimensions.'] } },
+          name,
+        );
+      }
+    } finally {
+      await ctx.services.settings.delete('convert_thumbnail_to_webp');
+    }
+  });
+
   it('an image over the post_thumbnail_max_kb limit is a 422 naming the limit', async () => {
     await ctx.services.settings.set('post_thumbnail_max_kb', '1');
     try {

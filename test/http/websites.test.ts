@@ -240,6 +240,37 @@ describe('websites API', () => {
       });
     });
 
+    it('issue 34 #13: single-label domains are refused (Invalid domain format), localhost is not', async () => {
+      const site = await store('labels.test');
+      for (const domain of ['intranet', 'foo', 'http://intranet:8080/x', 'Foo.']) {
+        assert.deepEqual(
+          await call('/store', admin, { site_name: 'One label', domain }),
+          { status: 422, body: fail(422, 'Invalid domain format') },
+          domain,
+        );
+        assert.deepEqual(
+          await call('/add-domain', admin, { website_id: site.id, domain }),
+          { status: 422, body: fail(422, 'Invalid domain format') },
+          domain,
+        );
+        assert.equal((await call(`/update/${site.id}`, admin, { domain })).status, 422, domain);
+      }
+      const v2 = await ctx.request({
+        method: 'POST',
+        url: '/api/v2/websites',
+        headers: { authorization: `Bearer ${admin.token}` },
+        payload: { site_name: 'One label', domain: 'intranet' },
+      });
+      assert.equal(v2.statusCode, 422, v2.body);
+      assert.match(v2.body, /Invalid domain format/);
+      const local = await call('/add-domain', admin, { website_id: site.id, domain: 'localhost' });
+      assert.equal(local.status, 200, JSON.stringify(local.body));
+      assert.equal(
+        (await call('/remove-domain', admin, { website_id: site.id, domain: 'localhost' })).status,
+        200,
+      );
+    });
+
     it('R-W3: a domain used by another website is refused with 409', async () => {
       const first = await store('taken.test');
       await call('/add-domain', admin, { website_id: first.id, domain: 'alias.taken.test' });

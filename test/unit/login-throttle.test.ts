@@ -15,6 +15,8 @@ const limits = {
   registerPerEmail: { max: 2, windowSeconds: 60 },
   resetPerAddress: { max: 5, windowSeconds: 60 },
   resetPerAccount: { max: 1, windowSeconds: 60 },
+  loginPerAccountAnywhere: { max: 6, windowSeconds: 60 },
+  knownAddressSeconds: 3600,
 };
 
 describe('login policy', () => {
@@ -61,6 +63,65 @@ describe('login policy', () => {
   });
 });
 
+describe('issue 34 #9: guessing from many addresses', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['Date', 'setTimeout'], now: 1_000_000 }));
+  afterEach(() => mock.timers.reset());
+
+  it('issue 34 #9: 40 IPv6 addresses of one /64 count as one client, refused past the limit', async () => {
+    const throttle = new LoginThrottle(new RateLimits(), limits);
+    const verdicts = [];
+    for (let i = 1; i <= 40; i++) {
+      verdicts.push((await throttle.loginAttempt('owner@x.test', `2001:db8:1:2::${i.toString(16)}`)).allowed);
+    }
+    // loginPerAccount is 2 per client: the 3rd guess from the /64 and every later one is refused.
+    assert.deepEqual(verdicts.slice(0, 2), [true, true]);
+    assert.equal(verdicts.slice(2).filter(Boolean).length, 0);
+    // The /64 is one client for the per-address limit too; another /64 is another client.
+    assert.equal((await throttle.loginAttempt('else@x.test', '2001:db8:1:2::99')).allowed, false);
+    assert.equal((await throttle.loginAttempt('else@x.test', '2001:db8:1:3::1')).allowed, true);
+    // An IPv4-mapped address is its IPv4 address.
+    await throttle.loginAttempt('other@x.test', '::ffff:5.5.5.5');
+    await throttle.loginAttempt('other@x.test', '5.5.5.5');
+    assert.equal((await throttle.loginAttempt('other@x.test', '::ffff:5.5.5.5')).allowed, false);
+  });
+
+  it("issue 34 #9: an account ceiling holds across /64s; the owner's known address still gets in", async () => {
+    const throttle = new LoginThrottle(new RateLimits(), limits);
+    // The owner logged in from home earlier: that /64 is known for the account.
+    assert.equal((await throttle.loginAttempt('owner@x.test', '2001:db8:aa:1::7')).allowed, true);
+    await throttle.loginSucceeded('owner@x.test', '2001:db8:aa:1::7');
+    // Guessers from 10 different /64s, one guess each: the account's ceiling (6) refuses the rest.
+    const verdicts = [];
+    for (let i = 0; i < 10; i++) {
+      verdicts.push(
+        (await throttle.loginAttempt('owner@x.test', `2001:db8:bad:${i.toString(16)}::1`)).allowed,
+      );
+    }
+    assert.deepEqual(verdicts, [true, true, true, true, true, true, false, false, false, false]);
+    const refused = await throttle.loginAttempt('owner@x.test', '9.9.9.9');
+    assert.deepEqual(refused, { allowed: false, retryAfter: 60 });
+    // Not a lockout: the owner's own network (another address of the same /64) is let through.
+    assert.deepEqual(await throttle.loginAttempt('owner@x.test', '2001:db8:aa:1::8'), { allowed: true });
+    // Other accounts are untouched, and the ceiling's window is short.
+    assert.deepEqual(await throttle.loginAttempt('someone@x.test', '9.9.9.9'), { allowed: true });
+    mock.timers.tick(60_000);
+    assert.deepEqual(await throttle.loginAttempt('owner@x.test', '2001:db8:bad:99::1'), { allowed: true });
+  });
+});
+
+describe('issue 34 #9: known addresses in memory, on the real clock', () => {
+  it('issue 34 #9: an address the account logged in from stays known (no timer overflow forgets it)', async () => {
+    const throttle = new LoginThrottle(new RateLimits()); // the default limits: 21 days
+    await throttle.loginAttempt('real@x.test', '2001:db8:5::1');
+    await throttle.loginSucceeded('real@x.test', '2001:db8:5::1');
+    for (let i = 0; i < 30; i++)
+      await throttle.loginAttempt('real@x.test', `2001:db8:6:${i.toString(16)}::1`);
+    assert.equal((await throttle.loginAttempt('real@x.test', '198.51.100.1')).allowed, false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await throttle.loginAttempt('real@x.test', '2001:db8:5::2')).allowed, true);
+  });
+});
+
 describe('Redis counters', { skip: !testRedisUrl && 'TEST_REDIS_URL is not set' }, () => {
   const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
   const clients: Redis[] = [];
@@ -84,5 +145,14 @@ describe('Redis counters', { skip: !testRedisUrl && 'TEST_REDIS_URL is not set' 
     assert.ok(!refused.allowed && refused.retryAfter > 0 && refused.retryAfter <= 60);
     await two.loginSucceeded('shared@x.test', '3.3.3.3');
     assert.equal((await one.loginAttempt('shared@x.test', '3.3.3.3')).allowed, true);
+  });
+
+  it('issue 34 #9: the account ceiling and the known addresses are shared by the nodes', async () => {
+    const [one, two] = [node(), node()];
+    await one.loginAttempt('ceiling@x.test', '2001:db8:cafe::1');
+    await one.loginSucceeded('ceiling@x.test', '2001:db8:cafe::1');
+    for (let i = 0; i < 6; i++) await (i % 2 ? one : two).loginAttempt('ceiling@x.test', `10.0.0.${i}`);
+    assert.equal((await one.loginAttempt('ceiling@x.test', '10.0.1.1')).allowed, false);
+    assert.equal((await two.loginAttempt('ceiling@x.test', '2001:db8:cafe::2')).allowed, true);
   });
 });

@@ -17,4 +17,15 @@ describe('redactUrl', () => {
     );
     assert.equal(redactUrl('/a?q=%E0&token_api=1'), '/a?q=%E0&token_api=1');
   });
+
+  it('issue 34 #10: invitation and email change tokens are redacted like reset tokens; their forms are not', () => {
+    const token = 'Ab_-'.repeat(11);
+    assert.equal(redactUrl(`/user/invite/${token}`), '/user/invite/[redacted]');
+    assert.equal(redactUrl(`/fr/user/invite/${token}?next=1#x`), '/fr/user/invite/[redacted]?next=1#x');
+    assert.equal(redactUrl(`/user/settings/email/${token}`), '/user/settings/email/[redacted]');
+    assert.equal(redactUrl(`/de/user/settings/email/${token}`), '/de/user/settings/email/[redacted]');
+    assert.equal(redactUrl('/user/settings/email'), '/user/settings/email');
+    assert.equal(redactUrl('/user/settings/email?saved=1'), '/user/settings/email?saved=1');
+    assert.equal(redactUrl(`/user/password/reset/${token}`), '/user/password/reset/[redacted]');
+  });
 });

@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { databaseFailureOn, frameworkError } from '../../http/errors.js';
 import { ApiError, failure, validationFailed } from './envelope.js';
 import { validationMessages } from '../../http/validation-messages.js';
-import { ForbiddenError, ValidationError } from '../../domain/errors.js';
+import { ForbiddenError, TooManyRequestsError, ValidationError } from '../../domain/errors.js';
 
 /** The envelope's error handler for the API routes of this plugin (the ApiRouter installs it). */
 export function installApiErrorHandler(app: FastifyInstance): void {
@@ -15,6 +15,13 @@ export function installApiErrorHandler(app: FastifyInstance): void {
 
     // The policy refused before any handler (an API key's scope: guard.ts).
     if (error instanceof ForbiddenError) return reply.code(403).send(failure(403, error.message));
+    // A limit on how often (searches: issue 34 #11), in the envelope with the wait.
+    if (error instanceof TooManyRequestsError) {
+      return reply
+        .code(429)
+        .header('retry-after', String(error.retryAfter))
+        .send(failure(429, error.message));
+    }
     // Input refused before any handler (a NUL character: http/input-guard.ts).
     if (error instanceof ValidationError) {
       const failed = validationFailed(validationMessages(error));

@@ -1,7 +1,7 @@
 // API v2's errors: RFC 9457 problem details (`application/problem+json`), one mapping for the whole
 // API from the domain's errors (ValidationError 422 with per-field `errors`, ForbiddenError 403,
 // NotFoundError 404, StaleWriteError 412, ConflictError 409, an uploaded file too large 413 or of a
-// type not taken 415) and from the framework's (a body too
+// type not taken 415, a limit on how often 429 with Retry-After) and from the framework's (a body too
 // large 413, a content type it does not take 415, malformed JSON 400). A 500 never carries details,
 // only the request id that finds it in the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -11,6 +11,7 @@ import {
   ForbiddenError,
   NotFoundError,
   StaleWriteError,
+  TooManyRequestsError,
   UnsupportedFileError,
   ValidationError,
 } from '../../domain/errors.js';
@@ -96,6 +97,15 @@ export function installProblemHandler(app: FastifyInstance): void {
         type: typeOf('not-found'),
         title: 'Not found',
         status: 404,
+        detail: error.message,
+      });
+    }
+    if (error instanceof TooManyRequestsError) {
+      reply.header('retry-after', String(error.retryAfter));
+      return send(request, reply, {
+        type: typeOf('rate-limit'),
+        title: 'Too many requests',
+        status: 429,
         detail: error.message,
       });
     }

@@ -5,12 +5,15 @@ import type { AuditLog } from '../audit.js';
 import type { Actor, Policy, PostFacts } from '../policy.js';
 import type { PostDetail } from './model.js';
 import type { PostsService } from './store.js';
+import type { SearchLimit } from '../search-limit.js';
 
 export interface PostOperationContext {
   store: PostsService;
   policy: Policy;
   /** Every write is recorded (issue 20 #6); absent in tests that do not care. */
   audit?: AuditLog;
+  /** Counts the lists that search (keywords) per client (issue 34 #11); absent: no limit. */
+  searchLimit?: SearchLimit;
 }
 
 /** Records a post write in the audit log (audit.ts's recordWrite). */

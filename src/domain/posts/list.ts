@@ -63,5 +63,11 @@ export async function listPosts<Out extends object>(
   if (options.authorId !== undefined) query.authorId = options.authorId;
   if (options.thenBy?.length) query.thenBy = options.thenBy;
   if (options.cursor !== undefined) query.after = decodeCursor(options.cursor, query);
-  return { query, answer: await ctx.reads.listPage(query, view) };
+  const read = () => ctx.reads.listPage(query, view);
+  // A list that searches is counted per client (issue 34 #11); the others are not.
+  const searches = ctx.searchLimit && query.keywords?.some((term) => term.trim() !== '');
+  return {
+    query,
+    answer: await (searches && ctx.searchLimit ? ctx.searchLimit.run(actor.origin?.clientIp, read) : read()),
+  };
 }

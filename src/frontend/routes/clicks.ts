@@ -46,7 +46,7 @@ export function clickRoutes(kit: FrontendKit): void {
       }
 
       const identity = await visitorIdentity(services, request, state.user);
-      if ((await rateLimited(services, reply, 'clicks', identity.ipHash)) !== null) {
+      if ((await rateLimited(services, reply, 'clicks', identity.clientHash)) !== null) {
         return reply.send({ status: 'fail', message: 'Too many requests' });
       }
       const outcome = await services.clicks.record({

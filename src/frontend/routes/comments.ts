@@ -13,7 +13,7 @@ import type { Services } from '../../services.js';
 import type { FrontendState } from '../context.js';
 import { SESSION_COOKIE, siteActor, urlFor } from '../context.js';
 import { checkCsrf, csrfToken } from '../../http/csrf.js';
-import { pageTagSink } from '../page-cache.js';
+import { honourQuery, pageTagSink } from '../page-cache.js';
 import type { FrontendKit } from '../index.js';
 import { safeRedirect } from '../session.js';
 import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';
@@ -87,7 +87,7 @@ export function commentRoutes(kit: FrontendKit): void {
       const refused = await guard(request, reply);
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
-      if ((await rateLimited(services, reply, 'comments', identity.ipHash)) !== null) {
+      if ((await rateLimited(services, reply, 'comments', identity.clientHash)) !== null) {
         return refuse(request, reply, 429, 'Too many comments; please wait a minute and try again.');
       }
       const body = bodyOf(request);
@@ -166,7 +166,7 @@ export function commentRoutes(kit: FrontendKit): void {
       const refused = await guard(request, reply);
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
-      if ((await rateLimited(services, reply, 'votes', identity.ipHash)) !== null) {
+      if ((await rateLimited(services, reply, 'votes', identity.clientHash)) !== null) {
         return refuse(request, reply, 429, 'Too many requests; please wait a minute and try again.');
       }
       const id = (request.params as { id: string }).id;
@@ -257,6 +257,7 @@ export function commentRoutes(kit: FrontendKit): void {
       typeof query.comment === 'string' && Object.hasOwn(NOTICES, query.comment)
         ? NOTICES[query.comment]
         : undefined;
+    if (notice !== undefined) honourQuery(request, 'comment');
     // Held comments with their buttons, for those who may moderate them (the policy says who). Only a
     // signed-in visitor can be one, and their pages are never put in the page cache (page-cache.ts).
     const waiting =

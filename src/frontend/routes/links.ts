@@ -7,7 +7,7 @@ import type { Link, LinkTag } from '../../domain/links.js';
 import type { FrontendState } from '../context.js';
 import { urlFor } from '../context.js';
 import type { FrontendKit } from '../index.js';
-import { pageTagSink } from '../page-cache.js';
+import { honourQuery, pageTagSink } from '../page-cache.js';
 
 const MAX_PAGE = 10_000;
 
@@ -63,6 +63,7 @@ export function linkRoutes(kit: FrontendKit): void {
     });
     const pages = Math.max(1, Math.ceil(total / DEFAULT_LINK_PAGE_SIZE));
     if (page > pages) return kit.notFound(request, reply);
+    if ((request.query as Record<string, unknown>).page === String(page)) honourQuery(request, 'page');
     const pageUrl = (n: number) => urlFor(state, n === 1 ? basePath : `${basePath}?page=${n}`);
     const tagName = tag ? await services.links.tagName(tag, state.locale) : null;
     return kit.render(request, reply, 'links/index', {

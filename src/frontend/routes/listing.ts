@@ -5,7 +5,7 @@ import type { PublicCover, PublicListQuery, PublicPage, PublicPost } from '../..
 import type { Services } from '../../services.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
-import { pageTagSink } from '../page-cache.js';
+import { honourQuery, pageTagSink } from '../page-cache.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
 export const POSTS_PER_PAGE_SETTING = 'frontend_posts_per_page';
@@ -202,9 +202,12 @@ export async function listingData(
   options: { path: string; page: number; pageSize: number },
 ) {
   const tagTypes = await postTagTypes(services.settings);
+  const pages = pagination(state, options.path, options.page, options.pageSize, result.total);
+  // `?page=N` shown as asked, and a page of the list that exists: the page cache may keep it.
+  if (pageNumber(request) === options.page && options.page <= pages.last) honourQuery(request, 'page');
   return {
     posts: postCards(result.items, state, tagTypes, mediaUrlOf(services)),
-    pagination: pagination(state, options.path, options.page, options.pageSize, result.total),
+    pagination: pages,
     sidebar: await sidebar(services, request, state),
   };
 }

@@ -7,6 +7,7 @@ import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { cleanContent } from '../content.js';
 import { readingMinutes } from '../../domain/reading-time.js';
+import { TooManyRequestsError } from '../../domain/errors.js';
 import { checkCsrf } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, pageTagSink } from '../page-cache.js';
@@ -166,19 +167,33 @@ export function postRoutes(kit: FrontendKit): void {
       const keyword = (request.params as { keyword: string }).keyword.replace(/\s+/g, ' ').trim();
       const terms = searchTerms(keyword);
       if (terms.length === 0) return reply.redirect(urlFor(state, '/post'), 302);
-      return listing(
-        request,
-        reply,
-        state,
-        'search',
-        (page, size) => listPosts(services, request, state, { ...list(state, page, size), terms }),
-        {
-          path: `/post/search/${encodeURIComponent(keyword)}`,
-          heading: `Search: ${keyword.slice(0, MAX_KEYWORD_LENGTH)}`,
-          data: { keyword: keyword.slice(0, MAX_KEYWORD_LENGTH) },
-          noindex: true,
-        },
-      );
+      try {
+        return await listing(
+          request,
+          reply,
+          state,
+          'search',
+          // A search the page cache did not answer runs a long read: counted per client (issue 34 #11).
+          (page, size) =>
+            services.searchLimit.run(request.ip, () =>
+              listPosts(services, request, state, { ...list(state, page, size), terms }),
+            ),
+          {
+            path: `/post/search/${encodeURIComponent(keyword)}`,
+            heading: `Search: ${keyword.slice(0, MAX_KEYWORD_LENGTH)}`,
+            data: { keyword: keyword.slice(0, MAX_KEYWORD_LENGTH) },
+            noindex: true,
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof TooManyRequestsError)) throw error;
+        reply.code(429).header('retry-after', String(error.retryAfter));
+        return kit.render(request, reply, 'error', {
+          heading: 'Too many searches',
+          message: error.message,
+          seo: { title: 'Too many searches', noindex: true },
+        });
+      }
     },
   );
 

@@ -14,7 +14,7 @@ import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
 import { DOMAIN_CHECK_PATH, domainCheckToken } from '../../domain/domain-check.js';
 import type { FrontendKit } from '../index.js';
-import { pageTagSink } from '../page-cache.js';
+import { honourQuery, pageTagSink } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
 import { postTagTypes, shortNameOf } from '../tag-types.js';
 
@@ -143,6 +143,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
       return sitemapIndex(Array.from({ length: files }, (_, i) => `${origin(state)}${path}?page=${i + 1}`));
     }
     if (page === null || (page ?? 1) > files) return kit.notFound(request, reply);
+    if (page !== undefined) honourQuery(request, 'page');
     const body = await file(page ?? 1);
     reply.type(xml);
     return body;
