@@ -318,11 +318,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
       case 'user:enable':
         return await withServices(config, async (services) => {
           const user = await requireUser(services, option(values, 'email'));
-          await services.users.setActive(user.id, command === 'user:enable');
-          await audited(services, command === 'user:enable' ? 'user.enable' : 'user.disable', {
-            type: 'user',
-            id: user.id,
-          });
+          await services.userOps.setActive(CLI_ACTOR, user.id, command === 'user:enable');
           output.out(`User ${user.email} is ${command === 'user:enable' ? 'enabled' : 'disabled'}.`);
           return 0;
         });
@@ -331,16 +327,14 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           const user = await requireUser(services, option(values, 'email'));
           const websiteId = await websiteOption(services, single(values.website, 'website'));
           const role = option(values, 'role');
-          const membership = { type: 'membership', id: user.id, websiteId };
+          // The members' operations: the same rules and audit as API v2 and the admin panel.
           if (role === 'none') {
-            const removed = await services.memberships.revoke(user.id, websiteId);
-            if (removed) await audited(services, 'membership.revoke', membership);
+            const removed = await services.memberOps.revoke(CLI_ACTOR, websiteId, user.id);
             output.out(
               `${user.email} ${removed ? 'no longer has a role' : 'had no role'} on website #${websiteId}.`,
             );
           } else {
-            await services.memberships.grant(user.id, websiteId, role);
-            await audited(services, 'membership.grant', { ...membership, input: { role } });
+            await services.memberOps.grant(CLI_ACTOR, websiteId, user.id, { role });
             output.out(`${user.email} is ${role} on website #${websiteId}.`);
           }
           return 0;

@@ -139,7 +139,10 @@ describe('folio CLI', () => {
       env,
     );
     assert.equal(badRole.code, 1);
-    assert.match(badRole.err, /^folio: The selected role is invalid\. Roles: site_admin, editor, author/);
+    assert.match(
+      badRole.err,
+      /^folio: (role: )?The selected role is invalid\. Roles: site_admin, editor, author/,
+    );
     const badSite = await folio(
       ['user:role', '--email', 'cli@example.test', '--website', 'nowhere.test', '--role', 'editor'],
       env,

@@ -15,7 +15,9 @@ import { ATTRIBUTE, parse } from './schema-fields.js';
 import { normalizeEmail, toUser } from './users.js';
 import type { User } from './users.js';
 
-export const grantInput = z.object({ role: z.enum(SITE_ROLES) });
+export const grantInput = z.object({
+  role: z.enum(SITE_ROLES, { error: `The selected role is invalid. Roles: ${SITE_ROLES.join(', ')}.` }),
+});
 export const addMemberInput = z.object({
   email: z
     .string()

@@ -9,6 +9,7 @@ import { migrate } from '../../src/db/database.js';
 import { toIso } from '../../src/domain/values.js';
 import { summarize } from '../../src/domain/npm.js';
 import {
+  ALLOWED_PACKAGES_SETTING,
   LOCK_EXPIRY_MS,
   UpdateService,
   UpdateStepError,
@@ -34,6 +35,7 @@ function updateService(services: Services, packageManager: PackageManager, heart
     packageManager,
     migrate: () => migrate(services.database),
     heartbeatMs,
+    releasePackage: '@folio-test/release',
   });
 }
 
@@ -145,12 +147,17 @@ describe('update lock (spec 3.2, 8)', { timeout: 60_000 }, () => {
   before(async () => {
     ctx = await createTestContext({ clock });
     // A second app node: its own services (pool, cache, update service) over the same database.
-    other = createServices(testConfig(ctx.database.url), {
+    other = createServices(testConfig(ctx.database.url, { releasePackage: '@folio-test/release' }), {
       pgSchema: ctx.database.pgSchema,
       clock,
       warn: () => undefined,
       packageManager: new GatedPackageManager(),
     });
+    // The packages these tests update besides the core, allowed by name (issue 36 #1).
+    await ctx.services.settings.set(
+      ALLOWED_PACKAGES_SETTING,
+      'long-runner,broken-pkg,odd-pkg,migrating-pkg,queued-a,queued-b',
+    );
   });
   after(async () => {
     await other.close();
@@ -252,6 +259,7 @@ describe('update lock (spec 3.2, 8)', { timeout: 60_000 }, () => {
       migrate: async () => {
         throw new Error('syntax error at or near "ALTER TABLE"');
       },
+      releasePackage: '@folio-test/release',
     });
     const gated = service.packageManager as GatedPackageManager;
     const running = service.trigger({ package: 'migrating-pkg' });
