@@ -48,6 +48,7 @@ import { Insights } from './domain/insights.js';
 import { PostOperations, PostReads, PostReviewStore, PostsService } from './domain/posts/index.js';
 import { InviteOperations } from './domain/invites.js';
 import { Policy } from './domain/policy.js';
+import { ResourceAbilities } from './domain/resource-abilities.js';
 import { siteOrigin } from './domain/site-urls.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
@@ -88,6 +89,8 @@ export interface Services {
   posts: PostsService;
   /** Who may do what: the one policy every operation asks. */
   policy: Policy;
+  /** What the actor may do to each post, page and menu an answer shows (API v2's `can`). */
+  abilities: ResourceAbilities;
   /** The post operations (create, update, delete, list, show) every face calls. */
   postOps: PostOperations;
   /** The public site's cached reads, each reporting the cache tags of what it read. */
@@ -348,6 +351,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     users,
     memberships,
     policy,
+    abilities: new ResourceAbilities({ websites, memberships, clock }),
     postOps,
     audit,
     idempotency: new Idempotency(db, clock),

@@ -5994,6 +5994,19 @@ export interface components {
             total_pages: number;
             next_cursor: string | null;
         };
+        /** @description What the caller may do to this post (the policy’s answer; writes are checked again). */
+        PostCanInput: {
+            /** @description Change it (and unpublish it: back to draft). */
+            update: boolean;
+            /** @description Make it public: publish or schedule it. */
+            publish: boolean;
+            delete: boolean;
+        };
+        /** @description What the caller may do to it (the policy’s answer; writes are checked again). */
+        ContentCanInput: {
+            update: boolean;
+            delete: boolean;
+        };
         PostInput: {
             id?: number;
             title?: string;
@@ -6036,6 +6049,7 @@ export interface components {
                 name: string;
                 email?: string;
             } | null;
+            can?: components["schemas"]["PostCanInput"];
         };
         PostListInput: {
             data: components["schemas"]["PostInput"][];
@@ -6439,6 +6453,8 @@ export interface components {
             };
             created_at: string;
             updated_at: string;
+            /** @description What the caller may do to it: change (and publish), delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCanInput"];
         };
         MenuItemInput: {
             id: number;
@@ -6471,6 +6487,8 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCanInput"];
         };
         MenuInput: {
             id: number;
@@ -6481,9 +6499,11 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCanInput"];
             items: components["schemas"]["MenuItemInput"][];
         };
-        /** @description Every setting by key, secrets left out. */
+        /** @description Every setting by key, secrets left out. `registration_role` is one of reader, contributor, author (another value: 422). */
         SettingsInput: {
             data: {
                 [key: string]: string;
@@ -6530,6 +6550,19 @@ export interface components {
             total_pages: number;
             next_cursor: string | null;
         };
+        /** @description What the caller may do to this post (the policy’s answer; writes are checked again). */
+        PostCan: {
+            /** @description Change it (and unpublish it: back to draft). */
+            update: boolean;
+            /** @description Make it public: publish or schedule it. */
+            publish: boolean;
+            delete: boolean;
+        };
+        /** @description What the caller may do to it (the policy’s answer; writes are checked again). */
+        ContentCan: {
+            update: boolean;
+            delete: boolean;
+        };
         Post: {
             id?: number;
             title?: string;
@@ -6572,6 +6605,7 @@ export interface components {
                 name: string;
                 email?: string;
             } | null;
+            can?: components["schemas"]["PostCan"];
         };
         PostList: {
             data: components["schemas"]["Post"][];
@@ -6975,6 +7009,8 @@ export interface components {
             };
             created_at: string;
             updated_at: string;
+            /** @description What the caller may do to it: change (and publish), delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCan"];
         };
         MenuItem: {
             id: number;
@@ -7007,6 +7043,8 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCan"];
         };
         Menu: {
             id: number;
@@ -7017,9 +7055,11 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCan"];
             items: components["schemas"]["MenuItem"][];
         };
-        /** @description Every setting by key, secrets left out. */
+        /** @description Every setting by key, secrets left out. `registration_role` is one of reader, contributor, author (another value: 422). */
         Settings: {
             data: {
                 [key: string]: string;

@@ -9,9 +9,12 @@ import { actorOf } from './auth.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
-const settingsSchema = z
-  .object({ data: z.record(z.string(), z.string()) })
-  .meta({ id: 'Settings', description: 'Every setting by key, secrets left out.' });
+const settingsSchema = z.object({ data: z.record(z.string(), z.string()) }).meta({
+  id: 'Settings',
+  description:
+    'Every setting by key, secrets left out. `registration_role` is one of reader, contributor, ' +
+    'author (another value: 422).',
+});
 const flushBody = z
   .object({ website_id: z.int().min(1).optional().describe('Only this website\u2019s pages and data.') })
   .strict();
