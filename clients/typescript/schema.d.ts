@@ -1132,6 +1132,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: components["schemas"]["Comment"][];
+                            meta: {
+                                counts: components["schemas"]["CommentCounts"];
+                            };
                         };
                     };
                 };
@@ -6169,6 +6172,19 @@ export interface components {
             status: "pending" | "approved" | "spam";
             reports: number;
             created_at: string;
+            /** @description The comment this one answers (its content: sanitized HTML); null when none or deleted. */
+            parent?: {
+                id: number;
+                author_name: string | null;
+                content: string;
+            } | null;
+        };
+        /** @description How many comments each tab of the queue holds. */
+        CommentCountsInput: {
+            pending: number;
+            reported: number;
+            spam: number;
+            approved: number;
         };
         /** @description `none`: every comment published; `anonymous`: signed-in users’ published; `first`: a commenter’s first comment held, later ones published once one was approved (same user or email); `all`: every comment held. A comment containing a held word (whole word, any case) is held whatever the mode. */
         CommentSettingsInput: {
@@ -6725,6 +6741,19 @@ export interface components {
             status: "pending" | "approved" | "spam";
             reports: number;
             created_at: string;
+            /** @description The comment this one answers (its content: sanitized HTML); null when none or deleted. */
+            parent?: {
+                id: number;
+                author_name: string | null;
+                content: string;
+            } | null;
+        };
+        /** @description How many comments each tab of the queue holds. */
+        CommentCounts: {
+            pending: number;
+            reported: number;
+            spam: number;
+            approved: number;
         };
         /** @description `none`: every comment published; `anonymous`: signed-in users’ published; `first`: a commenter’s first comment held, later ones published once one was approved (same user or email); `all`: every comment held. A comment containing a held word (whole word, any case) is held whatever the mode. */
         CommentSettings: {
