@@ -1,4 +1,5 @@
 import { communityMessages } from './messages-community.js';
+import { panelMessages } from './messages-panel.js';
 import { sitesMessages } from './messages-sites.js';
 
 // The panel's words, one catalogue per locale (English first; zh-TW next). `t('posts.count', { n })`.
@@ -260,6 +261,7 @@ const en = {
   'picker.create': 'Create “{name}”',
   ...sitesMessages,
   ...communityMessages,
+  ...panelMessages,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -10,6 +10,7 @@ import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useMe } from '../session.js';
+import { useSaveShortcut, wordCountText } from '../editor-keys.js';
 
 interface Text {
   title: string;
@@ -40,6 +41,13 @@ export function PageEditor({ id }: { id: number | null }) {
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const loadedRef = useRef(loaded);
   loadedRef.current = loaded;
+  // What the policy lets this user do to the loaded page (API v2's `can`; issue 34 #19).
+  const [pageCan, setPageCan] = useState<{ update: boolean; delete: boolean } | null>(null);
+  const mayUpdate = pageCan?.update ?? true;
+  // Ctrl+S saves (issue 34 #20): as the first button does.
+  useSaveShortcut(
+    mayUpdate ? () => void save(loadedRef.current?.status === 'published' ? undefined : 'draft') : null,
+  );
 
   const load = async (pageId: number) => {
     const { data, error, response } = await api.GET('/api/v2/pages/{id}', {
@@ -48,6 +56,7 @@ export function PageEditor({ id }: { id: number | null }) {
     setLoading(false);
     if (error) return setMessage({ kind: 'error', text: error.detail ?? error.title });
     const page = data.data;
+    setPageCan(page.can ?? null);
     const next: Record<string, Text> = {};
     for (const code of locales) {
       const base = code === me.locales.default;
@@ -158,7 +167,7 @@ export function PageEditor({ id }: { id: number | null }) {
       <div class="screen-head">
         <h1 id="page-editor-title">{loaded ? t('pages.edit') : t('pages.new')}</h1>
         <p class="save-state" aria-live="polite">
-          <span class={`status status-${status}`}>{t(`posts.status.${status}` as MessageKey)}</span>{' '}
+          <span class={`status status-${status}`}>{t(`post.status.${status}` as MessageKey)}</span>{' '}
           {dirty
             ? t('editor.unsaved')
             : loaded
@@ -167,6 +176,11 @@ export function PageEditor({ id }: { id: number | null }) {
         </p>
       </div>
       <Message message={message} />
+      {!mayUpdate && (
+        <p class="notice" role="status">
+          {t('pages.readonly')}
+        </p>
+      )}
       <div class="editor-grid">
         <div class="editor-main">
           <LocaleTabs locales={locales} current={locale} missing={missing} onChoose={setLocale}>
@@ -191,27 +205,32 @@ export function PageEditor({ id }: { id: number | null }) {
               lang={bcp47(locale)}
               onChange={(html) => change(locale, 'content', html)}
             />
+            <p class="word-count help">
+              {wordCountText(current.content)} · {t('editor.shortcuts')}
+            </p>
           </LocaleTabs>
         </div>
         <aside class="editor-side" aria-label={t('pages.settings')}>
-          <fieldset>
+          <fieldset class="publish">
             <legend>{t('editor.publishing')}</legend>
-            <div class="actions">
-              <button type="button" onClick={() => void save(status === 'published' ? undefined : 'draft')}>
-                {status === 'published' ? t('editor.update') : t('editor.save_draft')}
-              </button>
-              {status !== 'published' && (
-                <button type="button" class="primary" onClick={() => void save('published')}>
-                  {t('editor.publish')}
+            {mayUpdate && (
+              <div class="actions">
+                <button type="button" onClick={() => void save(status === 'published' ? undefined : 'draft')}>
+                  {status === 'published' ? t('editor.update') : t('editor.save_draft')}
                 </button>
-              )}
-              {status === 'published' && (
-                <button type="button" onClick={() => void save('draft')}>
-                  {t('editor.unpublish')}
-                </button>
-              )}
-            </div>
-            {loaded && (
+                {status !== 'published' && (
+                  <button type="button" class="primary" onClick={() => void save('published')}>
+                    {t('editor.publish')}
+                  </button>
+                )}
+                {status === 'published' && (
+                  <button type="button" onClick={() => void save('draft')}>
+                    {t('editor.unpublish')}
+                  </button>
+                )}
+              </div>
+            )}
+            {loaded && (pageCan?.delete ?? true) && (
               <button type="button" class="danger" onClick={() => void remove()}>
                 {t('pages.delete')}
               </button>

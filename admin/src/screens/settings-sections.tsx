@@ -9,9 +9,32 @@ import { Message, Notices } from '../widgets.js';
 import type { components } from '../../../clients/typescript/schema.js';
 
 type Switch = components['schemas']['ApiSwitch'];
-type Field = { key: string; kind: 'text' | 'number' | 'flag' };
+/**
+ * A setting's field. A `choice` is a select among the values the server accepts (it refuses others:
+ * 422), showing the value in effect: `fallback` when the setting is unset or holds another value.
+ */
+export type Field =
+  | { key: string; kind: 'text' | 'number' | 'flag' }
+  | { key: string; kind: 'choice'; choices: readonly string[]; fallback: string };
 
 const textOf = problemText;
+
+/**
+ * Every place that shows settings shows their current value: a save anywhere on the screen tells the
+ * others what the server now holds (the event's detail: every setting), so none shows a stale value.
+ */
+const SETTINGS_CHANGED = 'folio:settings-changed';
+export function announceSettings(values: Record<string, string>): void {
+  dispatchEvent(new CustomEvent(SETTINGS_CHANGED, { detail: values }));
+}
+/** Calls `apply` with every setting after any save on the screen. */
+export function useSettingsChanges(apply: (values: Record<string, string>) => void): void {
+  useEffect(() => {
+    const listener = (event: Event) => apply((event as CustomEvent<Record<string, string>>).detail);
+    addEventListener(SETTINGS_CHANGED, listener);
+    return () => removeEventListener(SETTINGS_CHANGED, listener);
+  }, []);
+}
 const isOn = (value: string | undefined) => value === '1' || value === 'true';
 
 /** A titled group of settings with one Save. */
@@ -23,13 +46,14 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
   useEffect(() => {
     void api.GET('/api/v2/settings').then(({ data }) => setValues(data?.data ?? {}));
   }, []);
+  useSettingsChanges(setValues);
   const save = async (event: Event) => {
     event.preventDefault();
     const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: edited });
     if (problem) return setError(textOf(problem));
     setError('');
-    setValues(data.data);
     setEdited({});
+    announceSettings(data.data);
     setNotice(t('system.settings.saved', { n: Object.keys(edited).length }));
   };
   if (values === null) return null;
@@ -44,6 +68,29 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
       {fields.map((field) => {
         const label = t(`settings.field.${field.key}` as MessageKey);
         const inputId = `setting-field-${field.key}`;
+        if (field.kind === 'choice') {
+          const stored = valueOf(field.key).trim().toLowerCase();
+          const inEffect = field.choices.includes(stored) ? stored : field.fallback;
+          return (
+            <div key={field.key} class="inline-field" data-setting-field={field.key}>
+              <label for={inputId}>
+                {label} <code class="help">{field.key}</code>
+              </label>
+              <select
+                id={inputId}
+                value={inEffect}
+                onChange={(event) => setEdited({ ...edited, [field.key]: event.currentTarget.value })}
+              >
+                {field.choices.map((choice) => (
+                  <option key={choice} value={choice}>
+                    {t(`settings.${field.key}.${choice}` as MessageKey)}
+                  </option>
+                ))}
+              </select>
+              {stored !== inEffect && <p class="help">{t('settings.default', { value: field.fallback })}</p>}
+            </div>
+          );
+        }
         return field.kind === 'flag' ? (
           <label key={field.key} class="check" data-setting-field={field.key}>
             <input
