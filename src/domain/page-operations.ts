@@ -120,6 +120,16 @@ export class PageOperations {
     await this.audited(actor, 'page.delete', page, { force });
   }
 
+  /**
+   * A page, whatever its status, for a preview on the site's theme (the page editor's "Preview"):
+   * only for those who may write it (issue 34 #20); anyone else is told it does not exist.
+   */
+  async preview(actor: Actor, id: number): Promise<Page> {
+    const page = await this.pages.findById(id);
+    if (!page || !(await this.writes(actor, page.websiteIds))) throw pageNotFound();
+    return page;
+  }
+
   /** Editor (or site admin) of every one of these websites; none: an all-sites page, administrators'. */
   private writes(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
     return this.policy.editsContent(actor, websiteIds);

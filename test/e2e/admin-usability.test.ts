@@ -225,7 +225,7 @@ describe(
       assert.deepEqual(
         await role
           .locator('option')
-          .evaluateAll((nodes) => nodes.map((node) => (node as HTMLOptionElement).value)),
+          .evaluateAll((nodes) => nodes.map((node) => (node as unknown as { value: string }).value)),
         ['reader', 'contributor', 'author'],
       );
       assert.equal(await role.inputValue(), 'reader', 'the value in effect');
@@ -241,6 +241,39 @@ describe(
       );
       assert.equal(await shown.inputValue(), 'contributor');
       await auditScreen(page, 'usability-settings');
+    });
+
+    it('issue 34 #20: the page editor has the library’s images and a preview on the site’s theme', async () => {
+      const origin = server.origin('daily.test');
+      const draftPage = await ctx.services.pages.create({
+        title: 'Opening hours',
+        slug: 'hours',
+        content: '<p>Monday to Friday</p>',
+        status: 'draft',
+        websiteIds: [site],
+      });
+      const page = await newPage();
+      await signInToAdmin(page, origin, editor, `/admin/pages/${draftPage.id}`);
+      await page.locator('#page-title').waitFor();
+      await page.getByRole('button', { name: 'Image from the library' }).click();
+      await page.getByRole('dialog', { name: 'Choose an image' }).waitFor();
+      await page.keyboard.press('Escape');
+      const [preview] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('link', { name: 'Preview on the site' }).click(),
+      ]);
+      await preview.waitForLoadState();
+      assert.match(await preview.title(), /Preview: Opening hours/);
+      assert.match((await preview.textContent('body')) ?? '', /Monday to Friday/);
+      await auditScreen(page, 'usability-page-editor');
+      // A draft page is previewed only by those who may write it; to others it does not exist.
+      const author = await ctx.createUser();
+      await ctx.services.memberships.grant(author.id, site, 'author');
+      const outsider = await newPage();
+      await signInToAdmin(outsider, origin, author, '/admin');
+      const refused = await outsider.goto(`${origin}/page/preview/${draftPage.id}`);
+      assert.equal(refused?.status(), 404);
+      assert.doesNotMatch((await outsider.textContent('body')) ?? '', /Monday to Friday/);
     });
 
     it('issue 34 #20: a sign-out in the header', async () => {

@@ -9,7 +9,9 @@ import { formatDateTime, t } from '../i18n.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { navigate, setLeaveGuard } from '../nav.js';
-import { useMe } from '../session.js';
+import { useAbilities, useMe } from '../session.js';
+import { MediaPicker } from './media.js';
+import type { MediaItem } from '../media-upload.js';
 import { useSaveShortcut, wordCountText } from '../editor-keys.js';
 
 interface Text {
@@ -41,6 +43,13 @@ export function PageEditor({ id }: { id: number | null }) {
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const loadedRef = useRef(loaded);
   loadedRef.current = loaded;
+  // Images from the media library, as in the post editor (issue 34 #20), for those who may use it.
+  const can = useAbilities();
+  const [picking, setPicking] = useState<((item: MediaItem | null) => void) | null>(null);
+  const pickImage = async () => {
+    const item = await new Promise<MediaItem | null>((resolve) => setPicking(() => resolve));
+    return item && { src: item.url, alt: item.alt ?? '' };
+  };
   // What the policy lets this user do to the loaded page (API v2's `can`; issue 34 #19).
   const [pageCan, setPageCan] = useState<{ update: boolean; delete: boolean } | null>(null);
   const mayUpdate = pageCan?.update ?? true;
@@ -164,6 +173,18 @@ export function PageEditor({ id }: { id: number | null }) {
 
   return (
     <section aria-labelledby="page-editor-title" class="editor">
+      {picking && (
+        <MediaPicker
+          onPick={(item) => {
+            picking(item);
+            setPicking(null);
+          }}
+          onClose={() => {
+            picking(null);
+            setPicking(null);
+          }}
+        />
+      )}
       <div class="screen-head">
         <h1 id="page-editor-title">{loaded ? t('pages.edit') : t('pages.new')}</h1>
         <p class="save-state" aria-live="polite">
@@ -204,6 +225,7 @@ export function PageEditor({ id }: { id: number | null }) {
               labelledBy="page-content-label"
               lang={bcp47(locale)}
               onChange={(html) => change(locale, 'content', html)}
+              {...(can.upload_media ? { pickImage } : {})}
             />
             <p class="word-count help">
               {wordCountText(current.content)} · {t('editor.shortcuts')}
@@ -229,6 +251,14 @@ export function PageEditor({ id }: { id: number | null }) {
                   </button>
                 )}
               </div>
+            )}
+            {loaded && mayUpdate && (
+              <p>
+                <a class="button" href={`/page/preview/${loaded.id}`} target="_blank" rel="noopener">
+                  {t('editor.preview')}
+                </a>
+                {dirty && <span class="help"> {t('editor.preview.saved_only')}</span>}
+              </p>
             )}
             {loaded && (pageCan?.delete ?? true) && (
               <button type="button" class="danger" onClick={() => void remove()}>
