@@ -3730,6 +3730,8 @@ export interface paths {
                         template?: string | null;
                         /** @enum {string} */
                         status?: "draft" | "published";
+                        meta_title?: string | null;
+                        meta_description?: string | null;
                         website_ids?: number[];
                     };
                 };
@@ -3927,6 +3929,8 @@ export interface paths {
                         template?: string | null;
                         /** @enum {string} */
                         status?: "draft" | "published";
+                        meta_title?: string | null;
+                        meta_description?: string | null;
                         website_ids?: number[];
                     };
                 };
@@ -6459,6 +6463,10 @@ export interface components {
             template: string | null;
             /** @enum {string} */
             status: "draft" | "published";
+            /** @description For search engines; null: the title. */
+            meta_title: string | null;
+            /** @description For search engines; null: the start of the content. */
+            meta_description: string | null;
             author_id: number | null;
             /** @description Empty: every website. */
             website_ids: number[];
@@ -7028,6 +7036,10 @@ export interface components {
             template: string | null;
             /** @enum {string} */
             status: "draft" | "published";
+            /** @description For search engines; null: the title. */
+            meta_title: string | null;
+            /** @description For search engines; null: the start of the content. */
+            meta_description: string | null;
             author_id: number | null;
             /** @description Empty: every website. */
             website_ids: number[];

@@ -27,6 +27,7 @@ import * as invites from './migrations/0021_invites.js';
 import * as clickWebsites from './migrations/0022_click_websites.js';
 import * as mediaUrl from './migrations/0023_media_url.js';
 import * as commentAuthors from './migrations/0024_comment_authors.js';
+import * as pageSeo from './migrations/0025_page_seo.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { longReadsOffTheLoop } from './read-thread.js';
 
@@ -183,6 +184,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0022_click_websites', up: clickWebsites.up },
   { name: '0023_media_url', up: mediaUrl.up },
   { name: '0024_comment_authors', up: commentAuthors.up },
+  { name: '0025_page_seo', up: pageSeo.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

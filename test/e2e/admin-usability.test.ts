@@ -243,7 +243,7 @@ describe(
       await auditScreen(page, 'usability-settings');
     });
 
-    it('issue 34 #20: the page editor has the library’s images and a preview on the site’s theme', async () => {
+    it('issue 34 #20: the page editor has the library’s images, SEO fields and a preview on the site’s theme', async () => {
       const origin = server.origin('daily.test');
       const draftPage = await ctx.services.pages.create({
         title: 'Opening hours',
@@ -258,12 +258,28 @@ describe(
       await page.getByRole('button', { name: 'Image from the library' }).click();
       await page.getByRole('dialog', { name: 'Choose an image' }).waitFor();
       await page.keyboard.press('Escape');
+      // SEO fields with a search-result preview, saved with the page (Ctrl+S).
+      await page.getByLabel('Title for search engines').fill('When we are open');
+      await page.getByLabel('Description for search engines').fill('Our hours, holidays included.');
+      const serp = page.getByRole('group', { name: 'How a search result may show it' });
+      assert.match((await serp.textContent()) ?? '', /When we are open.*Our hours, holidays included\./);
+      await page.keyboard.press('Control+s');
+      await page.waitForFunction(
+        "!document.querySelector('.save-state')?.textContent?.includes('Unsaved changes')",
+      );
+      const stored = await ctx.services.pages.findById(draftPage.id);
+      assert.equal(stored?.metaTitle, 'When we are open');
+      assert.equal(stored?.metaDescription, 'Our hours, holidays included.');
       const [preview] = await Promise.all([
         page.context().waitForEvent('page'),
         page.getByRole('link', { name: 'Preview on the site' }).click(),
       ]);
       await preview.waitForLoadState();
-      assert.match(await preview.title(), /Preview: Opening hours/);
+      assert.match(await preview.title(), /Preview: When we are open/);
+      assert.equal(
+        await preview.getAttribute('meta[name="description"]', 'content'),
+        'Our hours, holidays included.',
+      );
       assert.match((await preview.textContent('body')) ?? '', /Monday to Friday/);
       await auditScreen(page, 'usability-page-editor');
       // A draft page is previewed only by those who may write it; to others it does not exist.

@@ -26,6 +26,13 @@ interface Loaded {
 }
 type Problem = { title: string; detail?: string; status: number; errors?: Record<string, string[]> };
 
+/** An HTML text as one line of plain text (the search-result preview's description). */
+const plainText = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
 export function PageEditor({ id }: { id: number | null }) {
   const me = useMe();
   const locales = me.locales.supported;
@@ -35,6 +42,8 @@ export function PageEditor({ id }: { id: number | null }) {
   );
   const [slug, setSlug] = useState('');
   const [template, setTemplate] = useState('');
+  // For search engines (issue 34 #20), as the post editor has them; blank: the title and the text.
+  const [seo, setSeo] = useState({ meta_title: '', meta_description: '' });
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(id !== null);
   const [dirty, setDirty] = useState(false);
@@ -77,6 +86,7 @@ export function PageEditor({ id }: { id: number | null }) {
     setText(next);
     setSlug(page.slug);
     setTemplate(page.type === 'template' ? (page.template ?? '') : '');
+    setSeo({ meta_title: page.meta_title ?? '', meta_description: page.meta_description ?? '' });
     setLoaded({
       id: page.id,
       etag: response.headers.get('etag') ?? '',
@@ -109,6 +119,8 @@ export function PageEditor({ id }: { id: number | null }) {
       ...(slug.trim() ? { slug: slug.trim() } : {}),
       type: template.trim() ? ('template' as const) : ('plain' as const),
       template: template.trim() || null,
+      meta_title: seo.meta_title.trim() || null,
+      meta_description: seo.meta_description.trim() || null,
       ...(status ? { status } : {}),
     };
     const base = loadedRef.current;
@@ -164,6 +176,8 @@ export function PageEditor({ id }: { id: number | null }) {
   const current = text[locale] ?? { title: '', content: '' };
   const missing = locales.filter((code) => !text[code]?.title.trim() || !hasText(text[code]?.content ?? ''));
   const status = loaded?.status ?? 'new';
+  const baseTitle = (text[me.locales.default]?.title ?? '').trim();
+  const baseContent = text[me.locales.default]?.content ?? '';
   const fieldError = (name: string) =>
     errors[name]?.length ? (
       <p id={`error-${name}`} class="field-error">
@@ -302,6 +316,41 @@ export function PageEditor({ id }: { id: number | null }) {
               {t('pages.template.help')}
             </p>
             {fieldError('template')}
+          </fieldset>
+          <fieldset>
+            <legend>{t('editor.seo')}</legend>
+            <label for="page-meta-title">{t('editor.meta_title')}</label>
+            <input
+              id="page-meta-title"
+              value={seo.meta_title}
+              maxLength={255}
+              onInput={(event) => {
+                setSeo({ ...seo, meta_title: event.currentTarget.value });
+                setDirty(true);
+              }}
+            />
+            {fieldError('meta_title')}
+            <label for="page-meta-description">{t('editor.meta_description')}</label>
+            <textarea
+              id="page-meta-description"
+              rows={3}
+              maxLength={500}
+              value={seo.meta_description}
+              onInput={(event) => {
+                setSeo({ ...seo, meta_description: event.currentTarget.value });
+                setDirty(true);
+              }}
+            />
+            {fieldError('meta_description')}
+            <div class="serp" aria-label={t('editor.serp')} role="group">
+              <p class="serp-url">{`${me.website?.domain ?? ''} › page › ${slug || '…'}`}</p>
+              <p class="serp-title">
+                {(seo.meta_title.trim() || baseTitle || t('posts.untitled')).slice(0, 70)}
+              </p>
+              <p class="serp-description">
+                {(seo.meta_description.trim() || plainText(baseContent)).slice(0, 160)}
+              </p>
+            </div>
           </fieldset>
         </aside>
       </div>

@@ -52,6 +52,8 @@ function renderPage(
     content: string | null;
     type: string;
     template: string | null;
+    metaTitle?: string | null;
+    metaDescription?: string | null;
   } | null,
   slug: string,
   customView: boolean,
@@ -70,8 +72,8 @@ function renderPage(
         }
       : { id: null, title: slug, slug, content: '', type: 'view' },
     seo: {
-      title: `${seo.titlePrefix ?? ''}${page?.title ?? slug}`,
-      description: page?.content ? plainExcerpt(page.content, 160) : undefined,
+      title: `${seo.titlePrefix ?? ''}${page?.metaTitle || page?.title || slug}`,
+      description: page?.metaDescription || (page?.content ? plainExcerpt(page.content, 160) : undefined),
       ...(seo.noindex ? { noindex: true } : {}),
     },
   };
