@@ -66,21 +66,32 @@ export class ResourceAbilities {
   /** For each post: may the actor change it, publish it, delete it (the rules of update.ts and delete.ts). */
   async ofPosts(actor: Actor, posts: readonly PostFactsSource[]): Promise<PostAbilities[]> {
     const policy = this.policyForAnswer();
+    const now = policy.now().getTime();
+    // Posts with the same facts get the same answers: asked once per kind of post on the page (its
+    // author, status, whether its time has come, its websites), not once per post.
+    const byFacts = new Map<string, Promise<PostAbilities>>();
+    const ask = async (facts: PostFacts): Promise<PostAbilities> => {
+      const [update, publish, remove] = await Promise.all([
+        policy.can(actor, 'post.update', facts),
+        policy.can(actor, 'post.publish', facts),
+        policy.can(actor, 'post.delete', facts),
+      ]);
+      // Publishing is a change too: update.ts asks both.
+      return { update, publish: update && publish, delete: remove };
+    };
     return Promise.all(
-      posts.map(async (post) => {
+      posts.map((post) => {
         const facts: PostFacts = {
           authorId: post.author?.id ?? null,
           status: post.status,
           publishedAt: post.publishedAt,
           websiteIds: post.websiteIds,
         };
-        const [update, publish, remove] = await Promise.all([
-          policy.can(actor, 'post.update', facts),
-          policy.can(actor, 'post.publish', facts),
-          policy.can(actor, 'post.delete', facts),
-        ]);
-        // Publishing is a change too: update.ts asks both.
-        return { update, publish: update && publish, delete: remove };
+        const due = post.publishedAt === null || Date.parse(post.publishedAt) <= now;
+        const key = `${facts.authorId}|${post.status}|${due}|${[...post.websiteIds].sort((a, b) => a - b).join(',')}`;
+        let answer = byFacts.get(key);
+        if (!answer) byFacts.set(key, (answer = ask(facts)));
+        return answer;
       }),
     );
   }
