@@ -20,6 +20,7 @@ export const panelMessages = {
   'pages.readonly': 'You may read this page but not change it.',
   'menus.readonly': 'You may see this menu but not change it.',
   'comments.reply_to': 'In reply to {name}:',
+  'settings.is_default': '(default)',
   'settings.default': 'Not set to one of the roles: new registrations get the default, {value}.',
   'settings.registration_role.reader': 'Reader (comments, a profile)',
   'settings.registration_role.contributor': 'Contributor (submits drafts for review)',

@@ -6532,6 +6532,12 @@ export interface components {
             data: {
                 [key: string]: string;
             };
+            meta: {
+                /** @description The value in effect of each of these settings while it is not set. */
+                defaults: {
+                    [key: string]: string;
+                };
+            };
         };
         ApiSwitchInput: {
             /** @description The spec’s name of the switch (section 5). */
@@ -7104,6 +7110,12 @@ export interface components {
         Settings: {
             data: {
                 [key: string]: string;
+            };
+            meta: {
+                /** @description The value in effect of each of these settings while it is not set. */
+                defaults: {
+                    [key: string]: string;
+                };
             };
         };
         ApiSwitch: {

@@ -75,6 +75,8 @@ export class SystemOperations {
       mailer?: () => Mailer;
       /** Whether SMTP is configured (else the mailer writes to the log). */
       smtp?: boolean;
+      /** The value in effect of a setting that is not set (what the code reading it falls back to). */
+      defaults?: Readonly<Record<string, string>>;
     },
   ) {}
 
@@ -129,6 +131,12 @@ export class SystemOperations {
     if (!actor.isAdmin) throw new ForbiddenError();
     const all = await this.deps.settings.all();
     return Object.fromEntries([...all].filter(([key]) => !SECRET_SETTING.test(key)).sort());
+  }
+
+  /** The value in effect of each setting that has a default, when it is not set (administrators). */
+  settingDefaults(actor: Actor): Record<string, string> {
+    if (!actor.isAdmin) throw new ForbiddenError();
+    return { ...(this.deps.defaults ?? {}) };
   }
 
   /** Sets settings (`null` removes one); secrets are refused (administrators). */

@@ -230,6 +230,11 @@ describe(
       );
       assert.equal(await role.inputValue(), 'reader', 'the value in effect');
       await page.getByText('Not set to one of the roles').waitFor();
+      // A setting nobody set shows the value in effect, marked as the default.
+      const lifetime = page.locator('[data-setting-field="session_lifetime"]');
+      assert.equal(await lifetime.locator('input').inputValue(), String(7 * 24 * 60));
+      assert.match((await lifetime.textContent()) ?? '', /\(default\)/);
+      assert.equal(await page.locator('[data-setting-field="enable_registration"] input').isChecked(), true);
       await role.selectOption('contributor');
       await page.getByRole('button', { name: 'Save Registration and accounts' }).click();
       await page.getByText('1 setting(s) saved.').first().waitFor();

@@ -170,7 +170,7 @@ describe('API v2 can (issue 34 #19)', () => {
     assert.deepEqual(menu.json<{ data: { can: Can } }>().data.can, { update: false, delete: false });
   });
 
-  it('issue 34 #20: the role of a new registration is reader, contributor or author (422 otherwise)', async () => {
+  it('issue 34 #20: the role of a new registration is reader, contributor or author (422 otherwise); defaults are said', async () => {
     const patch = (value: string) =>
       ctx.request({
         method: 'PATCH',
@@ -185,6 +185,15 @@ describe('API v2 can (issue 34 #19)', () => {
       /reader, contributor, author/,
     );
     assert.notEqual(await ctx.services.settings.get('registration_role'), 'superuser');
+    // What each unset setting is in effect, for the panel to show.
+    const read = await ctx.request({
+      method: 'GET',
+      url: '/api/v2/settings',
+      headers: { host: 'site.test', authorization: `Bearer ${admin.token}` },
+    });
+    const defaults = read.json<{ meta: { defaults: Record<string, string> } }>().meta.defaults;
+    assert.equal(defaults.registration_role, 'reader');
+    assert.equal(defaults.session_lifetime, String(7 * 24 * 60));
     const saved = await patch(' Contributor ');
     assert.equal(saved.statusCode, 200, saved.body);
     assert.equal(saved.json<{ data: Record<string, string> }>().data.registration_role, 'contributor');

@@ -40,11 +40,16 @@ const isOn = (value: string | undefined) => value === '1' || value === 'true';
 /** A titled group of settings with one Save. */
 export function SettingsSection({ id, title, fields }: { id: string; title: string; fields: Field[] }) {
   const [values, setValues] = useState<Record<string, string> | null>(null);
+  // The value in effect of a setting nobody set: shown as its value, marked "default".
+  const [defaults, setDefaults] = useState<Record<string, string>>({});
   const [edited, setEdited] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
   useEffect(() => {
-    void api.GET('/api/v2/settings').then(({ data }) => setValues(data?.data ?? {}));
+    void api.GET('/api/v2/settings').then(({ data }) => {
+      setDefaults(data?.meta.defaults ?? {});
+      setValues(data?.data ?? {});
+    });
   }, []);
   useSettingsChanges(setValues);
   const save = async (event: Event) => {
@@ -57,7 +62,11 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
     setNotice(t('system.settings.saved', { n: Object.keys(edited).length }));
   };
   if (values === null) return null;
-  const valueOf = (key: string) => edited[key] ?? values[key] ?? '';
+  const valueOf = (key: string) => edited[key] ?? values[key] ?? defaults[key] ?? '';
+  const byDefault = (key: string) =>
+    edited[key] === undefined && values[key] === undefined && defaults[key] !== undefined ? (
+      <span class="help"> {t('settings.is_default')}</span>
+    ) : null;
   return (
     <form
       class="settings-section"
@@ -69,12 +78,13 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
         const label = t(`settings.field.${field.key}` as MessageKey);
         const inputId = `setting-field-${field.key}`;
         if (field.kind === 'choice') {
-          const stored = valueOf(field.key).trim().toLowerCase();
+          const stored = (edited[field.key] ?? values[field.key] ?? '').trim().toLowerCase();
           const inEffect = field.choices.includes(stored) ? stored : field.fallback;
           return (
             <div key={field.key} class="inline-field" data-setting-field={field.key}>
               <label for={inputId}>
                 {label} <code class="help">{field.key}</code>
+                {byDefault(field.key)}
               </label>
               <select
                 id={inputId}
@@ -87,7 +97,9 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
                   </option>
                 ))}
               </select>
-              {stored !== inEffect && <p class="help">{t('settings.default', { value: field.fallback })}</p>}
+              {stored !== '' && stored !== inEffect && (
+                <p class="help">{t('settings.default', { value: field.fallback })}</p>
+              )}
             </div>
           );
         }
@@ -101,11 +113,13 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
               }
             />{' '}
             {label} <code class="help">{field.key}</code>
+            {byDefault(field.key)}
           </label>
         ) : (
           <div key={field.key} class="inline-field" data-setting-field={field.key}>
             <label for={inputId}>
               {label} <code class="help">{field.key}</code>
+              {byDefault(field.key)}
             </label>
             <input
               id={inputId}
