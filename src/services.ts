@@ -13,7 +13,15 @@ import { migrate, openDatabase } from './db/database.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
-import { AccountsService } from './domain/accounts.js';
+import {
+  AccountsService,
+  DEFAULT_REGISTRATION_LIFETIME,
+  DEFAULT_RESET_LIFETIME,
+  REGISTRATION_LIFETIME_SETTING,
+  REGISTRATION_ROLE_SETTING,
+  REGISTRATION_SETTING,
+  RESET_LIFETIME_SETTING,
+} from './domain/accounts.js';
 import { AuthoringService } from './domain/authoring.js';
 import { WebsiteBindings } from './domain/bindings.js';
 import { ClicksService } from './domain/clicks.js';
@@ -33,7 +41,7 @@ import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
 import { LocalMediaStore, MediaService } from './domain/media.js';
 import { ApiKeysService } from './domain/api-keys.js';
-import { AuditLog } from './domain/audit.js';
+import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
 import { MemberOperations } from './domain/member-operations.js';
 import { UserOperations } from './domain/user-operations.js';
@@ -48,6 +56,7 @@ import { Insights } from './domain/insights.js';
 import { PostOperations, PostReads, PostReviewStore, PostsService } from './domain/posts/index.js';
 import { InviteOperations } from './domain/invites.js';
 import { Policy } from './domain/policy.js';
+import { ResourceAbilities } from './domain/resource-abilities.js';
 import { siteOrigin } from './domain/site-urls.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
@@ -55,12 +64,21 @@ import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { DomainChecker } from './domain/domain-check.js';
 import { SearchLimit } from './domain/search-limit.js';
-import { DatabaseSessionStore, RedisSessionStore, SessionService } from './domain/sessions.js';
+import {
+  DatabaseSessionStore,
+  DEFAULT_SESSION_LIFETIME,
+  RedisSessionStore,
+  SESSION_LIFETIME_SETTING,
+  SessionService,
+} from './domain/sessions.js';
 import { SettingsService } from './domain/settings.js';
 import { SiteReads } from './domain/site-reads.js';
 import { TagReads } from './domain/tag-reads.js';
 import { TagsService } from './domain/tags.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
+import { DEFAULT_PAGE_CACHE_TTL, PAGE_CACHE_TTL_SETTING } from './frontend/page-cache.js';
+import { FULL_CONTENT_SETTING } from './frontend/routes/feeds.js';
+import { DEFAULT_POSTS_PER_PAGE, POSTS_PER_PAGE_SETTING } from './frontend/routes/listing.js';
 import { NpmPackageManager } from './domain/npm.js';
 import { UpdateService } from './domain/updates.js';
 import type { PackageManager } from './domain/updates.js';
@@ -89,6 +107,8 @@ export interface Services {
   posts: PostsService;
   /** Who may do what: the one policy every operation asks. */
   policy: Policy;
+  /** What the actor may do to each post, page and menu an answer shows (API v2's `can`). */
+  abilities: ResourceAbilities;
   /** The post operations (create, update, delete, list, show) every face calls. */
   postOps: PostOperations;
   /** The public site's cached reads, each reporting the cache tags of what it read. */
@@ -315,6 +335,21 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     users,
     mailer: () => services.mailer,
     smtp: config.smtpUrl !== null,
+    // The value in effect of a setting nobody set (issue 34 #20: the panel shows it), from the
+    // constants the code that reads each setting falls back to.
+    defaults: {
+      [POSTS_PER_PAGE_SETTING]: String(DEFAULT_POSTS_PER_PAGE),
+      [FULL_CONTENT_SETTING]: '0',
+      [AUDIT_RETENTION_SETTING]: String(DEFAULT_AUDIT_RETENTION_DAYS),
+      default_locale: DEFAULT_LOCALE,
+      supported_locales: DEFAULT_LOCALE,
+      [REGISTRATION_SETTING]: '1',
+      [REGISTRATION_ROLE_SETTING]: 'reader',
+      [SESSION_LIFETIME_SETTING]: String(DEFAULT_SESSION_LIFETIME),
+      [RESET_LIFETIME_SETTING]: String(DEFAULT_RESET_LIFETIME),
+      [REGISTRATION_LIFETIME_SETTING]: String(DEFAULT_REGISTRATION_LIFETIME),
+      [PAGE_CACHE_TTL_SETTING]: String(DEFAULT_PAGE_CACHE_TTL),
+    },
   });
   const sessions = new SessionService(
     redis ? new RedisSessionStore(redis) : new DatabaseSessionStore(db),
@@ -362,6 +397,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     users,
     memberships,
     policy,
+    abilities: new ResourceAbilities({ websites, memberships, clock }),
     postOps,
     audit,
     idempotency: new Idempotency(db, clock),

@@ -1,5 +1,6 @@
 import { communityMessages } from './messages-community.js';
 import { editorMessages } from './messages-editor.js';
+import { panelMessages } from './messages-panel.js';
 import { sitesMessages } from './messages-sites.js';
 
 // The panel's words, one catalogue per locale (English first; zh-TW next). `t('posts.count', { n })`.
@@ -262,6 +263,7 @@ const en = {
   ...sitesMessages,
   ...communityMessages,
   ...editorMessages,
+  ...panelMessages,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -2,11 +2,11 @@
 // Screens: Posts (list and editor), Reviews, Comments. Everything it does is an API v2 call a script could make too.
 import { render } from 'preact';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, csrfToken } from './api.js';
 import { t, useLocale } from './i18n.js';
 import type { MessageKey } from './i18n.js';
-import { follow, onNavigate } from './nav.js';
+import { follow, mayLeave, onNavigate, setLeaveGuard } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
 import { DashboardScreen } from './screens/dashboard.js';
 import { LinksScreen } from './screens/links.js';
@@ -57,6 +57,8 @@ interface Route {
   /** The navigation entry it belongs to. */
   section: string;
   view: () => ComponentChildren;
+  /** Whether the user's abilities let them use the screen (absent: its section's). */
+  allowed?: (can: Abilities) => boolean;
 }
 
 /** The screen of an address (`/admin`, and any address it does not know, is the dashboard). */
@@ -68,6 +70,8 @@ function routeOf(path: string): Route {
     return {
       section: `/admin/${editing[1]}`,
       view: () => <LazyEditor key={`${kind}:${id ?? 'new'}`} kind={kind} id={id} />,
+      // A new post needs the right to write one; an existing one says itself what may be done to it.
+      ...(kind === 'post' && id === null ? { allowed: (can: Abilities) => can.create_posts } : {}),
     };
   }
   if (path.startsWith('/admin/pages')) return { section: '/admin/pages', view: () => <PagesScreen /> };
@@ -100,6 +104,96 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/people', label: 'nav.people', shown: (can) => can.manage_members || can.read_audit },
   { path: '/admin/system', label: 'nav.system', shown: (can) => can.manage_website },
 ];
+
+/** Whether the user may use a screen: its own rule, else its navigation entry's. */
+function allowedOn(route: Route, can: Abilities): boolean {
+  if (route.allowed) return route.allowed(can);
+  return SECTIONS.find((entry) => entry.path === route.section)?.shown(can) ?? true;
+}
+
+/** A screen the user's role does not open: one clear state, never a frame with failing parts. */
+function NoAccess() {
+  useEffect(() => {
+    document.getElementById('no-access-title')?.focus();
+  }, []);
+  return (
+    <section class="no-access" aria-labelledby="no-access-title">
+      <h1 id="no-access-title" tabIndex={-1}>
+        {t('app.noaccess.title')}
+      </h1>
+      <p>{t('app.noaccess')}</p>
+      <a href="/admin" onClick={(event) => follow(event, '/admin', t('app.leave'))}>
+        {t('app.noaccess.back')}
+      </a>
+    </section>
+  );
+}
+
+/** Signs out through the site's own logout form (with the session's CSRF token). */
+async function signOut(): Promise<void> {
+  if (!mayLeave(t('app.leave'))) return;
+  const form = document.createElement('form');
+  form.method = 'post';
+  form.action = '/user/logout';
+  const token = document.createElement('input');
+  token.type = 'hidden';
+  token.name = '_token';
+  token.value = await csrfToken();
+  form.append(token);
+  document.body.append(form);
+  setLeaveGuard(null);
+  form.submit();
+}
+
+/**
+ * The navigation: a row of links, and on a phone a "Menu" button that opens them (aria-expanded;
+ * Escape or a choice closes it), so a screen's own buttons are near the top.
+ */
+function Navigation({ can, section }: { can: Abilities | undefined; section: string }) {
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      toggle.current?.focus();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [open]);
+  useEffect(() => setOpen(false), [section]);
+  return (
+    <>
+      <button
+        ref={toggle}
+        type="button"
+        class="nav-toggle"
+        aria-expanded={open}
+        aria-controls="admin-nav"
+        onClick={() => setOpen(!open)}
+      >
+        {t('app.menu')}
+      </button>
+      <nav id="admin-nav" aria-label="Admin" class={open ? 'open' : undefined}>
+        {SECTIONS.filter((entry) => !can || entry.shown(can)).map((entry) => (
+          <a
+            key={entry.path}
+            href={entry.path}
+            aria-current={entry.path === section ? 'page' : undefined}
+            onClick={(event) => {
+              setOpen(false);
+              follow(event, entry.path, t('app.leave'));
+            }}
+          >
+            {t(entry.label)}
+          </a>
+        ))}
+        <a href="/">{t('app.site')}</a>
+      </nav>
+    </>
+  );
+}
 
 /**
  * The website the panel works on is the one of the domain it is opened on; the switcher opens the
@@ -184,7 +278,8 @@ function App() {
     load();
     // A screen that changed what /me says (the website's name) asks for it again.
     addEventListener(ME_CHANGED, load);
-    const stop = onNavigate(setPath);
+    // A screen's filters live in the address's query (posts): the screen is the path's.
+    const stop = onNavigate((next) => setPath(next.split('?')[0]));
     return () => {
       removeEventListener(ME_CHANGED, load);
       stop();
@@ -212,22 +307,21 @@ function App() {
       </a>
       <header class="bar">
         <SiteSwitcher me={me} />
-        <nav aria-label="Admin">
-          {SECTIONS.filter((entry) => !can || entry.shown(can)).map((entry) => (
-            <a
-              key={entry.path}
-              href={entry.path}
-              aria-current={entry.path === route.section ? 'page' : undefined}
-              onClick={(event) => follow(event, entry.path, t('app.leave'))}
-            >
-              {t(entry.label)}
-            </a>
-          ))}
-          <a href="/">{t('app.site')}</a>
-        </nav>
+        <Navigation can={can} section={route.section} />
         <span class="who">{me.name}</span>
+        <button type="button" class="sign-out" onClick={() => void signOut()}>
+          {t('app.signout')}
+        </button>
       </header>
-      <main id="content">{can && !Object.values(can).some(Boolean) ? <NoRole me={me} /> : route.view()}</main>
+      <main id="content">
+        {can && !Object.values(can).some(Boolean) ? (
+          <NoRole me={me} />
+        ) : can && !allowedOn(route, can) ? (
+          <NoAccess />
+        ) : (
+          route.view()
+        )}
+      </main>
     </SessionContext.Provider>
   );
 }

@@ -1,7 +1,7 @@
 // Small pieces every list screen shares: the search form, the pager, and a link that moves within
 // the panel without reloading.
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { t } from './i18n.js';
 import { follow } from './nav.js';
 
@@ -10,12 +10,16 @@ export function SearchForm({
   id,
   label,
   onSearch,
+  initial = '',
 }: {
   id: string;
   label: string;
   onSearch: (q: string) => void;
+  /** The words searched now (from the address: Back and a bookmark show them). */
+  initial?: string;
 }) {
-  const [typed, setTyped] = useState('');
+  const [typed, setTyped] = useState(initial);
+  useEffect(() => setTyped(initial), [initial]);
   return (
     <form
       class="search"

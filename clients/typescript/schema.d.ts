@@ -1132,6 +1132,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: components["schemas"]["Comment"][];
+                            meta: {
+                                counts: components["schemas"]["CommentCounts"];
+                            };
                         };
                     };
                 };
@@ -3727,6 +3730,8 @@ export interface paths {
                         template?: string | null;
                         /** @enum {string} */
                         status?: "draft" | "published";
+                        meta_title?: string | null;
+                        meta_description?: string | null;
                         website_ids?: number[];
                     };
                 };
@@ -3924,6 +3929,8 @@ export interface paths {
                         template?: string | null;
                         /** @enum {string} */
                         status?: "draft" | "published";
+                        meta_title?: string | null;
+                        meta_description?: string | null;
                         website_ids?: number[];
                     };
                 };
@@ -5994,6 +6001,19 @@ export interface components {
             total_pages: number;
             next_cursor: string | null;
         };
+        /** @description What the caller may do to this post (the policy’s answer; writes are checked again). */
+        PostCanInput: {
+            /** @description Change it (and unpublish it: back to draft). */
+            update: boolean;
+            /** @description Make it public: publish or schedule it. */
+            publish: boolean;
+            delete: boolean;
+        };
+        /** @description What the caller may do to it (the policy’s answer; writes are checked again). */
+        ContentCanInput: {
+            update: boolean;
+            delete: boolean;
+        };
         PostInput: {
             id?: number;
             title?: string;
@@ -6036,6 +6056,7 @@ export interface components {
                 name: string;
                 email?: string;
             } | null;
+            can?: components["schemas"]["PostCanInput"];
         };
         PostListInput: {
             data: components["schemas"]["PostInput"][];
@@ -6156,6 +6177,19 @@ export interface components {
             status: "pending" | "approved" | "spam";
             reports: number;
             created_at: string;
+            /** @description The comment this one answers (its content: sanitized HTML); null when none or deleted. */
+            parent?: {
+                id: number;
+                author_name: string | null;
+                content: string;
+            } | null;
+        };
+        /** @description How many comments each tab of the queue holds. */
+        CommentCountsInput: {
+            pending: number;
+            reported: number;
+            spam: number;
+            approved: number;
         };
         /** @description `none`: every comment published; `anonymous`: signed-in users’ published; `first`: a commenter’s first comment held, later ones published once one was approved (same user or email); `all`: every comment held. A comment containing a held word (whole word, any case) is held whatever the mode. */
         CommentSettingsInput: {
@@ -6430,6 +6464,10 @@ export interface components {
             template: string | null;
             /** @enum {string} */
             status: "draft" | "published";
+            /** @description For search engines; null: the title. */
+            meta_title: string | null;
+            /** @description For search engines; null: the start of the content. */
+            meta_description: string | null;
             author_id: number | null;
             /** @description Empty: every website. */
             website_ids: number[];
@@ -6440,6 +6478,8 @@ export interface components {
             };
             created_at: string;
             updated_at: string;
+            /** @description What the caller may do to it: change (and publish), delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCanInput"];
         };
         MenuItemInput: {
             id: number;
@@ -6472,6 +6512,8 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCanInput"];
         };
         MenuInput: {
             id: number;
@@ -6482,12 +6524,20 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCanInput"];
             items: components["schemas"]["MenuItemInput"][];
         };
-        /** @description Every setting by key, secrets left out. */
+        /** @description Every setting by key, secrets left out. `registration_role` is one of reader, contributor, author (another value: 422). */
         SettingsInput: {
             data: {
                 [key: string]: string;
+            };
+            meta: {
+                /** @description The value in effect of each of these settings while it is not set. */
+                defaults: {
+                    [key: string]: string;
+                };
             };
         };
         ApiSwitchInput: {
@@ -6531,6 +6581,19 @@ export interface components {
             total_pages: number;
             next_cursor: string | null;
         };
+        /** @description What the caller may do to this post (the policy’s answer; writes are checked again). */
+        PostCan: {
+            /** @description Change it (and unpublish it: back to draft). */
+            update: boolean;
+            /** @description Make it public: publish or schedule it. */
+            publish: boolean;
+            delete: boolean;
+        };
+        /** @description What the caller may do to it (the policy’s answer; writes are checked again). */
+        ContentCan: {
+            update: boolean;
+            delete: boolean;
+        };
         Post: {
             id?: number;
             title?: string;
@@ -6573,6 +6636,7 @@ export interface components {
                 name: string;
                 email?: string;
             } | null;
+            can?: components["schemas"]["PostCan"];
         };
         PostList: {
             data: components["schemas"]["Post"][];
@@ -6693,6 +6757,19 @@ export interface components {
             status: "pending" | "approved" | "spam";
             reports: number;
             created_at: string;
+            /** @description The comment this one answers (its content: sanitized HTML); null when none or deleted. */
+            parent?: {
+                id: number;
+                author_name: string | null;
+                content: string;
+            } | null;
+        };
+        /** @description How many comments each tab of the queue holds. */
+        CommentCounts: {
+            pending: number;
+            reported: number;
+            spam: number;
+            approved: number;
         };
         /** @description `none`: every comment published; `anonymous`: signed-in users’ published; `first`: a commenter’s first comment held, later ones published once one was approved (same user or email); `all`: every comment held. A comment containing a held word (whole word, any case) is held whatever the mode. */
         CommentSettings: {
@@ -6967,6 +7044,10 @@ export interface components {
             template: string | null;
             /** @enum {string} */
             status: "draft" | "published";
+            /** @description For search engines; null: the title. */
+            meta_title: string | null;
+            /** @description For search engines; null: the start of the content. */
+            meta_description: string | null;
             author_id: number | null;
             /** @description Empty: every website. */
             website_ids: number[];
@@ -6977,6 +7058,8 @@ export interface components {
             };
             created_at: string;
             updated_at: string;
+            /** @description What the caller may do to it: change (and publish), delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCan"];
         };
         MenuItem: {
             id: number;
@@ -7009,6 +7092,8 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCan"];
         };
         Menu: {
             id: number;
@@ -7019,12 +7104,20 @@ export interface components {
             created_at: string;
             /** @description The menu’s version (its ETag): any change of it or its items moves it. */
             updated_at: string;
+            /** @description What the caller may do to it: rename, rebuild, delete (issue 34 #19). */
+            can?: components["schemas"]["ContentCan"];
             items: components["schemas"]["MenuItem"][];
         };
-        /** @description Every setting by key, secrets left out. */
+        /** @description Every setting by key, secrets left out. `registration_role` is one of reader, contributor, author (another value: 422). */
         Settings: {
             data: {
                 [key: string]: string;
+            };
+            meta: {
+                /** @description The value in effect of each of these settings while it is not set. */
+                defaults: {
+                    [key: string]: string;
+                };
             };
         };
         ApiSwitch: {

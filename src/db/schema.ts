@@ -245,6 +245,9 @@ export interface PagesTable {
   type: Generated<string>;
   template: string | null;
   status: Generated<string>;
+  /** For search engines; null: the title, and the start of the content (migration 0025). */
+  meta_title: string | null;
+  meta_description: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;

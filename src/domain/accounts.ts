@@ -33,7 +33,7 @@ export const REGISTRATION_SETTING = 'enable_registration';
  * lets them publish at once, as before roles.
  */
 export const REGISTRATION_ROLE_SETTING = 'registration_role';
-const REGISTRATION_ROLES = ['reader', 'contributor', 'author'] as const;
+export const REGISTRATION_ROLES = ['reader', 'contributor', 'author'] as const;
 export const RESET_LIFETIME_SETTING = 'password_reset_lifetime';
 /** Minutes a reset link stays valid. */
 export const DEFAULT_RESET_LIFETIME = 60;

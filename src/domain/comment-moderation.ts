@@ -46,6 +46,16 @@ export interface ModeratedComment {
   status: CommentStatus;
   reports: number;
   createdAt: string;
+  /** The comment it answers (issue 34 #20: a reply shows what it answers), or null. */
+  parent?: { id: number; authorName: string | null; content: string } | null;
+}
+
+/** How many comments each tab of the moderation queue holds (issue 34 #20). */
+export interface ModerationCounts {
+  pending: number;
+  reported: number;
+  spam: number;
+  approved: number;
 }
 
 export interface ModerationQuery {
@@ -94,7 +104,50 @@ export class CommentModeration {
    */
   async listOn(actor: Actor, websiteId: number, query: Omit<ModerationQuery, 'websiteId'>) {
     await this.requireModerator(actor, websiteId);
-    return this.list({ ...query, websiteId });
+    const comments = await this.list({ ...query, websiteId });
+    // The comments the replies answer, in one query (a deleted one: null).
+    const parentIds = [...new Set(comments.flatMap((comment) => comment.parentId ?? []))];
+    const parents =
+      parentIds.length === 0
+        ? []
+        : await this.db
+            .selectFrom('comments')
+            .select(['id', 'author_name', 'content'])
+            .where('id', 'in', parentIds)
+            .execute();
+    const byId = new Map(parents.map((row) => [row.id, row]));
+    return comments.map((comment) => {
+      const parent = comment.parentId === null ? undefined : byId.get(comment.parentId);
+      return {
+        ...comment,
+        parent: parent ? { id: parent.id, authorName: parent.author_name, content: parent.content } : null,
+      };
+    });
+  }
+
+  /** How many comments each tab of the website's queue holds, for an actor who moderates it. */
+  async countsOn(actor: Actor, websiteId: number): Promise<ModerationCounts> {
+    await this.requireModerator(actor, websiteId);
+    const rows = await this.db
+      .selectFrom('comments')
+      .innerJoin('posts', 'posts.id', 'comments.post_id')
+      .select((eb) => [
+        'comments.status',
+        eb.fn.countAll<string | number>().as('total'),
+        eb.fn
+          .sum<string | number | null>(eb.case().when('comments.reports', '>', 0).then(1).else(0).end())
+          .as('reported'),
+      ])
+      .where((eb) => madeOnWebsite(eb, websiteId))
+      .groupBy('comments.status')
+      .execute();
+    const counts: ModerationCounts = { pending: 0, reported: 0, spam: 0, approved: 0 };
+    for (const row of rows) {
+      const status = row.status as keyof ModerationCounts;
+      if (status in counts && status !== 'reported') counts[status] = Number(row.total);
+      if (row.status !== 'spam') counts.reported += Number(row.reported ?? 0);
+    }
+    return counts;
   }
 
   /**

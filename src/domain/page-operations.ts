@@ -22,8 +22,15 @@ export const createPageInput = z.object({
   type: optional(z.enum(PAGE_TYPES)),
   template: z.string().max(100).nullable().optional(),
   status: optional(z.enum(PAGE_STATUSES)),
+  /** For search engines (issue 34 #20); blank or null: the title and the start of the content. */
+  meta_title: z.string().max(255).nullable().optional(),
+  meta_description: z.string().max(500).nullable().optional(),
   website_ids: optional(websiteIds),
 });
+
+/** A blank SEO field is no field: the page's own title or text is used. */
+const seoText = (value: string | null | undefined) =>
+  value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
 
 export const updatePageInput = createPageInput.partial();
 
@@ -71,6 +78,8 @@ export class PageOperations {
       type: input.type,
       template: input.template,
       status: input.status,
+      metaTitle: seoText(input.meta_title),
+      metaDescription: seoText(input.meta_description),
       authorId: actor.userId,
       websiteIds: sites,
       defaultLocale: await this.defaultLocale(),
@@ -96,6 +105,8 @@ export class PageOperations {
         type: input.type,
         template: input.template,
         status: input.status,
+        metaTitle: seoText(input.meta_title),
+        metaDescription: seoText(input.meta_description),
         websiteIds: input.website_ids,
         defaultLocale: await this.defaultLocale(),
       },
@@ -118,6 +129,16 @@ export class PageOperations {
     }
     if (!(await this.pages.delete(id))) throw pageNotFound();
     await this.audited(actor, 'page.delete', page, { force });
+  }
+
+  /**
+   * A page, whatever its status, for a preview on the site's theme (the page editor's "Preview"):
+   * only for those who may write it (issue 34 #20); anyone else is told it does not exist.
+   */
+  async preview(actor: Actor, id: number): Promise<Page> {
+    const page = await this.pages.findById(id);
+    if (!page || !(await this.writes(actor, page.websiteIds))) throw pageNotFound();
+    return page;
   }
 
   /** Editor (or site admin) of every one of these websites; none: an all-sites page, administrators'. */

@@ -29,6 +29,8 @@ export interface NewPage {
   type?: PageType;
   template?: string | null;
   status?: PageStatus;
+  metaTitle?: string | null;
+  metaDescription?: string | null;
   authorId?: number | null;
   /** Websites the page shows on; none: every website. */
   websiteIds?: readonly number[];
@@ -44,6 +46,9 @@ export interface Page {
   type: string;
   template: string | null;
   status: string;
+  /** For search engines; null: the title, and the start of the content. */
+  metaTitle: string | null;
+  metaDescription: string | null;
   authorId: number | null;
   websiteIds: number[];
   translations: TranslationMap;
@@ -68,6 +73,8 @@ interface PageRow {
   type: string;
   template: string | null;
   status: string;
+  meta_title: string | null;
+  meta_description: string | null;
   author_id: number | null;
   created_at: Date | string;
   updated_at: Date | string;
@@ -81,6 +88,8 @@ const COLUMNS = [
   'type',
   'template',
   'status',
+  'meta_title',
+  'meta_description',
   'author_id',
   'created_at',
   'updated_at',
@@ -123,6 +132,8 @@ export class PagesService {
           type: input.type ?? 'plain',
           template: input.template ?? null,
           status: input.status ?? 'published',
+          meta_title: input.metaTitle ?? null,
+          meta_description: input.metaDescription ?? null,
           author_id: input.authorId ?? null,
           created_at: now,
           updated_at: now,
@@ -230,6 +241,8 @@ export class PagesService {
       if (patch.type !== undefined) changes.type = patch.type;
       if (patch.template !== undefined) changes.template = patch.template;
       if (patch.status !== undefined) changes.status = patch.status;
+      if (patch.metaTitle !== undefined) changes.meta_title = patch.metaTitle;
+      if (patch.metaDescription !== undefined) changes.meta_description = patch.metaDescription;
       if (patch.slug !== undefined) {
         changes.slug = await uniqueSlug(slugify(patch.slug), async (candidates) => {
           const rows = await trx
@@ -304,6 +317,8 @@ export class PagesService {
       type: row.type,
       template: row.template,
       status: row.status,
+      metaTitle: row.meta_title,
+      metaDescription: row.meta_description,
       authorId: row.author_id,
       websiteIds,
       translations,

@@ -12,6 +12,7 @@ import {
   hasAuthMode,
 } from './api-switches.js';
 import type { AuthMode } from './api-switches.js';
+import { REGISTRATION_ROLE_SETTING, REGISTRATION_ROLES } from './accounts.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { pageTags } from './cache-tags.js';
@@ -54,6 +55,14 @@ export const settingsInput = z
   )
   .refine((entries) => Object.keys(entries).length <= 100, 'At most 100 settings at a time.');
 
+/**
+ * Settings whose values are a closed list: another value is refused (422) instead of stored and then
+ * ignored (issue 34 #20: "superuser" was saved as the role of a new registration).
+ */
+export const SETTING_CHOICES: Readonly<Record<string, readonly string[]>> = {
+  [REGISTRATION_ROLE_SETTING]: REGISTRATION_ROLES,
+};
+
 export class SystemOperations {
   constructor(
     private readonly deps: {
@@ -66,6 +75,8 @@ export class SystemOperations {
       mailer?: () => Mailer;
       /** Whether SMTP is configured (else the mailer writes to the log). */
       smtp?: boolean;
+      /** The value in effect of a setting that is not set (what the code reading it falls back to). */
+      defaults?: Readonly<Record<string, string>>;
     },
   ) {}
 
@@ -122,6 +133,12 @@ export class SystemOperations {
     return Object.fromEntries([...all].filter(([key]) => !SECRET_SETTING.test(key)).sort());
   }
 
+  /** The value in effect of each setting that has a default, when it is not set (administrators). */
+  settingDefaults(actor: Actor): Record<string, string> {
+    if (!actor.isAdmin) throw new ForbiddenError();
+    return { ...(this.deps.defaults ?? {}) };
+  }
+
   /** Sets settings (`null` removes one); secrets are refused (administrators). */
   async setSettings(actor: Actor, raw: unknown): Promise<Record<string, string>> {
     if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
@@ -130,6 +147,23 @@ export class SystemOperations {
     if (secrets.length > 0) {
       throw new ValidationError(
         Object.fromEntries(secrets.map((key) => [key, ['This setting is not changed through the API.']])),
+      );
+    }
+    // A choice is stored as its name (trimmed, lower case), as the code that reads it compares.
+    for (const [key, value] of Object.entries(entries)) {
+      if (value !== null && SETTING_CHOICES[key]) entries[key] = value.trim().toLowerCase();
+    }
+    const refused = Object.entries(entries).filter(
+      ([key, value]) => value !== null && SETTING_CHOICES[key] && !SETTING_CHOICES[key].includes(value),
+    );
+    if (refused.length > 0) {
+      throw new ValidationError(
+        Object.fromEntries(
+          refused.map(([key]) => [
+            key,
+            [`The selected ${key} is invalid. Choices: ${SETTING_CHOICES[key]!.join(', ')}.`],
+          ]),
+        ),
       );
     }
     const values: Record<string, string> = {};

@@ -131,8 +131,16 @@ export function RichText({ initial, onChange, labelledBy, lang, pickImage }: Pro
     editor?.isActive(name, attributes) ?? false;
   const chain = () => editor!.chain().focus();
 
+  // Ctrl+K (⌘K) in the editor opens the link prompt, as the toolbar's Link does (issue 34 #20).
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (!(event.ctrlKey || event.metaKey) || event.altKey || event.key.toLowerCase() !== 'k') return;
+    if (!(event.target as Element | null)?.closest?.('.ProseMirror')) return; // not in the link prompt itself
+    event.preventDefault();
+    ask('link');
+  };
+
   return (
-    <div class="rich-text">
+    <div class="rich-text" onKeyDown={onKeyDown}>
       <div class="toolbar" role="toolbar" aria-label={t('editor.toolbar')}>
         {button('editor.bold', () => chain().toggleBold().run(), on('bold'), 'B')}
         {button('editor.italic', () => chain().toggleItalic().run(), on('italic'), 'I')}

@@ -24,6 +24,12 @@ function textOf(html: string): string {
   return new DOMParser().parseFromString(html, 'text/html').body.textContent ?? '';
 }
 
+/** The start of a comment, as text (what a reply answers). */
+function excerptOf(html: string): string {
+  const text = textOf(html).replace(/\s+/g, ' ').trim();
+  return text.length > 140 ? `${text.slice(0, 139)}…` : text;
+}
+
 const problemText = (problem: { detail?: string; title: string }) =>
   t('app.error', { message: problem.detail ?? problem.title });
 
@@ -179,6 +185,8 @@ export function CommentsScreen() {
   const [reloads, setReloads] = useState(0);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // How many comments each tab holds (issue 34 #20), with every answer of the list.
+  const [counts, setCounts] = useState<Partial<Record<Tab, number>>>({});
 
   useEffect(() => {
     let live = true;
@@ -192,6 +200,7 @@ export function CommentsScreen() {
         if (!live) return;
         if (problem) return setError(problemText(problem));
         setRows(data.data);
+        setCounts(data.meta.counts);
       });
     return () => {
       live = false;
@@ -245,7 +254,7 @@ export function CommentsScreen() {
             aria-pressed={name === tab}
             onClick={() => setTab(name)}
           >
-            {t(`comments.status.${name}` as MessageKey)}
+            {t(`comments.status.${name}` as MessageKey)} <span class="count">{counts[name] ?? ''}</span>
           </button>
         ))}
       </nav>
@@ -300,6 +309,14 @@ export function CommentsScreen() {
                         </>
                       )}
                     </p>
+                    {comment.parent && (
+                      <blockquote class="reply-to">
+                        {t('comments.reply_to', {
+                          name: comment.parent.author_name ?? t('comments.anonymous'),
+                        })}{' '}
+                        {excerptOf(comment.parent.content)}
+                      </blockquote>
+                    )}
                     <p>{textOf(comment.content)}</p>
                     <div class="actions">
                       {offers('approve') && (

@@ -252,7 +252,7 @@ function MenuBuilder({
   onDeleted: (text: string) => void;
 }) {
   const me = useMe();
-  const [menu, setMenu] = useState<{ name: string; handle: string } | null>(null);
+  const [menu, setMenu] = useState<{ name: string; handle: string; writable: boolean } | null>(null);
   const [etag, setEtag] = useState<string | null>(null);
   const [items, setItems] = useState<Item[]>([]);
   const [dirty, setDirty] = useState(false);
@@ -268,7 +268,8 @@ function MenuBuilder({
       .GET('/api/v2/menus/{id}', { params: { path: { id: String(id) } } })
       .then(({ data, response }) => {
         if (!data) return;
-        setMenu({ name: data.data.name, handle: data.data.handle });
+        // API v2's `can` (issue 34 #19): a menu the user may not change is shown, not offered for change.
+        setMenu({ name: data.data.name, handle: data.data.handle, writable: data.data.can?.update ?? true });
         setRename(data.data.name);
         setEtag(response.headers.get('etag'));
         setItems(data.data.items.map(itemOf));
@@ -374,7 +375,7 @@ function MenuBuilder({
       return setMessage({ kind: problem.status === 412 ? 'conflict' : 'error', text });
     }
     setEtag(response.headers.get('etag'));
-    setMenu({ name: data.data.name, handle: data.data.handle });
+    setMenu({ name: data.data.name, handle: data.data.handle, writable: data.data.can?.update ?? true });
     onRenamed(t('menus.renamed', { name: data.data.name }));
   };
 
@@ -399,19 +400,26 @@ function MenuBuilder({
   return (
     <section class="builder" aria-labelledby="menu-title">
       <h2 id="menu-title">{t('menus.editing', { name: menu.name })}</h2>
-      <form class="inline-form" onSubmit={(event) => void saveName(event)}>
-        <label for="menu-name">{t('menus.name')}</label>
-        <div class="inline">
-          <input
-            id="menu-name"
-            value={rename}
-            required
-            maxLength={255}
-            onInput={(e) => setRename(e.currentTarget.value)}
-          />
-          <button type="submit">{t('menus.rename')}</button>
-        </div>
-      </form>
+      {!menu.writable && (
+        <p class="notice" role="status">
+          {t('menus.readonly')}
+        </p>
+      )}
+      {menu.writable && (
+        <form class="inline-form" onSubmit={(event) => void saveName(event)}>
+          <label for="menu-name">{t('menus.name')}</label>
+          <div class="inline">
+            <input
+              id="menu-name"
+              value={rename}
+              required
+              maxLength={255}
+              onInput={(e) => setRename(e.currentTarget.value)}
+            />
+            <button type="submit">{t('menus.rename')}</button>
+          </div>
+        </form>
+      )}
       <p class="help">{t('menus.builder.help')}</p>
       {items.length === 0 ? (
         <p>{t('menus.items.empty')}</p>
@@ -440,12 +448,14 @@ function MenuBuilder({
         choices={choices}
         header={menu.handle === 'header'}
       />
-      <div class="actions">
-        <button type="button" onClick={add}>
-          {t('menus.item.add')}
-        </button>
-      </div>
-      {current && (
+      {menu.writable && (
+        <div class="actions">
+          <button type="button" onClick={add}>
+            {t('menus.item.add')}
+          </button>
+        </div>
+      )}
+      {current && menu.writable && (
         <ItemForm
           key={current.id}
           item={current}
@@ -469,15 +479,19 @@ function MenuBuilder({
           )}
         </div>
       )}
-      <div class="actions">
-        <button type="button" class="primary" onClick={() => void save()}>
-          {t('menus.save')}
-        </button>
-        <span class="save-state">{dirty ? t('editor.unsaved') : ''}</span>
-      </div>
-      <button type="button" class="danger" onClick={() => void destroy()}>
-        {t('menus.delete')}
-      </button>
+      {menu.writable && (
+        <>
+          <div class="actions">
+            <button type="button" class="primary" onClick={() => void save()}>
+              {t('menus.save')}
+            </button>
+            <span class="save-state">{dirty ? t('editor.unsaved') : ''}</span>
+          </div>
+          <button type="button" class="danger" onClick={() => void destroy()}>
+            {t('menus.delete')}
+          </button>
+        </>
+      )}
     </section>
   );
 }

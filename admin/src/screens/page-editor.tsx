@@ -14,7 +14,10 @@ import { formatDateTime, t } from '../i18n.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { navigate, setLeaveGuard } from '../nav.js';
-import { useMe } from '../session.js';
+import { useAbilities, useMe } from '../session.js';
+import { MediaPicker } from './media.js';
+import type { MediaItem } from '../media-upload.js';
+import { useSaveShortcut, wordCountText } from '../editor-keys.js';
 
 interface Text {
   title: string;
@@ -28,6 +31,13 @@ interface Loaded {
 }
 type Problem = { title: string; detail?: string; status: number; errors?: Record<string, string[]> };
 
+/** An HTML text as one line of plain text (the search-result preview's description). */
+const plainText = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
 export function PageEditor({ id }: { id: number | null }) {
   const me = useMe();
   const locales = me.locales.supported;
@@ -37,6 +47,8 @@ export function PageEditor({ id }: { id: number | null }) {
   );
   const [slug, setSlug] = useState('');
   const [template, setTemplate] = useState('');
+  // For search engines (issue 34 #20), as the post editor has them; blank: the title and the text.
+  const [seo, setSeo] = useState({ meta_title: '', meta_description: '' });
   const [loaded, setLoadedState] = useState<Loaded | null>(null);
   const [loading, setLoading] = useState(id !== null);
   const [dirty, setDirty] = useState(false);
@@ -56,6 +68,20 @@ export function PageEditor({ id }: { id: number | null }) {
   queueRef.current ??= new SaveQueue({ onBusy: setSaving, onTrouble: setTrouble });
   const queue = queueRef.current;
   useEffect(() => () => queue.close(), []);
+  // Images from the media library, as in the post editor (issue 34 #20), for those who may use it.
+  const can = useAbilities();
+  const [picking, setPicking] = useState<((item: MediaItem | null) => void) | null>(null);
+  const pickImage = async () => {
+    const item = await new Promise<MediaItem | null>((resolve) => setPicking(() => resolve));
+    return item && { src: item.url, alt: item.alt ?? '' };
+  };
+  // What the policy lets this user do to the loaded page (API v2's `can`; issue 34 #19).
+  const [pageCan, setPageCan] = useState<{ update: boolean; delete: boolean } | null>(null);
+  const mayUpdate = pageCan?.update ?? true;
+  // Ctrl+S saves (issue 34 #20): as the first button does.
+  useSaveShortcut(
+    mayUpdate ? () => void save(loadedRef.current?.status === 'published' ? undefined : 'draft') : null,
+  );
 
   const load = async (pageId: number) => {
     const answer = await api
@@ -66,6 +92,7 @@ export function PageEditor({ id }: { id: number | null }) {
     const { data, error, response } = answer;
     if (error) return setMessage({ kind: 'error', text: error.detail ?? error.title });
     const page = data.data;
+    setPageCan(page.can ?? null);
     const next: Record<string, Text> = {};
     for (const code of locales) {
       const base = code === me.locales.default;
@@ -77,6 +104,7 @@ export function PageEditor({ id }: { id: number | null }) {
     setText(next);
     setSlug(page.slug);
     setTemplate(page.type === 'template' ? (page.template ?? '') : '');
+    setSeo({ meta_title: page.meta_title ?? '', meta_description: page.meta_description ?? '' });
     setLoaded({
       id: page.id,
       etag: response.headers.get('etag') ?? '',
@@ -109,6 +137,8 @@ export function PageEditor({ id }: { id: number | null }) {
       ...(slug.trim() ? { slug: slug.trim() } : {}),
       type: template.trim() ? ('template' as const) : ('plain' as const),
       template: template.trim() || null,
+      meta_title: seo.meta_title.trim() || null,
+      meta_description: seo.meta_description.trim() || null,
       ...(status ? { status } : {}),
     };
     // Sent when the saves queued before have their answers, with the ETag the last one returned; a
@@ -188,6 +218,8 @@ export function PageEditor({ id }: { id: number | null }) {
   const current = text[locale] ?? { title: '', content: '' };
   const missing = locales.filter((code) => !text[code]?.title.trim() || !hasText(text[code]?.content ?? ''));
   const status = loaded?.status ?? 'new';
+  const baseTitle = (text[me.locales.default]?.title ?? '').trim();
+  const baseContent = text[me.locales.default]?.content ?? '';
   const fieldError = (name: string) =>
     errors[name]?.length ? (
       <p id={`error-${name}`} class="field-error">
@@ -197,10 +229,22 @@ export function PageEditor({ id }: { id: number | null }) {
 
   return (
     <section aria-labelledby="page-editor-title" class="editor">
+      {picking && (
+        <MediaPicker
+          onPick={(item) => {
+            picking(item);
+            setPicking(null);
+          }}
+          onClose={() => {
+            picking(null);
+            setPicking(null);
+          }}
+        />
+      )}
       <div class="screen-head">
         <h1 id="page-editor-title">{loaded ? t('pages.edit') : t('pages.new')}</h1>
         <p class="save-state" aria-live="polite">
-          <span class={`status status-${status}`}>{t(`posts.status.${status}` as MessageKey)}</span>{' '}
+          <span class={`status status-${status}`}>{t(`post.status.${status}` as MessageKey)}</span>{' '}
           {trouble
             ? t('editor.trouble.state')
             : saving
@@ -214,6 +258,11 @@ export function PageEditor({ id }: { id: number | null }) {
       </div>
       <Message message={message} />
       <SaveTroubleNotice trouble={trouble} onRetry={() => queue.retryNow()} />
+      {!mayUpdate && (
+        <p class="notice" role="status">
+          {t('pages.readonly')}
+        </p>
+      )}
       <div class="editor-grid">
         <div class="editor-main">
           <LocaleTabs locales={locales} current={locale} missing={missing} onChoose={setLocale}>
@@ -237,28 +286,42 @@ export function PageEditor({ id }: { id: number | null }) {
               labelledBy="page-content-label"
               lang={bcp47(locale)}
               onChange={(html) => change(locale, 'content', html)}
+              {...(can.upload_media ? { pickImage } : {})}
             />
+            <p class="word-count help">
+              {wordCountText(current.content)} · {t('editor.shortcuts')}
+            </p>
           </LocaleTabs>
         </div>
         <aside class="editor-side" aria-label={t('pages.settings')}>
-          <fieldset>
+          <fieldset class="publish">
             <legend>{t('editor.publishing')}</legend>
-            <div class="actions">
-              <button type="button" onClick={() => void save(status === 'published' ? undefined : 'draft')}>
-                {status === 'published' ? t('editor.update') : t('editor.save_draft')}
-              </button>
-              {status !== 'published' && (
-                <button type="button" class="primary" onClick={() => void save('published')}>
-                  {t('editor.publish')}
+            {mayUpdate && (
+              <div class="actions">
+                <button type="button" onClick={() => void save(status === 'published' ? undefined : 'draft')}>
+                  {status === 'published' ? t('editor.update') : t('editor.save_draft')}
                 </button>
-              )}
-              {status === 'published' && (
-                <button type="button" onClick={() => void save('draft')}>
-                  {t('editor.unpublish')}
-                </button>
-              )}
-            </div>
-            {loaded && (
+                {status !== 'published' && (
+                  <button type="button" class="primary" onClick={() => void save('published')}>
+                    {t('editor.publish')}
+                  </button>
+                )}
+                {status === 'published' && (
+                  <button type="button" onClick={() => void save('draft')}>
+                    {t('editor.unpublish')}
+                  </button>
+                )}
+              </div>
+            )}
+            {loaded && mayUpdate && (
+              <p>
+                <a class="button" href={`/page/preview/${loaded.id}`} target="_blank" rel="noopener">
+                  {t('editor.preview')}
+                </a>
+                {dirty && <span class="help"> {t('editor.preview.saved_only')}</span>}
+              </p>
+            )}
+            {loaded && (pageCan?.delete ?? true) && (
               <button type="button" class="danger" onClick={() => void remove()}>
                 {t('pages.delete')}
               </button>
@@ -300,6 +363,41 @@ export function PageEditor({ id }: { id: number | null }) {
               {t('pages.template.help')}
             </p>
             {fieldError('template')}
+          </fieldset>
+          <fieldset>
+            <legend>{t('editor.seo')}</legend>
+            <label for="page-meta-title">{t('editor.meta_title')}</label>
+            <input
+              id="page-meta-title"
+              value={seo.meta_title}
+              maxLength={255}
+              onInput={(event) => {
+                setSeo({ ...seo, meta_title: event.currentTarget.value });
+                setDirty(true);
+              }}
+            />
+            {fieldError('meta_title')}
+            <label for="page-meta-description">{t('editor.meta_description')}</label>
+            <textarea
+              id="page-meta-description"
+              rows={3}
+              maxLength={500}
+              value={seo.meta_description}
+              onInput={(event) => {
+                setSeo({ ...seo, meta_description: event.currentTarget.value });
+                setDirty(true);
+              }}
+            />
+            {fieldError('meta_description')}
+            <div class="serp" aria-label={t('editor.serp')} role="group">
+              <p class="serp-url">{`${me.website?.domain ?? ''} › page › ${slug || '…'}`}</p>
+              <p class="serp-title">
+                {(seo.meta_title.trim() || baseTitle || t('posts.untitled')).slice(0, 70)}
+              </p>
+              <p class="serp-description">
+                {(seo.meta_description.trim() || plainText(baseContent)).slice(0, 160)}
+              </p>
+            </div>
           </fieldset>
         </aside>
       </div>

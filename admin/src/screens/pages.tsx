@@ -81,7 +81,7 @@ export function PagesScreen() {
                 </td>
                 <td data-label={t('posts.column.status')}>
                   <span class={`status status-${row.status}`}>
-                    {t(`posts.status.${row.status}` as MessageKey)}
+                    {t(`post.status.${row.status}` as MessageKey)}
                   </span>
                 </td>
                 <td data-label={t('pages.template')}>{row.template ?? t('pages.template.plain')}</td>

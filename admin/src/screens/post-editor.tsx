@@ -22,6 +22,7 @@ import type { MessageKey } from '../i18n.js';
 import { shownUrl } from '../media-url.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
+import { useSaveShortcut, wordCountText } from '../editor-keys.js';
 import { MediaPicker } from './media.js';
 import type { MediaItem } from '../media-upload.js';
 import { TagPicker } from './tag-picker.js';
@@ -163,6 +164,8 @@ export function PostEditor({ id }: { id: number | null }) {
   const [restorable, setRestorable] = useState<Form | null>(null);
   const [websites, setWebsites] = useState<Array<{ id: number; name: string }>>([]);
   const [note, setNote] = useState('');
+  // What the policy lets this user do to the loaded post (API v2's `can`; issue 34 #19).
+  const [postCan, setPostCan] = useState<{ update: boolean; publish: boolean; delete: boolean } | null>(null);
   // The media library as a dialog: what it resolves with goes into the content or the thumbnail.
   const [picking, setPicking] = useState<((item: MediaItem | null) => void) | null>(null);
   const pick = () => new Promise<MediaItem | null>((resolve) => setPicking(() => resolve));
@@ -244,6 +247,7 @@ export function PostEditor({ id }: { id: number | null }) {
       return;
     }
     const post = response.data.data;
+    setPostCan(post.can ?? null);
     const next = formOf(post);
     setForm(next);
     formRef.current = next;
@@ -530,6 +534,21 @@ export function PostEditor({ id }: { id: number | null }) {
     },
   };
 
+  // Ctrl+S: the screen's save (issue 34 #20), when the user may change the post.
+  const mayUpdate = postCan?.update ?? true;
+  const mayPublish = postCan ? postCan.publish : can.publish_posts;
+  const shownStatus = loaded?.status ?? 'new';
+  useSaveShortcut(
+    !mayUpdate || saving
+      ? null
+      : () =>
+          void (shownStatus === 'new' || shownStatus === 'draft'
+            ? actions.draft()
+            : shownStatus === 'pending' || later === (shownStatus === 'scheduled')
+              ? actions.update()
+              : mayPublish && actions.publish()),
+  );
+
   const reload = async () => {
     if (!loaded) return;
     setLoading(true);
@@ -590,7 +609,7 @@ export function PostEditor({ id }: { id: number | null }) {
       <div class="screen-head">
         <h1 id="editor-title">{id === null && !loaded ? t('editor.new') : t('editor.edit')}</h1>
         <p class="save-state" aria-live="polite">
-          <span class={`status status-${status}`}>{t(`posts.status.${status}` as MessageKey)}</span>{' '}
+          <span class={`status status-${status}`}>{t(`post.status.${status}` as MessageKey)}</span>{' '}
           {trouble
             ? t('editor.trouble.state')
             : saving
@@ -658,6 +677,11 @@ export function PostEditor({ id }: { id: number | null }) {
           <blockquote class="review-note-text">{review.note}</blockquote>
         </section>
       )}
+      {!mayUpdate && (
+        <p class="notice" role="status">
+          {t('editor.readonly')}
+        </p>
+      )}
 
       <div class="editor-grid">
         <div class="editor-main">
@@ -685,6 +709,9 @@ export function PostEditor({ id }: { id: number | null }) {
               {...(can.upload_media ? { pickImage } : {})}
             />
             {fieldError('content')}
+            <p class="word-count help">
+              {wordCountText(current.content)} · {t('editor.shortcuts')}
+            </p>
             <label for="post-excerpt">{t('editor.excerpt')}</label>
             <textarea
               id="post-excerpt"
@@ -726,12 +753,12 @@ export function PostEditor({ id }: { id: number | null }) {
               </>
             )}
             <div class="actions">
-              {(status === 'new' || status === 'draft') && (
+              {(status === 'new' || status === 'draft') && mayUpdate && (
                 <button type="button" onClick={() => void actions.draft()} disabled={saving}>
                   {t('editor.save_draft')}
                 </button>
               )}
-              {(status === 'new' || status === 'draft') && can.publish_posts && (
+              {(status === 'new' || status === 'draft') && mayPublish && (
                 <button
                   type="button"
                   class="primary"
@@ -741,29 +768,31 @@ export function PostEditor({ id }: { id: number | null }) {
                   {later ? t('editor.schedule') : t('editor.publish')}
                 </button>
               )}
-              {(status === 'new' || status === 'draft') && !can.publish_posts && (
+              {(status === 'new' || status === 'draft') && !mayPublish && mayUpdate && (
                 <button type="button" class="primary" onClick={() => void actions.submit()} disabled={saving}>
                   {t('editor.submit')}
                 </button>
               )}
-              {(status === 'published' || status === 'scheduled') && (
+              {(status === 'published' || status === 'scheduled') && mayUpdate && (
                 <>
-                  <button
-                    type="button"
-                    class="primary"
-                    onClick={() =>
-                      void (later !== (status === 'scheduled') ? actions.publish() : actions.update())
-                    }
-                    disabled={saving}
-                  >
-                    {t('editor.update')}
-                  </button>
+                  {mayPublish && (
+                    <button
+                      type="button"
+                      class="primary"
+                      onClick={() =>
+                        void (later !== (status === 'scheduled') ? actions.publish() : actions.update())
+                      }
+                      disabled={saving}
+                    >
+                      {t('editor.update')}
+                    </button>
+                  )}
                   <button type="button" onClick={() => void actions.unpublish()} disabled={saving}>
                     {t('editor.unpublish')}
                   </button>
                 </>
               )}
-              {status === 'pending' && (
+              {status === 'pending' && mayUpdate && (
                 <button type="button" onClick={() => void actions.update()} disabled={saving}>
                   {t('editor.save')}
                 </button>
@@ -805,7 +834,7 @@ export function PostEditor({ id }: { id: number | null }) {
                 {dirty && !autosaves && <span class="help"> {t('editor.preview.saved_only')}</span>}
               </p>
             )}
-            {loaded && (
+            {loaded && (postCan?.delete ?? true) && (
               <button type="button" class="danger" onClick={() => void actions.remove()}>
                 {t('editor.delete')}
               </button>

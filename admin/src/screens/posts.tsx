@@ -1,13 +1,16 @@
 // Posts: the website's posts the editor may see, by status (with counts), searchable, filtered by a
 // category or tag, sorted, page by page; rows chosen with their checkboxes take one action together
 // (publish, unpublish, delete, move to another website) through API v2's bulk call, which applies
-// each post's own rules and says what happened to each. Titles open the post's editor.
+// each post's own rules and says what happened to each. Titles open the post's editor. The filters
+// live in the address (`?status=&q=&tag=&author=&sort=&page=`): a bookmark or a shared link opens the
+// same list, Back returns to the one before. Each row's `can` (API v2, the policy's answer) decides
+// which rows may be chosen and which actions are offered for them (issue 34 #19).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
 import { PanelLink, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
-import { follow } from '../nav.js';
+import { follow, navigate, onNavigate } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
 
 const STATUSES = ['any', 'draft', 'pending', 'published', 'scheduled'] as const;
@@ -23,7 +26,49 @@ interface Row {
   status?: string;
   updated_at?: string;
   author?: { id: number; name: string } | null;
+  can?: { update: boolean; publish: boolean; delete: boolean };
 }
+
+/** The list's filters as the address holds them (unknown values: the defaults). */
+interface Filters {
+  status: Status;
+  query: string;
+  sort: Sort;
+  tag: string;
+  author: string;
+  page: number;
+}
+function filtersOf(search: string): Filters {
+  const params = new URLSearchParams(search);
+  const status = params.get('status') ?? '';
+  const sort = params.get('sort') ?? '';
+  const tag = params.get('tag') ?? '';
+  const author = params.get('author') ?? '';
+  const page = Number(params.get('page'));
+  return {
+    status: (STATUSES as readonly string[]).includes(status) ? (status as Status) : 'any',
+    query: (params.get('q') ?? '').slice(0, 100),
+    sort: (SORTS as readonly string[]).includes(sort) ? (sort as Sort) : '-updated_at',
+    tag: /^\d{1,15}$/.test(tag) ? tag : '',
+    author: /^\d{1,15}$/.test(author) ? author : '',
+    page: Number.isInteger(page) && page > 1 ? page : 1,
+  };
+}
+function addressOf(filters: Filters): string {
+  const params = new URLSearchParams();
+  if (filters.status !== 'any') params.set('status', filters.status);
+  if (filters.query) params.set('q', filters.query);
+  if (filters.tag) params.set('tag', filters.tag);
+  if (filters.author) params.set('author', filters.author);
+  if (filters.sort !== '-updated_at') params.set('sort', filters.sort);
+  if (filters.page > 1) params.set('page', String(filters.page));
+  const search = params.toString();
+  return search ? `/admin/posts?${search}` : '/admin/posts';
+}
+
+/** Which bulk actions a row's `can` allows. */
+const allows = (row: Row, action: BulkAction): boolean =>
+  action === 'publish' ? !!row.can?.publish : action === 'delete' ? !!row.can?.delete : !!row.can?.update;
 interface TagNode {
   id: number;
   name: string;
@@ -36,15 +81,20 @@ const flatten = (nodes: TagNode[]): TagNode[] => nodes.flatMap((node) => [node, 
 export function PostsScreen() {
   const me = useMe();
   const can = useAbilities();
-  const [status, setStatus] = useState<Status>('any');
-  const [query, setQuery] = useState('');
-  const [sort, setSort] = useState<Sort>('-updated_at');
-  const [tag, setTag] = useState('');
-  const [author, setAuthor] = useState('');
+  const [search, setSearch] = useState(location.search);
+  useEffect(() => onNavigate(() => setSearch(location.search)), []);
+  const filters = filtersOf(search);
+  const { status, query, sort, tag, author, page } = filters;
+  /** A change of filters is a new address (a step Back returns from); any change but the page's starts at page 1. */
+  const show = (changes: Partial<Filters>) => {
+    const next = { ...filters, page: 1, ...changes };
+    const address = addressOf(next);
+    if (address !== location.pathname + location.search) navigate(address);
+  };
+  const setPage = (next: number) => show({ page: next });
   // Authors to filter by: the user, and the writers the lists have shown so far.
   const [authors, setAuthors] = useState<Map<number, string>>(() => new Map([[me.id, me.name]]));
   const [tags, setTags] = useState<TagNode[]>([]);
-  const [page, setPage] = useState(1);
   const [rows, setRows] = useState<Row[] | null>(null);
   const [pages, setPages] = useState(1);
   const [counts, setCounts] = useState<Partial<Record<Status, number>>>({});
@@ -83,7 +133,7 @@ export function PostsScreen() {
             per_page: PER_PAGE,
             sort,
             include: 'author',
-            fields: 'id,title,status,updated_at,author',
+            fields: 'id,title,status,updated_at,author,can',
             ...(query ? { q: query } : {}),
             filter: { status, ...(tag ? { tag } : {}), ...(author ? { author: Number(author) } : {}) },
           },
@@ -128,10 +178,7 @@ export function PostsScreen() {
     ).then((entries) => setCounts(Object.fromEntries(entries)));
   }, [query, tag, author, reloads]);
 
-  const choose = (next: Status) => {
-    setStatus(next);
-    setPage(1);
-  };
+  const choose = (next: Status) => show({ status: next });
   const toggle = (id: number, on: boolean) =>
     setChosen((current) => {
       const next = new Set(current);
@@ -139,16 +186,25 @@ export function PostsScreen() {
       else next.delete(id);
       return next;
     });
-  const ids = (rows ?? []).map((row) => row.id!);
+  // Only rows the user may do something to can be chosen; only actions some chosen row allows are offered.
+  const ids = (rows ?? []).filter((row) => row.can?.update || row.can?.delete).map((row) => row.id!);
+  const chosenRows = (rows ?? []).filter((row) => chosen.has(row.id!));
+  const offered = (['publish', 'unpublish', 'delete', 'move'] as const).filter(
+    (name) => (name !== 'move' || websites.length > 1) && chosenRows.some((row) => allows(row, name)),
+  );
+  const chosenAction = offered.includes(action) ? action : (offered[0] ?? action);
   const allChosen = ids.length > 0 && ids.every((id) => chosen.has(id));
 
   const apply = async (event: Event) => {
     event.preventDefault();
-    if (chosen.size === 0) return;
-    if (action === 'delete' && !confirm(t('posts.bulk.delete.confirm', { n: chosen.size }))) return;
+    const action = chosenAction;
+    // The rows this action is for (the others chosen are left as they are).
+    const targets = chosenRows.filter((row) => allows(row, action)).map((row) => row.id!);
+    if (targets.length === 0) return;
+    if (action === 'delete' && !confirm(t('posts.bulk.delete.confirm', { n: targets.length }))) return;
     const { data, error: problem } = await api.POST('/api/v2/posts/bulk', {
       body: {
-        ids: [...chosen],
+        ids: targets,
         action,
         ...(action === 'move' ? { website_ids: [Number(target)] } : {}),
       },
@@ -180,21 +236,12 @@ export function PostsScreen() {
         <SearchForm
           id="post-search"
           label={t('posts.search')}
-          onSearch={(words) => {
-            setQuery(words);
-            setPage(1);
-          }}
+          initial={query}
+          onSearch={(words) => show({ query: words })}
         />
         <div class="inline-field">
           <label for="post-tag">{t('posts.filter.tag')}</label>
-          <select
-            id="post-tag"
-            value={tag}
-            onChange={(event) => {
-              setTag(event.currentTarget.value);
-              setPage(1);
-            }}
-          >
+          <select id="post-tag" value={tag} onChange={(event) => show({ tag: event.currentTarget.value })}>
             <option value="">{t('posts.filter.tag.any')}</option>
             {tags.map((node) => (
               <option key={node.id} value={String(node.id)}>
@@ -208,10 +255,7 @@ export function PostsScreen() {
           <select
             id="post-author"
             value={author}
-            onChange={(event) => {
-              setAuthor(event.currentTarget.value);
-              setPage(1);
-            }}
+            onChange={(event) => show({ author: event.currentTarget.value })}
           >
             <option value="">{t('posts.filter.tag.any')}</option>
             {[...authors].map(([id, name]) => (
@@ -226,7 +270,7 @@ export function PostsScreen() {
           <select
             id="post-sort"
             value={sort}
-            onChange={(event) => setSort(event.currentTarget.value as Sort)}
+            onChange={(event) => show({ sort: event.currentTarget.value as Sort })}
           >
             {SORTS.map((name) => (
               <option key={name} value={name}>
@@ -253,7 +297,7 @@ export function PostsScreen() {
       <p class="notice" role="status">
         {notice}
       </p>
-      {chosen.size > 0 && (
+      {chosen.size > 0 && offered.length > 0 && (
         <form class="bulk" onSubmit={(event) => void apply(event)} aria-label={t('posts.bulk')}>
           <span>{t('posts.bulk.chosen', { n: chosen.size })}</span>
           <label for="bulk-action" class="visually-hidden">
@@ -261,15 +305,16 @@ export function PostsScreen() {
           </label>
           <select
             id="bulk-action"
-            value={action}
+            value={chosenAction}
             onChange={(event) => setAction(event.currentTarget.value as BulkAction)}
           >
-            <option value="publish">{t('posts.bulk.publish')}</option>
-            <option value="unpublish">{t('posts.bulk.unpublish')}</option>
-            <option value="delete">{t('posts.bulk.delete')}</option>
-            {websites.length > 1 && <option value="move">{t('posts.bulk.move')}</option>}
+            {offered.map((name) => (
+              <option key={name} value={name}>
+                {t(`posts.bulk.${name}`)}
+              </option>
+            ))}
           </select>
-          {action === 'move' && (
+          {chosenAction === 'move' && (
             <>
               <label for="bulk-target" class="visually-hidden">
                 {t('posts.bulk.target')}
@@ -322,19 +367,21 @@ export function PostsScreen() {
             {rows.map((row) => (
               <tr key={row.id} data-post={row.id}>
                 <td class="pick">
-                  <input
-                    type="checkbox"
-                    aria-label={t('posts.bulk.one', { title: row.title || t('posts.untitled') })}
-                    checked={chosen.has(row.id!)}
-                    onChange={(event) => toggle(row.id!, event.currentTarget.checked)}
-                  />
+                  {(row.can?.update || row.can?.delete) && (
+                    <input
+                      type="checkbox"
+                      aria-label={t('posts.bulk.one', { title: row.title || t('posts.untitled') })}
+                      checked={chosen.has(row.id!)}
+                      onChange={(event) => toggle(row.id!, event.currentTarget.checked)}
+                    />
+                  )}
                 </td>
                 <td data-label={t('posts.column.title')}>
                   <PanelLink to={`/admin/posts/${row.id}`}>{row.title || t('posts.untitled')}</PanelLink>
                 </td>
                 <td data-label={t('posts.column.status')}>
                   <span class={`status status-${row.status}`}>
-                    {t(`posts.status.${row.status}` as MessageKey)}
+                    {t(`post.status.${row.status}` as MessageKey)}
                   </span>
                 </td>
                 <td data-label={t('posts.column.author')}>{row.author?.name ?? ''}</td>

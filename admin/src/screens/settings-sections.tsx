@@ -9,31 +9,64 @@ import { Message, Notices } from '../widgets.js';
 import type { components } from '../../../clients/typescript/schema.js';
 
 type Switch = components['schemas']['ApiSwitch'];
-type Field = { key: string; kind: 'text' | 'number' | 'flag' };
+/**
+ * A setting's field. A `choice` is a select among the values the server accepts (it refuses others:
+ * 422), showing the value in effect: `fallback` when the setting is unset or holds another value.
+ */
+export type Field =
+  | { key: string; kind: 'text' | 'number' | 'flag' }
+  | { key: string; kind: 'choice'; choices: readonly string[]; fallback: string };
 
 const textOf = problemText;
+
+/**
+ * Every place that shows settings shows their current value: a save anywhere on the screen tells the
+ * others what the server now holds (the event's detail: every setting), so none shows a stale value.
+ */
+const SETTINGS_CHANGED = 'folio:settings-changed';
+export function announceSettings(values: Record<string, string>): void {
+  dispatchEvent(new CustomEvent(SETTINGS_CHANGED, { detail: values }));
+}
+/** Calls `apply` with every setting after any save on the screen. */
+export function useSettingsChanges(apply: (values: Record<string, string>) => void): void {
+  useEffect(() => {
+    const listener = (event: Event) => apply((event as CustomEvent<Record<string, string>>).detail);
+    addEventListener(SETTINGS_CHANGED, listener);
+    return () => removeEventListener(SETTINGS_CHANGED, listener);
+  }, []);
+}
 const isOn = (value: string | undefined) => value === '1' || value === 'true';
 
 /** A titled group of settings with one Save. */
 export function SettingsSection({ id, title, fields }: { id: string; title: string; fields: Field[] }) {
   const [values, setValues] = useState<Record<string, string> | null>(null);
+  // The value in effect of a setting nobody set: shown as its value, marked "default".
+  const [defaults, setDefaults] = useState<Record<string, string>>({});
   const [edited, setEdited] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
   useEffect(() => {
-    void api.GET('/api/v2/settings').then(({ data }) => setValues(data?.data ?? {}));
+    void api.GET('/api/v2/settings').then(({ data }) => {
+      setDefaults(data?.meta.defaults ?? {});
+      setValues(data?.data ?? {});
+    });
   }, []);
+  useSettingsChanges(setValues);
   const save = async (event: Event) => {
     event.preventDefault();
     const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: edited });
     if (problem) return setError(textOf(problem));
     setError('');
-    setValues(data.data);
     setEdited({});
+    announceSettings(data.data);
     setNotice(t('system.settings.saved', { n: Object.keys(edited).length }));
   };
   if (values === null) return null;
-  const valueOf = (key: string) => edited[key] ?? values[key] ?? '';
+  const valueOf = (key: string) => edited[key] ?? values[key] ?? defaults[key] ?? '';
+  const byDefault = (key: string) =>
+    edited[key] === undefined && values[key] === undefined && defaults[key] !== undefined ? (
+      <span class="help"> {t('settings.is_default')}</span>
+    ) : null;
   return (
     <form
       class="settings-section"
@@ -44,6 +77,32 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
       {fields.map((field) => {
         const label = t(`settings.field.${field.key}` as MessageKey);
         const inputId = `setting-field-${field.key}`;
+        if (field.kind === 'choice') {
+          const stored = (edited[field.key] ?? values[field.key] ?? '').trim().toLowerCase();
+          const inEffect = field.choices.includes(stored) ? stored : field.fallback;
+          return (
+            <div key={field.key} class="inline-field" data-setting-field={field.key}>
+              <label for={inputId}>
+                {label} <code class="help">{field.key}</code>
+                {byDefault(field.key)}
+              </label>
+              <select
+                id={inputId}
+                value={inEffect}
+                onChange={(event) => setEdited({ ...edited, [field.key]: event.currentTarget.value })}
+              >
+                {field.choices.map((choice) => (
+                  <option key={choice} value={choice}>
+                    {t(`settings.${field.key}.${choice}` as MessageKey)}
+                  </option>
+                ))}
+              </select>
+              {stored !== '' && stored !== inEffect && (
+                <p class="help">{t('settings.default', { value: field.fallback })}</p>
+              )}
+            </div>
+          );
+        }
         return field.kind === 'flag' ? (
           <label key={field.key} class="check" data-setting-field={field.key}>
             <input
@@ -54,11 +113,13 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
               }
             />{' '}
             {label} <code class="help">{field.key}</code>
+            {byDefault(field.key)}
           </label>
         ) : (
           <div key={field.key} class="inline-field" data-setting-field={field.key}>
             <label for={inputId}>
               {label} <code class="help">{field.key}</code>
+              {byDefault(field.key)}
             </label>
             <input
               id={inputId}

@@ -7,7 +7,14 @@ import { t } from '../i18n.js';
 import { Message, PanelLink } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
-import { ApiSwitches, MailTest, SettingsSection } from './settings-sections.js';
+import {
+  announceSettings,
+  ApiSwitches,
+  MailTest,
+  SettingsSection,
+  useSettingsChanges,
+} from './settings-sections.js';
+import type { Field } from './settings-sections.js';
 
 /** A setting shown as a toggle: the API switches and other on/off flags. */
 const isSwitch = (key: string, value: string) =>
@@ -56,13 +63,14 @@ function Settings() {
   useEffect(() => {
     void api.GET('/api/v2/settings').then(({ data }) => setSettings(data?.data ?? {}));
   }, []);
+  useSettingsChanges(setSettings);
   const save = async (changes: Record<string, string>) => {
     setError('');
     const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: changes });
     if (problem)
       return setError(Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title);
-    setSettings(data.data);
     setEdited({});
+    announceSettings(data.data);
     setNotice(t('system.settings.saved', { n: Object.keys(changes).length }));
   };
   if (settings === null) return <p>{t('app.loading')}</p>;
@@ -196,7 +204,7 @@ function Updates() {
 const SECTIONS: Array<{
   id: string;
   title: MessageKey;
-  fields: Array<{ key: string; kind: 'text' | 'number' | 'flag' }>;
+  fields: Field[];
 }> = [
   {
     id: 'general',
@@ -222,7 +230,13 @@ const SECTIONS: Array<{
     title: 'settings.accounts',
     fields: [
       { key: 'enable_registration', kind: 'flag' },
-      { key: 'registration_role', kind: 'text' },
+      // The server's list (accounts.ts REGISTRATION_ROLES); another value is refused with a 422.
+      {
+        key: 'registration_role',
+        kind: 'choice',
+        choices: ['reader', 'contributor', 'author'],
+        fallback: 'reader',
+      },
       { key: 'session_lifetime', kind: 'number' },
       { key: 'password_reset_lifetime', kind: 'number' },
       { key: 'registration_confirm_lifetime', kind: 'number' },

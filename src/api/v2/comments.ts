@@ -28,8 +28,17 @@ const commentSchema = z
     status: z.enum(MODERATION_STATUSES),
     reports: z.int(),
     created_at: z.string(),
+    parent: z
+      .object({ id: z.int(), author_name: z.string().nullable(), content: z.string() })
+      .nullable()
+      .optional()
+      .describe('The comment this one answers (its content: sanitized HTML); null when none or deleted.'),
   })
   .meta({ id: 'Comment' });
+const countsSchema = z
+  .object({ pending: z.int(), reported: z.int(), spam: z.int(), approved: z.int() })
+  .describe('How many comments each tab of the queue holds.')
+  .meta({ id: 'CommentCounts' });
 
 const listQuery = z
   .object({
@@ -98,6 +107,15 @@ function shape(comment: ModeratedComment) {
     status: comment.status,
     reports: comment.reports,
     created_at: comment.createdAt,
+    ...(comment.parent === undefined
+      ? {}
+      : {
+          parent: comment.parent && {
+            id: comment.parent.id,
+            author_name: comment.parent.authorName,
+            content: comment.parent.content,
+          },
+        }),
   };
 }
 
@@ -110,17 +128,20 @@ export function registerCommentRoutes(router: V2Router, services: Services): voi
       'Newest first; `filter[status]=pending` is the moderation queue, `filter[reported]=true` the reported comments. Its editors and site admins.',
     tags: ['comments'],
     querystring: listQuery,
-    response: { 200: z.object({ data: z.array(commentSchema) }) },
+    response: { 200: z.object({ data: z.array(commentSchema), meta: z.object({ counts: countsSchema }) }) },
     handler: async (request) => {
       const query = queryOf(listQuery, request);
       const actor = await actorOf(services, request, query.filter?.website);
       if (actor.websiteId === null) throw notFound('No website is configured for this host.');
-      const comments = await services.commentModeration.listOn(actor, actor.websiteId, {
-        status: query.filter?.status,
-        reported: query.filter?.reported === 'true',
-        limit: query.per_page ?? 100,
-      });
-      return { data: comments.map(shape) };
+      const [comments, counts] = await Promise.all([
+        services.commentModeration.listOn(actor, actor.websiteId, {
+          status: query.filter?.status,
+          reported: query.filter?.reported === 'true',
+          limit: query.per_page ?? 100,
+        }),
+        services.commentModeration.countsOn(actor, actor.websiteId),
+      ]);
+      return { data: comments.map(shape), meta: { counts } };
     },
   });
 

@@ -7,10 +7,13 @@ import { createMenuInput, replaceMenuItemsInput, updateMenuInput } from '../../d
 import type { MenuWithItems } from '../../domain/menu-operations.js';
 import { MENU_ITEM_KINDS, MENU_TARGETS } from '../../domain/menus.js';
 import type { Menu, MenuTreeItem } from '../../domain/menus.js';
+import type { Actor } from '../../domain/policy.js';
+import type { ContentAbilities } from '../../domain/resource-abilities.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
 import { createOnce, etagOf, idOf, idParams, ifMatchVersion, notModified, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
+import { contentCanSchema } from './schemas.js';
 
 const itemFields = {
   id: z.int(),
@@ -57,12 +60,15 @@ const menuFields = {
   updated_at: z
     .string()
     .describe('The menu\u2019s version (its ETag): any change of it or its items moves it.'),
+  can: contentCanSchema
+    .optional()
+    .describe('What the caller may do to it: rename, rebuild, delete (issue 34 #19).'),
 };
 export const menuSummarySchema = z.object(menuFields).meta({ id: 'MenuSummary' });
 export const menuSchema = z.object({ ...menuFields, items: z.array(menuItemSchema) }).meta({ id: 'Menu' });
 const one = z.object({ data: menuSchema });
 
-function summaryJson(menu: Menu) {
+function summaryJson(menu: Menu, can?: ContentAbilities) {
   return {
     id: menu.id,
     website_id: menu.websiteId,
@@ -70,6 +76,7 @@ function summaryJson(menu: Menu) {
     name: menu.name,
     created_at: menu.createdAt,
     updated_at: menu.updatedAt,
+    ...(can ? { can } : {}),
   };
 }
 
@@ -89,15 +96,10 @@ function itemJson(item: MenuTreeItem): MenuItemTree {
   };
 }
 
-const menuJson = (menu: MenuWithItems) => ({ ...summaryJson(menu), items: menu.items.map(itemJson) });
-
-/** The menu with its ETag; a 304 when the request's If-None-Match names it. */
-function answer(request: FastifyRequest, reply: FastifyReply, menu: MenuWithItems, status = 200) {
-  const etag = etagOf(menu.updatedAt);
-  reply.header('etag', etag);
-  if (status === 200 && request.method === 'GET' && notModified(request, etag)) return reply.code(304).send();
-  return reply.code(status).send({ data: menuJson(menu) });
-}
+const menuJson = (menu: MenuWithItems, can?: ContentAbilities) => ({
+  ...summaryJson(menu, can),
+  items: menu.items.map(itemJson),
+});
 
 const websiteParams = z.object({ id: idParams.shape.id.describe('The website\u2019s id.') });
 const handleParams = z.object({
@@ -110,6 +112,15 @@ const ifMatchNote = '`If-Match` (its ETag or `updated_at`): 412 when the menu ch
 export function registerMenuRoutes(router: V2Router, services: Services): void {
   const ops = services.menuOps;
 
+  /** The menu with its ETag and what the caller may do to it; a 304 when If-None-Match names it. */
+  async function answer(request: FastifyRequest, reply: FastifyReply, actor: Actor, menu: MenuWithItems) {
+    const etag = etagOf(menu.updatedAt);
+    reply.header('etag', etag);
+    if (request.method === 'GET' && notModified(request, etag)) return reply.code(304).send();
+    const [can] = await services.abilities.ofMenus(actor, [menu]);
+    return reply.code(200).send({ data: menuJson(menu, can) });
+  }
+
   router.route({
     method: 'GET',
     url: '/websites/:id/menus',
@@ -119,8 +130,10 @@ export function registerMenuRoutes(router: V2Router, services: Services): void {
     params: websiteParams,
     response: { 200: z.object({ data: z.array(menuSummarySchema) }) },
     handler: async (request) => {
-      const menus = await ops.list(await actorOf(services, request), idOf(request));
-      return { data: menus.map(summaryJson) };
+      const actor = await actorOf(services, request);
+      const menus = await ops.list(actor, idOf(request));
+      const cans = await services.abilities.ofMenus(actor, menus);
+      return { data: menus.map((menu, index) => summaryJson(menu, cans[index])) };
     },
   });
 
@@ -141,7 +154,7 @@ export function registerMenuRoutes(router: V2Router, services: Services): void {
       return createOnce(services, request, reply, {
         scope: `api.v2.menus.create:${idOf(request)}`,
         create: () => ops.create(actor, idOf(request), request.body),
-        json: menuJson,
+        json: (menu) => menuJson(menu),
         location: (id) => `/api/v2/menus/${id}`,
       });
     },
@@ -158,8 +171,9 @@ export function registerMenuRoutes(router: V2Router, services: Services): void {
     handler: async (request, reply) => {
       const { handle } = request.params as { handle: string };
       const { locale } = queryOf(showQuery, request);
-      const menu = await ops.showByHandle(await actorOf(services, request), idOf(request), handle, locale);
-      return answer(request, reply, menu);
+      const actor = await actorOf(services, request);
+      const menu = await ops.showByHandle(actor, idOf(request), handle, locale);
+      return answer(request, reply, actor, menu);
     },
   });
 
@@ -174,7 +188,8 @@ export function registerMenuRoutes(router: V2Router, services: Services): void {
     response: { 200: one },
     handler: async (request, reply) => {
       const { locale } = queryOf(showQuery, request);
-      return answer(request, reply, await ops.show(await actorOf(services, request), idOf(request), locale));
+      const actor = await actorOf(services, request);
+      return answer(request, reply, actor, await ops.show(actor, idOf(request), locale));
     },
   });
 
@@ -190,7 +205,7 @@ export function registerMenuRoutes(router: V2Router, services: Services): void {
     handler: async (request, reply) => {
       const actor = await actorOf(services, request);
       const menu = await ops.update(actor, idOf(request), request.body, ifMatchVersion(request));
-      return answer(request, reply, menu);
+      return answer(request, reply, actor, menu);
     },
   });
 
@@ -223,7 +238,7 @@ export function registerMenuRoutes(router: V2Router, services: Services): void {
     handler: async (request, reply) => {
       const actor = await actorOf(services, request);
       const menu = await ops.replaceItems(actor, idOf(request), request.body, ifMatchVersion(request));
-      return answer(request, reply, menu);
+      return answer(request, reply, actor, menu);
     },
   });
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createPageInput, updatePageInput } from '../../domain/page-operations.js';
 import { PAGE_STATUSES } from '../../domain/pages.js';
 import type { Page } from '../../domain/pages.js';
+import type { ContentAbilities } from '../../domain/resource-abilities.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
@@ -22,6 +23,7 @@ import {
 } from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
+import { contentCanSchema } from './schemas.js';
 
 const pageSchema = z
   .object({
@@ -32,15 +34,20 @@ const pageSchema = z
     type: z.string(),
     template: z.string().nullable(),
     status: z.enum(PAGE_STATUSES),
+    meta_title: z.string().nullable().describe('For search engines; null: the title.'),
+    meta_description: z.string().nullable().describe('For search engines; null: the start of the content.'),
     author_id: z.int().nullable(),
     website_ids: z.array(z.int()).describe('Empty: every website.'),
     translations: z.record(z.string(), z.record(z.string(), z.string())),
     created_at: z.string(),
     updated_at: z.string(),
+    can: contentCanSchema
+      .optional()
+      .describe('What the caller may do to it: change (and publish), delete (issue 34 #19).'),
   })
   .meta({ id: 'Page' });
 
-function pageJson(page: Page) {
+function pageJson(page: Page, can?: ContentAbilities) {
   return {
     id: page.id,
     title: page.title,
@@ -49,11 +56,14 @@ function pageJson(page: Page) {
     type: page.type,
     template: page.template,
     status: page.status as (typeof PAGE_STATUSES)[number],
+    meta_title: page.metaTitle,
+    meta_description: page.metaDescription,
     author_id: page.authorId,
     website_ids: page.websiteIds,
     translations: page.translations,
     created_at: page.createdAt,
     updated_at: page.updatedAt,
+    ...(can ? { can } : {}),
   };
 }
 
@@ -97,8 +107,9 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
         page: page.page,
         perPage: page.perPage,
       });
+      const cans = await services.abilities.ofPages(actor, result.items);
       return {
-        data: result.items.map(pageJson),
+        data: result.items.map((item, index) => pageJson(item, cans[index])),
         meta: { pagination: paginate(request, reply, page, result.total) },
       };
     },
@@ -113,11 +124,13 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
     params: idParams,
     response: { 200: one },
     handler: async (request, reply) => {
-      const page = await ops.show(await actorOf(services, request), idOf(request));
+      const actor = await actorOf(services, request);
+      const page = await ops.show(actor, idOf(request));
       const etag = etagOf(page.updatedAt);
       reply.header('etag', etag);
       if (notModified(request, etag)) return reply.code(304).send();
-      return { data: pageJson(page) };
+      const [can] = await services.abilities.ofPages(actor, [page]);
+      return { data: pageJson(page, can) };
     },
   });
 
@@ -136,7 +149,7 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
       return createOnce(services, request, reply, {
         scope: 'api.v2.pages.create',
         create: () => ops.create(actor, request.body),
-        json: pageJson,
+        json: (page) => pageJson(page),
         location: (id) => `/api/v2/pages/${id}`,
       });
     },
@@ -155,7 +168,8 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
       const actor = await actorOf(services, request);
       const page = await ops.update(actor, idOf(request), request.body, ifMatchVersion(request));
       reply.header('etag', etagOf(page.updatedAt));
-      return { data: pageJson(page) };
+      const [can] = await services.abilities.ofPages(actor, [page]);
+      return { data: pageJson(page, can) };
     },
   });
 

@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
+import type { Actor } from '../../domain/policy.js';
 import type { AnswerView, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import {
   bulkPostInput,
@@ -15,6 +16,7 @@ import {
 } from '../../domain/posts/index.js';
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
 import { normalizeLocale } from '../../domain/translations.js';
+import type { PostAbilities } from '../../domain/resource-abilities.js';
 import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
@@ -52,6 +54,7 @@ const LIST_FIELDS = [
   'updated_at',
   'tags',
   'author',
+  'can',
 ];
 const DETAIL_FIELDS = [
   ...LIST_FIELDS,
@@ -227,12 +230,24 @@ interface ListRequest {
 }
 const listRequests = new Map<string, ListRequest>();
 /**
- * The last answer made from each cached page, with the URL it answered (the URL fixes everything else
- * that goes into it: fields, locale, includes, the page links) and its Link header, as bytes:
- * encoding a 30 KB text per request (twice: its length, then the write) was a tenth of a list's cost.
+ * The answers made from each cached page, by the URL they answered (the URL fixes everything else
+ * that goes into it: fields, locale, includes, the page links) and the caller's `can` of each post
+ * (issue 34 #19: the page is the same for every caller, what they may do to its posts is not, so an
+ * answer is reused only for a caller with the same abilities on every post of it), with its Link
+ * header, as bytes: encoding a 30 KB text per request (twice: its length, then the write) was a tenth
+ * of a list's cost. A few variants per page (callers of different roles) are kept.
  */
-const listAnswers = new WeakMap<object, { url: string; body: Buffer; link: string }>();
+const listAnswers = new WeakMap<object, Map<string, { body: Buffer; link: string }>>();
 const postAnswers = new WeakMap<object, { variant: string; body: Buffer }>();
+const LIST_VARIANTS = 8;
+
+/** A post's abilities in a few characters, for the answer caches' keys. */
+const canKey = (can: PostAbilities) =>
+  String((can.update ? 4 : 0) + (can.publish ? 2 : 0) + (can.delete ? 1 : 0));
+
+/** Whether `?fields=` leaves `can` in (absent: every field). */
+const wantsCan = (fields: string | undefined) =>
+  fields === undefined || fields === '' || fields.split(',').some((field) => field.trim() === 'can');
 
 export function registerPostRoutes(router: V2Router, services: Services): void {
   const ops = services.postOps;
@@ -249,9 +264,13 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     size: (post) => 256 + (post.content.length + JSON.stringify(post.translations).length) * 3,
   };
 
-  const answerPost = (reply: FastifyReply, post: PostDetail, status = 200) => {
+  /** What the caller may do to each post (the policy's answers, from the facts already read). */
+  const abilitiesOf = (actor: Actor, posts: readonly PostSummary[]) =>
+    services.abilities.ofPosts(actor, posts);
+  const answerPost = async (reply: FastifyReply, actor: Actor, post: PostDetail, status = 200) => {
+    const [can] = await abilitiesOf(actor, [post]);
     reply.header('etag', etagOf(post.updatedAt));
-    return reply.code(status).send({ data: detailJson(post, new Set(INCLUDES), undefined) });
+    return reply.code(status).send({ data: { ...detailJson(post, new Set(INCLUDES), undefined), can } });
   };
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
@@ -294,8 +313,12 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
         authorId: query.filter?.author,
         thenBy,
       });
-      let text = listAnswers.get(answer);
-      if (text?.url !== request.url) {
+      const cans = wantsCan(query.fields) ? await abilitiesOf(actor, answer.items) : null;
+      const variant = cans === null ? request.url : `${request.url}\n${cans.map(canKey).join('')}`;
+      let variants = listAnswers.get(answer);
+      if (!variants) listAnswers.set(answer, (variants = new Map<string, { body: Buffer; link: string }>()));
+      let text = variants.get(variant);
+      if (!text) {
         const next = nextPostCursor(listed, answer);
         const pagination =
           query.cursor === undefined
@@ -303,17 +326,18 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
             : paginateByCursor(request, reply, page.perPage, answer.total, next);
         const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
         const translations = locale === undefined ? null : await ops.translationsOf(answer.items);
-        const items = answer.items.map((post) => {
+        const items = answer.items.map((post, index) => {
           const map = translations?.get(post.id);
           const inLocale = map && {
             title: map.title?.[locale!],
             excerpt: map.excerpt?.[locale!],
             content: map.content?.[locale!],
           };
-          return summaryJson(post, include, inLocale);
+          const json = summaryJson(post, include, inLocale);
+          if (cans) json.can = cans[index];
+          return json;
         });
         text = {
-          url: request.url,
           link: String(reply.getHeader('link')),
           body: Buffer.from(
             JSON.stringify({
@@ -322,7 +346,8 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
             }),
           ),
         };
-        listAnswers.set(answer, text);
+        if (variants.size >= LIST_VARIANTS) variants.delete(variants.keys().next().value!);
+        variants.set(variant, text);
       } else {
         reply.header('link', text.link);
       }
@@ -372,15 +397,19 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     response: { 200: postOneSchema },
     handler: async (request, reply) => {
       const query = queryOf(showQuery, request);
-      const post = await ops.show(await actorOf(services, request), idOf(request), showView);
+      const actor = await actorOf(services, request);
+      const post = await ops.show(actor, idOf(request), showView);
       const etag = etagOf(post.updatedAt);
       reply.header('etag', etag);
       if (notModified(request, etag)) return reply.code(304).send();
-      const variant = `${query.include ?? ''}|${query.fields ?? ''}|${query.locale ?? ''}`;
+      // `can` is the caller's (issue 34 #19): part of the variant, never served to another caller.
+      const [can] = wantsCan(query.fields) ? await abilitiesOf(actor, [post]) : [];
+      const variant = `${query.include ?? ''}|${query.fields ?? ''}|${query.locale ?? ''}|${can ? canKey(can) : ''}`;
       let answer = postAnswers.get(post);
       if (answer?.variant !== variant) {
         const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
         const json = detailJson(post, includesOf(query.include), locale);
+        if (can) json.can = can;
         const data = selectFields([json], query.fields, DETAIL_FIELDS)[0];
         answer = { variant, body: Buffer.from(JSON.stringify({ data })) };
         postAnswers.set(post, answer);
@@ -421,10 +450,11 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     body: updateBody,
     response: { 200: postOneSchema },
     handler: async (request, reply) => {
-      const post = await ops.update(await actorOf(services, request), idOf(request), request.body as Json, {
+      const actor = await actorOf(services, request);
+      const post = await ops.update(actor, idOf(request), request.body as Json, {
         ifVersion: ifMatchVersion(request),
       });
-      return answerPost(reply, post);
+      return answerPost(reply, actor, post);
     },
   });
 
@@ -453,8 +483,10 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     tags: ['review'],
     params: idParams,
     response: { 200: postOneSchema },
-    handler: async (request, reply) =>
-      answerPost(reply, await ops.submit(await actorOf(services, request), idOf(request))),
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      return answerPost(reply, actor, await ops.submit(actor, idOf(request)));
+    },
   });
 
   const approveBody = z
@@ -469,11 +501,10 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     params: idParams,
     body: approveBody,
     response: { 200: postOneSchema },
-    handler: async (request, reply) =>
-      answerPost(
-        reply,
-        await ops.approve(await actorOf(services, request), idOf(request), request.body ?? {}),
-      ),
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      return answerPost(reply, actor, await ops.approve(actor, idOf(request), request.body ?? {}));
+    },
   });
 
   const returnBody = z
@@ -488,8 +519,10 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     params: idParams,
     body: returnBody,
     response: { 200: postOneSchema },
-    handler: async (request, reply) =>
-      answerPost(reply, await ops.sendBack(await actorOf(services, request), idOf(request), request.body)),
+    handler: async (request, reply) => {
+      const actor = await actorOf(services, request);
+      return answerPost(reply, actor, await ops.sendBack(actor, idOf(request), request.body));
+    },
   });
 
   router.route({

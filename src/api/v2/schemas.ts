@@ -10,6 +10,25 @@ export const POST_V2_STATUSES = ['draft', 'pending', 'published', 'scheduled'] a
 
 export const postTagSchema = z.object({ id: id(), name: z.string(), type: z.string().optional() });
 
+/**
+ * What the caller may do to one post (issue 34 #19), from the policy: faces offer only these actions
+ * (the operations still check every write). Depends on the caller, never cached across callers.
+ */
+export const postCanSchema = z
+  .object({
+    update: z.boolean().describe('Change it (and unpublish it: back to draft).'),
+    publish: z.boolean().describe('Make it public: publish or schedule it.'),
+    delete: z.boolean(),
+  })
+  .describe('What the caller may do to this post (the policy’s answer; writes are checked again).')
+  .meta({ id: 'PostCan' });
+
+/** What the caller may do to one page or menu (issue 34 #19). */
+export const contentCanSchema = z
+  .object({ update: z.boolean(), delete: z.boolean() })
+  .describe('What the caller may do to it (the policy’s answer; writes are checked again).')
+  .meta({ id: 'ContentCan' });
+
 /** A post. Lists leave out the detail fields; `?fields=` keeps only the fields named. */
 export const postSchema = z
   .object({
@@ -38,6 +57,7 @@ export const postSchema = z
     tags: z.array(postTagSchema).optional(),
     categories: z.array(postTagSchema).optional(),
     author: z.object({ id: id(), name: z.string(), email: z.string().optional() }).nullable().optional(),
+    can: postCanSchema,
   })
   .partial()
   .meta({ id: 'Post' });

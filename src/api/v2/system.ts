@@ -10,8 +10,20 @@ import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
 const settingsSchema = z
-  .object({ data: z.record(z.string(), z.string()) })
-  .meta({ id: 'Settings', description: 'Every setting by key, secrets left out.' });
+  .object({
+    data: z.record(z.string(), z.string()),
+    meta: z.object({
+      defaults: z
+        .record(z.string(), z.string())
+        .describe('The value in effect of each of these settings while it is not set.'),
+    }),
+  })
+  .meta({
+    id: 'Settings',
+    description:
+      'Every setting by key, secrets left out. `registration_role` is one of reader, contributor, ' +
+      'author (another value: 422).',
+  });
 const flushBody = z
   .object({ website_id: z.int().min(1).optional().describe('Only this website\u2019s pages and data.') })
   .strict();
@@ -83,9 +95,13 @@ export function registerSystemRoutes(router: V2Router, services: Services): void
       'Administrators; the API switches are settings too (README "Settings that control the API").',
     tags: ['system'],
     response: { 200: settingsSchema },
-    handler: async (request) => ({
-      data: await services.systemOps.settings(await actorOf(services, request)),
-    }),
+    handler: async (request) => {
+      const actor = await actorOf(services, request);
+      return {
+        data: await services.systemOps.settings(actor),
+        meta: { defaults: services.systemOps.settingDefaults(actor) },
+      };
+    },
   });
 
   router.route({
@@ -96,9 +112,13 @@ export function registerSystemRoutes(router: V2Router, services: Services): void
     tags: ['system'],
     body: settingsInput,
     response: { 200: settingsSchema },
-    handler: async (request) => ({
-      data: await services.systemOps.setSettings(await actorOf(services, request), request.body),
-    }),
+    handler: async (request) => {
+      const actor = await actorOf(services, request);
+      return {
+        data: await services.systemOps.setSettings(actor, request.body),
+        meta: { defaults: services.systemOps.settingDefaults(actor) },
+      };
+    },
   });
 
   router.route({

@@ -50,6 +50,8 @@ export interface PostSummary {
   tags: PostTag[];
   createdAt: string;
   updatedAt: string;
+  /** The websites it is on; empty: every website (a global post). */
+  websiteIds: number[];
 }
 
 /** `any` lists every status (Folio's addition, R-P3); `pending`, posts waiting for review (issue 20). */

@@ -232,11 +232,17 @@ export class PostsService {
     }
     const page = this.pageQueries.get(JSON.stringify(shape), () => listQueries(this.db, shape).page);
     const rows = await page.execute(db, values);
-    const tagsByPost = await this.tagsOf(rows.map((row) => row.id));
+    const ids = rows.map((row) => row.id);
+    // The websites each post is on: what the policy decides on (API v2's `can`, issue 34 #19).
+    const [tagsByPost, websitesByPost] = await Promise.all([
+      this.tagsOf(ids),
+      this.deps.bindings.websitesOf(POST_MODEL, ids),
+    ]);
     const items = rows.map((row) => ({
       ...summaryOf(row),
       author: row.author_id === null ? null : { id: row.author_id, name: row.author_name ?? '' },
       tags: tagsByPost.get(row.id) ?? [],
+      websiteIds: websitesByPost.get(row.id) ?? [],
     }));
     return { items, total };
   }

@@ -4,8 +4,10 @@
 // unknown slug redirects to the home page (302). A website whose `homepage` names a page shows it at
 // `/` (the posts stay at `/blog`), and that page's own address redirects there.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NotFoundError } from '../../domain/errors.js';
 import { cleanContent } from '../content.js';
-import { urlFor } from '../context.js';
+import { siteActor, urlFor } from '../context.js';
+import { redirectToLogin } from '../session.js';
 import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
 import { pageTagSink } from '../page-cache.js';
@@ -34,7 +36,31 @@ export async function renderSitePage(
     : null;
   const customView = PAGE_SLUG.test(slug) && themes.has(theme, `pages/${slug}`);
   if (!page && !customView) return null;
+  return renderPage(kit, request, reply, state, page, slug, customView);
+}
 
+/** A page (or, without one, a theme's own view named after the slug) through the theme. */
+function renderPage(
+  kit: FrontendKit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: FrontendState,
+  page: {
+    id: number;
+    title: string;
+    slug: string;
+    content: string | null;
+    type: string;
+    template: string | null;
+    metaTitle?: string | null;
+    metaDescription?: string | null;
+  } | null,
+  slug: string,
+  customView: boolean,
+  seo: { noindex?: boolean; titlePrefix?: string } = {},
+) {
+  const { themes } = kit;
+  const theme = state.website.fields.theme ?? '';
   const data = {
     page: page
       ? {
@@ -46,8 +72,9 @@ export async function renderSitePage(
         }
       : { id: null, title: slug, slug, content: '', type: 'view' },
     seo: {
-      title: page?.title ?? slug,
-      description: page?.content ? plainExcerpt(page.content, 160) : undefined,
+      title: `${seo.titlePrefix ?? ''}${page?.metaTitle || page?.title || slug}`,
+      description: page?.metaDescription || (page?.content ? plainExcerpt(page.content, 160) : undefined),
+      ...(seo.noindex ? { noindex: true } : {}),
     },
   };
   if (customView) return kit.render(request, reply, `pages/${slug}`, data);
@@ -58,6 +85,29 @@ export async function renderSitePage(
 }
 
 export function pageRoutes(kit: FrontendKit): void {
+  // A page of any status on the site's real theme, for those who may write it: the page editor's
+  // "Preview" (issue 34 #20). Never cached, never indexed.
+  kit.page('GET', '/page/preview/:id', { name: 'pages.preview' }, async (request, reply, state) => {
+    if (redirectToLogin(request, reply, state)) return reply;
+    reply.header('cache-control', 'private, no-store');
+    const id = Number((request.params as { id: string }).id);
+    let page;
+    try {
+      if (!Number.isSafeInteger(id) || id < 1) throw new NotFoundError('Page not found');
+      page = await kit.services.pageOps.preview(siteActor(request, state), id);
+    } catch (error) {
+      if (error instanceof NotFoundError) return reply.send(await kit.notFound(request, reply));
+      throw error;
+    }
+    const text = (field: 'title' | 'content', base: string) =>
+      page.translations[field]?.[state.locale] || base;
+    const shown = { ...page, title: text('title', page.title), content: text('content', page.content ?? '') };
+    return renderPage(kit, request, reply, state, shown, page.slug, false, {
+      noindex: true,
+      titlePrefix: 'Preview: ',
+    });
+  });
+
   kit.page('GET', '/page/:slug', { name: 'pages.show', cacheable: true }, async (request, reply, state) => {
     const { slug } = request.params as { slug: string };
     // The website's home page has one address: the home's.
