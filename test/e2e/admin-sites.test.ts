@@ -393,8 +393,9 @@ describe(
       const away = await (await browser.newContext({ bypassCSP: true })).newPage();
       const there = server.origin('elsewhere.test');
       await signInToAdmin(away, there, admin, '/admin/website');
-      // One clear state, not the screen's frame with a refused call in it (issue 34 #19).
-      await away.getByRole('heading', { name: 'You do not have access' }).waitFor();
+      // One clear state, not the screen's frame with a refused call in it (issue 34 #19): with no role
+      // there, no right at all (issue 34 #1), the panel says so and links to their own websites.
+      await away.getByRole('heading', { name: 'You have no role on Elsewhere' }).waitFor();
       const nav = await away.locator('.bar nav a').allTextContents();
       for (const hidden of ['Menus', 'Website', 'People']) assert.ok(!nav.includes(hidden), nav.join(', '));
       assert.equal((await call('GET', `/api/v2/websites/${elsewhere}`)).status, 404, 'not even shown');
@@ -540,8 +541,8 @@ describe(
       await page.getByRole('heading', { name: 'Posts' }).waitFor();
       assert.doesNotMatch((await page.textContent('main')) ?? '', /Harbour secret draft/);
 
-      // On the other website's domain, signed in there: what any registered user may do (write a
-      // post, as on its public site), none of its management, and the draft nowhere.
+      // On the other website's domain, signed in there: no role, so no more than a visitor's rights
+      // (issue 34 #1): none of its management, no writing, and the draft nowhere.
       const elsewhere = server.origin('harbour.test');
       await signInToAdmin(page, elsewhere, admin);
       const nav = page.getByRole('navigation', { name: 'Admin' });
@@ -553,7 +554,7 @@ describe(
           `${closed} offered on a website without a role: ${sections.join(', ')}`,
         );
       await page.goto(`${elsewhere}/admin/posts`);
-      await page.getByRole('heading', { name: 'Posts' }).waitFor();
+      await page.getByRole('heading', { name: 'You have no role on Harbour' }).waitFor();
       assert.doesNotMatch((await page.textContent('main')) ?? '', /Harbour secret draft/);
       await page.goto(`${elsewhere}/admin/people`);
       assert.doesNotMatch((await page.textContent('body')) ?? '', /Harbour secret draft/);
