@@ -269,8 +269,9 @@ describe(
       const serp = page.getByRole('group', { name: 'How a search result may show it' });
       assert.match((await serp.textContent()) ?? '', /When we are open.*Our hours, holidays included\./);
       await page.keyboard.press('Control+s');
+      // Saved: not "Unsaved changes", and not "Saving…" either (the save is queued and sent).
       await page.waitForFunction(
-        "!document.querySelector('.save-state')?.textContent?.includes('Unsaved changes')",
+        "/^(?!.*(Unsaved changes|Saving)).*Saved/.test(document.querySelector('.save-state')?.textContent ?? '')",
       );
       const stored = await ctx.services.pages.findById(draftPage.id);
       assert.equal(stored?.metaTitle, 'When we are open');
