@@ -7,6 +7,7 @@ import { ANY_ACCOUNT_WRITES_SETTING } from '../../src/domain/policy.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { Visitor } from '../support/visitor.js';
 
 describe('websites kept apart (issue 34)', () => {
   let ctx: TestContext;
@@ -82,6 +83,18 @@ describe('websites kept apart (issue 34)', () => {
     } finally {
       await ctx.services.settings.delete(ANY_ACCOUNT_WRITES_SETTING);
     }
+  });
+
+  it('#1: the public site offers "Write" only where the account may write', async () => {
+    const reader = await ctx.createUser();
+    await ctx.services.memberships.grant(reader.id, site2, 'reader');
+    const header = async (user: TestUser, host: string) => {
+      const visitor = new Visitor(ctx, host, `10.9.0.${user.id % 250}`);
+      await visitor.logIn(user.email, user.password);
+      return (await visitor.get('/')).body;
+    };
+    assert.doesNotMatch(await header(reader, 'one.test'), /href="\/post\/create"/);
+    assert.match(await header(users.author1, 'one.test'), /href="\/post\/create">Write</);
   });
 
   it('#3: a key whose websites are all deleted stops working (it never becomes a key of every website)', async () => {
