@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MODERATION_ACTIONS } from '../../domain/comment-moderation.js';
 import type { ModerationAction } from '../../domain/comment-moderation.js';
-import { CommentInputError } from '../../domain/comments.js';
+import { CommentInputError, CommentsClosedError } from '../../domain/comments.js';
 import { ForbiddenError } from '../../domain/errors.js';
 import type { VoteKind } from '../../domain/comments.js';
 import type { Services } from '../../services.js';
@@ -74,8 +74,14 @@ export function commentRoutes(kit: FrontendKit): void {
       requireToken: (r) => r.cookies[SESSION_COOKIE] !== undefined,
     });
     if (refusal) return () => refuse(request, reply, 403, refusal);
-    if (!(await services.comments.enabled()))
-      return () => refuse(request, reply, 403, 'Comments are closed.');
+    // The operations refuse a closed site themselves; asked here first so that a closed site answers
+    // 403 before the rate limit and the honeypot.
+    try {
+      await services.comments.requireOpen();
+    } catch (error) {
+      if (error instanceof CommentsClosedError) return () => refuse(request, reply, 403, error.message);
+      throw error;
+    }
     return null;
   }
 
@@ -132,6 +138,8 @@ export function commentRoutes(kit: FrontendKit): void {
           303,
         );
       } catch (error) {
+        // Closed between the guard and the write.
+        if (error instanceof CommentsClosedError) return refuse(request, reply, 403, error.message);
         if (!(error instanceof CommentInputError)) throw error;
         reply.code(422);
         if (wantsJson(request)) {
@@ -170,9 +178,15 @@ export function commentRoutes(kit: FrontendKit): void {
         return refuse(request, reply, 429, 'Too many requests; please wait a minute and try again.');
       }
       const id = (request.params as { id: string }).id;
-      const outcome = /^\d{1,10}$/.test(id)
-        ? await services.comments.vote(Number(id), kind, identity.visitorHash, state.website.id)
-        : null;
+      let outcome;
+      try {
+        outcome = /^\d{1,10}$/.test(id)
+          ? await services.comments.vote(Number(id), kind, identity.visitorHash, state.website.id)
+          : null;
+      } catch (error) {
+        if (error instanceof CommentsClosedError) return refuse(request, reply, 403, error.message);
+        throw error;
+      }
       if (!outcome) return refuse(request, reply, 404, 'Comment not found.');
       const notice = outcome.counted ? (kind === 'like' ? 'liked' : 'reported') : 'already';
       if (wantsJson(request)) {
