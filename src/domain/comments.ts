@@ -13,7 +13,7 @@ import type { Actor } from './policy.js';
 import type { Clock } from './clock.js';
 import type { HeldComment } from './comment-notices.js';
 import { INSTALLATION_MODERATION_SETTING, containsHeldWord, moderationSettings } from './comment-rules.js';
-import { ForbiddenError } from './errors.js';
+import { ForbiddenError, ValidationError } from './errors.js';
 import { isStorableId } from './ids.js';
 import type { SettingsService } from './settings.js';
 import { toIso } from './values.js';
@@ -96,10 +96,10 @@ export interface VoteOutcome {
   postSlug: string;
 }
 
-/** Input that breaks a rule: field -> messages (R-V2 forms), like a 422. */
-export class CommentInputError extends Error {
+/** Input that breaks a rule: field -> messages (R-V2 forms), a ValidationError like every other. */
+export class CommentInputError extends ValidationError {
   constructor(readonly errors: Record<string, string[]>) {
-    super('invalid comment');
+    super(errors);
     this.name = 'CommentInputError';
   }
 }
