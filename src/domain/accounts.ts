@@ -51,6 +51,14 @@ export class AccountInputError extends ValidationError {
   }
 }
 
+/** Registration is switched off (REGISTRATION_SETTING): no request, no confirmation. Faces: 403. */
+export class RegistrationClosedError extends ForbiddenError {
+  constructor() {
+    super('This site does not take new accounts.');
+    this.name = 'RegistrationClosedError';
+  }
+}
+
 export interface Registration {
   name: string;
   email: string;
@@ -112,12 +120,20 @@ export class AccountsService {
       /** Told when a name or email changes (the answers that show them are flushed: cache-tags.ts). */
       changes?: ContentChanges;
       /** Asked before an administrator's action on another account. */
-      policy?: Pick<Policy, 'managesAccounts'>;
+      policy: Pick<Policy, 'managesAccounts'>;
     },
   ) {}
 
   async registrationOpen(): Promise<boolean> {
     return this.deps.settings.flag(REGISTRATION_SETTING, true);
+  }
+
+  /**
+   * Throws RegistrationClosedError when registration is off. The registration operations ask it
+   * themselves; a face may ask it first (before a rate limit, or to refuse showing the form).
+   */
+  async requireRegistrationOpen(): Promise<void> {
+    if (!(await this.registrationOpen())) throw new RegistrationClosedError();
   }
 
   // ---- Registration, confirmed by mail ---------------------------------------------------------------
@@ -127,6 +143,7 @@ export class AccountsService {
    * username asked for (usernames are public). Throws AccountInputError.
    */
   async checkRegistration(input: Registration): Promise<void> {
+    await this.requireRegistrationOpen();
     const username = input.username?.trim().toLowerCase() || undefined;
     if (username !== undefined && (await this.usernameTaken(username, null))) {
       throw new AccountInputError({ username: ['The username has already been taken.'] });
@@ -140,6 +157,7 @@ export class AccountsService {
    * the background, like a reset request. Nothing is created until the link is opened.
    */
   async requestRegistration(input: Registration, links: RegistrationLinks, site: MailSite): Promise<void> {
+    await this.requireRegistrationOpen();
     const passwordHash = await argon2Hash(input.password);
     const work = this.startRegistration(input, passwordHash, links, site).catch((error: unknown) =>
       this.deps.warn(`registration mail failed: ${(error as Error).message}`),
@@ -253,6 +271,7 @@ export class AccountsService {
    * registration role there (in the same transaction: an account never exists without its role).
    */
   async confirmRegistration(token: string, websiteId: number, origin?: ActorOrigin): Promise<User | null> {
+    await this.requireRegistrationOpen();
     if (!TOKEN_PATTERN.test(token)) return null;
     const tokenHash = hashRegistrationToken(token);
     for (let attempt = 1; ; attempt++) {
@@ -501,7 +520,7 @@ export class AccountsService {
     link: (token: string) => string,
     site: MailSite,
   ): Promise<User> {
-    if (!this.deps.policy?.managesAccounts(actor)) throw new ForbiddenError();
+    if (!this.deps.policy.managesAccounts(actor)) throw new ForbiddenError();
     const user = await this.deps.users.findById(userId);
     if (!user) throw new NotFoundError('User not found');
     if (!user.isActive) {

@@ -214,7 +214,7 @@ export class AuthoringService {
     const defaultLocale = (await this.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
     const ids: number[] = [];
     for (const name of names) {
-      const { tag } = await this.tags.store({
+      const { tag } = await this.tags.storeInternal({
         name,
         type: 'post_tag',
         websiteIds: [websiteId],

@@ -95,7 +95,7 @@ export class CommentModeration {
     private readonly clock: Clock,
     private readonly changes: ContentChanges,
     /** For the actor-aware operations (listOn, moderateOn): who may moderate, and the record. */
-    private readonly deps: { policy?: Policy; audit?: AuditLog; settings?: SettingsService } = {},
+    private readonly deps: { policy: Policy; audit?: AuditLog; settings?: SettingsService },
   ) {}
 
   /**
@@ -229,13 +229,12 @@ export class CommentModeration {
   }
 
   private async moderates(actor: Actor, websiteId: number): Promise<boolean> {
-    return this.deps.policy !== undefined && (await this.deps.policy.moderatesComments(actor, websiteId));
+    return this.deps.policy.moderatesComments(actor, websiteId);
   }
 
   /** NotFoundError when the actor does not see the website at all, ForbiddenError unless they moderate it. */
   private async requireModerator(actor: Actor, websiteId: number): Promise<void> {
-    if (!(await this.deps.policy?.seesWebsite(actor, websiteId)))
-      throw new NotFoundError('Website not found');
+    if (!(await this.deps.policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
     if (!(await this.moderates(actor, websiteId))) throw new ForbiddenError();
   }
 
@@ -252,8 +251,8 @@ export class CommentModeration {
   async setSettingsOn(actor: Actor, websiteId: number, raw: unknown): Promise<ModerationSettings> {
     const input = parse(moderationSettingsInput, raw);
     const policy = this.deps.policy;
-    if (!(await policy?.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
-    if (!(await policy?.changesWebsiteSettings(actor, websiteId))) throw new ForbiddenError();
+    if (!(await policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
+    if (!(await policy.changesWebsiteSettings(actor, websiteId))) throw new ForbiddenError();
     const settings = this.requireSettings();
     const values: Record<string, string> = {};
     if (input.mode === null) await settings.delete(siteModerationKey(websiteId));

@@ -13,6 +13,7 @@ import type { Actor } from './policy.js';
 import type { Clock } from './clock.js';
 import type { HeldComment } from './comment-notices.js';
 import { INSTALLATION_MODERATION_SETTING, containsHeldWord, moderationSettings } from './comment-rules.js';
+import { ForbiddenError, ValidationError } from './errors.js';
 import { isStorableId } from './ids.js';
 import type { SettingsService } from './settings.js';
 import { toIso } from './values.js';
@@ -95,11 +96,19 @@ export interface VoteOutcome {
   postSlug: string;
 }
 
-/** Input that breaks a rule: field -> messages (R-V2 forms), like a 422. */
-export class CommentInputError extends Error {
+/** Input that breaks a rule: field -> messages (R-V2 forms), a ValidationError like every other. */
+export class CommentInputError extends ValidationError {
   constructor(readonly errors: Record<string, string[]>) {
-    super('invalid comment');
+    super(errors);
     this.name = 'CommentInputError';
+  }
+}
+
+/** Comments are switched off (COMMENT_SETTINGS.enabled): nothing is stored or counted. Faces: 403. */
+export class CommentsClosedError extends ForbiddenError {
+  constructor() {
+    super('Comments are closed.');
+    this.name = 'CommentsClosedError';
   }
 }
 
@@ -160,6 +169,14 @@ export class CommentsService {
 
   async enabled(): Promise<boolean> {
     return this.settings.flag(COMMENT_SETTINGS.enabled, true);
+  }
+
+  /**
+   * Throws CommentsClosedError when comments are off. `store` and `vote` ask it themselves; a face may
+   * ask it first to refuse before spending its own checks (a rate limit) on a closed site.
+   */
+  async requireOpen(): Promise<void> {
+    if (!(await this.enabled())) throw new CommentsClosedError();
   }
 
   /**
@@ -226,6 +243,7 @@ export class CommentsService {
 
   /** Validates, sanitizes and stores a comment; its status follows the moderation setting. */
   async store(input: NewComment): Promise<StoredComment> {
+    await this.requireOpen();
     const errors: Record<string, string[]> = {};
     const fail = (field: string, message: string) => (errors[field] ??= []).push(message);
 
@@ -403,6 +421,7 @@ export class CommentsService {
     voter: string,
     websiteId: number,
   ): Promise<VoteOutcome | null> {
+    await this.requireOpen();
     if (!isStorableId(commentId)) return null;
     const comment = await this.db
       .selectFrom('comments')

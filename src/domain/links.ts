@@ -300,7 +300,7 @@ export class LinksService {
     const tagIds: number[] = [];
     for (const category of categories) {
       if (category.trim() === '') continue;
-      const { tag } = await this.deps.tags.store({
+      const { tag } = await this.deps.tags.storeInternal({
         name: category.trim(),
         type: LINK_CATEGORY,
         updateWhenDuplicated: false,

@@ -10,7 +10,7 @@ import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
-import { InputError } from './errors.js';
+import { ForbiddenError, InputError } from './errors.js';
 import type { Actor, Policy } from './policy.js';
 import { isStorableId, storableIds } from './ids.js';
 import { slugify, uniqueSlug } from './slugs.js';
@@ -59,10 +59,13 @@ export interface TagInput {
   /** Websites to bind the tag to (only existing ones are kept); absent: bindings untouched. */
   websiteIds?: readonly number[];
   updateWhenDuplicated: boolean;
-  /** Who stores it (the API's caller): the policy decides; absent for the domain's own writes. */
-  actor?: Actor;
   /** The locale whose value of a locale map is the base name. */
   defaultLocale: string;
+}
+
+/** A tag stored by someone (a face's caller, through an operation): the policy decides. */
+export interface ActorTagInput extends TagInput {
+  actor: Actor;
 }
 
 export type StoreOutcome = 'created' | 'skipped' | 'updated';
@@ -104,8 +107,8 @@ export class TagsService {
     private readonly clock: Clock,
     private readonly translations: TranslationsService,
     private readonly bindings: WebsiteBindings,
-    private readonly changes?: ContentChanges,
-    private readonly policy?: Policy,
+    private readonly changes: ContentChanges | undefined,
+    private readonly policy: Policy,
     /** Every write with an actor is recorded (issue 20 #6). */
     private readonly audit?: AuditLog,
   ) {}
@@ -176,10 +179,27 @@ export class TagsService {
   }
 
   /**
-   * The store rules of spec 4.2: create, or skip or update the duplicate. Throws InputError for a
-   * parent that does not exist, is of another type, or would make a cycle.
+   * The store rules of spec 4.2: create, or skip or update the duplicate, as `input.actor` (the policy
+   * decides; the write is audited). Throws InputError for a parent that does not exist, is of another
+   * type, or would make a cycle, and ForbiddenError without an actor (a write without one is the
+   * domain's own: storeInternal).
    */
-  async store(input: TagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+  async store(input: ActorTagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+    // The type says it; this says it to a caller that got around the type.
+    if (!(input as Partial<ActorTagInput>).actor) throw new ForbiddenError();
+    return this.write(input, input.actor);
+  }
+
+  /**
+   * The domain's own tag writes, with no actor, no policy check and no audit row: the tags a post's
+   * editor names (authoring.ts), the categories of links, the sample content. The operation that
+   * calls it has checked its own write.
+   */
+  async storeInternal(input: TagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+    return this.write(input, null);
+  }
+
+  private async write(input: TagInput, actor: Actor | null): Promise<{ outcome: StoreOutcome; tag: Tag }> {
     const name = splitTranslatable(input.name, input.defaultLocale);
     const baseName = name.base.trim();
     if (baseName === '') throw new InputError('name', 'The name field is required.');
@@ -191,11 +211,11 @@ export class TagsService {
       if (duplicate) {
         if (!input.updateWhenDuplicated) return { outcome: 'skipped', tag: duplicate };
         // Tags have no owner: changing an existing one is for administrators (policy.ts).
-        if (input.actor && this.policy) {
+        if (actor) {
           const current = (await this.bindings.websitesOf('tag', [duplicate.id])).get(duplicate.id) ?? [];
           // No websites sent: the tag stays where it is.
           await this.policy.requireTag(
-            input.actor,
+            actor,
             'tag.update',
             websiteIds.length ? websiteIds : current,
             current,
@@ -203,21 +223,20 @@ export class TagsService {
         }
         const tag = await this.update(duplicate, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
-        if (input.actor) await this.audited(input.actor, 'tag.update', tag.id, websiteIds, input);
+        if (actor) await this.audited(actor, 'tag.update', tag.id, websiteIds, input);
         return { outcome: 'updated', tag };
       }
       // An all-sites tag (no websites) is the administrators' (issue 34 #4): anyone else's new tag
       // that names no websites goes to the website the request is on (an explicit [] is refused).
-      const actor = input.actor;
       const unnamed = input.websiteIds === undefined && websiteIds.length === 0;
-      if (actor && unnamed && actor.websiteId !== null && !this.policy?.adminOn(actor, [])) {
+      if (actor && unnamed && actor.websiteId !== null && !this.policy.adminOn(actor, [])) {
         websiteIds.push(actor.websiteId);
       }
-      if (actor) await this.policy?.requireTag(actor, 'tag.create', websiteIds);
+      if (actor) await this.policy.requireTag(actor, 'tag.create', websiteIds);
       try {
         const tag = await this.create(baseName, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
-        if (input.actor) await this.audited(input.actor, 'tag.create', tag.id, websiteIds, input);
+        if (actor) await this.audited(actor, 'tag.create', tag.id, websiteIds, input);
         return { outcome: 'created', tag };
       } catch (error) {
         // Another request created the same tag (or took the slug) since we looked: look again.
@@ -227,7 +246,8 @@ export class TagsService {
   }
 
   private audited(actor: Actor, action: string, id: number, websiteIds: number[], input: TagInput) {
-    const { actor: _actor, defaultLocale: _locale, ...fields } = input;
+    // The actor is the audit row's own column, not part of the recorded input.
+    const { actor: _actor, defaultLocale: _locale, ...fields } = input as TagInput & { actor?: Actor };
     return recordWrite(this.audit, actor, {
       action,
       resourceType: 'tag',

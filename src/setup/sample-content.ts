@@ -42,7 +42,7 @@ export async function installSampleContent(
   const actor = { userId: adminId, isAdmin: true };
   const tag = async (name: string, type: string) =>
     (
-      await services.tags.store({
+      await services.tags.storeInternal({
         name,
         type,
         websiteIds: [websiteId],

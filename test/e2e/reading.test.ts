@@ -42,7 +42,8 @@ describe(
         username: 'ada',
       });
       const tag = async (name: string, type: string) =>
-        (await services.tags.store({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag.id;
+        (await services.tags.storeInternal({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' }))
+          .tag.id;
       const cats = await tag('Cats', 'post_tag');
       const notes = await tag('Notes', 'post_category');
       const actor = { userId: admin.id, isAdmin: true };

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { redactUrl } from '../../src/app.js';
+import { ForbiddenError } from '../../src/domain/errors.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext, exposeRouteNames, manualClock, testRedisUrl } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -875,6 +876,34 @@ describe('accounts', () => {
         );
         assert.equal(await ctx.services.users.findByEmail('before-closing@example.test'), null);
         assert.doesNotMatch((await client.get('/user/login')).body, /Create an account/);
+      } finally {
+        await ctx.services.settings.delete('enable_registration');
+      }
+    });
+
+    it("issue 35 #1: registration open is the operations' rule: requesting and confirming refuse when enable_registration is off, whatever the face", async () => {
+      await register(visitor(), fields('Before Direct', 'before-direct@example.test'));
+      const link = await linkFor('before-direct@example.test');
+      const token = link.split('/').pop() as string;
+      const website = (await ctx.services.websites.findIdByDomain('site.test'))!;
+      await ctx.services.settings.set('enable_registration', 'off');
+      const closedError = (error: Error) =>
+        error instanceof ForbiddenError && error.message === 'This site does not take new accounts.';
+      try {
+        const links = { confirm: (t: string) => `http://site.test/c/${t}`, login: 'l', reset: 'r' };
+        await assert.rejects(
+          ctx.services.accounts.requestRegistration(
+            { name: 'Direct', email: 'direct@example.test', password: 'analytical engine' },
+            links,
+            { name: 'Site', domain: 'site.test' },
+          ),
+          closedError,
+        );
+        await assert.rejects(ctx.services.accounts.confirmRegistration(token, website), closedError);
+        await ctx.services.accounts.drain();
+        assert.equal(mailer.sent.filter((mail) => mail.to === 'direct@example.test').length, 0);
+        assert.equal(await ctx.services.users.findByEmail('before-direct@example.test'), null);
+        assert.equal(await ctx.services.accounts.registrationTokenValid(token), true, 'the link is kept');
       } finally {
         await ctx.services.settings.delete('enable_registration');
       }

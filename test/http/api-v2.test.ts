@@ -15,6 +15,7 @@ import {
   postOneSchema,
   problemSchema,
 } from '../../src/api/v2/schemas.js';
+import { MAX_COMMENT_LENGTH } from '../../src/domain/comments.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -616,6 +617,48 @@ describe('API v2', () => {
     const approved = await call(`/posts/${draft.id}/approve`, { method: 'POST', as: editor, body: {} });
     assert.equal(shaped(approved, postOneSchema).data.status, 'published');
     problem(await call(`/posts/${draft.id}/approve`, { method: 'POST', as: editor, body: {} }), 422);
+  });
+
+  it("issue 35 #4: the review and role bodies are the operations' own schemas (one rule per input, every face the same)", async () => {
+    // The operation reads a null date as "not given" (published now): the route no longer refuses it.
+    const draft = await create(contributor, { title: 'Null date', content: 'x' });
+    await call(`/posts/${draft.id}/submit`, { method: 'POST', as: contributor });
+    const approved = await call(`/posts/${draft.id}/approve`, {
+      method: 'POST',
+      as: editor,
+      body: { published_at: null },
+    });
+    assert.equal(approved.statusCode, 200, approved.body);
+    assert.equal(shaped(approved, postOneSchema).data.status, 'published');
+    // A blank note is no note: the operation's rule, told before the handler runs (and documented).
+    const second = await create(contributor, { title: 'Blank note', content: 'x' });
+    await call(`/posts/${second.id}/submit`, { method: 'POST', as: contributor });
+    const blank = problem(
+      await call(`/posts/${second.id}/return`, { method: 'POST', as: editor, body: { note: '' } }),
+      422,
+    );
+    assert.ok(blank.errors?.note, JSON.stringify(blank));
+    // A role outside the operation's list, refused with the field named (v2 words the schema's finding).
+    const newcomer = await ctx.createUser();
+    const role = problem(
+      await call(`/websites/${site}/members/${newcomer.id}`, { method: 'PUT', body: { role: 'owner' } }),
+      422,
+    );
+    assert.deepEqual(role.errors?.role, ['The selected role is invalid.']);
+    type Operation = { requestBody?: { content: Record<string, { schema: unknown }> } };
+    const doc: { paths: Record<string, Record<string, Operation>> } = (
+      await call('/openapi.json', { as: null })
+    ).json();
+    const bodyOf = (path: string, method: string) => {
+      const schema = doc.paths[path]?.[method]?.requestBody?.content['application/json']?.schema;
+      assert.ok(schema, `${method} ${path} has a body`);
+      return schema as { properties: Record<string, { minLength?: number; maxLength?: number }> };
+    };
+    assert.equal(bodyOf('/api/v2/posts/{id}/return', 'post').properties.note?.minLength, 1);
+    assert.equal(
+      bodyOf('/api/v2/comments/{id}/replies', 'post').properties.content?.maxLength,
+      MAX_COMMENT_LENGTH,
+    );
   });
 
   it('audit: administrators read all of it, a site admin their website\u2019s, others nothing', async () => {

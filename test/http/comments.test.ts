@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { Visitor } from '../support/visitor.js';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { postCacheTag } from '../../src/domain/comments.js';
+import { ForbiddenError, ValidationError } from '../../src/domain/errors.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import type { FrontendState } from '../../src/frontend/context.js';
 import type { FrontendKit, TemplateDataProvider } from '../../src/frontend/index.js';
@@ -290,6 +291,66 @@ describe('comments', () => {
       assert.equal(response.statusCode, 403);
       assert.equal(response.json().message, 'Comments are closed.');
       assert.equal((await send('/comments/1/like', {}, json)).statusCode, 403);
+    } finally {
+      await ctx.services.settings.delete('enable_comments');
+    }
+  });
+
+  it('issue 35 #2: a comment that breaks a rule is a ValidationError, its messages by field (as every face expects)', async () => {
+    await assert.rejects(
+      ctx.services.comments.store({
+        postId,
+        content: '',
+        name: 'Ann',
+        email: 'not an address',
+        user: null,
+        websiteId,
+        ipHash: 'x'.repeat(64),
+        userAgent: BROWSER,
+      }),
+      (error: Error) => {
+        assert.ok(error instanceof ValidationError, `${error.name} is not a ValidationError`);
+        assert.deepEqual(error.messages, {
+          content: ['The content field is required.'],
+          email: ['The email must be a valid email address.'],
+        });
+        return true;
+      },
+    );
+  });
+
+  it("issue 35 #1: comments closed is the operation's rule: store and vote refuse when enable_comments is off, whatever the face", async () => {
+    const before = (await rows()).length;
+    const approved = await ctx.services.comments.store({
+      postId,
+      content: 'Open still.',
+      name: 'Ann',
+      email: 'ann@example.test',
+      user: null,
+      websiteId,
+      ipHash: 'x'.repeat(64),
+      userAgent: BROWSER,
+    });
+    await ctx.services.settings.set('enable_comments', '0');
+    try {
+      await assert.rejects(
+        ctx.services.comments.store({
+          postId,
+          content: 'Closed now.',
+          name: 'Ann',
+          email: 'ann@example.test',
+          user: null,
+          websiteId,
+          ipHash: 'x'.repeat(64),
+          userAgent: BROWSER,
+        }),
+        (error: Error) => error instanceof ForbiddenError && error.message === 'Comments are closed.',
+      );
+      await assert.rejects(
+        ctx.services.comments.vote(approved.id, 'like', 'v:closed', websiteId),
+        (error: Error) => error instanceof ForbiddenError && error.message === 'Comments are closed.',
+      );
+      assert.equal((await rows()).length, before + 1, 'nothing stored while closed');
     } finally {
       await ctx.services.settings.delete('enable_comments');
     }

@@ -31,7 +31,7 @@ describe('feeds (issue 22 #12)', () => {
       .set({ username: 'ann' })
       .where('id', '=', writer.id)
       .execute();
-    const { tag } = await ctx.services.tags.store({
+    const { tag } = await ctx.services.tags.storeInternal({
       name: 'News',
       type: 'post_category',
       websiteIds: [site],

@@ -45,7 +45,7 @@ describe('public reading site', () => {
     const actor = { userId: adminId, isAdmin: true };
     const store = async (name: string, type: string, parentId?: number) =>
       (
-        await services.tags.store({
+        await services.tags.storeInternal({
           name,
           type,
           parentId,
@@ -279,7 +279,7 @@ describe('public reading site', () => {
     const actor = { userId: adminId, isAdmin: true };
     const siteId = await services.websites.create({ siteName: 'Around', domain: 'around.test' });
     const dogs = (
-      await services.tags.store({
+      await services.tags.storeInternal({
         name: 'Dogs',
         type: 'post_tag',
         updateWhenDuplicated: false,

@@ -52,7 +52,7 @@ describe('full-page cache', () => {
       })
     ).id;
     catsId = (
-      await services.tags.store({
+      await services.tags.storeInternal({
         name: 'Cats',
         type: 'post_tag',
         updateWhenDuplicated: false,
@@ -251,7 +251,7 @@ describe('full-page cache', () => {
   it('a tag change flushes the pages that show the tag', async () => {
     await warm('/post/tag/cats');
     await warm('/post/first');
-    await ctx.services.tags.store({
+    await ctx.services.tags.storeInternal({
       name: 'Cats',
       type: 'post_tag',
       description: 'Felines',

@@ -35,7 +35,7 @@ describe('post page through the website data cache', () => {
     websiteId = await services.websites.create({ siteName: 'Data', domain: 'data.test' });
     authorId = (await ctx.createUser({ admin: true })).id;
     await services.accounts.updateProfile(authorId, { name: 'Ada Author', username: 'ada' });
-    const tag = await services.tags.store({
+    const tag = await services.tags.storeInternal({
       name: 'Birds',
       type: 'post_tag',
       updateWhenDuplicated: false,
@@ -98,7 +98,7 @@ describe('post page through the website data cache', () => {
     const reads = postReads;
     await view();
     assert.equal(postReads, reads, 'cached');
-    await ctx.services.tags.store({
+    await ctx.services.tags.storeInternal({
       name: 'Birds',
       type: 'post_tag',
       description: 'Feathered',

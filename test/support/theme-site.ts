@@ -55,7 +55,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
   });
   const actor = { userId: admin.id, isAdmin: true };
   const tag = async (name: string, type: string) =>
-    (await services.tags.store({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag;
+    (await services.tags.storeInternal({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag;
   const cats = await tag('Cats', 'post_tag');
   const notes = await tag('Notes', 'post_category');
   const now = Date.now();

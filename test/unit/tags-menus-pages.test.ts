@@ -4,7 +4,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { websiteIdList } from '../../src/api/v1/tags.js';
 import { fieldSizes } from '../../src/api/v1/menus.js';
 import type { Db } from '../../src/db/database.js';
-import { InputError } from '../../src/domain/errors.js';
+import { ForbiddenError, InputError } from '../../src/domain/errors.js';
 import { localizedPath, parseLocaleList } from '../../src/domain/locales.js';
 import type { LocaleSettings } from '../../src/domain/locales.js';
 import { resolveParents } from '../../src/domain/menus.js';
@@ -114,9 +114,29 @@ describe('tags, menus and pages services', () => {
 
   const baseInput = { type: 'post_tag', updateWhenDuplicated: false, defaultLocale: 'en' };
 
+  it("issue 35 #3: a tag write needs an actor (the policy cannot be skipped by leaving it out); the domain's own writes say so (storeInternal)", async () => {
+    const { tags } = ctx.services;
+    await assert.rejects(
+      // @ts-expect-error store takes an actor: a write without one is storeInternal's
+      tags.store({ ...baseInput, name: 'Unchecked' }),
+      ForbiddenError,
+    );
+    const nobody = await ctx.createUser();
+    await assert.rejects(
+      tags.store({
+        ...baseInput,
+        name: 'Unchecked',
+        actor: { userId: nobody.id, isAdmin: false, websiteId: null },
+      }),
+      ForbiddenError,
+    );
+    assert.equal(await tags.findDuplicate('Unchecked', 'post_tag'), null, 'nothing stored');
+    assert.equal((await tags.storeInternal({ ...baseInput, name: 'Own write' })).outcome, 'created');
+  });
+
   it('tag store: a unique violation from a concurrent create is answered as the duplicate', async () => {
     const { tags } = ctx.services;
-    const first = await tags.store({ ...baseInput, name: 'Raced' });
+    const first = await tags.storeInternal({ ...baseInput, name: 'Raced' });
     assert.equal(first.outcome, 'created');
     // The first look for a duplicate misses it, as a request that looked just before the other
     // one committed would: the insert then hits the unique constraint and the store looks again.
@@ -125,11 +145,16 @@ describe('tags, menus and pages services', () => {
     tags.findDuplicate = async (name, type, database) =>
       ++calls === 1 ? null : original(name, type, database);
     try {
-      const second = await tags.store({ ...baseInput, name: 'Raced', sort: 4 });
+      const second = await tags.storeInternal({ ...baseInput, name: 'Raced', sort: 4 });
       assert.equal(second.outcome, 'skipped');
       assert.deepEqual(second.tag, first.tag);
       calls = 0;
-      const third = await tags.store({ ...baseInput, name: 'Raced', sort: 4, updateWhenDuplicated: true });
+      const third = await tags.storeInternal({
+        ...baseInput,
+        name: 'Raced',
+        sort: 4,
+        updateWhenDuplicated: true,
+      });
       assert.equal(third.outcome, 'updated');
       assert.equal(third.tag.sort, 4);
       assert.equal(calls, 2);
@@ -150,11 +175,13 @@ describe('tags, menus and pages services', () => {
     };
     try {
       // A duplicate that is never seen: every attempt hits the constraint, and the store gives up.
-      assert.equal((await tags.store({ ...baseInput, name: 'Stuck' })).outcome, 'created');
+      assert.equal((await tags.storeInternal({ ...baseInput, name: 'Stuck' })).outcome, 'created');
       const first = calls;
       assert.equal(first, 1, 'the first create succeeds');
-      await assert.rejects(tags.store({ ...baseInput, name: 'Stuck' }), (error: Error & { code?: string }) =>
-        ['23505', 'SQLITE_CONSTRAINT_UNIQUE'].includes(String(error.code)),
+      await assert.rejects(
+        tags.storeInternal({ ...baseInput, name: 'Stuck' }),
+        (error: Error & { code?: string }) =>
+          ['23505', 'SQLITE_CONSTRAINT_UNIQUE'].includes(String(error.code)),
       );
       assert.equal(calls - first, 5, 'five attempts, then the error');
     } finally {
@@ -164,8 +191,8 @@ describe('tags, menus and pages services', () => {
 
   it('tag tree: a tag whose parent is of another type is a root of its own type', async () => {
     const { tags } = ctx.services;
-    const parent = await tags.store({ ...baseInput, name: 'Category', type: 'post_category' });
-    const child = await tags.store({ ...baseInput, name: 'Tag' });
+    const parent = await tags.storeInternal({ ...baseInput, name: 'Category', type: 'post_category' });
+    const child = await tags.storeInternal({ ...baseInput, name: 'Tag' });
     await db.updateTable('tags').set({ parent_id: parent.tag.id }).where('id', '=', child.tag.id).execute();
     const tree = await tags.tree('post_tag', 'en');
     assert.deepEqual(

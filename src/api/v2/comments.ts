@@ -7,8 +7,8 @@ import {
   MODERATION_STATUSES,
 } from '../../domain/comment-moderation.js';
 import { MODERATION_MODES, moderationSettingsInput } from '../../domain/comment-rules.js';
+import { replyInput } from '../../domain/comment-moderation.js';
 import type { ModeratedComment } from '../../domain/comment-moderation.js';
-import { MAX_COMMENT_LENGTH } from '../../domain/comments.js';
 import { notFound } from './problem.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
@@ -87,9 +87,9 @@ const settingsBody = moderationSettingsInput
   .extend({ website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.') })
   .strict();
 const idParams = z.object({ id: z.coerce.number().int().min(1) }).strict();
-const replyBody = z
-  .object({
-    content: z.string().min(1).max(MAX_COMMENT_LENGTH).describe('Sanitized like a visitor\u2019s comment.'),
+const replyBody = replyInput
+  .extend({
+    content: replyInput.shape.content.describe('Sanitized like a visitor\u2019s comment.'),
     website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.'),
   })
   .strict();

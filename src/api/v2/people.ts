@@ -1,7 +1,7 @@
 // People through API v2: accounts (administrators: list, get, enable or disable) and the members of
 // a website with their roles (administrators and the website's site admins).
 import { z } from 'zod';
-import { addMemberInput } from '../../domain/member-operations.js';
+import { addMemberInput, grantInput } from '../../domain/member-operations.js';
 import { SITE_ROLES } from '../../domain/memberships.js';
 import type { User } from '../../domain/users.js';
 import { siteOrigin } from '../../domain/site-urls.js';
@@ -39,7 +39,7 @@ function userJson(user: User) {
 const id = z.string().regex(/^\d{1,15}$/);
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(100).optional() }).strict();
 const activeBody = z.object({ is_active: z.boolean() }).strict();
-const roleBody = z.object({ role: z.enum(SITE_ROLES) }).strict();
+const roleBody = grantInput.strict();
 
 const userKeySchema = z
   .object({

@@ -8,10 +8,12 @@ import { ValidationError } from '../../domain/errors.js';
 import type { Actor } from '../../domain/policy.js';
 import type { AnswerView, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import {
+  approveInput,
   bulkPostInput,
   MAX_SORT_KEYS,
   nextPostCursor,
   POST_LIST_STATUSES,
+  returnInput,
   SORTABLE_POST_FIELDS,
 } from '../../domain/posts/index.js';
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
@@ -489,8 +491,8 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     },
   });
 
-  const approveBody = z
-    .object({ published_at: z.string().max(40).optional().describe('Later than now: scheduled.') })
+  const approveBody = approveInput
+    .extend({ published_at: approveInput.shape.published_at.describe('Later than now: scheduled.') })
     .strict();
   router.route({
     method: 'POST',
@@ -507,8 +509,8 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
     },
   });
 
-  const returnBody = z
-    .object({ note: z.string().max(2000).describe('What the writer should change.') })
+  const returnBody = returnInput
+    .extend({ note: returnInput.shape.note.describe('What the writer should change.') })
     .strict();
   router.route({
     method: 'POST',

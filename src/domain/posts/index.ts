@@ -32,6 +32,7 @@ export { LIST_FIELDS } from './input.js';
 export type { ListPostsInput, UploadedBytes } from './input.js';
 export type { WriteOptions } from './update.js';
 export { bulkPostInput, MAX_BULK_POSTS } from './bulk.js';
+export { approveInput, returnInput } from './review.js';
 export type { BulkResult } from './bulk.js';
 export { postMatches } from './queries.js';
 export { nextCursor as nextPostCursor } from './cursor.js';

@@ -20,8 +20,10 @@ export interface ReviewContext extends PostOperationContext {
   reviews: PostReviewStore;
 }
 
-const approveInput = z.object({ published_at: optional(isoDateTime()) });
-const returnInput = z.object({ note: requiredString(MAX_REVIEW_NOTE) });
+/** Approving: the date to publish at (later than now: scheduled; absent or null: now). */
+export const approveInput = z.object({ published_at: optional(isoDateTime()) });
+/** Sending back: the note its writer reads. */
+export const returnInput = z.object({ note: requiredString(MAX_REVIEW_NOTE) });
 
 /** A concurrent step got there first (the post is no longer what the caller saw). */
 const notPending = () => new ValidationError({ status: ['The post is not waiting for review.'] });

@@ -6,8 +6,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MODERATION_ACTIONS } from '../../domain/comment-moderation.js';
 import type { ModerationAction } from '../../domain/comment-moderation.js';
-import { CommentInputError } from '../../domain/comments.js';
-import { ForbiddenError } from '../../domain/errors.js';
+import { CommentsClosedError } from '../../domain/comments.js';
+import { ForbiddenError, ValidationError } from '../../domain/errors.js';
 import type { VoteKind } from '../../domain/comments.js';
 import type { Services } from '../../services.js';
 import type { FrontendState } from '../context.js';
@@ -74,8 +74,14 @@ export function commentRoutes(kit: FrontendKit): void {
       requireToken: (r) => r.cookies[SESSION_COOKIE] !== undefined,
     });
     if (refusal) return () => refuse(request, reply, 403, refusal);
-    if (!(await services.comments.enabled()))
-      return () => refuse(request, reply, 403, 'Comments are closed.');
+    // The operations refuse a closed site themselves; asked here first so that a closed site answers
+    // 403 before the rate limit and the honeypot.
+    try {
+      await services.comments.requireOpen();
+    } catch (error) {
+      if (error instanceof CommentsClosedError) return () => refuse(request, reply, 403, error.message);
+      throw error;
+    }
     return null;
   }
 
@@ -132,23 +138,25 @@ export function commentRoutes(kit: FrontendKit): void {
           303,
         );
       } catch (error) {
-        if (!(error instanceof CommentInputError)) throw error;
+        // Closed between the guard and the write.
+        if (error instanceof CommentsClosedError) return refuse(request, reply, 403, error.message);
+        if (!(error instanceof ValidationError)) throw error;
         reply.code(422);
         if (wantsJson(request)) {
-          return reply.send({ status: 'fail', message: 'Validation failed', errors: error.errors });
+          return reply.send({ status: 'fail', message: 'Validation failed', errors: error.messages });
         }
         // The form again, filled in, with the messages (no JavaScript needed to correct it).
         const post = await services.comments.commentablePost(Number(text(body.post_id)), state.website.id);
         return kit.render(request, reply, 'comments/form', {
           title: 'Your comment could not be posted',
-          errors: Object.values(error.errors).flat(),
+          errors: Object.values(error.messages).flat(),
           back_url: post ? postUrl(state, post.slug, body.locale) : urlFor(state, '/'),
           comments: {
             ...(await formContext(services, state, post?.id ?? null)),
             locale: text(body.locale),
             parent_id: text(body.parent_id).slice(0, 20),
             /** The messages by field, tied to their inputs (aria-invalid, aria-describedby). */
-            errors: error.errors,
+            errors: error.messages,
             old: {
               content: text(body.content).slice(0, 10_000),
               name: text(body.name).slice(0, 200),
@@ -170,9 +178,15 @@ export function commentRoutes(kit: FrontendKit): void {
         return refuse(request, reply, 429, 'Too many requests; please wait a minute and try again.');
       }
       const id = (request.params as { id: string }).id;
-      const outcome = /^\d{1,10}$/.test(id)
-        ? await services.comments.vote(Number(id), kind, identity.visitorHash, state.website.id)
-        : null;
+      let outcome;
+      try {
+        outcome = /^\d{1,10}$/.test(id)
+          ? await services.comments.vote(Number(id), kind, identity.visitorHash, state.website.id)
+          : null;
+      } catch (error) {
+        if (error instanceof CommentsClosedError) return refuse(request, reply, 403, error.message);
+        throw error;
+      }
       if (!outcome) return refuse(request, reply, 404, 'Comment not found.');
       const notice = outcome.counted ? (kind === 'like' ? 'liked' : 'reported') : 'already';
       if (wantsJson(request)) {

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { registrationInput } from '../../../domain/account-input.js';
+import { RegistrationClosedError } from '../../../domain/accounts.js';
 import { siteActor, urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, signIn } from '../../session.js';
@@ -26,8 +27,32 @@ export function registrationRoutes(pages: AccountPages): void {
       'This site does not take new accounts.',
     );
 
+  /**
+   * Runs `work`, answering the closed page when the operation says registration is closed (the rule is
+   * the operations'; the pages ask it first too, to refuse before the rate limit and the form).
+   */
+  const unlessClosed = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    work: () => Promise<unknown>,
+  ): Promise<unknown> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof RegistrationClosedError) return closed(request, reply, state);
+      throw error;
+    }
+  };
+  const gateOpen = (request: FastifyRequest, reply: FastifyReply, state: FrontendState) =>
+    unlessClosed(request, reply, state, async () => {
+      await services.accounts.requireRegistrationOpen();
+      return undefined;
+    });
+
   kit.page('GET', '/user/register', { name: 'users.register' }, async (request, reply, state) => {
-    if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+    const refused = await gateOpen(request, reply, state);
+    if (refused !== undefined) return refused;
     if (state.user) return reply.redirect(urlFor(state, '/'));
     return registerForm(request, reply, state);
   });
@@ -42,35 +67,37 @@ export function registrationRoutes(pages: AccountPages): void {
         fields: ['name', 'email', 'username'],
         form: registerForm,
         before: async (again) => {
-          if (!(await services.accounts.registrationOpen())) return closed(request, reply, state);
+          const refused = await gateOpen(request, reply, state);
+          if (refused !== undefined) return refused;
           const retryAfter = limited(reply, await services.throttle.registerAttempt(clientAddress(request)));
           if (retryAfter !== null) return again(429, { email: [tooMany('registrations', retryAfter)] });
           return undefined;
         },
-        action: async (input) => {
-          // Only what says nothing about the email: a taken username (usernames are public).
-          await services.accounts.checkRegistration(input);
-          if ((await services.throttle.registerEmailAttempt(input.email)).allowed) {
-            await services.accounts.requestRegistration(
-              input,
-              {
-                confirm: (token) => pages.mailLink(state, `/user/register/confirm/${token}`),
-                login: pages.mailLink(state, '/user/login'),
-                reset: pages.mailLink(state, '/user/password/forgot'),
-              },
-              pages.mailSite(state),
+        action: (input) =>
+          unlessClosed(request, reply, state, async () => {
+            // Only what says nothing about the email: a taken username (usernames are public).
+            await services.accounts.checkRegistration(input);
+            if ((await services.throttle.registerEmailAttempt(input.email)).allowed) {
+              await services.accounts.requestRegistration(
+                input,
+                {
+                  confirm: (token) => pages.mailLink(state, `/user/register/confirm/${token}`),
+                  login: pages.mailLink(state, '/user/login'),
+                  reset: pages.mailLink(state, '/user/password/forgot'),
+                },
+                pages.mailSite(state),
+              );
+            }
+            return pages.message(
+              request,
+              reply,
+              state,
+              200,
+              'Check your email',
+              `Check your email: we sent a link to finish creating your account to ${input.email}.`,
+              true,
             );
-          }
-          return pages.message(
-            request,
-            reply,
-            state,
-            200,
-            'Check your email',
-            `Check your email: we sent a link to finish creating your account to ${input.email}.`,
-            true,
-          );
-        },
+          }),
       }),
   );
 
@@ -87,15 +114,20 @@ export function registrationRoutes(pages: AccountPages): void {
     },
     valid: (token) => services.accounts.registrationTokenValid(token),
     dead: { status: 400, message: 'This link is invalid or has expired. Register again to get a new one.' },
-    gate: async (request, reply, state) =>
-      (await services.accounts.registrationOpen()) ? undefined : closed(request, reply, state),
+    gate: gateOpen,
     schema: z.object({}),
     action: async (token, _input, request, reply, state) => {
-      const user = await services.accounts.confirmRegistration(
-        token,
-        state.website.id,
-        siteActor(request, state).origin,
-      );
+      let user;
+      try {
+        user = await services.accounts.confirmRegistration(
+          token,
+          state.website.id,
+          siteActor(request, state).origin,
+        );
+      } catch (error) {
+        if (error instanceof RegistrationClosedError) return closed(request, reply, state);
+        throw error;
+      }
       if (!user) {
         return pages.deadLink(request, reply, state, {
           status: 400,
