@@ -42,6 +42,9 @@ export interface PublicCover {
   path: string;
   width: number;
   height: number;
+  /** The file's bytes and type, as the media library stored them (the feeds' enclosures, issue 36 #11). */
+  size: number;
+  mimeType: string;
   /** Copies of other sizes or formats, narrowest first. */
   variants: Array<{ path: string; width: number; height: number }>;
 }
@@ -769,7 +772,7 @@ export class PublicPostsService {
     if (urls.length === 0) return covers;
     const rows = await this.db
       .selectFrom('media')
-      .select(['url', 'path', 'width', 'height', 'variants'])
+      .select(['url', 'path', 'width', 'height', 'variants', 'size', 'mime_type'])
       .where('url', 'in', urls)
       .where('mime_type', 'like', 'image/%')
       .execute();
@@ -782,7 +785,14 @@ export class PublicPostsService {
             : [],
         )
         .sort((a, b) => a.width - b.width);
-      covers.set(row.url, { path: row.path, width: row.width, height: row.height, variants });
+      covers.set(row.url, {
+        path: row.path,
+        width: row.width,
+        height: row.height,
+        size: Number(row.size),
+        mimeType: row.mime_type,
+        variants,
+      });
     }
     return covers;
   }

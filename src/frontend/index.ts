@@ -187,17 +187,38 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
     };
     for (const module of MODULES) module(kit);
 
-    // Theme assets: /themes/{theme}/assets/…, nothing else of a theme folder.
-    await app.register(fastifyStatic, {
-      root: THEMES_DIR,
-      prefix: '/themes/',
-      decorateReply: false,
-      index: false,
-      list: false,
-      dotfiles: 'deny',
-      allowedPath: (pathName) => /^\/[a-z0-9][a-z0-9_-]*\/assets\//.test(pathName),
-      // Assets are linked with `?v=<file version>` (the `asset` filter), so they may be kept long.
-      maxAge: '30d',
+    // Theme assets: /themes/{theme}/assets/…, nothing else of a theme folder. Pages link them with
+    // `?v=<hash of the content>` (the `asset` filter, issue 36 #4): the file asked for with its current
+    // version is kept a year, immutable; asked for without it (or with an old one), it is revalidated.
+    await app.register(async (assets) => {
+      assets.addHook('onSend', async (request, reply, payload) => {
+        if (reply.statusCode !== 200 && reply.statusCode !== 304) return payload;
+        const [pathname = '', search = ''] = request.url.split('?', 2);
+        const match = /^\/themes\/([a-z0-9][a-z0-9_-]*)\/assets\/(.+)$/.exec(pathname);
+        const version = new URLSearchParams(search).get('v') ?? '';
+        let file = '';
+        try {
+          file = match === null ? '' : decodeURIComponent(match[2]!);
+        } catch {
+          // A malformed escape names no asset.
+        }
+        const current = file !== '' && themes.isCurrentAsset(match![1]!, file, version);
+        reply.header(
+          'cache-control',
+          current ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate',
+        );
+        return payload;
+      });
+      await assets.register(fastifyStatic, {
+        root: THEMES_DIR,
+        prefix: '/themes/',
+        decorateReply: false,
+        index: false,
+        list: false,
+        dotfiles: 'deny',
+        allowedPath: (pathName) => /^\/[a-z0-9][a-z0-9_-]*\/assets\//.test(pathName),
+        cacheControl: false,
+      });
     });
 
     // is_installed: the first start has run (it creates the first website and the admin).

@@ -5,6 +5,7 @@
 // run no code of its own: Liquid is sandboxed.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Liquid } from 'liquidjs';
 import type { Context, FS } from 'liquidjs';
@@ -95,7 +96,8 @@ function memoizedFs(): FS {
 
 export class ThemeRenderer {
   private readonly engines = new Map<string, Liquid>();
-  private readonly versions = new Map<string, string>();
+  /** Each asset's version (a hash of its content) and the file's size and mtime it was made from. */
+  private readonly versions = new Map<string, { stamp: string; version: string }>();
   private readonly assetUrls = new Map<string, string>();
   private readonly files: FS | undefined;
   private readonly exists: (file: string) => boolean;
@@ -173,7 +175,9 @@ export class ThemeRenderer {
 
   /**
    * URL of a theme asset, `/themes/{theme}/assets/{file}?v={version}`: from the theme when it has the
-   * file, else from the default theme; the version changes with the file, so it may be cached long.
+   * file, else from the default theme; the version is a hash of the file's content (issue 36 #4), so
+   * the URL names one content and is cached immutable (see isCurrentAsset). '' when there is no such
+   * asset.
    */
   assetUrl(theme: string, file: string): string {
     if (!this.files) return this.findAsset(theme, file);
@@ -190,13 +194,24 @@ export class ThemeRenderer {
     );
     if (!owner) return '';
     const full = path.join(this.root, owner, 'assets', clean);
-    let version = this.versions.get(full);
-    if (version === undefined) {
-      const stat = fs.statSync(full);
-      version = `${stat.mtimeMs.toString(36).replace('.', '')}${stat.size.toString(36)}`;
-      this.versions.set(full, version);
+    const stat = fs.statSync(full);
+    const stamp = `${stat.mtimeMs}:${stat.size}`;
+    let known = this.versions.get(full);
+    if (known?.stamp !== stamp) {
+      const version = createHash('sha256').update(fs.readFileSync(full)).digest('hex').slice(0, 16);
+      known = { stamp, version };
+      this.versions.set(full, known);
     }
-    return `/themes/${owner}/assets/${clean}?v=${version}`;
+    return `/themes/${owner}/assets/${clean}?v=${known.version}`;
+  }
+
+  /**
+   * Whether `/themes/{theme}/assets/{file}?v={version}` names the asset's current content (then it may
+   * be cached for good): the theme's own file (not the default theme's stand-in) at that version.
+   */
+  isCurrentAsset(theme: string, file: string, version: string): boolean {
+    if (version === '' || !THEME_NAME.test(theme)) return false;
+    return this.assetUrl(theme, file) === `/themes/${theme}/assets/${file}?v=${version}`;
   }
 
   private engine(theme: string): Liquid {

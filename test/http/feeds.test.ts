@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
@@ -159,6 +160,51 @@ describe('feeds (issue 22 #12)', () => {
     assert.equal(after.items[0].title, 'Third');
     assert.match(after.items[0].content_html, /<p>Three/);
     assert.ok(!after.items[0].content_html.includes('<script'), 'the content is cleaned as on the page');
+  });
+
+  it('issue 36 #11: RSS names authors in dc:creator; enclosures carry the stored size and the real MIME', async () => {
+    const jpeg = await sharp({
+      create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 80, b: 20 } },
+    })
+      .jpeg()
+      .toBuffer();
+    await ctx.services.posts.create(
+      {
+        title: 'Pictured',
+        content: '<p>A photo</p>',
+        status: 'published',
+        websiteIds: [site],
+        thumbnailUpload: jpeg,
+      },
+      { userId: writer.id, isAdmin: true },
+    );
+    const media = await ctx.services.database.db
+      .selectFrom('posts')
+      .innerJoin('media', 'media.url', 'posts.thumbnail')
+      .select(['media.size', 'media.mime_type', 'media.url'])
+      .where('posts.title', '=', 'Pictured')
+      .executeTakeFirstOrThrow();
+    assert.equal(media.mime_type, 'image/jpeg');
+    const xml = (await get('/feed')).body;
+    wellFormed(xml);
+    assert.ok(!/<author>/.test(xml), 'RSS <author> is an email address: names go in dc:creator');
+    assert.match(xml, /<rss [^>]*xmlns:dc="http:\/\/purl\.org\/dc\/elements\/1\.1\/"/);
+    assert.match(xml, /<dc:creator>(<!\[CDATA\[)?User \d+(\]\]>)?<\/dc:creator>/);
+    const enclosures = [...xml.matchAll(/<enclosure ([^>]*)\/>/g)].map((match) => match[1]!);
+    assert.equal(
+      enclosures.length,
+      1,
+      `only the stored image, whose size is known: ${enclosures.join(' | ')}`,
+    );
+    assert.match(enclosures[0]!, new RegExp(`length="${media.size}"`));
+    assert.match(enclosures[0]!, /type="image\/jpeg"/);
+    assert.ok(media.size > 0);
+    const atom = (await get('/feed/atom')).body;
+    wellFormed(atom);
+    const links = [...atom.matchAll(/<link ([^>]*rel="enclosure"[^>]*)\/>/g)].map((match) => match[1]!);
+    assert.equal(links.length, 1, links.join(' | '));
+    assert.match(links[0]!, /type="image\/jpeg"/);
+    assert.match(links[0]!, new RegExp(`length="${media.size}"`));
   });
 
   it('every page announces the website\u2019s feeds in its head', async () => {

@@ -102,7 +102,10 @@ describe('the public post editor: Markdown, preview and thumbnail upload', () =>
     assert.match(page.body, /<input type="radio" name="format" value="markdown" checked>/);
     assert.match(page.body, /<input id="thumbnail" name="thumbnail" type="file"/);
     assert.match(page.body, /data-preview="\/post\/preview"/);
-    assert.match(page.body, /<script src="\/themes\/default\/assets\/editor\.js" defer><\/script>/);
+    assert.match(
+      page.body,
+      /<script src="\/themes\/default\/assets\/editor\.js\?v=[a-f0-9]+" defer><\/script>/,
+    );
     const script = await ctx.request({
       method: 'GET',
       url: '/themes/default/assets/editor.js',

@@ -42,7 +42,7 @@ describe('post page with comments and the click beacon', () => {
     assert.match(response.body, /name="website" value="" tabindex="-1"/);
     assert.match(
       response.body,
-      new RegExp(`clicks\\.js" defer data-type="post" data-id="${postId}" data-kind="view"`),
+      new RegExp(`clicks\\.js\\?v=[a-f0-9]+" defer data-type="post" data-id="${postId}" data-kind="view"`),
     );
     assert.equal(response.headers['set-cookie'], undefined, 'an anonymous post page sets no cookie');
   });

@@ -185,9 +185,13 @@ async function publishedThisWeek(): Promise<number> {
       },
     },
   });
-  const since = Date.now() - WEEK_MS;
-  return (data?.data ?? []).filter((post) => post.published_at && Date.parse(post.published_at) >= since)
-    .length;
+  // The API lists a published post dated later as scheduled (issue 36 #9); the bound is kept here too.
+  const now = Date.now();
+  const since = now - WEEK_MS;
+  return (data?.data ?? []).filter((post) => {
+    const at = post.published_at ? Date.parse(post.published_at) : NaN;
+    return at >= since && at <= now;
+  }).length;
 }
 
 async function commentsWaiting(): Promise<number> {

@@ -15,6 +15,7 @@ import {
   POST_LIST_STATUSES,
   returnInput,
   SORTABLE_POST_FIELDS,
+  statusAt,
 } from '../../domain/posts/index.js';
 import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
 import { normalizeLocale } from '../../domain/translations.js';
@@ -175,8 +176,11 @@ function includesOf(value: string | undefined): Set<string> {
 /** A post's text in one locale (a blank or missing one falls back to the base text). */
 type LocaleText = Partial<Record<'title' | 'excerpt' | 'content', string>>;
 
-/** A post of a list as v2 shows it (what the list read holds). */
-function summaryJson(post: PostSummary, include: Set<string>, text?: LocaleText): Json {
+/**
+ * A post of a list as v2 shows it (what the list read holds); its status as the site sees it at `now`
+ * (a published post not due yet is scheduled, issue 36 #9).
+ */
+function summaryJson(post: PostSummary, include: Set<string>, now: string, text?: LocaleText): Json {
   return {
     id: post.id,
     title: text?.title || post.title,
@@ -184,7 +188,7 @@ function summaryJson(post: PostSummary, include: Set<string>, text?: LocaleText)
     excerpt: text?.excerpt || post.excerpt,
     content: text?.content || post.content,
     thumbnail: post.thumbnail,
-    status: post.status,
+    status: statusAt(post.status, post.publishedAt, now),
     published_at: post.publishedAt,
     author_id: post.author?.id ?? null,
     created_at: post.createdAt,
@@ -197,9 +201,9 @@ function summaryJson(post: PostSummary, include: Set<string>, text?: LocaleText)
 }
 
 /** One post as v2 shows it: in one locale, or with its translation maps. */
-function detailJson(post: PostDetail, include: Set<string>, locale: string | undefined): Json {
+function detailJson(post: PostDetail, include: Set<string>, locale: string | undefined, now: string): Json {
   const json: Json = {
-    ...summaryJson(post, new Set()),
+    ...summaryJson(post, new Set(), now),
     website_ids: post.websiteIds,
     keywords: post.keywords,
     meta_title: post.metaTitle,
@@ -269,10 +273,13 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
   /** What the caller may do to each post (the policy's answers, from the facts already read). */
   const abilitiesOf = (actor: Actor, posts: readonly PostSummary[]) =>
     services.abilities.ofPosts(actor, posts);
+  const now = () => services.clock.now().toISOString();
   const answerPost = async (reply: FastifyReply, actor: Actor, post: PostDetail, status = 200) => {
     const [can] = await abilitiesOf(actor, [post]);
     reply.header('etag', etagOf(post.updatedAt));
-    return reply.code(status).send({ data: { ...detailJson(post, new Set(INCLUDES), undefined), can } });
+    return reply
+      .code(status)
+      .send({ data: { ...detailJson(post, new Set(INCLUDES), undefined, now()), can } });
   };
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
@@ -314,6 +321,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
         cursor: query.cursor,
         authorId: query.filter?.author,
         thenBy,
+        timed: true,
       });
       const cans = wantsCan(query.fields) ? await abilitiesOf(actor, answer.items) : null;
       const variant = cans === null ? request.url : `${request.url}\n${cans.map(canKey).join('')}`;
@@ -335,7 +343,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
             excerpt: map.excerpt?.[locale!],
             content: map.content?.[locale!],
           };
-          const json = summaryJson(post, include, inLocale);
+          const json = summaryJson(post, include, now(), inLocale);
           if (cans) json.can = cans[index];
           return json;
         });
@@ -410,7 +418,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       let answer = postAnswers.get(post);
       if (answer?.variant !== variant) {
         const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
-        const json = detailJson(post, includesOf(query.include), locale);
+        const json = detailJson(post, includesOf(query.include), locale, now());
         if (can) json.can = can;
         const data = selectFields([json], query.fields, DETAIL_FIELDS)[0];
         answer = { variant, body: Buffer.from(JSON.stringify({ data })) };
@@ -435,7 +443,8 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       return createOnce(services, request, reply, {
         scope: 'api.v2.posts.create',
         create: () => ops.create(actor, request.body as Json),
-        json: (post) => detailJson(post, new Set(INCLUDES), undefined) as { id: number; updated_at: string },
+        json: (post) =>
+          detailJson(post, new Set(INCLUDES), undefined, now()) as { id: number; updated_at: string },
         location: (id) => `/api/v2/posts/${id}`,
       });
     },

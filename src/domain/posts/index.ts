@@ -124,7 +124,8 @@ export class PostOperations {
     actor: Actor,
     input: ListPostsInput,
     view: AnswerView<Page<PostSummary>, Out>,
-    options?: { cursor?: string; authorId?: number; thenBy?: PostSortKey[] },
+    /** `timed`: statuses by what the site shows (PostListQuery.timed, API v2). */
+    options?: { cursor?: string; authorId?: number; thenBy?: PostSortKey[]; timed?: boolean },
   ) {
     return listPosts(this.ctx, actor, input, view, options);
   }

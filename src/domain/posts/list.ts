@@ -57,9 +57,10 @@ export async function listPosts<Out extends object>(
   actor: Actor,
   input: ListPostsInput,
   view: AnswerView<Page<PostSummary>, Out>,
-  options: { cursor?: string; authorId?: number; thenBy?: PostSortKey[] } = {},
+  options: { cursor?: string; authorId?: number; thenBy?: PostSortKey[]; timed?: boolean } = {},
 ): Promise<{ query: PostListQuery; answer: Out }> {
   const query = await listQueryOf(ctx, actor, input);
+  if (options.timed) query.timed = true;
   if (options.authorId !== undefined) query.authorId = options.authorId;
   if (options.thenBy?.length) query.thenBy = options.thenBy;
   if (options.cursor !== undefined) query.after = decodeCursor(options.cursor, query);

@@ -5,6 +5,14 @@ import { WEBSITES_TAG } from '../websites.js';
 
 export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
+
+/**
+ * A post's status as the site sees it at `now` (ISO 8601 UTC, as stored): `published` with a
+ * published_at still to come is not public yet, so it is `scheduled` (issue 36 #9).
+ */
+export function statusAt(status: string, publishedAt: string | null, now: string): string {
+  return status === 'published' && publishedAt !== null && publishedAt > now ? 'scheduled' : status;
+}
 /**
  * Submitted for review (issue 20 #4): a contributor's draft waiting for an editor. Not one of API
  * v1's statuses (spec 3.1): only the review operations (review.ts) put a post in it or take it out.
@@ -69,6 +77,12 @@ export interface PostListQuery {
   websiteId: number | null;
   /** Default `published`. */
   status?: PostListStatus;
+  /**
+   * Statuses by what the site shows (API v2, issue 36 #9): a `published` post whose published_at is
+   * still to come is listed and counted as `scheduled`, not `published`. Absent: the stored status
+   * only (API v1, R-P3).
+   */
+  timed?: boolean;
   /** Terms matched against title, excerpt and content and their translations; any term matches. */
   keywords?: string[];
   /** Posts having any of these tags (of `tagType` when given). */

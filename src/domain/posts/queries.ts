@@ -40,6 +40,8 @@ export function postMatches(
 /** What decides the SQL text of a list's queries (the values are Params). */
 export interface ListShape {
   anyStatus: boolean;
+  /** The status asked for, by what the site shows at Param `now` (PostListQuery.timed); else null. */
+  timed: 'published' | 'scheduled' | null;
   terms: number;
   tags: number;
   tagType: boolean;
@@ -74,7 +76,22 @@ export function listQueries(db: Db, shape: ListShape) {
     .selectFrom('posts')
     .where('posts.deleted_at', 'is', null)
     .where('posts.type', '=', POST_MODEL);
-  if (!shape.anyStatus) base = base.where('posts.status', '=', param<string>('status'));
+  // Timed (issue 36 #9): `published` only once due, `scheduled` also when published but not due.
+  if (shape.timed === 'published') {
+    base = base.where((eb) =>
+      eb.and([
+        eb('posts.status', '=', 'published'),
+        eb.or([eb('posts.published_at', 'is', null), eb('posts.published_at', '<=', param<string>('now'))]),
+      ]),
+    );
+  } else if (shape.timed === 'scheduled') {
+    base = base.where((eb) =>
+      eb.or([
+        eb('posts.status', '=', 'scheduled'),
+        eb.and([eb('posts.status', '=', 'published'), eb('posts.published_at', '>', param<string>('now'))]),
+      ]),
+    );
+  } else if (!shape.anyStatus) base = base.where('posts.status', '=', param<string>('status'));
   if (shape.restricted) {
     base = base.where((eb) =>
       eb.or([

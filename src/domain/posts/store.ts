@@ -115,6 +115,7 @@ export class PostsService {
       query.viewer?.editsWebsite === true,
       query.websiteId,
       query.status ?? 'published',
+      query.timed === true,
       query.sort,
       query.direction,
       query.thenBy ?? [],
@@ -137,6 +138,8 @@ export class PostsService {
     // The page's window: a cursor's page starts after it; a numbered page at its offset (see below).
     let limit = query.pageSize;
     let offset = query.after ? 0 : (query.page - 1) * query.pageSize;
+    const now = query.viewer?.now ?? nowIso(this.clock);
+    const timed = query.timed === true && (status === 'published' || status === 'scheduled') ? status : null;
     // The values of the Params of the list's compiled queries (see listQueries).
     const values = (name: string): unknown => {
       const [kind, index] = name.split(':') as [string, string | undefined];
@@ -164,12 +167,13 @@ export class PostsService {
         case 'viewer':
           return query.viewer?.userId ?? 0; // no user has id 0: an anonymous viewer owns nothing
         case 'now':
-          return query.viewer?.now;
+          return now;
       }
       throw new Error(`posts list: no value for ${name}`);
     };
     const shape: ListShape = {
       anyStatus: status === 'any',
+      timed,
       terms: terms.length,
       tags: tagIds.length,
       tagType: Boolean(query.tagType),
@@ -193,7 +197,8 @@ export class PostsService {
     // it is cached until the next post or website change, or a minute; keyword searches are not.
     // The counters answer the common lists (issue 26 #1); the count query the rest (see keptTotal).
     const count = async () => {
-      const kept = terms.length === 0 ? await this.keptTotal(query, status, tagIds, excludedIds) : null;
+      const kept =
+        terms.length === 0 ? await this.keptTotal(query, status, tagIds, excludedIds, timed, now) : null;
       if (kept !== null) return kept;
       const counting = this.countQueries.get(shapeKey, () => listQueries(this.db, shape).count);
       return Number((await counting.execute(db, values))[0]?.total ?? 0);
@@ -204,6 +209,7 @@ export class PostsService {
       query.viewer?.editsWebsite === true,
       query.websiteId,
       status,
+      timed !== null,
       [...tagIds].sort((a, b) => a - b),
       query.tagType ?? null,
       [...excludedIds].sort((a, b) => a - b),
@@ -223,7 +229,7 @@ export class PostsService {
     // fresh from the counters (a cached one may lag a change made behind the operations' back, or a
     // post whose time came): the deepest page costs what the first does.
     if (!shape.keyset && !shape.random && offset * 2 > total && terms.length === 0) {
-      const fresh = await this.keptTotal(query, status, tagIds, excludedIds);
+      const fresh = await this.keptTotal(query, status, tagIds, excludedIds, timed, now);
       if (fresh !== null && offset < fresh && offset * 2 > fresh) {
         shape.reversed = true;
         limit = Math.min(query.pageSize, fresh - offset);
@@ -251,24 +257,32 @@ export class PostsService {
    * The list's total from the post counters, or null when they cannot tell it: several tags (posts
    * having any of them overlap), a tag type, excluded ids, or a viewer who sees their own posts or
    * their website's besides the public ones. An anonymous viewer's list is the published posts minus
-   * those whose time has not come (a read of the due index).
+   * those whose time has not come (a read of the due index); so is a timed `published` list, and a
+   * timed `scheduled` list is the scheduled posts plus those.
    */
   private async keptTotal(
     query: PostListQuery,
     status: string,
     tagIds: number[],
     excludedIds: number[],
+    timed: 'published' | 'scheduled' | null,
+    now: string,
   ): Promise<number | null> {
     const tags = [...new Set(tagIds)];
     if (excludedIds.length > 0 || tags.length > 1 || query.tagType || query.authorId !== undefined)
       return null;
     const scope = { tagId: tags[0], websiteId: query.websiteId, status: status === 'any' ? null : status };
     const viewer = query.viewer;
-    if (viewer === undefined) return keptPostCount(this.db, scope);
+    const notDue = () => publishedNotDue(this.db, scope, now, { nullIsDue: true });
+    if (viewer === undefined) {
+      if (timed === 'published') return (await keptPostCount(this.db, scope)) - (await notDue());
+      if (timed === 'scheduled') return (await keptPostCount(this.db, scope)) + (await notDue());
+      return keptPostCount(this.db, scope);
+    }
     if (viewer.userId !== null || viewer.editsWebsite === true) return null;
     if (status !== 'published' && status !== 'any') return null;
     const published = await keptPostCount(this.db, { ...scope, status: 'published' });
-    return published - (await publishedNotDue(this.db, scope, viewer.now, { nullIsDue: true }));
+    return published - (await notDue());
   }
 
   /** The tags of many posts in one query (no N+1), in a stable order. */

@@ -5,8 +5,9 @@
 // `feed_full_content`) the whole cleaned content. Held in the full-page cache like the pages they
 // mirror, and flushed by the same content changes (the reads report their tags).
 import { Feed } from 'feed';
+import type { Item } from 'feed';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PublicListQuery, PublicPost } from '../../domain/public-posts.js';
+import type { PublicCover, PublicListQuery, PublicPost } from '../../domain/public-posts.js';
 import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
@@ -19,11 +20,11 @@ export const FEED_ITEMS = 20;
 export const FULL_CONTENT_SETTING = 'feed_full_content';
 
 const FORMATS = {
-  rss: { suffix: '', type: 'application/rss+xml; charset=utf-8', render: (feed: Feed) => feed.rss2() },
+  rss: { suffix: '', type: 'application/rss+xml; charset=utf-8', render: (feed: Feed) => rss2(feed) },
   atom: {
     suffix: '/atom',
     type: 'application/atom+xml; charset=utf-8',
-    render: (feed: Feed) => feed.atom1(),
+    render: (feed: Feed) => atom1(feed),
   },
   json: {
     suffix: '/json',
@@ -53,6 +54,43 @@ function jsonFeed11(feed: Feed): string {
   withAuthors(json);
   for (const item of json.items ?? []) withAuthors(item);
   return JSON.stringify(json);
+}
+
+const DC_NAMESPACE = 'http://purl.org/dc/elements/1.1/';
+
+/**
+ * RSS 2.0 from the `feed` package, with the Dublin Core namespace its `dc:creator` elements need (the
+ * package declares it only when items carry full content).
+ */
+function rss2(feed: Feed): string {
+  const xml = feed.rss2();
+  if (!xml.includes('<dc:creator>') || xml.includes('xmlns:dc=')) return xml;
+  return xml.replace('<rss version="2.0"', `<rss version="2.0" xmlns:dc="${DC_NAMESPACE}"`);
+}
+
+const xmlAttribute = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * Atom 1.0 from the `feed` package, with each enclosure's type the one its item gives (the package
+ * writes `image/` and the file's extension: `image/jpg`, issue 36 #11).
+ */
+function atom1(feed: Feed): string {
+  const types = new Map<string, string>();
+  for (const item of feed.items) {
+    if (typeof item.image === 'object' && item.image.type) {
+      types.set(xmlAttribute(item.image.url), xmlAttribute(item.image.type));
+    }
+  }
+  return feed
+    .atom1()
+    .replace(
+      /(<link rel="enclosure" href="([^"]*)"[^>]*? type=")([^"]*)"/g,
+      (whole, start: string, href: string) => {
+        const type = types.get(href);
+        return type === undefined ? whole : `${start}${type}"`;
+      },
+    );
 }
 
 /** What a feed is of: its title, the page it mirrors, and which posts. */
@@ -124,13 +162,35 @@ export function feedRoutes(kit: FrontendKit): void {
         ...(content ? { content } : {}),
         date: new Date(post.updatedAt),
         published: new Date(post.publishedAt),
-        ...(post.author ? { author: [{ name: post.author.name }] } : {}),
+        ...(post.author ? authorOf(format, post.author.name) : {}),
         category: post.tags.map((tag) => ({ name: tag.name })),
-        ...(post.thumbnail ? { image: absolute(post.thumbnail) } : {}),
+        ...(post.thumbnail ? imageOf(format, absolute(post.thumbnail), post.cover) : {}),
       });
     }
     reply.type(FORMATS[format].type);
     return FORMATS[format].render(feed);
+  };
+
+  /**
+   * An item's author (issue 36 #11): RSS's `<author>` is an email address, which Folio does not
+   * publish, so RSS names the author in `dc:creator`; Atom and JSON Feed take a name.
+   */
+  const authorOf = (format: keyof typeof FORMATS, name: string): Partial<Item> =>
+    format === 'rss'
+      ? { extensions: [{ name: 'dc:creator', objects: { _text: name } }] }
+      : { author: [{ name }] };
+
+  /**
+   * An item's image (issue 36 #11). An enclosure (RSS, Atom) must say its length and type: both are
+   * known for an image of the media library (what it stored); an external image has no enclosure (the
+   * package would write `length="0"` and a type guessed from the extension, `image/jpg`). Atom's type
+   * is the package's guess too, so it is set right after rendering (see atom1). JSON Feed's image is
+   * a URL.
+   */
+  const imageOf = (format: keyof typeof FORMATS, url: string, cover: PublicCover | null): Partial<Item> => {
+    if (format === 'json') return { image: url };
+    if (!cover || cover.size <= 0) return {};
+    return { image: { url, length: cover.size, type: cover.mimeType } };
   };
 
   /** The post's cleaned content, through the same cached read as its page. */
