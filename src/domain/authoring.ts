@@ -95,6 +95,11 @@ export class AuthoringService {
    * submits them for review, and is never offered what the policy would refuse. `current`: the
    * post's status, kept on offer while it has it (a scheduled or pending post).
    */
+  /** Whether the user may write posts on this website (the header's "Write", the form). */
+  mayWrite(user: User, websiteId: number): Promise<boolean> {
+    return this.policy.can(writerOn(user, websiteId), 'post.create', null, [websiteId]);
+  }
+
   async statusesFor(user: User, websiteId: number, current?: string): Promise<string[]> {
     const publishes = await this.policy.can(writerOn(user, websiteId), 'post.publish', null, [websiteId]);
     const statuses = publishes ? ['draft', REVIEW_STATUS, 'published'] : ['draft', REVIEW_STATUS];

@@ -24,14 +24,7 @@ import { addRoute } from '../http/multipart.js';
 import { currentWebsite } from '../http/website-context.js';
 import type { Services } from '../services.js';
 import { siteContentSecurityPolicy } from './csp.js';
-import {
-  SESSION_COOKIE,
-  frontendState,
-  maybeFrontendState,
-  setFrontendState,
-  siteActor,
-  urlFor,
-} from './context.js';
+import { SESSION_COOKIE, frontendState, maybeFrontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
 import { csrfToken } from '../http/csrf.js';
 import type { SeoInput } from './seo.js';
@@ -410,11 +403,8 @@ async function renderPage(
             id: state.user.id,
             name: state.user.name,
             username: state.user.username,
-            // Whether the header offers "Write": the policy's answer on this website (no role, no
-            // writing: issue 34 #1).
-            can_write: await services.policy.can(siteActor(request, state), 'post.create', null, [
-              website.id,
-            ]),
+            // Whether the header offers "Write" (no role, no writing: issue 34 #1).
+            can_write: await services.authoring.mayWrite(state.user, website.id),
           }
         : null,
       home_url: homeUrl,
