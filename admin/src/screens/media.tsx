@@ -398,6 +398,25 @@ export function MediaScreen() {
 }
 
 /** The library in a modal dialog, to choose an image (the editor's images and thumbnail). */
+/**
+ * The media library as a dialog an editor opens and awaits: `pick()` resolves with the chosen item (null
+ * when closed), `pickImage()` with what the rich-text editor inserts; `dialog` is rendered where it goes.
+ */
+export function useMediaPicker() {
+  const [picking, setPicking] = useState<((item: MediaItem | null) => void) | null>(null);
+  const pick = () => new Promise<MediaItem | null>((resolve) => setPicking(() => resolve));
+  const pickImage = async () => {
+    const item = await pick();
+    return item && { src: item.url, alt: item.alt ?? '' };
+  };
+  const answer = (item: MediaItem | null) => {
+    picking?.(item);
+    setPicking(null);
+  };
+  const dialog = picking ? <MediaPicker onPick={answer} onClose={() => answer(null)} /> : null;
+  return { pick, pickImage, dialog };
+}
+
 export function MediaPicker({ onPick, onClose }: { onPick: (item: MediaItem) => void; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {

@@ -15,8 +15,7 @@ import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
-import { MediaPicker } from './media.js';
-import type { MediaItem } from '../media-upload.js';
+import { useMediaPicker } from './media.js';
 import { useSaveShortcut, wordCountText } from '../editor-keys.js';
 
 interface Text {
@@ -70,11 +69,7 @@ export function PageEditor({ id }: { id: number | null }) {
   useEffect(() => () => queue.close(), []);
   // Images from the media library, as in the post editor (issue 34 #20), for those who may use it.
   const can = useAbilities();
-  const [picking, setPicking] = useState<((item: MediaItem | null) => void) | null>(null);
-  const pickImage = async () => {
-    const item = await new Promise<MediaItem | null>((resolve) => setPicking(() => resolve));
-    return item && { src: item.url, alt: item.alt ?? '' };
-  };
+  const { pickImage, dialog: mediaDialog } = useMediaPicker();
   // What the policy lets this user do to the loaded page (API v2's `can`; issue 34 #19).
   const [pageCan, setPageCan] = useState<{ update: boolean; delete: boolean } | null>(null);
   const mayUpdate = pageCan?.update ?? true;
@@ -229,18 +224,7 @@ export function PageEditor({ id }: { id: number | null }) {
 
   return (
     <section aria-labelledby="page-editor-title" class="editor">
-      {picking && (
-        <MediaPicker
-          onPick={(item) => {
-            picking(item);
-            setPicking(null);
-          }}
-          onClose={() => {
-            picking(null);
-            setPicking(null);
-          }}
-        />
-      )}
+      {mediaDialog}
       <div class="screen-head">
         <h1 id="page-editor-title">{loaded ? t('pages.edit') : t('pages.new')}</h1>
         <p class="save-state" aria-live="polite">

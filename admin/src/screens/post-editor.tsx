@@ -23,8 +23,7 @@ import { shownUrl } from '../media-url.js';
 import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
 import { useSaveShortcut, wordCountText } from '../editor-keys.js';
-import { MediaPicker } from './media.js';
-import type { MediaItem } from '../media-upload.js';
+import { useMediaPicker } from './media.js';
 import { TagPicker } from './tag-picker.js';
 import type { TagOption } from './tag-picker.js';
 
@@ -167,12 +166,7 @@ export function PostEditor({ id }: { id: number | null }) {
   // What the policy lets this user do to the loaded post (API v2's `can`; issue 34 #19).
   const [postCan, setPostCan] = useState<{ update: boolean; publish: boolean; delete: boolean } | null>(null);
   // The media library as a dialog: what it resolves with goes into the content or the thumbnail.
-  const [picking, setPicking] = useState<((item: MediaItem | null) => void) | null>(null);
-  const pick = () => new Promise<MediaItem | null>((resolve) => setPicking(() => resolve));
-  const pickImage = async () => {
-    const item = await pick();
-    return item && { src: item.url, alt: item.alt ?? '' };
-  };
+  const { pick, pickImage, dialog: mediaDialog } = useMediaPicker();
   // Editors are recreated (keyed) when a post loads or a locale's text is replaced from outside.
   const [generation, setGeneration] = useState(0);
   const formRef = useRef(form);
@@ -594,18 +588,7 @@ export function PostEditor({ id }: { id: number | null }) {
 
   return (
     <section aria-labelledby="editor-title" class="editor">
-      {picking && (
-        <MediaPicker
-          onPick={(item) => {
-            picking(item);
-            setPicking(null);
-          }}
-          onClose={() => {
-            picking(null);
-            setPicking(null);
-          }}
-        />
-      )}
+      {mediaDialog}
       <div class="screen-head">
         <h1 id="editor-title">{id === null && !loaded ? t('editor.new') : t('editor.edit')}</h1>
         <p class="save-state" aria-live="polite">
