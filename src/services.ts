@@ -334,6 +334,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     changes,
     users,
     mailer: () => services.mailer,
+    updates: () => services.updates,
     smtp: config.smtpUrl !== null,
     // The value in effect of a setting nobody set (issue 34 #20: the panel shows it), from the
     // constants the code that reads each setting falls back to.

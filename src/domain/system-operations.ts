@@ -22,6 +22,7 @@ import type { Mailer } from './mailer.js';
 import type { Actor, Policy } from './policy.js';
 import { parse } from './schema-fields.js';
 import type { SettingsService } from './settings.js';
+import type { UpdateLogger, UpdateService } from './updates.js';
 import type { UsersService } from './users.js';
 import { parseBoolean } from './values.js';
 
@@ -77,8 +78,31 @@ export class SystemOperations {
       smtp?: boolean;
       /** The value in effect of a setting that is not set (what the code reading it falls back to). */
       defaults?: Readonly<Record<string, string>>;
+      /** The update service in use (read when asked: tests give the services another one). */
+      updates?: () => UpdateService;
     },
   ) {}
+
+  /**
+   * Runs a core or package update (spec 4.6): administrators with an unlimited key that writes. The
+   * outcome is the update service's (disabled, invalid, busy, failed, updated).
+   */
+  async triggerUpdate(actor: Actor, input: { package?: unknown; version?: unknown }, log?: UpdateLogger) {
+    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
+    return this.requireUpdates().trigger(input, log, actor);
+  }
+
+  /** Whether an update of `item` runs (administrators: the installation's state). */
+  async updateRunning(actor: Actor, item: string): Promise<boolean> {
+    if (!this.deps.policy.readsInstallation(actor)) throw new ForbiddenError();
+    return (await this.requireUpdates().progress(item)) === 1;
+  }
+
+  private requireUpdates(): UpdateService {
+    const updates = this.deps.updates?.();
+    if (!updates) throw new Error('no update service configured');
+    return updates;
+  }
 
   /** Every API switch and auth mode with its value (administrators). */
   async apiSwitches(actor: Actor): Promise<ApiSwitch[]> {

@@ -19,10 +19,10 @@ export function registerUpdateRoutes(router: ApiRouter, services: Services): voi
     { switchKey: null, authKey: 'svc_api_update', adminOnly: true },
     async (request, reply): Promise<Json> => {
       const input = requestInput(request);
-      const result = await services.updates.trigger(
+      const result = await services.systemOps.triggerUpdate(
+        await actorOf(services, request),
         { package: input.package, version: input.version },
         request.log,
-        await actorOf(services, request),
       );
       // The server began stopping during the run: do not keep this connection alive, or the
       // graceful shutdown would wait for the client's keep-alive to time out.

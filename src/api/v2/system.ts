@@ -2,7 +2,6 @@
 // flushes (a website's: its site admins too; all: administrators), core updates (administrators).
 import { z } from 'zod';
 import { AUTH_MODES } from '../../domain/api-switches.js';
-import { ForbiddenError } from '../../domain/errors.js';
 import { settingsInput } from '../../domain/system-operations.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
@@ -146,9 +145,8 @@ export function registerSystemRoutes(router: V2Router, services: Services): void
     response: { 200: z.object({ data: z.object({ version: z.string() }) }) },
     handler: async (request) => {
       const actor = await actorOf(services, request);
-      if (!services.policy.managesInstallation(actor)) throw new ForbiddenError();
       const body = updateBody.parse(request.body ?? {});
-      const result = await services.updates.trigger(body, request.log, actor);
+      const result = await services.systemOps.triggerUpdate(actor, body, request.log);
       switch (result.outcome) {
         case 'updated':
           return { data: { version: result.version } };
@@ -185,10 +183,9 @@ export function registerSystemRoutes(router: V2Router, services: Services): void
     querystring: progressQuery,
     response: { 200: z.object({ data: z.object({ item: z.string(), running: z.boolean() }) }) },
     handler: async (request) => {
-      const actor = await actorOf(services, request);
-      if (!services.policy.readsInstallation(actor)) throw new ForbiddenError();
       const item = progressQuery.parse(request.query).item ?? 'core';
-      return { data: { item, running: (await services.updates.progress(item)) === 1 } };
+      const running = await services.systemOps.updateRunning(await actorOf(services, request), item);
+      return { data: { item, running } };
     },
   });
 }
