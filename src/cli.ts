@@ -180,6 +180,11 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
   });
   app.addHook('onClose', () => scheduler.stop());
+  // What a stopped node committed but did not announce is announced by the next drain (run.ts).
+  const drainOutbox = () =>
+    services.runner.drain().catch((error: unknown) => app.log.error({ err: error }, 'outbox drain failed'));
+  const outboxTimer = setInterval(() => void drainOutbox(), 15_000).unref();
+  app.addHook('onClose', () => clearInterval(outboxTimer));
   // Hourly upkeep on every node: the audit log keeps `audit_retention_days` days (a DELETE is
   // idempotent), idempotency keys 24 hours, and the planner's statistics are refreshed.
   const pruneAudit = () =>
@@ -217,6 +222,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
 
   await app.listen({ host: config.host, port: config.port });
   scheduler.start();
+  void drainOutbox();
   // Every start says where to go (the first start's credentials are printed above, once).
   const port = (app.server.address() as { port?: number } | null)?.port ?? config.port;
   output.out(

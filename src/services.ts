@@ -60,6 +60,7 @@ import { ResourceAbilities } from './domain/resource-abilities.js';
 import { siteOrigin } from './domain/site-urls.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { ContentChanges } from './domain/changes.js';
+import { OperationRunner } from './domain/run.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
 import { DomainChecker } from './domain/domain-check.js';
@@ -117,6 +118,11 @@ export interface Services {
   publicPosts: PublicPostsService;
   /** Content changes announced by the services after commit (the full-page cache listens). */
   changes: ContentChanges;
+  /**
+   * The operation runner: one transaction per operation with its audit rows and outbox rows, the
+   * announcements after commit; hooks for every write (run.ts).
+   */
+  runner: OperationRunner;
   media: MediaService;
   /** The media library's records (items of a website, their texts, variants and uses). */
   mediaLibrary: MediaLibrary;
@@ -236,6 +242,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const bindings = new WebsiteBindings(db);
   const changes = new ContentChanges(warn);
   changes.subscribe(cacheInvalidator(cache, bindings, new MenuReferences(db)));
+  const runner = new OperationRunner({ db, transact: database.transact, clock, changes, warn });
   const mediaStore = new LocalMediaStore(config.mediaDir, config.appUrl);
   const media = new MediaService(db, mediaStore, clock);
   const mediaLibrary = new MediaLibrary(db, { store: mediaStore, translations, bindings });
@@ -256,6 +263,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
   const policy = new Policy({ websites, memberships, clock, settings });
   const audit = new AuditLog(db, clock);
+  // A write not yet run by the runner is still an event that listeners (webhooks) hear of.
+  audit.onUnscopedEvent((event) => runner.unscopedEvent(event));
   const domainChecker = new DomainChecker({
     settings,
     fetcher,
@@ -406,6 +415,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     posts,
     publicPosts,
     changes,
+    runner,
     media,
     mediaLibrary,
     mediaOps: new MediaOperations({

@@ -30,14 +30,21 @@ import * as commentAuthors from './migrations/0024_comment_authors.js';
 import * as keyScopes from './migrations/0025_key_scopes.js';
 import * as commentWebsites from './migrations/0026_comment_websites.js';
 import * as pageSeo from './migrations/0027_page_seo.js';
+import * as outbox from './migrations/0028_outbox.js';
 import { sqliteForKysely } from './sqlite-statements.js';
+import { withAmbientTransactions } from './ambient.js';
 import { longReadsOffTheLoop } from './read-thread.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 export type Db = Kysely<Database>;
 
 export interface DatabaseHandle {
+  /** Every store's handle: joins the ambient transaction of an operation when one is open (ambient.ts). */
   db: Db;
+  /** Runs `work` in one transaction that every query through `db` joins (the operation runner's). */
+  transact<T>(work: () => Promise<T>): Promise<T>;
+  /** Whether an ambient transaction is open in this async context. */
+  inTransaction(): boolean;
   dialect: Dialect;
   /**
    * Where reads that no index serves (keyword searches) run: on SQLite a worker thread with its own
@@ -88,19 +95,20 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
-    const db = new Kysely<Database>({
+    const pool = new Kysely<Database>({
       dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }),
       log: log && ((event) => log(event)),
     });
+    const { db, transact, inTransaction } = withAmbientTransactions(pool);
     const longReads =
       config.file === ':memory:'
         ? db
         : longReadsOffTheLoop(sqlite, config.file, { log: log && ((event) => log(event)) });
     const close = async () => {
       if (longReads !== db) await longReads.destroy();
-      await db.destroy();
+      await pool.destroy();
     };
-    return { db, longReads, dialect: 'sqlite', sqlite, pgOptions: null, close };
+    return { db, transact, inTransaction, longReads, dialect: 'sqlite', sqlite, pgOptions: null, close };
   }
 
   // JIT off: Folio's queries are short lookups, and PostgreSQL compiles any query whose estimated cost
@@ -128,15 +136,16 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
       log: log && ((event) => log(event)),
     });
   };
-  const db = poolOf(10);
+  const pool = poolOf(10);
+  const { db, transact, inTransaction } = withAmbientTransactions(pool);
   // Long reads (keyword searches) have two connections of their own: ten slow searches at once would
   // otherwise hold every connection of the pool, and every other request would wait behind them.
   const longReads = poolOf(2);
   const close = async () => {
     await longReads.destroy();
-    await db.destroy();
+    await pool.destroy();
   };
-  return { db, longReads, dialect: 'postgres', sqlite: null, pgOptions, close };
+  return { db, transact, inTransaction, longReads, dialect: 'postgres', sqlite: null, pgOptions, close };
 }
 
 /**
@@ -189,6 +198,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0025_key_scopes', up: keyScopes.up },
   { name: '0026_comment_websites', up: commentWebsites.up },
   { name: '0027_page_seo', up: pageSeo.up },
+  { name: '0028_outbox', up: outbox.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

@@ -94,6 +94,15 @@ export interface AuditLogTable {
   summary: string | null;
 }
 
+/** Announcements of committed operations not yet made (0028_outbox, domain/run.ts). */
+export interface OutboxTable {
+  id: Generated<number>;
+  created_at: Timestamp;
+  topic: string;
+  payload: string;
+  claimed_at: Timestamp | null;
+}
+
 /** A named API key with scopes (issue 20); only its SHA-256 is stored. */
 export interface ApiKeysTable {
   id: Generated<number>;
@@ -410,6 +419,7 @@ export interface Database {
   website_bindings: WebsiteBindingsTable;
   memberships: MembershipsTable;
   audit_log: AuditLogTable;
+  outbox: OutboxTable;
   api_keys: ApiKeysTable;
   invites: InvitesTable;
   api_key_websites: ApiKeyWebsitesTable;

@@ -8,6 +8,8 @@ import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import type { Actor } from './policy.js';
 import { toIso } from './values.js';
+import { currentWriteScope } from './write-scope.js';
+import type { DomainEvent } from './write-scope.js';
 
 export const AUDIT_RETENTION_SETTING = 'audit_retention_days';
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
@@ -33,6 +35,8 @@ export interface AuditEntry {
   clientIp?: string | null;
   /** The input of the write: only the names of its fields are kept, secrets' names included as `*`. */
   input?: unknown;
+  /** Every website the resource belongs to (the event's; the row keeps `websiteId`). */
+  websiteIds?: readonly number[];
 }
 
 export interface AuditRecord {
@@ -79,16 +83,25 @@ export function summarizeInput(input: unknown): string | null {
 }
 
 export class AuditLog {
+  /** Where the events of entries recorded outside any operation's scope go (the runner's outbox). */
+  private unscoped: ((event: DomainEvent) => Promise<void>) | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
 
+  /** Every recorded entry is also a domain event (run.ts): in an operation, its scope keeps it. */
+  onUnscopedEvent(sink: (event: DomainEvent) => Promise<void>): void {
+    this.unscoped = sink;
+  }
+
   async record(entry: AuditEntry): Promise<void> {
+    const at = nowIso(this.clock);
     await this.db
       .insertInto('audit_log')
       .values({
-        created_at: nowIso(this.clock),
+        created_at: at,
         user_id: entry.userId,
         api_key_id: entry.apiKeyId ?? null,
         action: entry.action.slice(0, 60),
@@ -101,6 +114,20 @@ export class AuditLog {
         summary: summarizeInput(entry.input),
       })
       .execute();
+    const event: DomainEvent = {
+      action: entry.action,
+      resourceType: entry.resourceType,
+      resourceId: entry.resourceId == null ? null : String(entry.resourceId),
+      websiteIds: [...(entry.websiteIds ?? (entry.websiteId != null ? [entry.websiteId] : []))],
+      userId: entry.userId,
+      apiKeyId: entry.apiKeyId ?? null,
+      surface: entry.surface,
+      requestId: entry.requestId ?? null,
+      at: toIso(at),
+    };
+    const scope = currentWriteScope();
+    if (scope) scope.events.push(event);
+    else await this.unscoped?.(event);
   }
 
   async list(query: AuditQuery = {}): Promise<AuditRecord[]> {
@@ -146,8 +173,9 @@ export class AuditLog {
 
 /**
  * Records an operation's write for its actor: who (user, API key), from where (surface, request id,
- * client address), what and where. After the write commits: a failure to record is reported, never
- * undoes the write.
+ * client address), what and where. Inside an operation (run.ts) the entry is part of its transaction:
+ * a failure to record undoes the write. Outside one (a write not yet on the runner), after the write
+ * committed: a failure is reported, never undoes it.
  */
 export async function recordWrite(
   audit: AuditLog | undefined,
@@ -161,8 +189,7 @@ export async function recordWrite(
   },
 ): Promise<void> {
   if (!audit) return;
-  try {
-    await audit.record({
+  const entry: AuditEntry = {
       userId: actor.userId,
       apiKeyId: actor.origin?.apiKeyId ?? null,
       action: write.action,
@@ -173,7 +200,11 @@ export async function recordWrite(
       requestId: actor.origin?.requestId ?? null,
       clientIp: actor.origin?.clientIp ?? null,
       input: write.input,
-    });
+      websiteIds: write.websiteIds,
+  };
+  if (currentWriteScope()) return audit.record(entry);
+  try {
+    await audit.record(entry);
   } catch (error) {
     console.error(
       `audit log: recording ${write.action} of ${write.resourceType} ${write.resourceId} failed: ${(error as Error).message}`,

@@ -1,6 +1,8 @@
 // Content changes, announced by the domain services after they commit: a small typed event bus. The
 // public site's full-page cache listens and flushes exactly the cache tags a change affects; the tags
 // live in the shared cache (Redis on several nodes), so one node's flush is seen by every node.
+import { currentWriteScope } from './write-scope.js';
+
 export type ContentChange =
   /** Posts created, updated, deleted or published (their pages, and the listings they show on). */
   | {
@@ -45,10 +47,24 @@ export class ContentChanges {
   }
 
   /**
-   * Tells every listener, after the change is committed. A listener that fails is logged, never
-   * thrown: the change itself has succeeded.
+   * Tells every listener, after the change is committed. Inside an operation (run.ts) the change is
+   * kept with the operation's write scope, written to the outbox in its transaction and told after
+   * commit; a rolled-back operation tells nothing.
    */
   async announce(change: ContentChange): Promise<void> {
+    const scope = currentWriteScope();
+    if (scope) {
+      scope.changes.push(change);
+      return;
+    }
+    await this.dispatch(change);
+  }
+
+  /**
+   * Tells every listener now (the runner's, after commit). A listener that fails is logged, never
+   * thrown: the change itself has succeeded.
+   */
+  async dispatch(change: ContentChange): Promise<void> {
     for (const listener of this.listeners) {
       try {
         await listener(change);
