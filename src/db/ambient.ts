@@ -29,9 +29,9 @@ export interface AmbientDatabase<DB> {
    * Runs `work` in one transaction that every query through `db` joins. Called inside an open
    * transaction of the same database, `work` joins it (one operation calling another).
    */
-  transact<T>(work: () => Promise<T>): Promise<T>;
+  transact: <T>(work: () => Promise<T>) => Promise<T>;
   /** Whether an ambient transaction of this database is open here. */
-  inTransaction(): boolean;
+  inTransaction: () => boolean;
 }
 
 function openStateOf(root: object): AmbientState | undefined {
@@ -48,7 +48,7 @@ function savepointBuilder(state: AmbientState) {
       const name = `folio_sp_${++state.savepoints}`;
       await sql.raw(`savepoint ${name}`).execute(state.trx);
       try {
-        const result = await work(state.trx);
+        const result: T = await work(state.trx);
         await sql.raw(`release savepoint ${name}`).execute(state.trx);
         return result;
       } catch (error) {
@@ -70,7 +70,7 @@ export function withAmbientTransactions<DB>(root: Kysely<DB>): AmbientDatabase<D
       if (state) {
         if (property === 'transaction') return () => savepointBuilder(state);
         const value = Reflect.get(state.trx, property, state.trx) as unknown;
-        return typeof value === 'function' ? value.bind(state.trx) : value;
+        return typeof value === 'function' ? (value.bind(state.trx) as unknown) : value;
       }
       let bound = boundToRoot.get(property);
       if (bound === undefined) {

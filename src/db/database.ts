@@ -42,9 +42,9 @@ export interface DatabaseHandle {
   /** Every store's handle: joins the ambient transaction of an operation when one is open (ambient.ts). */
   db: Db;
   /** Runs `work` in one transaction that every query through `db` joins (the operation runner's). */
-  transact<T>(work: () => Promise<T>): Promise<T>;
+  transact: <T>(work: () => Promise<T>) => Promise<T>;
   /** Whether an ambient transaction is open in this async context. */
-  inTransaction(): boolean;
+  inTransaction: () => boolean;
   dialect: Dialect;
   /**
    * Where reads that no index serves (keyword searches) run: on SQLite a worker thread with its own

@@ -28,7 +28,7 @@ export type EventListener = (event: DomainEvent, outboxId: number) => Promise<vo
 
 export interface RunnerDeps {
   db: Db;
-  transact<T>(work: () => Promise<T>): Promise<T>;
+  transact: <T>(work: () => Promise<T>) => Promise<T>;
   clock: Clock;
   changes: ContentChanges;
   warn: (message: string) => void;
@@ -163,7 +163,7 @@ export class OperationRunner {
         if (Number(claimed.numUpdatedRows) !== 1) continue;
         let item: OutboxItem;
         try {
-          item = { topic: row.topic, payload: JSON.parse(row.payload) } as OutboxItem;
+          item = { topic: row.topic, payload: JSON.parse(row.payload) as unknown } as OutboxItem;
         } catch {
           this.deps.warn(`outbox: row ${row.id} is not JSON; dropped`);
           await db.deleteFrom('outbox').where('id', '=', row.id).execute();
