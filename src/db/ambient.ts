@@ -86,7 +86,12 @@ export function withAmbientTransactions<DB>(root: Kysely<DB>): AmbientDatabase<D
   async function transact<T>(work: () => Promise<T>): Promise<T> {
     if (openStateOf(root)) return work();
     return root.transaction().execute(async (trx) => {
-      const state: AmbientState = { root, trx: trx as unknown as Transaction<never>, open: true, savepoints: 0 };
+      const state: AmbientState = {
+        root,
+        trx: trx as unknown as Transaction<never>,
+        open: true,
+        savepoints: 0,
+      };
       return ambient.run(state, async () => {
         try {
           return await work();

@@ -190,17 +190,17 @@ export async function recordWrite(
 ): Promise<void> {
   if (!audit) return;
   const entry: AuditEntry = {
-      userId: actor.userId,
-      apiKeyId: actor.origin?.apiKeyId ?? null,
-      action: write.action,
-      resourceType: write.resourceType,
-      resourceId: write.resourceId,
-      websiteId: write.websiteIds.length === 1 ? write.websiteIds[0] : (actor.websiteId ?? null),
-      surface: actor.origin?.surface ?? 'system',
-      requestId: actor.origin?.requestId ?? null,
-      clientIp: actor.origin?.clientIp ?? null,
-      input: write.input,
-      websiteIds: write.websiteIds,
+    userId: actor.userId,
+    apiKeyId: actor.origin?.apiKeyId ?? null,
+    action: write.action,
+    resourceType: write.resourceType,
+    resourceId: write.resourceId,
+    websiteId: write.websiteIds.length === 1 ? write.websiteIds[0] : (actor.websiteId ?? null),
+    surface: actor.origin?.surface ?? 'system',
+    requestId: actor.origin?.requestId ?? null,
+    clientIp: actor.origin?.clientIp ?? null,
+    input: write.input,
+    websiteIds: write.websiteIds,
   };
   if (currentWriteScope()) return audit.record(entry);
   try {

@@ -25,7 +25,11 @@ describe('operation runner: one transaction, outbox, announcements after commit'
   const outboxRows = () =>
     ctx.services.database.db.selectFrom('outbox').select(['id', 'topic', 'claimed_at']).execute();
   const websiteNamed = (name: string) =>
-    ctx.services.database.db.selectFrom('websites').select('id').where('site_name', '=', name).executeTakeFirst();
+    ctx.services.database.db
+      .selectFrom('websites')
+      .select('id')
+      .where('site_name', '=', name)
+      .executeTakeFirst();
 
   it('commits every store write of the operation together and announces after commit', async () => {
     const { runner, websites, changes, audit } = ctx.services;
@@ -100,7 +104,13 @@ describe('operation runner: one transaction, outbox, announcements after commit'
           const at = new Date().toISOString();
           await trx
             .insertInto('domains')
-            .values({ website_id: first, domain: 'runner-three.test', is_primary: false, created_at: at, updated_at: at })
+            .values({
+              website_id: first,
+              domain: 'runner-three.test',
+              is_primary: false,
+              created_at: at,
+              updated_at: at,
+            })
             .execute();
         }),
       );
