@@ -292,6 +292,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const postOps = new PostOperations({
     store: posts,
     policy,
+    runner,
     audit,
     searchLimit,
     reviews: new PostReviewStore(db, clock, changes),

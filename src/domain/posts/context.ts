@@ -1,4 +1,4 @@
-// What every post operation works with: the store and the one policy. The operations are
+// What every post operation works with: the store, the one policy and the operation runner. The operations are
 // the only callers of the store's writes; every face (API v1, the public site, the CLI) calls them.
 import { recordWrite } from '../audit.js';
 import type { AuditLog } from '../audit.js';
@@ -6,10 +6,13 @@ import type { Actor, Policy, PostFacts } from '../policy.js';
 import type { PostDetail } from './model.js';
 import type { PostsService } from './store.js';
 import type { SearchLimit } from '../search-limit.js';
+import type { OperationRunner } from '../run.js';
 
 export interface PostOperationContext {
   store: PostsService;
   policy: Policy;
+  /** Each write runs as one operation: one transaction with its audit row and outbox (run.ts). */
+  runner: OperationRunner;
   /** Every write is recorded (issue 20 #6); absent in tests that do not care. */
   audit?: AuditLog;
   /** Counts the lists that search (keywords) per client (issue 34 #11); absent: no limit. */

@@ -1,5 +1,5 @@
-// Create a post (spec 4.1, R-P5, R-P8): one schema, one policy question, one transaction (the store's),
-// one announced change (the store's, after commit).
+// Create a post (spec 4.1, R-P5, R-P8): one schema, one policy question, one transaction (the runner's:
+// the post, its audit row and its announcement commit together).
 import { ForbiddenError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
@@ -18,14 +18,22 @@ export async function createPost(
   const write = toWrite(input, thumbnailUpload(raw.thumbnail));
   // R-P8: none given, the website of the request's Host; none resolved, a global post.
   if (write.websiteIds === undefined && actor.websiteId !== null) write.websiteIds = [actor.websiteId];
-  await ctx.policy.require(actor, 'post.create', null, write.websiteIds ?? []);
-  // A contributor's post is a draft unless they ask for more, which is refused (issue 20).
-  if (!(await ctx.policy.can(actor, 'post.publish', null, write.websiteIds ?? []))) {
-    if (write.status === undefined) write.status = 'draft';
-    else if (goesPublic(write.status)) throw new ForbiddenError();
+  // Downloading the content's images (localize_images) takes seconds: before the transaction, and only
+  // for an actor who may create here.
+  if (await ctx.store.localizes(write)) {
+    await ctx.policy.require(actor, 'post.create', null, write.websiteIds ?? []);
+    await ctx.store.localizeContent(write, actor);
   }
-  if (write.authorId !== undefined) write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId);
-  const post = await ctx.store.create(cleanForActor(actor, write), actor);
-  await audited(ctx, actor, 'post.create', post, raw);
-  return post;
+  return ctx.runner.run(async () => {
+    await ctx.policy.require(actor, 'post.create', null, write.websiteIds ?? []);
+    // A contributor's post is a draft unless they ask for more, which is refused (issue 20).
+    if (!(await ctx.policy.can(actor, 'post.publish', null, write.websiteIds ?? []))) {
+      if (write.status === undefined) write.status = 'draft';
+      else if (goesPublic(write.status)) throw new ForbiddenError();
+    }
+    if (write.authorId !== undefined) write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId);
+    const post = await ctx.store.create(cleanForActor(actor, write), actor);
+    await audited(ctx, actor, 'post.create', post, raw);
+    return post;
+  });
 }

@@ -12,15 +12,18 @@ export async function deletePost(
   ref: string,
   options: WriteOptions = {},
 ): Promise<void> {
-  const current = await ctx.store.findDetailByRef(ref);
-  if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
-  await ctx.policy.require(actor, 'post.delete', factsOf(current));
-  if (options.ifVersion !== undefined && options.ifVersion !== current.updatedAt) throw new StaleWriteError();
-  if (!(await ctx.store.delete(current.id, options.ifVersion))) {
-    // Still there: changed since it was read. Gone: someone deleted it first.
-    if (options.ifVersion !== undefined && (await ctx.store.findDetail(current.id)))
+  return ctx.runner.run(async () => {
+    const current = await ctx.store.findDetailByRef(ref);
+    if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
+    await ctx.policy.require(actor, 'post.delete', factsOf(current));
+    if (options.ifVersion !== undefined && options.ifVersion !== current.updatedAt)
       throw new StaleWriteError();
-    throw postNotFound();
-  }
-  await audited(ctx, actor, 'post.delete', current);
+    if (!(await ctx.store.delete(current.id, options.ifVersion))) {
+      // Still there: changed since it was read. Gone: someone deleted it first.
+      if (options.ifVersion !== undefined && (await ctx.store.findDetail(current.id)))
+        throw new StaleWriteError();
+      throw postNotFound();
+    }
+    await audited(ctx, actor, 'post.delete', current);
+  });
 }

@@ -1,7 +1,7 @@
 // The review workflow (issue 20 #4), as three operations every face calls: a writer submits a draft
 // (status `pending`); an editor (or site admin) of every website the post is on approves it (published
 // now, or scheduled at a later `published_at`) or sends it back to draft with a note its writer reads.
-// Each: one schema, one policy question, one transaction (the review store's), one announced change.
+// Each: one schema, one policy question, one transaction (the runner's), one announced change.
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import type { Actor } from '../policy.js';
@@ -36,22 +36,24 @@ async function readable(ctx: ReviewContext, actor: Actor, ref: string): Promise<
 }
 
 /** Submits a draft for review: its writer (or anyone who may change it) asks an editor to publish it. */
-export async function submitPost(ctx: ReviewContext, actor: Actor, ref: string): Promise<PostDetail> {
-  const post = await readable(ctx, actor, ref);
-  await ctx.policy.require(actor, 'post.update', factsOf(post));
-  if (post.status !== 'draft') {
-    throw new ValidationError({ status: ['Only a draft can be submitted for review.'] });
-  }
-  const taken = await ctx.reviews.step({
-    postId: post.id,
-    userId: actor.userId,
-    decision: 'submitted',
-    status: REVIEW_STATUS,
-    expectedStatus: 'draft',
+export function submitPost(ctx: ReviewContext, actor: Actor, ref: string): Promise<PostDetail> {
+  return ctx.runner.run(async () => {
+    const post = await readable(ctx, actor, ref);
+    await ctx.policy.require(actor, 'post.update', factsOf(post));
+    if (post.status !== 'draft') {
+      throw new ValidationError({ status: ['Only a draft can be submitted for review.'] });
+    }
+    const taken = await ctx.reviews.step({
+      postId: post.id,
+      userId: actor.userId,
+      decision: 'submitted',
+      status: REVIEW_STATUS,
+      expectedStatus: 'draft',
+    });
+    if (!taken) throw notPending();
+    await audited(ctx, actor, 'post.submit', post);
+    return (await ctx.store.findDetail(post.id)) ?? post;
   });
-  if (!taken) throw notPending();
-  await audited(ctx, actor, 'post.submit', post);
-  return (await ctx.store.findDetail(post.id)) ?? post;
 }
 
 /** Approves a pending post: published now, or scheduled when `published_at` is later than now. */
@@ -62,22 +64,24 @@ export async function approvePost(
   raw: unknown,
 ): Promise<PostDetail> {
   const input = parse(approveInput, raw ?? {});
-  const post = await readable(ctx, actor, ref);
-  await ctx.policy.require(actor, 'post.review', factsOf(post));
-  if (post.status !== REVIEW_STATUS) throw notPending();
-  const publishedAt = input.published_at ? new Date(input.published_at.trim()).toISOString() : null;
-  const later = publishedAt !== null && Date.parse(publishedAt) > ctx.policy.now().getTime();
-  const taken = await ctx.reviews.step({
-    postId: post.id,
-    userId: actor.userId,
-    decision: 'approved',
-    status: later ? 'scheduled' : 'published',
-    publishedAt,
-    expectedStatus: REVIEW_STATUS,
+  return ctx.runner.run(async () => {
+    const post = await readable(ctx, actor, ref);
+    await ctx.policy.require(actor, 'post.review', factsOf(post));
+    if (post.status !== REVIEW_STATUS) throw notPending();
+    const publishedAt = input.published_at ? new Date(input.published_at.trim()).toISOString() : null;
+    const later = publishedAt !== null && Date.parse(publishedAt) > ctx.policy.now().getTime();
+    const taken = await ctx.reviews.step({
+      postId: post.id,
+      userId: actor.userId,
+      decision: 'approved',
+      status: later ? 'scheduled' : 'published',
+      publishedAt,
+      expectedStatus: REVIEW_STATUS,
+    });
+    if (!taken) throw notPending();
+    await audited(ctx, actor, 'post.approve', post, raw);
+    return (await ctx.store.findDetail(post.id)) ?? post;
   });
-  if (!taken) throw notPending();
-  await audited(ctx, actor, 'post.approve', post, raw);
-  return (await ctx.store.findDetail(post.id)) ?? post;
 }
 
 /** Sends a pending post back to its writer as a draft, with a note saying what to change. */
@@ -88,20 +92,22 @@ export async function returnPost(
   raw: unknown,
 ): Promise<PostDetail> {
   const input = parse(returnInput, raw ?? {});
-  const post = await readable(ctx, actor, ref);
-  await ctx.policy.require(actor, 'post.review', factsOf(post));
-  if (post.status !== REVIEW_STATUS) throw notPending();
-  const taken = await ctx.reviews.step({
-    postId: post.id,
-    userId: actor.userId,
-    decision: 'returned',
-    status: 'draft',
-    note: input.note,
-    expectedStatus: REVIEW_STATUS,
+  return ctx.runner.run(async () => {
+    const post = await readable(ctx, actor, ref);
+    await ctx.policy.require(actor, 'post.review', factsOf(post));
+    if (post.status !== REVIEW_STATUS) throw notPending();
+    const taken = await ctx.reviews.step({
+      postId: post.id,
+      userId: actor.userId,
+      decision: 'returned',
+      status: 'draft',
+      note: input.note,
+      expectedStatus: REVIEW_STATUS,
+    });
+    if (!taken) throw notPending();
+    await audited(ctx, actor, 'post.return', post, raw);
+    return (await ctx.store.findDetail(post.id)) ?? post;
   });
-  if (!taken) throw notPending();
-  await audited(ctx, actor, 'post.return', post, raw);
-  return (await ctx.store.findDetail(post.id)) ?? post;
 }
 
 /** The posts waiting for review on a website, for its editors (others: ForbiddenError). */

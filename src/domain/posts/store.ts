@@ -683,6 +683,26 @@ export class PostsService {
     return input.thumbnailUrl;
   }
 
+  /** Whether a write downloads its content's external images (localize_images). */
+  async localizes(input: PostWrite): Promise<boolean> {
+    if (input.content === undefined) return false;
+    return input.localizeImages ?? (await this.deps.settings.flag(POST_SETTINGS.localizeImages, false));
+  }
+
+  /**
+   * Downloads the content's external images into the media library and points the content at them
+   * (the operations call it before their transaction: it takes seconds). The write is marked done.
+   */
+  async localizeContent(input: PostWrite, actor: Actor): Promise<void> {
+    if (input.content === undefined || !(await this.localizes(input))) return;
+    const content = input.content;
+    const split =
+      typeof content === 'string' ? { base: content, translations: {} } : { base: '', translations: content };
+    const localized = await this.maybeLocalize(split, { ...input, localizeImages: true }, actor);
+    input.content = typeof content === 'string' ? localized.base : localized.translations;
+    input.localizeImages = false;
+  }
+
   private async maybeLocalize(
     content: { base: string; translations: Record<string, string> },
     input: PostWrite,

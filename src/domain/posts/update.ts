@@ -25,26 +25,36 @@ export async function updatePost(
 ): Promise<PostDetail> {
   const input = parse(updatePostInput, raw);
   const upload = thumbnailUpload(raw.thumbnail);
-  const current = await ctx.store.findDetailByRef(ref);
-  // A post the actor may not even read is not revealed (404), one they may read but not change is 403.
-  if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
   const write = toWrite(input, upload);
-  await ctx.policy.require(actor, 'post.update', factsOf(current), write.websiteIds);
-  // What is public (or scheduled to be) after the change needs the right to publish (issue 20).
-  if (goesPublic(write.status ?? current.status)) {
-    await ctx.policy.require(actor, 'post.publish', factsOf(current), write.websiteIds);
+  // Downloading the content's images (localize_images) takes seconds: before the transaction, and only
+  // for an actor who may change the post.
+  if (await ctx.store.localizes(write)) {
+    const before = await ctx.store.findDetailByRef(ref);
+    if (!before || !(await ctx.policy.mayRead(actor, factsOf(before)))) throw postNotFound();
+    await ctx.policy.require(actor, 'post.update', factsOf(before), write.websiteIds);
+    await ctx.store.localizeContent(write, actor);
   }
-  // A stale version is told before the input is checked further; the store checks it again in its
-  // transaction, so a change made in between is never overwritten either.
-  if (options.ifVersion !== undefined) {
-    if (options.ifVersion !== current.updatedAt) throw new StaleWriteError();
-    write.ifUpdatedAt = options.ifVersion;
-  }
-  if (write.authorId !== undefined) {
-    write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId, factsOf(current));
-  }
-  const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
-  if (!post) throw postNotFound();
-  await audited(ctx, actor, 'post.update', post, raw);
-  return post;
+  return ctx.runner.run(async () => {
+    const current = await ctx.store.findDetailByRef(ref);
+    // A post the actor may not even read is not revealed (404), one they may read but not change is 403.
+    if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
+    await ctx.policy.require(actor, 'post.update', factsOf(current), write.websiteIds);
+    // What is public (or scheduled to be) after the change needs the right to publish (issue 20).
+    if (goesPublic(write.status ?? current.status)) {
+      await ctx.policy.require(actor, 'post.publish', factsOf(current), write.websiteIds);
+    }
+    // A stale version is told before the input is checked further; the store checks it again in its
+    // transaction, so a change made in between is never overwritten either.
+    if (options.ifVersion !== undefined) {
+      if (options.ifVersion !== current.updatedAt) throw new StaleWriteError();
+      write.ifUpdatedAt = options.ifVersion;
+    }
+    if (write.authorId !== undefined) {
+      write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId, factsOf(current));
+    }
+    const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
+    if (!post) throw postNotFound();
+    await audited(ctx, actor, 'post.update', post, raw);
+    return post;
+  });
 }
