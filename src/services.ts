@@ -270,7 +270,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     fetcher,
     scheme: () => new URL(config.appUrl).protocol,
   });
-  const websiteOps = new WebsiteOperations(websites, policy, audit, {
+  const websiteOps = new WebsiteOperations(websites, policy, runner, audit, {
     deleting: { library: mediaLibrary, media },
     checker: domainChecker,
     themes: installedThemes,
@@ -323,10 +323,10 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   });
   const users = new UsersService(db, clock, credentials);
   const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
-  const tagOps = new TagOperations(tags, policy, settings, audit);
-  const memberOps = new MemberOperations(db, memberships, policy, audit);
+  const tagOps = new TagOperations(tags, policy, settings, runner, audit);
+  const memberOps = new MemberOperations(db, memberships, policy, runner, audit);
   const apiKeys = new ApiKeysService(db, clock, audit, credentials);
-  const userOps = new UserOperations(db, users, audit, { policy, apiKeys });
+  const userOps = new UserOperations(db, users, runner, audit, { policy, apiKeys });
   const pageOps = new PageOperations(pages, policy, settings, audit);
   const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
   const menuOps = new MenuOperations(
@@ -334,9 +334,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     policy,
     settings,
     async (id) => (await bindings.existing([id])).length > 0,
+    runner,
     audit,
   );
   const systemOps = new SystemOperations({
+    runner,
     settings,
     cache,
     policy,
@@ -384,6 +386,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
   const clicks = new ClicksService(db, database.dialect, clock);
   const inviteOps = new InviteOperations({
+    runner,
     db,
     clock,
     policy,
@@ -420,6 +423,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     media,
     mediaLibrary,
     mediaOps: new MediaOperations({
+      runner,
       db,
       media,
       library: mediaLibrary,
@@ -461,11 +465,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     rateLimits,
     memory,
     comments,
-    commentModeration: new CommentModeration(db, clock, changes, { policy, audit, settings }),
+    commentModeration: new CommentModeration(db, clock, changes, { policy, audit, settings, runner }),
     commentNotices,
     clicks,
     links,
-    linkOps: new LinkOperations({ links, clicks, policy, settings, audit }),
+    linkOps: new LinkOperations({ runner, links, clicks, policy, settings, audit }),
     sessions,
     throttle: new LoginThrottle(rateLimits),
     searchLimit,

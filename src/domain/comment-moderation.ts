@@ -1,6 +1,7 @@
 // Moderating comments (issue 22, dead end 5): held comments can be listed, approved, marked as spam or
 // deleted. Every change announces the threads it touched, so the posts' cached pages follow.
 import type { Db } from '../db/database.js';
+import type { OperationRunner } from './run.js';
 import { madeOnWebsite } from './bindings.js';
 import type { ContentChanges } from './changes.js';
 import { nowIso } from './clock.js';
@@ -95,7 +96,13 @@ export class CommentModeration {
     private readonly clock: Clock,
     private readonly changes: ContentChanges,
     /** For the actor-aware operations (listOn, moderateOn): who may moderate, and the record. */
-    private readonly deps: { policy: Policy; audit?: AuditLog; settings?: SettingsService },
+    private readonly deps: {
+      policy: Policy;
+      audit?: AuditLog;
+      settings?: SettingsService;
+      /** Every write runs as one operation (run.ts). */
+      runner: OperationRunner;
+    },
   ) {}
 
   /**
@@ -160,33 +167,35 @@ export class CommentModeration {
     ids: readonly number[],
     action: ModerationAction,
   ): Promise<number[]> {
-    await this.requireModerator(actor, websiteId);
-    const valid = [...new Set(ids)].filter(isStorableId);
-    if (valid.length > MAX_MODERATION_BATCH) {
-      throw new InputError('ids', `At most ${MAX_MODERATION_BATCH} comments at a time.`);
-    }
-    if (valid.length === 0) return [];
-    const shown = await this.db
-      .selectFrom('comments')
-      .innerJoin('posts', 'posts.id', 'comments.post_id')
-      .select('comments.id')
-      .where('comments.id', 'in', valid)
-      .where((eb) => madeOnWebsite(eb, websiteId))
-      .execute();
-    const targets = shown.map((row) => row.id);
-    const done =
-      action === 'delete'
-        ? await this.delete(targets)
-        : await this.setStatus(targets, action === 'approve' ? 'approved' : 'spam');
-    for (const id of done) {
-      await recordWrite(this.deps.audit, actor, {
-        action: `comment.${action}`,
-        resourceType: 'comment',
-        resourceId: id,
-        websiteIds: [websiteId],
-      });
-    }
-    return done;
+    return this.deps.runner.run(async () => {
+      await this.requireModerator(actor, websiteId);
+      const valid = [...new Set(ids)].filter(isStorableId);
+      if (valid.length > MAX_MODERATION_BATCH) {
+        throw new InputError('ids', `At most ${MAX_MODERATION_BATCH} comments at a time.`);
+      }
+      if (valid.length === 0) return [];
+      const shown = await this.db
+        .selectFrom('comments')
+        .innerJoin('posts', 'posts.id', 'comments.post_id')
+        .select('comments.id')
+        .where('comments.id', 'in', valid)
+        .where((eb) => madeOnWebsite(eb, websiteId))
+        .execute();
+      const targets = shown.map((row) => row.id);
+      const done =
+        action === 'delete'
+          ? await this.delete(targets)
+          : await this.setStatus(targets, action === 'approve' ? 'approved' : 'spam');
+      for (const id of done) {
+        await recordWrite(this.deps.audit, actor, {
+          action: `comment.${action}`,
+          resourceType: 'comment',
+          resourceId: id,
+          websiteIds: [websiteId],
+        });
+      }
+      return done;
+    });
   }
 
   /**
@@ -249,24 +258,26 @@ export class CommentModeration {
    * the website (its site admins, owners, administrators).
    */
   async setSettingsOn(actor: Actor, websiteId: number, raw: unknown): Promise<ModerationSettings> {
-    const input = parse(moderationSettingsInput, raw);
-    const policy = this.deps.policy;
-    if (!(await policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
-    if (!(await policy.changesWebsiteSettings(actor, websiteId))) throw new ForbiddenError();
-    const settings = this.requireSettings();
-    const values: Record<string, string> = {};
-    if (input.mode === null) await settings.delete(siteModerationKey(websiteId));
-    else if (input.mode !== undefined) values[siteModerationKey(websiteId)] = input.mode;
-    if (input.held_words !== undefined) values[heldWordsKey(websiteId)] = storeWords(input.held_words);
-    if (Object.keys(values).length > 0) await settings.setMany(values);
-    await recordWrite(this.deps.audit, actor, {
-      action: 'comment.settings',
-      resourceType: 'website',
-      resourceId: websiteId,
-      websiteIds: [websiteId],
-      input,
+    return this.deps.runner.run(async () => {
+      const input = parse(moderationSettingsInput, raw);
+      const policy = this.deps.policy;
+      if (!(await policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
+      if (!(await policy.changesWebsiteSettings(actor, websiteId))) throw new ForbiddenError();
+      const settings = this.requireSettings();
+      const values: Record<string, string> = {};
+      if (input.mode === null) await settings.delete(siteModerationKey(websiteId));
+      else if (input.mode !== undefined) values[siteModerationKey(websiteId)] = input.mode;
+      if (input.held_words !== undefined) values[heldWordsKey(websiteId)] = storeWords(input.held_words);
+      if (Object.keys(values).length > 0) await settings.setMany(values);
+      await recordWrite(this.deps.audit, actor, {
+        action: 'comment.settings',
+        resourceType: 'website',
+        resourceId: websiteId,
+        websiteIds: [websiteId],
+        input,
+      });
+      return moderationSettings(settings, websiteId);
     });
-    return moderationSettings(settings, websiteId);
   }
 
   /**
@@ -274,78 +285,80 @@ export class CommentModeration {
    * theirs, published at once, under the same post; a held comment answered is approved with it.
    */
   async replyOn(actor: Actor, websiteId: number, commentId: number, raw: unknown): Promise<ModeratedComment> {
-    await this.requireModerator(actor, websiteId);
-    const input = parse(replyInput, raw);
-    const content = sanitizeComment(input.content);
-    if (content === '') throw new InputError('content', 'The content field is required.');
-    if (!isStorableId(commentId) || actor.userId === null) throw new NotFoundError('Comment not found');
-    const userId = actor.userId;
-    const reply = await this.db.transaction().execute(async (trx) => {
-      const parent = await trx
-        .selectFrom('comments')
-        .innerJoin('posts', 'posts.id', 'comments.post_id')
-        .select(['comments.id', 'comments.post_id', 'comments.status', 'posts.title'])
-        .where('comments.id', '=', commentId)
-        .where((eb) => madeOnWebsite(eb, websiteId))
-        .executeTakeFirst();
-      if (!parent) throw new NotFoundError('Comment not found');
-      if (parent.status === 'spam') {
-        throw new ConflictError('The comment is marked as spam: approve it before answering it.');
-      }
-      const author = await trx
-        .selectFrom('users')
-        .select(['name', 'email'])
-        .where('id', '=', userId)
-        .executeTakeFirstOrThrow();
-      const now = nowIso(this.clock);
-      if (parent.status === 'pending') {
-        await trx
-          .updateTable('comments')
-          .set({ status: 'approved', updated_at: now })
-          .where('id', '=', parent.id)
-          .execute();
-      }
-      const row = await trx
-        .insertInto('comments')
-        .values({
-          post_id: parent.post_id,
-          user_id: userId,
-          parent_id: parent.id,
-          website_id: websiteId,
-          author_name: author.name,
-          author_email: author.email,
+    return this.deps.runner.run(async () => {
+      await this.requireModerator(actor, websiteId);
+      const input = parse(replyInput, raw);
+      const content = sanitizeComment(input.content);
+      if (content === '') throw new InputError('content', 'The content field is required.');
+      if (!isStorableId(commentId) || actor.userId === null) throw new NotFoundError('Comment not found');
+      const userId = actor.userId;
+      const reply = await this.db.transaction().execute(async (trx) => {
+        const parent = await trx
+          .selectFrom('comments')
+          .innerJoin('posts', 'posts.id', 'comments.post_id')
+          .select(['comments.id', 'comments.post_id', 'comments.status', 'posts.title'])
+          .where('comments.id', '=', commentId)
+          .where((eb) => madeOnWebsite(eb, websiteId))
+          .executeTakeFirst();
+        if (!parent) throw new NotFoundError('Comment not found');
+        if (parent.status === 'spam') {
+          throw new ConflictError('The comment is marked as spam: approve it before answering it.');
+        }
+        const author = await trx
+          .selectFrom('users')
+          .select(['name', 'email'])
+          .where('id', '=', userId)
+          .executeTakeFirstOrThrow();
+        const now = nowIso(this.clock);
+        if (parent.status === 'pending') {
+          await trx
+            .updateTable('comments')
+            .set({ status: 'approved', updated_at: now })
+            .where('id', '=', parent.id)
+            .execute();
+        }
+        const row = await trx
+          .insertInto('comments')
+          .values({
+            post_id: parent.post_id,
+            user_id: userId,
+            parent_id: parent.id,
+            website_id: websiteId,
+            author_name: author.name,
+            author_email: author.email,
+            content,
+            status: 'approved',
+            ip_hash: null,
+            user_agent: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return {
+          id: row.id,
+          postId: parent.post_id,
+          postTitle: parent.title,
+          parentId: parent.id,
+          authorName: author.name,
+          authorEmail: author.email,
+          userId,
           content,
-          status: 'approved',
-          ip_hash: null,
-          user_agent: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return {
-        id: row.id,
-        postId: parent.post_id,
-        postTitle: parent.title,
-        parentId: parent.id,
-        authorName: author.name,
-        authorEmail: author.email,
-        userId,
-        content,
-        status: 'approved' as const,
-        reports: 0,
-        createdAt: now,
-      };
+          status: 'approved' as const,
+          reports: 0,
+          createdAt: now,
+        };
+      });
+      await this.announce([{ post_id: reply.postId }]);
+      await recordWrite(this.deps.audit, actor, {
+        action: 'comment.reply',
+        resourceType: 'comment',
+        resourceId: reply.id,
+        websiteIds: [websiteId],
+        input: { parent_id: commentId, content },
+      });
+      return reply;
     });
-    await this.announce([{ post_id: reply.postId }]);
-    await recordWrite(this.deps.audit, actor, {
-      action: 'comment.reply',
-      resourceType: 'comment',
-      resourceId: reply.id,
-      websiteIds: [websiteId],
-      input: { parent_id: commentId, content },
-    });
-    return reply;
   }
 
   private requireSettings(): SettingsService {

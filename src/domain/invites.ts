@@ -4,6 +4,7 @@
 // and a password (the link proves the address); a person with one signs in first, as that address.
 // Accepting is one conditional write, so a link works once however many times it is sent.
 import { createHash, randomBytes } from 'node:crypto';
+import type { OperationRunner } from './run.js';
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { recordWrite } from './audit.js';
@@ -111,6 +112,8 @@ const toInvite = (row: Row): Invite => ({
 export class InviteOperations {
   constructor(
     private readonly deps: {
+      /** Every write runs as one operation (run.ts). */
+      runner: OperationRunner;
       db: Db;
       clock: Clock;
       policy: Policy;
@@ -169,79 +172,84 @@ export class InviteOperations {
    * every role but site admin, like they grant them.
    */
   async create(actor: Actor, websiteId: number, raw: unknown): Promise<Invite> {
-    const input = parse(createInviteInput, raw);
-    await this.requireManager(actor, websiteId);
-    if (!(await this.deps.policy.grantsRole(actor, websiteId, input.role, null))) throw new ForbiddenError();
-    const website = await this.deps.websites.find(websiteId);
-    if (!website) throw new NotFoundError('Website not found');
-    const email = normalizeEmail(input.email);
-    const existing = await this.deps.users.findByEmail(email);
-    if (existing && (await this.deps.memberships.roleOn(existing.id, websiteId))) {
-      throw new InputError('email', 'This person is already a member of the website.');
-    }
-    await this.countInvitation(actor, websiteId);
-    const token = randomBytes(32).toString('base64url');
-    const now = this.deps.clock.now();
-    const row = await this.deps.db
-      .insertInto('invites')
-      .values({
-        website_id: websiteId,
-        email,
-        role: input.role,
-        token_hash: hashInviteToken(token),
-        invited_by: actor.userId,
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + INVITE_LIFETIME_DAYS * 86_400_000).toISOString(),
-        accepted_at: null,
-        accepted_by: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const invite = toInvite(row);
-    await recordWrite(this.deps.audit, actor, {
-      action: 'invite.create',
-      resourceType: 'invite',
-      resourceId: invite.id,
-      websiteIds: [websiteId],
-      input: { email, role: input.role },
+    return this.deps.runner.run(async () => {
+      const input = parse(createInviteInput, raw);
+      await this.requireManager(actor, websiteId);
+      if (!(await this.deps.policy.grantsRole(actor, websiteId, input.role, null)))
+        throw new ForbiddenError();
+      const website = await this.deps.websites.find(websiteId);
+      if (!website) throw new NotFoundError('Website not found');
+      const email = normalizeEmail(input.email);
+      const existing = await this.deps.users.findByEmail(email);
+      if (existing && (await this.deps.memberships.roleOn(existing.id, websiteId))) {
+        throw new InputError('email', 'This person is already a member of the website.');
+      }
+      await this.countInvitation(actor, websiteId);
+      const token = randomBytes(32).toString('base64url');
+      const now = this.deps.clock.now();
+      const row = await this.deps.db
+        .insertInto('invites')
+        .values({
+          website_id: websiteId,
+          email,
+          role: input.role,
+          token_hash: hashInviteToken(token),
+          invited_by: actor.userId,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + INVITE_LIFETIME_DAYS * 86_400_000).toISOString(),
+          accepted_at: null,
+          accepted_by: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const invite = toInvite(row);
+      await recordWrite(this.deps.audit, actor, {
+        action: 'invite.create',
+        resourceType: 'invite',
+        resourceId: invite.id,
+        websiteIds: [websiteId],
+        input: { email, role: input.role },
+      });
+      // The name is the website's free text: cleaned for the body, and kept out of the subject (the
+      // domain, a checked host name, says where the invitation leads).
+      const siteName = nameForMail(website.fields.site_name ?? '') || website.domain;
+      void this.deps
+        .mailer()
+        .send({
+          to: email,
+          siteDomain: website.domain,
+          subject: `Your invitation to ${website.domain}`,
+          text:
+            `Hello,\n\nYou are invited to join \u201c${siteName}\u201d (${website.domain}) as ${input.role.replace('_', ' ')}.\n` +
+            `To accept, open this link within ${INVITE_LIFETIME_DAYS} days:\n\n` +
+            `${this.deps.link(website, token)}\n\nThe link works once. If you did not expect it, ignore this message.\n`,
+        })
+        .catch((error: unknown) => this.deps.warn(`invitation mail failed: ${(error as Error).message}`));
+      return invite;
     });
-    // The name is the website's free text: cleaned for the body, and kept out of the subject (the
-    // domain, a checked host name, says where the invitation leads).
-    const siteName = nameForMail(website.fields.site_name ?? '') || website.domain;
-    void this.deps
-      .mailer()
-      .send({
-        to: email,
-        siteDomain: website.domain,
-        subject: `Your invitation to ${website.domain}`,
-        text:
-          `Hello,\n\nYou are invited to join \u201c${siteName}\u201d (${website.domain}) as ${input.role.replace('_', ' ')}.\n` +
-          `To accept, open this link within ${INVITE_LIFETIME_DAYS} days:\n\n` +
-          `${this.deps.link(website, token)}\n\nThe link works once. If you did not expect it, ignore this message.\n`,
-      })
-      .catch((error: unknown) => this.deps.warn(`invitation mail failed: ${(error as Error).message}`));
-    return invite;
   }
 
   /** Withdraws an invitation not yet accepted; answers whether there was one. */
   async revoke(actor: Actor, websiteId: number, inviteId: number): Promise<boolean> {
-    await this.requireManager(actor, websiteId);
-    const deleted = await this.deps.db
-      .deleteFrom('invites')
-      .where('id', '=', inviteId)
-      .where('website_id', '=', websiteId)
-      .where('accepted_at', 'is', null)
-      .executeTakeFirst();
-    const removed = Number(deleted.numDeletedRows) > 0;
-    if (removed) {
-      await recordWrite(this.deps.audit, actor, {
-        action: 'invite.revoke',
-        resourceType: 'invite',
-        resourceId: inviteId,
-        websiteIds: [websiteId],
-      });
-    }
-    return removed;
+    return this.deps.runner.run(async () => {
+      await this.requireManager(actor, websiteId);
+      const deleted = await this.deps.db
+        .deleteFrom('invites')
+        .where('id', '=', inviteId)
+        .where('website_id', '=', websiteId)
+        .where('accepted_at', 'is', null)
+        .executeTakeFirst();
+      const removed = Number(deleted.numDeletedRows) > 0;
+      if (removed) {
+        await recordWrite(this.deps.audit, actor, {
+          action: 'invite.revoke',
+          resourceType: 'invite',
+          resourceId: inviteId,
+          websiteIds: [websiteId],
+        });
+      }
+      return removed;
+    });
   }
 
   /** The live invitation of a link's token (unknown, used, expired or withdrawn: null). */
@@ -270,42 +278,48 @@ export class InviteOperations {
    * null when the link is no longer live (used meanwhile, expired, withdrawn).
    */
   async accept(token: string, who: { user: User } | { raw: unknown }): Promise<User | null> {
-    const invite = await this.open(token);
-    if (!invite) return null;
-    const input = 'raw' in who ? parse(acceptInviteInput, who.raw) : null;
-    if ('user' in who && normalizeEmail(who.user.email) !== invite.email) {
-      throw new ForbiddenError('This invitation is for another address.');
-    }
-    if (input && invite.hasAccount) {
-      throw new InputError('email', 'An account with this address exists: sign in to accept.');
-    }
-    // The account first (its checks may refuse the password): should the link be taken meanwhile,
-    // the account stays, with no role, and its owner can sign in.
-    const user =
-      'user' in who
-        ? who.user
-        : await this.deps.users.create({ name: input!.name, email: invite.email, password: input!.password });
-    // One conditional write decides who takes the link; a second attempt finds it used.
-    const taken = await this.deps.db
-      .updateTable('invites')
-      .set({ accepted_at: nowIso(this.deps.clock), accepted_by: user.id })
-      .where('id', '=', invite.id)
-      .where('accepted_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) === 0) return null;
-    await this.deps.memberships.grant(user.id, invite.websiteId, invite.role);
-    await recordWrite(
-      this.deps.audit,
-      { userId: user.id, isAdmin: user.isAdmin, websiteId: invite.websiteId, origin: { surface: 'site' } },
-      {
-        action: 'invite.accept',
-        resourceType: 'invite',
-        resourceId: invite.id,
-        websiteIds: [invite.websiteId],
-        input: { role: invite.role },
-      },
-    );
-    return user;
+    return this.deps.runner.run(async () => {
+      const invite = await this.open(token);
+      if (!invite) return null;
+      const input = 'raw' in who ? parse(acceptInviteInput, who.raw) : null;
+      if ('user' in who && normalizeEmail(who.user.email) !== invite.email) {
+        throw new ForbiddenError('This invitation is for another address.');
+      }
+      if (input && invite.hasAccount) {
+        throw new InputError('email', 'An account with this address exists: sign in to accept.');
+      }
+      // The account first (its checks may refuse the password): should the link be taken meanwhile,
+      // the account stays, with no role, and its owner can sign in.
+      const user =
+        'user' in who
+          ? who.user
+          : await this.deps.users.create({
+              name: input!.name,
+              email: invite.email,
+              password: input!.password,
+            });
+      // One conditional write decides who takes the link; a second attempt finds it used.
+      const taken = await this.deps.db
+        .updateTable('invites')
+        .set({ accepted_at: nowIso(this.deps.clock), accepted_by: user.id })
+        .where('id', '=', invite.id)
+        .where('accepted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 0) return null;
+      await this.deps.memberships.grant(user.id, invite.websiteId, invite.role);
+      await recordWrite(
+        this.deps.audit,
+        { userId: user.id, isAdmin: user.isAdmin, websiteId: invite.websiteId, origin: { surface: 'site' } },
+        {
+          action: 'invite.accept',
+          resourceType: 'invite',
+          resourceId: invite.id,
+          websiteIds: [invite.websiteId],
+          input: { role: invite.role },
+        },
+      );
+      return user;
+    });
   }
 
   private async requireManager(actor: Actor, websiteId: number): Promise<void> {

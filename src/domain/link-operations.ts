@@ -4,6 +4,7 @@
 // website is the administrators'); anyone with access to the website reads them (they are public).
 // One schema per input, the links store's transaction, its announced change, audited.
 import { z } from 'zod';
+import type { OperationRunner } from './run.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import type { ClicksService } from './clicks.js';
@@ -49,6 +50,8 @@ export const linkNotFound = () => new NotFoundError('Link not found');
 export class LinkOperations {
   constructor(
     private readonly deps: {
+      /** Every write runs as one operation (run.ts). */
+      runner: OperationRunner;
       links: LinksService;
       clicks: ClicksService;
       policy: Policy;
@@ -82,49 +85,58 @@ export class LinkOperations {
   }
 
   async create(actor: Actor, raw: unknown): Promise<CountedLink> {
-    const input = parse(createLinkInput, raw);
-    const sites = input.website_ids ?? [this.websiteOf(actor)];
-    if (!(await this.deps.policy.editsContent(actor, sites))) throw new ForbiddenError();
-    const link = await this.deps.links.create({
-      name: input.name,
-      url: input.url,
-      description: input.description,
-      icon: input.icon,
-      categories: input.categories,
-      websiteIds: sites,
-      authorId: actor.userId,
+    return this.deps.runner.run(async () => {
+      const input = parse(createLinkInput, raw);
+      const sites = input.website_ids ?? [this.websiteOf(actor)];
+      if (!(await this.deps.policy.editsContent(actor, sites))) throw new ForbiddenError();
+      const link = await this.deps.links.create({
+        name: input.name,
+        url: input.url,
+        description: input.description,
+        icon: input.icon,
+        categories: input.categories,
+        websiteIds: sites,
+        authorId: actor.userId,
+      });
+      await this.audited(actor, 'link.create', link, raw);
+      return { ...link, clicks: 0 };
     });
-    await this.audited(actor, 'link.create', link, raw);
-    return { ...link, clicks: 0 };
   }
 
   async update(actor: Actor, id: number, raw: unknown, options: { ifVersion?: string } = {}) {
-    const input = parse(updateLinkInput, raw);
-    const current = await this.show(actor, id);
-    if (!(await this.deps.policy.editsContent(actor, [...current.websiteIds, ...(input.website_ids ?? [])])))
-      throw new ForbiddenError();
-    if (input.website_ids?.length === 0 && !(await this.deps.policy.editsContent(actor, [])))
-      throw new ForbiddenError();
-    const change: LinkChange = {
-      name: input.name,
-      url: input.url,
-      description: input.description,
-      icon: input.icon,
-      categories: input.categories,
-      websiteIds: input.website_ids,
-    };
-    const link = await this.deps.links.update(id, change, options);
-    if (!link) throw linkNotFound();
-    await this.audited(actor, 'link.update', link, raw);
-    return (await this.counted([link]))[0]!;
+    return this.deps.runner.run(async () => {
+      const input = parse(updateLinkInput, raw);
+      const current = await this.show(actor, id);
+      if (
+        !(await this.deps.policy.editsContent(actor, [...current.websiteIds, ...(input.website_ids ?? [])]))
+      )
+        throw new ForbiddenError();
+      if (input.website_ids?.length === 0 && !(await this.deps.policy.editsContent(actor, [])))
+        throw new ForbiddenError();
+      const change: LinkChange = {
+        name: input.name,
+        url: input.url,
+        description: input.description,
+        icon: input.icon,
+        categories: input.categories,
+        websiteIds: input.website_ids,
+      };
+      const link = await this.deps.links.update(id, change, options);
+      if (!link) throw linkNotFound();
+      await this.audited(actor, 'link.update', link, raw);
+      return (await this.counted([link]))[0]!;
+    });
   }
 
   async delete(actor: Actor, id: number, options: { ifVersion?: string } = {}): Promise<void> {
-    const link = await this.show(actor, id);
-    if (!(await this.deps.policy.editsContent(actor, link.websiteIds))) throw new ForbiddenError();
-    if (options.ifVersion !== undefined && options.ifVersion !== link.updatedAt) throw new StaleWriteError();
-    if (!(await this.deps.links.remove(id))) throw linkNotFound();
-    await this.audited(actor, 'link.delete', link, {});
+    return this.deps.runner.run(async () => {
+      const link = await this.show(actor, id);
+      if (!(await this.deps.policy.editsContent(actor, link.websiteIds))) throw new ForbiddenError();
+      if (options.ifVersion !== undefined && options.ifVersion !== link.updatedAt)
+        throw new StaleWriteError();
+      if (!(await this.deps.links.remove(id))) throw linkNotFound();
+      await this.audited(actor, 'link.delete', link, {});
+    });
   }
 
   private async counted(links: Link[]): Promise<CountedLink[]> {

@@ -5,6 +5,7 @@
 // Files are checked by their content (sharp), never by the name or type a client claims, with the
 // size limit of today's uploads (setting `post_thumbnail_max_kb`).
 import { z } from 'zod';
+import type { OperationRunner } from './run.js';
 import type { Db } from '../db/database.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
@@ -75,6 +76,8 @@ export const mediaNotFound = () => new NotFoundError('Media not found');
 export class MediaOperations {
   constructor(
     private readonly deps: {
+      /** Every write runs as one operation (run.ts). */
+      runner: OperationRunner;
       db: Db;
       media: MediaService;
       library: MediaLibrary;
@@ -176,22 +179,24 @@ export class MediaOperations {
     raw: unknown,
     options: { ifVersion?: string } = {},
   ): Promise<MediaItem> {
-    const input = parse(updateMediaInput, raw);
-    const item = await this.show(actor, id);
-    await this.deps.policy.requireMedia(actor, 'media.update', this.websiteOf(actor), item);
-    const defaultLocale = (await this.deps.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
-    await this.deps.db.transaction().execute((trx) =>
-      this.deps.library.changeTexts(trx, item, input, {
-        now: this.deps.clock.now(),
-        defaultLocale,
-        ifVersion: options.ifVersion,
-      }),
-    );
-    await this.deps.changes.announce({ kind: 'media', ids: [item.id] });
-    await this.audited(actor, 'media.update', item.id, item.websiteIds, raw);
-    const changed = await this.deps.library.find(item.id);
-    if (!changed) throw mediaNotFound();
-    return changed;
+    return this.deps.runner.run(async () => {
+      const input = parse(updateMediaInput, raw);
+      const item = await this.show(actor, id);
+      await this.deps.policy.requireMedia(actor, 'media.update', this.websiteOf(actor), item);
+      const defaultLocale = (await this.deps.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
+      await this.deps.db.transaction().execute((trx) =>
+        this.deps.library.changeTexts(trx, item, input, {
+          now: this.deps.clock.now(),
+          defaultLocale,
+          ifVersion: options.ifVersion,
+        }),
+      );
+      await this.deps.changes.announce({ kind: 'media', ids: [item.id] });
+      await this.audited(actor, 'media.update', item.id, item.websiteIds, raw);
+      const changed = await this.deps.library.find(item.id);
+      if (!changed) throw mediaNotFound();
+      return changed;
+    });
   }
 
   /**

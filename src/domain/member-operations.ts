@@ -4,6 +4,7 @@
 // unmaking a site admin is the administrators'). Every change is audited; a role changed takes effect
 // on the member's next request (nothing caches roles).
 import { z } from 'zod';
+import type { OperationRunner } from './run.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import type { Db } from '../db/database.js';
@@ -38,6 +39,7 @@ export class MemberOperations {
     private readonly db: Db,
     private readonly memberships: MembershipsService,
     private readonly policy: Policy,
+    private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
   ) {}
 
@@ -58,14 +60,16 @@ export class MemberOperations {
 
   /** Gives (or changes) a user's role on the website. */
   async grant(actor: Actor, websiteId: number, userId: number, raw: unknown): Promise<Member> {
-    const { role } = parse(grantInput, raw);
-    await this.requireManager(actor, websiteId);
-    const user = await this.userOf(userId);
-    const current = await this.memberships.roleOn(userId, websiteId);
-    if (!(await this.policy.grantsRole(actor, websiteId, role, current))) throw new ForbiddenError();
-    await this.memberships.grant(userId, websiteId, role);
-    await this.audited(actor, 'membership.grant', websiteId, userId, { role });
-    return { user, role };
+    return this.runner.run(async () => {
+      const { role } = parse(grantInput, raw);
+      await this.requireManager(actor, websiteId);
+      const user = await this.userOf(userId);
+      const current = await this.memberships.roleOn(userId, websiteId);
+      if (!(await this.policy.grantsRole(actor, websiteId, role, current))) throw new ForbiddenError();
+      await this.memberships.grant(userId, websiteId, role);
+      await this.audited(actor, 'membership.grant', websiteId, userId, { role });
+      return { user, role };
+    });
   }
 
   /**
@@ -74,29 +78,33 @@ export class MemberOperations {
    * (NotFoundError). Someone who already holds a role there is a ConflictError: change their role.
    */
   async add(actor: Actor, websiteId: number, raw: unknown): Promise<Member> {
-    const { email, role } = parse(addMemberInput, raw);
-    await this.requireManager(actor, websiteId);
-    const row = await this.db
-      .selectFrom('users')
-      .selectAll()
-      .where('email', '=', normalizeEmail(email))
-      .executeTakeFirst();
-    if (!row) throw new NotFoundError('No account has this email address.');
-    if ((await this.memberships.roleOn(row.id, websiteId)) !== null) {
-      throw new ConflictError('This user is already a member of the website: change their role instead.');
-    }
-    return this.grant(actor, websiteId, row.id, { role });
+    return this.runner.run(async () => {
+      const { email, role } = parse(addMemberInput, raw);
+      await this.requireManager(actor, websiteId);
+      const row = await this.db
+        .selectFrom('users')
+        .selectAll()
+        .where('email', '=', normalizeEmail(email))
+        .executeTakeFirst();
+      if (!row) throw new NotFoundError('No account has this email address.');
+      if ((await this.memberships.roleOn(row.id, websiteId)) !== null) {
+        throw new ConflictError('This user is already a member of the website: change their role instead.');
+      }
+      return this.grant(actor, websiteId, row.id, { role });
+    });
   }
 
   /** Takes the user's role on the website away; answers whether there was one. */
   async revoke(actor: Actor, websiteId: number, userId: number): Promise<boolean> {
-    await this.requireManager(actor, websiteId);
-    await this.userOf(userId);
-    const current = await this.memberships.roleOn(userId, websiteId);
-    if (!(await this.policy.grantsRole(actor, websiteId, null, current))) throw new ForbiddenError();
-    const removed = await this.memberships.revoke(userId, websiteId);
-    if (removed) await this.audited(actor, 'membership.revoke', websiteId, userId);
-    return removed;
+    return this.runner.run(async () => {
+      await this.requireManager(actor, websiteId);
+      await this.userOf(userId);
+      const current = await this.memberships.roleOn(userId, websiteId);
+      if (!(await this.policy.grantsRole(actor, websiteId, null, current))) throw new ForbiddenError();
+      const removed = await this.memberships.revoke(userId, websiteId);
+      if (removed) await this.audited(actor, 'membership.revoke', websiteId, userId);
+      return removed;
+    });
   }
 
   /** A website the actor does not see is not found (nothing of it is revealed); one they see, 403. */

@@ -9,6 +9,7 @@
 // drag-and-drop builder has at hand, and what makes a cycle or a too-deep nesting a field error
 // (`items.N.parent`) instead of something a nested body could not even say.
 import { z } from 'zod';
+import type { OperationRunner } from './run.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { ForbiddenError, NotFoundError, ValidationError } from './errors.js';
@@ -154,6 +155,7 @@ export class MenuOperations {
     private readonly policy: Policy,
     private readonly settings: SettingsService,
     private readonly websiteExists: (id: number) => Promise<boolean>,
+    private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
   ) {}
 
@@ -183,42 +185,50 @@ export class MenuOperations {
   }
 
   async create(actor: Actor, websiteId: number, raw: unknown): Promise<MenuWithItems> {
-    const input = parse(createMenuInput, raw);
-    await this.manages(actor, websiteId);
-    const menu = await this.menus.createMenu(websiteId, input);
-    await this.audited(actor, 'menu.create', menu, raw);
-    return { ...menu, items: [] };
+    return this.runner.run(async () => {
+      const input = parse(createMenuInput, raw);
+      await this.manages(actor, websiteId);
+      const menu = await this.menus.createMenu(websiteId, input);
+      await this.audited(actor, 'menu.create', menu, raw);
+      return { ...menu, items: [] };
+    });
   }
 
   async update(actor: Actor, id: number, raw: unknown, ifVersion?: string): Promise<MenuWithItems> {
-    const input = parse(updateMenuInput, raw);
-    const menu = await this.writable(actor, id);
-    const changed = await this.menus.updateMenu(menu, input, ifVersion);
-    await this.audited(actor, 'menu.update', changed, raw);
-    return { ...changed, items: await this.menus.tree(changed.id, null) };
+    return this.runner.run(async () => {
+      const input = parse(updateMenuInput, raw);
+      const menu = await this.writable(actor, id);
+      const changed = await this.menus.updateMenu(menu, input, ifVersion);
+      await this.audited(actor, 'menu.update', changed, raw);
+      return { ...changed, items: await this.menus.tree(changed.id, null) };
+    });
   }
 
   async delete(actor: Actor, id: number, ifVersion?: string): Promise<void> {
-    const menu = await this.writable(actor, id);
-    await this.menus.deleteMenu(menu, ifVersion);
-    await this.audited(actor, 'menu.delete', menu, {});
+    return this.runner.run(async () => {
+      const menu = await this.writable(actor, id);
+      await this.menus.deleteMenu(menu, ifVersion);
+      await this.audited(actor, 'menu.delete', menu, {});
+    });
   }
 
   /** Replaces the menu's whole tree (see the top of this file for its shape). */
   async replaceItems(actor: Actor, id: number, raw: unknown, ifVersion?: string): Promise<MenuWithItems> {
-    const input = parse(replaceMenuItemsInput, raw);
-    const items = planTree(input.items);
-    const menu = await this.writable(actor, id);
-    await this.menus.replaceItems(menu, items, { ifVersion, defaultLocale: await this.defaultLocale() });
-    const saved = (await this.menus.findMenu(menu.id)) ?? menu;
-    await recordWrite(this.audit, actor, {
-      action: 'menu.items',
-      resourceType: 'menu',
-      resourceId: menu.id,
-      websiteIds: [menu.websiteId],
-      input: { items: items.length },
+    return this.runner.run(async () => {
+      const input = parse(replaceMenuItemsInput, raw);
+      const items = planTree(input.items);
+      const menu = await this.writable(actor, id);
+      await this.menus.replaceItems(menu, items, { ifVersion, defaultLocale: await this.defaultLocale() });
+      const saved = (await this.menus.findMenu(menu.id)) ?? menu;
+      await recordWrite(this.audit, actor, {
+        action: 'menu.items',
+        resourceType: 'menu',
+        resourceId: menu.id,
+        websiteIds: [menu.websiteId],
+        input: { items: items.length },
+      });
+      return { ...saved, items: await this.menus.tree(menu.id, null) };
     });
-    return { ...saved, items: await this.menus.tree(menu.id, null) };
   }
 
   /** A website the actor's key reaches and that exists (others are "not found"). */

@@ -2,6 +2,7 @@
 // switches included), flushing the caches (a website's, or all), core updates. Administrators; a site
 // admin may flush their own website's pages. Secrets among the settings are never shown or set here.
 import { z } from 'zod';
+import type { OperationRunner } from './run.js';
 import type { Cache } from '../cache/cache.js';
 import {
   AUTH_MODES,
@@ -67,6 +68,8 @@ export const SETTING_CHOICES: Readonly<Record<string, readonly string[]>> = {
 export class SystemOperations {
   constructor(
     private readonly deps: {
+      /** Every write runs as one operation (run.ts). */
+      runner: OperationRunner;
       settings: SettingsService;
       cache: Cache;
       policy: Policy;
@@ -165,47 +168,49 @@ export class SystemOperations {
 
   /** Sets settings (`null` removes one); secrets are refused (administrators). */
   async setSettings(actor: Actor, raw: unknown): Promise<Record<string, string>> {
-    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
-    const entries = parse(settingsInput, raw);
-    const secrets = Object.keys(entries).filter((key) => SECRET_SETTING.test(key));
-    if (secrets.length > 0) {
-      throw new ValidationError(
-        Object.fromEntries(secrets.map((key) => [key, ['This setting is not changed through the API.']])),
+    return this.deps.runner.run(async () => {
+      if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
+      const entries = parse(settingsInput, raw);
+      const secrets = Object.keys(entries).filter((key) => SECRET_SETTING.test(key));
+      if (secrets.length > 0) {
+        throw new ValidationError(
+          Object.fromEntries(secrets.map((key) => [key, ['This setting is not changed through the API.']])),
+        );
+      }
+      // A choice is stored as its name (trimmed, lower case), as the code that reads it compares.
+      for (const [key, value] of Object.entries(entries)) {
+        if (value !== null && SETTING_CHOICES[key]) entries[key] = value.trim().toLowerCase();
+      }
+      const refused = Object.entries(entries).filter(
+        ([key, value]) => value !== null && SETTING_CHOICES[key] && !SETTING_CHOICES[key].includes(value),
       );
-    }
-    // A choice is stored as its name (trimmed, lower case), as the code that reads it compares.
-    for (const [key, value] of Object.entries(entries)) {
-      if (value !== null && SETTING_CHOICES[key]) entries[key] = value.trim().toLowerCase();
-    }
-    const refused = Object.entries(entries).filter(
-      ([key, value]) => value !== null && SETTING_CHOICES[key] && !SETTING_CHOICES[key].includes(value),
-    );
-    if (refused.length > 0) {
-      throw new ValidationError(
-        Object.fromEntries(
-          refused.map(([key]) => [
-            key,
-            [`The selected ${key} is invalid. Choices: ${SETTING_CHOICES[key]!.join(', ')}.`],
-          ]),
-        ),
-      );
-    }
-    const values: Record<string, string> = {};
-    for (const [key, value] of Object.entries(entries)) {
-      if (value === null) await this.deps.settings.delete(key);
-      else values[key] = value;
-    }
-    if (Object.keys(values).length > 0) await this.deps.settings.setMany(values);
-    // Locales, tag types, the page TTL… change pages: the cache listener flushes them (cache-tags.ts).
-    await this.deps.changes?.announce({ kind: 'settings', keys: Object.keys(entries) });
-    await recordWrite(this.deps.audit, actor, {
-      action: 'setting.set',
-      resourceType: 'setting',
-      resourceId: Object.keys(entries).join(',').slice(0, 64),
-      websiteIds: [],
-      input: entries,
+      if (refused.length > 0) {
+        throw new ValidationError(
+          Object.fromEntries(
+            refused.map(([key]) => [
+              key,
+              [`The selected ${key} is invalid. Choices: ${SETTING_CHOICES[key]!.join(', ')}.`],
+            ]),
+          ),
+        );
+      }
+      const values: Record<string, string> = {};
+      for (const [key, value] of Object.entries(entries)) {
+        if (value === null) await this.deps.settings.delete(key);
+        else values[key] = value;
+      }
+      if (Object.keys(values).length > 0) await this.deps.settings.setMany(values);
+      // Locales, tag types, the page TTL… change pages: the cache listener flushes them (cache-tags.ts).
+      await this.deps.changes?.announce({ kind: 'settings', keys: Object.keys(entries) });
+      await recordWrite(this.deps.audit, actor, {
+        action: 'setting.set',
+        resourceType: 'setting',
+        resourceId: Object.keys(entries).join(',').slice(0, 64),
+        websiteIds: [],
+        input: entries,
+      });
+      return this.settings(actor);
     });
-    return this.settings(actor);
   }
 
   /**

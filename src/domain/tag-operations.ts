@@ -3,6 +3,7 @@
 // zod schema per input, the one policy (tags have no owner: writers of every website a tag is on may
 // change it; an all-sites tag is the administrators'), one transaction (the store's), audited.
 import { z } from 'zod';
+import type { OperationRunner } from './run.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { ConflictError, NotFoundError } from './errors.js';
@@ -49,6 +50,7 @@ export class TagOperations {
     private readonly tags: TagsService,
     private readonly policy: Policy,
     private readonly settings: SettingsService,
+    private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
   ) {}
 
@@ -68,75 +70,84 @@ export class TagOperations {
   }
 
   async create(actor: Actor, raw: unknown): Promise<Tag> {
-    const input = parse(createTagInput, raw);
-    const { outcome, tag } = await this.tags.store({
-      name: typeof input.name === 'string' ? input.name.slice(0, MAX_TAG_NAME_LENGTH) : input.name,
-      type: input.type,
-      slug: input.slug,
-      parentId: input.parent_id,
-      description: input.description,
-      icon: input.icon,
-      sort: input.sort,
-      websiteIds: input.website_ids,
-      updateWhenDuplicated: false,
-      actor,
-      defaultLocale: await this.defaultLocale(),
-    });
-    if (outcome === 'skipped') throw new ConflictError(`Tag #${tag.id} of this type already has this name.`);
-    return tag;
-  }
-
-  async update(actor: Actor, id: number, raw: unknown): Promise<Tag> {
-    const input = parse(updateTagInput, raw);
-    const tag = await this.show(id);
-    await this.policy.requireTag(actor, 'tag.update', input.website_ids ?? tag.websiteIds, tag.websiteIds);
-    const changed = await this.tags.change(
-      tag,
-      {
-        name: input.name,
+    return this.runner.run(async () => {
+      const input = parse(createTagInput, raw);
+      const { outcome, tag } = await this.tags.store({
+        name: typeof input.name === 'string' ? input.name.slice(0, MAX_TAG_NAME_LENGTH) : input.name,
+        type: input.type,
         slug: input.slug,
         parentId: input.parent_id,
         description: input.description,
         icon: input.icon,
         sort: input.sort,
         websiteIds: input.website_ids,
-      },
-      await this.defaultLocale(),
-    );
-    await this.audited(actor, 'tag.update', changed.id, tag.websiteIds, raw);
-    return changed;
+        updateWhenDuplicated: false,
+        actor,
+        defaultLocale: await this.defaultLocale(),
+      });
+      if (outcome === 'skipped')
+        throw new ConflictError(`Tag #${tag.id} of this type already has this name.`);
+      return tag;
+    });
+  }
+
+  async update(actor: Actor, id: number, raw: unknown): Promise<Tag> {
+    return this.runner.run(async () => {
+      const input = parse(updateTagInput, raw);
+      const tag = await this.show(id);
+      await this.policy.requireTag(actor, 'tag.update', input.website_ids ?? tag.websiteIds, tag.websiteIds);
+      const changed = await this.tags.change(
+        tag,
+        {
+          name: input.name,
+          slug: input.slug,
+          parentId: input.parent_id,
+          description: input.description,
+          icon: input.icon,
+          sort: input.sort,
+          websiteIds: input.website_ids,
+        },
+        await this.defaultLocale(),
+      );
+      await this.audited(actor, 'tag.update', changed.id, tag.websiteIds, raw);
+      return changed;
+    });
   }
 
   /** Deletes a tag; while it tags anything or has children, only with `force` (ConflictError). */
   async delete(actor: Actor, id: number, force: boolean): Promise<void> {
-    const tag = await this.show(id);
-    await this.policy.requireTag(actor, 'tag.update', tag.websiteIds, tag.websiteIds);
-    const usage = await this.tags.usage(tag.id);
-    const uses = Object.entries(usage.items).map(
-      ([type, count]) => `${count} ${type}${count === 1 ? '' : 's'}`,
-    );
-    if (usage.children > 0) uses.push(`${usage.children} child tag${usage.children === 1 ? '' : 's'}`);
-    if (uses.length > 0 && !force) {
-      throw new ConflictError(
-        `Tag #${tag.id} is in use (${uses.join(', ')}); delete with force to remove it anyway.`,
+    return this.runner.run(async () => {
+      const tag = await this.show(id);
+      await this.policy.requireTag(actor, 'tag.update', tag.websiteIds, tag.websiteIds);
+      const usage = await this.tags.usage(tag.id);
+      const uses = Object.entries(usage.items).map(
+        ([type, count]) => `${count} ${type}${count === 1 ? '' : 's'}`,
       );
-    }
-    await this.tags.remove(tag);
-    await this.audited(actor, 'tag.delete', tag.id, tag.websiteIds, { force });
+      if (usage.children > 0) uses.push(`${usage.children} child tag${usage.children === 1 ? '' : 's'}`);
+      if (uses.length > 0 && !force) {
+        throw new ConflictError(
+          `Tag #${tag.id} is in use (${uses.join(', ')}); delete with force to remove it anyway.`,
+        );
+      }
+      await this.tags.remove(tag);
+      await this.audited(actor, 'tag.delete', tag.id, tag.websiteIds, { force });
+    });
   }
 
   /** Merges the tag into another of its type: what it tagged, and its children, go to the other. */
   async merge(actor: Actor, id: number, raw: unknown): Promise<Tag> {
-    const input = parse(mergeTagInput, raw);
-    const source = await this.show(id);
-    const target = await this.tags.findById(input.into);
-    if (!target) throw tagNotFound();
-    const targetSites = await this.tags.websitesOf(target.id);
-    await this.policy.requireTag(actor, 'tag.update', source.websiteIds, source.websiteIds);
-    await this.policy.requireTag(actor, 'tag.update', targetSites, targetSites);
-    const merged = await this.tags.merge(source, target);
-    await this.audited(actor, 'tag.merge', source.id, source.websiteIds, { into: target.id });
-    return merged;
+    return this.runner.run(async () => {
+      const input = parse(mergeTagInput, raw);
+      const source = await this.show(id);
+      const target = await this.tags.findById(input.into);
+      if (!target) throw tagNotFound();
+      const targetSites = await this.tags.websitesOf(target.id);
+      await this.policy.requireTag(actor, 'tag.update', source.websiteIds, source.websiteIds);
+      await this.policy.requireTag(actor, 'tag.update', targetSites, targetSites);
+      const merged = await this.tags.merge(source, target);
+      await this.audited(actor, 'tag.merge', source.id, source.websiteIds, { into: target.id });
+      return merged;
+    });
   }
 
   private async defaultLocale(): Promise<string> {

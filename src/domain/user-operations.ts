@@ -1,6 +1,7 @@
 // Users as operations for the management faces (API v2): the list of accounts and enabling or
 // disabling one — the installation's administrators' (the last active administrator stays). Audited.
 import { recordWrite } from './audit.js';
+import type { OperationRunner } from './run.js';
 import type { AuditLog } from './audit.js';
 import type { Db } from '../db/database.js';
 import { ForbiddenError, NotFoundError } from './errors.js';
@@ -22,6 +23,7 @@ export class UserOperations {
   constructor(
     private readonly db: Db,
     private readonly users: UsersService,
+    private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
     private readonly extras?: { policy: Policy; apiKeys: ApiKeysService },
   ) {}
@@ -38,9 +40,11 @@ export class UserOperations {
    * credential cache is told). False when the user has no such key in use.
    */
   async revokeKey(actor: Actor, id: number, keyId: number): Promise<boolean> {
-    if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
-    await this.show(actor, id);
-    return this.extras.apiKeys.revoke(id, keyId, actor);
+    return this.runner.run(async () => {
+      if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
+      await this.show(actor, id);
+      return this.extras.apiKeys.revoke(id, keyId, actor);
+    });
   }
 
   async list(actor: Actor, query: UserListQuery): Promise<{ items: User[]; total: number }> {
@@ -78,15 +82,17 @@ export class UserOperations {
 
   /** Enables or disables an account (InputError for the last active administrator). */
   async setActive(actor: Actor, id: number, active: boolean): Promise<User> {
-    if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
-    await this.show(actor, id);
-    await this.users.setActive(id, active);
-    await recordWrite(this.audit, actor, {
-      action: active ? 'user.enable' : 'user.disable',
-      resourceType: 'user',
-      resourceId: id,
-      websiteIds: [],
+    return this.runner.run(async () => {
+      if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
+      await this.show(actor, id);
+      await this.users.setActive(id, active);
+      await recordWrite(this.audit, actor, {
+        action: active ? 'user.enable' : 'user.disable',
+        resourceType: 'user',
+        resourceId: id,
+        websiteIds: [],
+      });
+      return this.show(actor, id);
     });
-    return this.show(actor, id);
   }
 }

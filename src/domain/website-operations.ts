@@ -4,6 +4,7 @@
 // admins) and every write is audited. Input is parsed by each face (API v1's schemas keep the spec's
 // messages and order of checks, R-A7); the rules on domains live in websites.ts.
 import { recordWrite } from './audit.js';
+import type { OperationRunner } from './run.js';
 import type { AuditLog } from './audit.js';
 import type { DomainCheck, DomainChecker } from './domain-check.js';
 import { ForbiddenError, InputError, NotFoundError } from './errors.js';
@@ -32,6 +33,7 @@ export class WebsiteOperations {
   constructor(
     private readonly websites: WebsitesService,
     private readonly policy: Policy,
+    private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
     private readonly extras?: {
       deleting?: WebsiteDeleteDeps;
@@ -102,54 +104,64 @@ export class WebsiteOperations {
 
   /** A new website (administrators only: the face's guard answers first in the spec's words). */
   async create(actor: Actor, input: NewWebsite): Promise<Website> {
-    if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
-    const id = await this.websites.create(input);
-    await this.audited(actor, 'website.create', id, input);
-    return this.show(actor, id);
+    return this.runner.run(async () => {
+      if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
+      const id = await this.websites.create(input);
+      await this.audited(actor, 'website.create', id, input);
+      return this.show(actor, id);
+    });
   }
 
   async update(actor: Actor, id: number, patch: WebsitePatch): Promise<Website> {
-    await this.show(actor, id);
-    // Code that runs on every page, and who owns the website, are the administrators' (R-W6).
-    if (
-      !this.policy.managesWebsiteCode(actor) &&
-      ADMIN_ONLY_WEBSITE_FIELDS.some((field) => patch[field] !== undefined)
-    ) {
-      throw new ForbiddenError();
-    }
-    if (patch.domain !== undefined) this.policy.requireDomainClaim(actor, patch.domain);
-    const website = await this.websites.update(id, patch);
-    await this.audited(actor, 'website.update', id, patch);
-    return website;
+    return this.runner.run(async () => {
+      await this.show(actor, id);
+      // Code that runs on every page, and who owns the website, are the administrators' (R-W6).
+      if (
+        !this.policy.managesWebsiteCode(actor) &&
+        ADMIN_ONLY_WEBSITE_FIELDS.some((field) => patch[field] !== undefined)
+      ) {
+        throw new ForbiddenError();
+      }
+      if (patch.domain !== undefined) this.policy.requireDomainClaim(actor, patch.domain);
+      const website = await this.websites.update(id, patch);
+      await this.audited(actor, 'website.update', id, patch);
+      return website;
+    });
   }
 
   async delete(actor: Actor, id: number): Promise<void> {
-    await this.show(actor, id);
-    if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
-    const deleting = this.extras?.deleting;
-    const usage = await this.websites.usage(id);
-    const files = await this.websites.delete(
-      id,
-      deleting ? (trx) => deleting.library.removeBoundOnlyTo(trx, id) : undefined,
-    );
-    // After the commit: a failed transaction never loses a file a row still names.
-    if (files.length > 0) await deleting?.media.removeFiles(files);
-    await this.audited(actor, 'website.delete', id, usage);
+    return this.runner.run(async (scope) => {
+      await this.show(actor, id);
+      if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
+      const deleting = this.extras?.deleting;
+      const usage = await this.websites.usage(id);
+      const files = await this.websites.delete(
+        id,
+        deleting ? (trx) => deleting.library.removeBoundOnlyTo(trx, id) : undefined,
+      );
+      // After the commit: a failed transaction never loses a file a row still names.
+      if (files.length > 0) scope.afterCommit(() => deleting?.media.removeFiles(files));
+      await this.audited(actor, 'website.delete', id, usage);
+    });
   }
 
   async addDomain(actor: Actor, id: number, domain: string): Promise<AddDomainResult> {
-    await this.show(actor, id);
-    this.policy.requireDomainClaim(actor, domain);
-    const result = await this.websites.addDomain(id, domain);
-    if (result.outcome === 'created') await this.audited(actor, 'website.add_domain', id, { domain });
-    return result;
+    return this.runner.run(async () => {
+      await this.show(actor, id);
+      this.policy.requireDomainClaim(actor, domain);
+      const result = await this.websites.addDomain(id, domain);
+      if (result.outcome === 'created') await this.audited(actor, 'website.add_domain', id, { domain });
+      return result;
+    });
   }
 
   async removeDomain(actor: Actor, id: number, domain: string) {
-    await this.show(actor, id);
-    const result = await this.websites.removeDomain(id, domain);
-    await this.audited(actor, 'website.remove_domain', id, { domain });
-    return result;
+    return this.runner.run(async () => {
+      await this.show(actor, id);
+      const result = await this.websites.removeDomain(id, domain);
+      await this.audited(actor, 'website.remove_domain', id, { domain });
+      return result;
+    });
   }
 
   private audited(actor: Actor, action: string, id: number, input?: unknown): Promise<void> {
