@@ -14,7 +14,7 @@ import { apiV2 } from './api/v2/index.js';
 import { adminPanel } from './admin/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
-import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
+import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD, skipCompressionWhenNothingToDo } from './http/compression.js';
 import { installHostGuard } from './http/host-guard.js';
 import { RequestLogger, requestLoggerFactory } from './http/request-logger.js';
 import { batchedLines } from './http/log-stream.js';
@@ -145,7 +145,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     forceCloseConnections: 'idle',
     logController: new OneLinePerRequest(),
     // No pino child logger per request: one is made only when the request logs a line of its own.
-    childLoggerFactory: requestLoggerFactory,
+    ...(logger === false ? {} : { childLoggerFactory: requestLoggerFactory }),
   });
 
   // Every route as registered (method and URL): the API documents are checked against it.
@@ -184,6 +184,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     customTypes: COMPRESSIBLE_TYPES,
     threshold: COMPRESS_THRESHOLD,
   });
+  app.addHook('onRoute', skipCompressionWhenNothingToDo);
   await installBodyParsers(app);
   // Multipart bodies are read only by the routes that take files (routeWithFiles).
   installMultipartGuard(app, uploadLimits(config));

@@ -30,8 +30,9 @@ export class RequestLogger {
   }
 
   isLevelEnabled(level: string): boolean {
-    const logger = this.#child ?? this.parent;
-    return (logger as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
+    const logger = (this.#child ?? this.parent) as unknown as { isLevelEnabled?(level: string): boolean };
+    // pino has it; another logger handed over is asked by writing (its methods decide).
+    return logger.isLevelEnabled ? logger.isLevelEnabled(level) : true;
   }
 
   child(bindings: Bindings, options?: object): FastifyBaseLogger {

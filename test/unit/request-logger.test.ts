@@ -64,7 +64,7 @@ describe('request logger', () => {
     const third = JSON.parse(lines[2]!) as Record<string, unknown>;
     assert.equal(third.reqId, 'r1');
     assert.equal(third.b, 2);
-    assert.equal(lines[2]!.match(/"reqId"/g)?.length, 1);
+    assert.equal(String(lines[2]).match(/"reqId"/g)?.length, 1);
   });
 
   it('a route with a log level of its own gets a real child at that level', () => {
