@@ -6,7 +6,7 @@ import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController } from 'fastify';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { apiNotFound } from './api/v1/errors.js';
 import { apiV1 } from './api/v1/index.js';
@@ -14,7 +14,11 @@ import { apiV2 } from './api/v2/index.js';
 import { adminPanel } from './admin/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
-import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD, skipCompressionWhenNothingToDo } from './http/compression.js';
+import {
+  COMPRESSIBLE_TYPES,
+  COMPRESS_THRESHOLD,
+  skipCompressionWhenNothingToDo,
+} from './http/compression.js';
 import { installHostGuard } from './http/host-guard.js';
 import { RequestLogger, requestLoggerFactory } from './http/request-logger.js';
 import { batchedLines } from './http/log-stream.js';
@@ -88,7 +92,7 @@ class OneLinePerRequest extends LogController {
   ): void {
     if (this.isLogDisabled(request)) return;
     const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    const log = reply.log as FastifyBaseLogger | RequestLogger;
+    const log = reply.log;
     // Written by the parent logger with the request's id: no child logger is made for it.
     if (log instanceof RequestLogger) {
       if (error) log.lineAt('error', { ...line, err: error }, 'request errored');

@@ -57,14 +57,15 @@ type OnSendNext = (error?: Error | null, payload?: unknown) => void;
  * changes no answer. Call from an onRoute hook added right after the plugin's: its hook is the last.
  */
 export function skipCompressionWhenNothingToDo(route: RouteOptions): void {
-  const hooks = route.onSend;
+  const hooks: unknown = route.onSend;
   if (!Array.isArray(hooks)) return;
-  const plugin = hooks.at(-1) as OnSend | undefined;
+  const list = hooks as OnSend[];
+  const plugin = list.at(-1);
   if (typeof plugin !== 'function' || plugin.name !== 'onSend') return;
-  hooks[hooks.length - 1] = function compressIfUseful(request, reply, payload, next) {
+  list[list.length - 1] = (request, reply, payload, next) => {
     if (nothingToCompress(request, payload)) return next(null, payload);
     plugin(request, reply, payload, next);
-  } as OnSend as never;
+  };
 }
 
 /** True when @fastify/compress would send the body unchanged (see above). */

@@ -78,7 +78,7 @@ export class RequestLogger {
 
   private write(level: Level, args: unknown[]): void {
     if (!this.#child && !this.isLevelEnabled(level)) return;
-    (this.real[level] as (...args: unknown[]) => void)(...args);
+    Reflect.apply(this.real[level], this.real, args);
   }
 }
 
@@ -92,5 +92,5 @@ export function requestLoggerFactory(
   options: { level?: string },
 ): FastifyBaseLogger {
   if (options.level) return logger.child(bindings, options);
-  return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
+  return new RequestLogger(logger, bindings);
 }

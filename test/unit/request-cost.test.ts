@@ -1,6 +1,7 @@
 // The memos and shortcuts that make a request cheaper (issue 42) answer what the long way answers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { idsKey } from '../../src/domain/resource-abilities.js';
 import { siteOrigin } from '../../src/domain/site-urls.js';
 import { scriptJson } from '../../src/frontend/seo.js';
 import { jsonKeyOf, memoized } from '../../src/lib/memo.js';
@@ -66,5 +67,18 @@ describe('jsonKeyOf', () => {
     memoized(memo, jsonKeyOf({ id: '1' }), 10, compute);
     memoized(memo, jsonKeyOf({ id: '2' }), 10, compute);
     assert.equal(computed, 2);
+  });
+});
+
+describe('idsKey', () => {
+  it('is the ids in ascending order, whatever order they come in', () => {
+    assert.equal(idsKey([]), '');
+    assert.equal(idsKey([7]), '7');
+    assert.equal(idsKey([3, 12]), '3,12');
+    assert.equal(idsKey([12, 3]), '3,12');
+    assert.equal(idsKey([10, 2, 33, 4]), '2,4,10,33');
+    const ids = [5, 1];
+    idsKey(ids);
+    assert.deepEqual(ids, [5, 1], 'the list itself is left as it is');
   });
 });

@@ -26,22 +26,25 @@ function capture(level: string) {
 const timeless = (line: string) => line.replace(/"time":\d+,/, '');
 
 describe('request logger', () => {
-  it("writes the completed line as a pino child would, without making one", () => {
+  it('writes the completed line as a pino child would, without making one', () => {
     const { root, lines } = capture('info');
     const line = { req: { url: '/post/x?a=1' }, res: { statusCode: 200 }, responseTime: 1.5 };
     root.child({ reqId: 'abc' }).info(line, 'request completed');
     const logger = new RequestLogger(root, { reqId: 'abc' });
     let made = 0;
     const child = root.child.bind(root);
-    root.child = ((...args: Parameters<typeof child>) => {
+    root.child = (...args: Parameters<typeof child>) => {
       made++;
       return child(...args);
-    }) as typeof root.child;
+    };
     logger.lineAt('info', line, 'request completed');
     assert.equal(made, 0, 'no child for the completed line');
     assert.equal(lines.length, 2);
     assert.equal(timeless(lines[1]!), timeless(lines[0]!));
-    assert.match(lines[1]!, /^\{"level":30,"time":\d+,"pid":\d+,"hostname":"[^"]*","reqId":"abc","req":\{"url":"\/post\/x\?a=1"\}/);
+    assert.match(
+      lines[1]!,
+      /^\{"level":30,"time":\d+,"pid":\d+,"hostname":"[^"]*","reqId":"abc","req":\{"url":"\/post\/x\?a=1"\}/,
+    );
   });
 
   it('makes the child for a line of its own, with the bindings, and not below the level', () => {
@@ -49,7 +52,7 @@ describe('request logger', () => {
     const logger = requestLoggerFactory(root, { reqId: 'r1' }, {}) as unknown as RequestLogger;
     assert.ok(logger instanceof RequestLogger);
     logger.info({ a: 1 }, 'not written at warn');
-    (logger as unknown as RequestLogger).lineAt('info', { a: 1 }, 'not written either');
+    logger.lineAt('info', { a: 1 }, 'not written either');
     assert.deepEqual(lines, []);
     logger.error({ err: new Error('boom') }, 'failed');
     logger.warn('plain message');
