@@ -14,8 +14,13 @@ import { apiV2 } from './api/v2/index.js';
 import { adminPanel } from './admin/index.js';
 import { frontend } from './frontend/index.js';
 import { installBodyParsers, parseQueryString } from './http/body.js';
-import { COMPRESSIBLE_TYPES, COMPRESS_THRESHOLD } from './http/compression.js';
+import {
+  COMPRESSIBLE_TYPES,
+  COMPRESS_THRESHOLD,
+  skipCompressionWhenNothingToDo,
+} from './http/compression.js';
 import { installHostGuard } from './http/host-guard.js';
+import { RequestLogger, requestLoggerFactory } from './http/request-logger.js';
 import { batchedLines } from './http/log-stream.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installInputGuard } from './http/input-guard.js';
@@ -44,16 +49,23 @@ export interface AppOptions {
  */
 export function redactUrl(url: string): string {
   // Most URLs hold nothing to redact: no regex runs for them (a log line per request at `info`).
-  if (!url.includes('?') && !url.includes('/user/')) return url;
-  return url
-    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (pair, separator: string, key: string) =>
+  // A query can name `api_token` only with the word itself or with percent-escapes (`api%5Ftoken`,
+  // `%74oken`): a query with neither is left as it is without a replace per pair.
+  let redacted = url;
+  if (url.includes('?') && (url.includes('%') || TOKEN_WORD.test(url))) {
+    redacted = url.replace(/([?&])([^=&#]*)=([^&#]*)/g, (pair, separator: string, key: string) =>
       isTokenKey(key) ? `${separator}${key}=[redacted]` : pair,
-    )
+    );
+  }
+  if (!url.includes('/user/')) return redacted;
+  return redacted
     .replace(/(\/user\/password\/reset\/)[^/?#]+/g, '$1[redacted]')
     .replace(/(\/user\/register\/confirm\/)[^/?#]+/g, '$1[redacted]')
     .replace(/(\/user\/invite\/)[^/?#]+/g, '$1[redacted]')
     .replace(/(\/user\/settings\/email\/)[^/?#]+/g, '$1[redacted]');
 }
+
+const TOKEN_WORD = /token/i;
 
 /** `api_token` in any spelling the query parser reads as it: `api%5Ftoken`, `API_TOKEN`, `api_token[]`. */
 function isTokenKey(key: string): boolean {
@@ -80,8 +92,13 @@ class OneLinePerRequest extends LogController {
   ): void {
     if (this.isLogDisabled(request)) return;
     const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    const log = reply.log;
+    // Written by the parent logger with the request's id: no child logger is made for it.
+    if (log instanceof RequestLogger) {
+      if (error) log.lineAt('error', { ...line, err: error }, 'request errored');
+      else log.lineAt('info', line, 'request completed');
+    } else if (error) log.error({ ...line, err: error }, 'request errored');
+    else log.info(line, 'request completed');
   }
 }
 
@@ -131,6 +148,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Keep-alive connections that are idle close at once on shutdown; busy ones finish first.
     forceCloseConnections: 'idle',
     logController: new OneLinePerRequest(),
+    // No pino child logger per request: one is made only when the request logs a line of its own.
+    ...(logger === false ? {} : { childLoggerFactory: requestLoggerFactory }),
   });
 
   // Every route as registered (method and URL): the API documents are checked against it.
@@ -169,6 +188,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     customTypes: COMPRESSIBLE_TYPES,
     threshold: COMPRESS_THRESHOLD,
   });
+  app.addHook('onRoute', skipCompressionWhenNothingToDo);
   await installBodyParsers(app);
   // Multipart bodies are read only by the routes that take files (routeWithFiles).
   installMultipartGuard(app, uploadLimits(config));

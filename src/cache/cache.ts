@@ -139,10 +139,22 @@ export abstract class TaggedCache implements Cache {
   }
 
   async stamp(tags: readonly string[]): Promise<TagStamp | null> {
-    const all = [...new Set([...tags, ALL_TAG])];
+    // Every tag once, in order, ALL_TAG last unless named before (a page stamps ~10 tags per request:
+    // no intermediate arrays, sets or entry pairs).
+    const all: string[] = [];
+    const seen = new Set<string>();
+    for (const tag of tags) {
+      if (!seen.has(tag)) {
+        seen.add(tag);
+        all.push(tag);
+      }
+    }
+    if (!seen.has(ALL_TAG)) all.push(ALL_TAG);
     const versions = await this.tagVersions(all);
     if (!versions) return null;
-    return Object.fromEntries(all.map((tag, i) => [tag, versions[i] ?? 0]));
+    const stamp: Record<string, number> = {};
+    for (let i = 0; i < all.length; i++) stamp[all[i]!] = versions[i] ?? 0;
+    return stamp;
   }
 
   async setStamped(key: string, value: unknown, stamp: TagStamp, ttlSeconds = 0): Promise<void> {

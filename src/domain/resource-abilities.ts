@@ -88,7 +88,7 @@ export class ResourceAbilities {
           websiteIds: post.websiteIds,
         };
         const due = post.publishedAt === null || Date.parse(post.publishedAt) <= now;
-        const key = `${facts.authorId}|${post.status}|${due}|${[...post.websiteIds].sort((a, b) => a - b).join(',')}`;
+        const key = `${facts.authorId}|${post.status}|${due}|${idsKey(post.websiteIds)}`;
         let answer = byFacts.get(key);
         if (!answer) byFacts.set(key, (answer = ask(facts)));
         return answer;
@@ -105,7 +105,7 @@ export class ResourceAbilities {
     const byWebsites = new Map<string, Promise<boolean>>();
     return Promise.all(
       pages.map(async (page) => {
-        const key = [...page.websiteIds].sort((a, b) => a - b).join(',');
+        const key = idsKey(page.websiteIds);
         let writes = byWebsites.get(key);
         if (!writes) byWebsites.set(key, (writes = policy.editsContent(actor, page.websiteIds)));
         const allowed = await writes;
@@ -127,4 +127,12 @@ export class ResourceAbilities {
       }),
     );
   }
+}
+
+/** The ids in ascending order, as one key: no copy or sort for the usual one or two websites. */
+export function idsKey(ids: readonly number[]): string {
+  if (ids.length === 0) return '';
+  if (ids.length === 1) return String(ids[0]);
+  if (ids.length === 2) return ids[0]! <= ids[1]! ? `${ids[0]},${ids[1]}` : `${ids[1]},${ids[0]}`;
+  return [...ids].sort((a, b) => a - b).join(',');
 }

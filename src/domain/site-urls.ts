@@ -1,12 +1,22 @@
 // Absolute URLs of a website (in mail, feeds, sitemaps): its primary domain, with the scheme and port
 // Folio is served on (APP_URL's). Never built from a request's Host header, which the client chooses.
+import { memoized } from '../lib/memo.js';
 
 export function siteOrigin(website: { domain: string }, appUrl: string): string {
-  const served = new URL(appUrl);
-  const origin = new URL(`${served.protocol}//${website.domain}`);
-  origin.port = served.port; // '' for the scheme's default port
-  return origin.origin;
+  // Every public page asks (SEO, feeds, sitemaps): two URL parses per call were ~9 µs a page. The
+  // answer is a pure function of the domain and APP_URL, so it is remembered (bounded: domains are
+  // the websites' own, never a request's Host).
+  const key = `${appUrl}\n${website.domain}`;
+  return memoized(origins, key, MAX_ORIGINS, () => {
+    const served = new URL(appUrl);
+    const origin = new URL(`${served.protocol}//${website.domain}`);
+    origin.port = served.port; // '' for the scheme's default port
+    return origin.origin;
+  });
 }
+
+const origins = new Map<string, string>();
+const MAX_ORIGINS = 1000;
 
 /**
  * A link target safe to put in `href`: http(s), mailto and tel URLs, and relative references

@@ -2,6 +2,7 @@
 // full-page cache (which keeps each cached page compressed once per encoding instead of compressing
 // it again on every hit).
 import zlib from 'node:zlib';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import negotiate from '@fastify/accept-negotiator';
 import { LRUCache } from 'lru-cache';
 
@@ -43,4 +44,35 @@ export function compressForStorage(body: Buffer, encoding: StoredEncoding): Buff
         },
       })
     : zlib.gzipSync(body);
+}
+
+type OnSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown, next: OnSendNext) => void;
+type OnSendNext = (error?: Error | null, payload?: unknown) => void;
+
+/**
+ * @fastify/compress's answer hook, run only when it can compress: for a client that accepts no
+ * encoding, or a body under the threshold, it checks headers, the content type against mime-db and
+ * the encodings for nothing (2.4 % of an API v2 list's CPU). In exactly those cases the plugin sends
+ * the body as it is (no `inflateIfDeflated`, no `onUnsupportedEncoding` here), so skipping it
+ * changes no answer. Call from an onRoute hook added right after the plugin's: its hook is the last.
+ */
+export function skipCompressionWhenNothingToDo(route: RouteOptions): void {
+  const hooks: unknown = route.onSend;
+  if (!Array.isArray(hooks)) return;
+  const list = hooks as OnSend[];
+  const plugin = list.at(-1);
+  if (typeof plugin !== 'function' || plugin.name !== 'onSend') return;
+  list[list.length - 1] = (request, reply, payload, next) => {
+    if (nothingToCompress(request, payload)) return next(null, payload);
+    plugin(request, reply, payload, next);
+  };
+}
+
+/** True when @fastify/compress would send the body unchanged (see above). */
+export function nothingToCompress(request: FastifyRequest, payload: unknown): boolean {
+  if (payload === null || payload === undefined) return true;
+  // A stream, a web stream, a fetch Response: the plugin decides.
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return false;
+  if (request.headers['accept-encoding'] === undefined) return true;
+  return (typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length) < COMPRESS_THRESHOLD;
 }

@@ -12,3 +12,19 @@ export function memoized<K, V>(memo: Map<K, V>, key: K, limit: number, compute: 
   }
   return value;
 }
+
+const jsonKeys = new WeakMap<object, string>();
+
+/**
+ * The JSON of a request's parsed query or params, as a memo's key: made once per object however many
+ * memos ask (the route's validator, then the handler's parse), never changed after it is parsed.
+ */
+export function jsonKeyOf(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'undefined';
+  let key = jsonKeys.get(value);
+  if (key === undefined) {
+    key = JSON.stringify(value);
+    jsonKeys.set(value, key);
+  }
+  return key;
+}

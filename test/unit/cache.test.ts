@@ -158,6 +158,17 @@ for (const [name, make, pass] of drivers) {
       assert.ok(stored && stored.expires > cache.now() && stored.expires <= cache.now() + 60_000);
     });
 
+    it('a stamp names every tag once, in order, with the whole cache last, at its versions', async () => {
+      await cache.flushTags(['st2']);
+      await cache.flushTags(['st2']);
+      const stamp = await cache.stamp(['st1', 'st2', 'st1', 'st2']);
+      assert.ok(stamp);
+      assert.deepEqual(Object.keys(stamp), ['st1', 'st2', '__all__']);
+      assert.equal(stamp.st2! - stamp.st1!, 2, 'two flushes of st2, none of st1');
+      assert.deepEqual(Object.keys((await cache.stamp(['__all__', 'st3']))!), ['__all__', 'st3']);
+      assert.deepEqual(Object.keys((await cache.stamp([]))!), ['__all__']);
+    });
+
     it('isCurrent answers from memory, and a flush or clear() makes a stamp stale', async () => {
       // Redis answers from its mirror once the subscription is up (a few ms after connecting).
       const stamp = await cache.stamp(['c1', 'c2']);

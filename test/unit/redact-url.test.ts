@@ -18,6 +18,15 @@ describe('redactUrl', () => {
     assert.equal(redactUrl('/a?q=%E0&token_api=1'), '/a?q=%E0&token_api=1');
   });
 
+  it('issue 42: a query that cannot name api_token is left as it is; one that can is still redacted', () => {
+    assert.equal(redactUrl('/api/v2/posts?per_page=15&page=2'), '/api/v2/posts?per_page=15&page=2');
+    assert.equal(redactUrl('/a?API_TOKEN=abc'), '/a?API_TOKEN=[redacted]');
+    assert.equal(redactUrl('/a?%61pi_%74oken=abc&b=1'), '/a?%61pi_%74oken=[redacted]&b=1');
+    assert.equal(redactUrl('/a?api_token+=abc'), '/a?api_token+=[redacted]');
+    // The word in the path, not in the query: the pair is read as the whole URL was before.
+    assert.equal(redactUrl('/x&api_token=abc?b=1'), '/x&api_token=[redacted]');
+  });
+
   it('issue 34 #10: invitation and email change tokens are redacted like reset tokens; their forms are not', () => {
     const token = 'Ab_-'.repeat(11);
     assert.equal(redactUrl(`/user/invite/${token}`), '/user/invite/[redacted]');

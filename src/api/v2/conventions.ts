@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
-import { memoized } from '../../lib/memo.js';
+import { jsonKeyOf, memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
 import { callerOf } from './auth.js';
 import { Problem } from './problem.js';
@@ -21,7 +21,7 @@ const MAX_REMEMBERED_QUERY_LENGTH = 512;
  * of it, so short ones are remembered (a list's repeated requests parse nothing).
  */
 export function queryOf<S extends z.ZodType>(schema: S, request: FastifyRequest): z.output<S> {
-  const key = JSON.stringify(request.query);
+  const key = jsonKeyOf(request.query);
   if (key.length > MAX_REMEMBERED_QUERY_LENGTH) return schema.parse(request.query);
   let byQuery = parsedQueries.get(schema);
   if (!byQuery) parsedQueries.set(schema, (byQuery = new Map<string, unknown>()));

@@ -10,7 +10,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import type { ValidationIssue } from '../../domain/errors.js';
-import { memoized } from '../../lib/memo.js';
+import { jsonKeyOf, memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
 import { registerAccountRoutes } from './account.js';
 import { registerAuditRoutes } from './audit.js';
@@ -97,7 +97,7 @@ export function apiV2(services: Services) {
       // Query strings and path parameters repeat: their verdicts are remembered (bounded).
       const verdicts = new Map<string, ReturnType<typeof check>>();
       return (data: unknown) => {
-        const key = JSON.stringify(data);
+        const key = jsonKeyOf(data);
         return key.length > 512 ? check(data) : memoized(verdicts, key, 500, () => check(data));
       };
     });
