@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the whole test suite on SQLite, then on PostgreSQL, with Node's test runner (tsx loads the
-// TypeScript). Usage: node scripts/test.mjs [sqlite|postgres] [test files…]
+// Runs a lane of the test suite on SQLite, then on PostgreSQL, with Node's test runner (tsx loads the
+// TypeScript). Usage: node scripts/test.mjs [fast|slow|all] [sqlite|postgres] [test files…]
+//   fast (the default, `npm test`): test/unit and test/http, the tests of the code itself.
+//   slow (`npm run test:slow`): everything else: the browser tests and Lighthouse (test/e2e), the
+//     fault tests (test/fault), the benchmark harness smoke and the tests that run Folio, npm or the
+//     client generator as real processes (test/*.test.ts).
+//   Test files named on the command line run whatever their lane.
 // PostgreSQL comes from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); each test
 // file works in a schema of its own and drops it at the end. The PostgreSQL run also uses the Redis
 // cache at TEST_REDIS_URL (default redis://127.0.0.1:6379), as production would.
@@ -15,9 +20,13 @@ const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 const RUN_TIMEOUT_MS = 20 * 60 * 1000;
 // CI (.ci/run) sets it: every pass and every test must run; a missing service or browser is a failure.
 const REQUIRE_ALL = process.env.FOLIO_TEST_REQUIRE_ALL === '1';
+/** The fast lane's folders; every other test file is in the slow lane. */
+const FAST_DIRS = ['test/unit', 'test/http'];
+const LANES = ['fast', 'slow', 'all'];
 const args = process.argv.slice(2);
+const lane = args.find((arg) => LANES.includes(arg)) ?? 'fast';
 const targets = ['sqlite', 'postgres'].filter((name) => args.includes(name));
-const files = args.filter((arg) => arg !== 'sqlite' && arg !== 'postgres');
+const files = args.filter((arg) => !['sqlite', 'postgres', ...LANES].includes(arg));
 
 function findTests(dir) {
   return fs
@@ -28,6 +37,13 @@ function findTests(dir) {
       return entry.name.endsWith('.test.ts') ? [full] : [];
     })
     .sort();
+}
+
+function laneFiles(name) {
+  const inFast = (file) => FAST_DIRS.some((dir) => file.startsWith(`${dir}${path.sep}`));
+  const all = findTests('test');
+  if (name === 'all') return all;
+  return all.filter((file) => inFast(file) === (name === 'fast'));
 }
 
 async function postgresReachable(url) {
@@ -44,7 +60,7 @@ async function postgresReachable(url) {
 
 function run(name, env) {
   const tapFile = path.join(os.tmpdir(), `folio-tests-${name}-${process.pid}.tap`);
-  console.log(`\n=== Folio tests on ${name} ===`);
+  console.log(`\n=== Folio tests on ${name}${files.length ? '' : ` (${lane} lane)`} ===`);
   const result = spawnSync(
     process.execPath,
     [
@@ -56,7 +72,7 @@ function run(name, env) {
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${tapFile}`,
-      ...(files.length ? files : findTests('test')),
+      ...(files.length ? files : laneFiles(lane)),
     ],
     // Every page the suite renders is rendered both by compiled templates and by LiquidJS, which must
     // agree (src/frontend/liquid-compiler.ts).
@@ -64,7 +80,7 @@ function run(name, env) {
       stdio: 'inherit',
       env: { FOLIO_THEME_CROSSCHECK: '1', ...process.env, ...env },
       // A test that hangs (or times out and leaves a connection open, which keeps its file's process
-      // alive) fails the run here instead of holding CI until its limit. A pass takes about 5 minutes.
+      // alive) fails the run here instead of holding CI until its limit.
       timeout: RUN_TIMEOUT_MS,
       killSignal: 'SIGKILL',
     },
@@ -112,8 +128,15 @@ for (const r of results) {
 }
 if (results.some((r) => r.skipped > 0) && !REQUIRE_ALL) {
   console.log(
-    'Skipped tests name what they need (Redis for the cache tests, Debian chromium for test/e2e: apt-get install chromium); ' +
+    'Skipped tests name what they need (Redis for the cache tests, Debian chromium for test/e2e: apt-get install chromium, ' +
+      'xmllint for the feed and sitemap checks: apt-get install libxml2-utils); ' +
       'FOLIO_TEST_REQUIRE_ALL=1 makes anything missing a failure, as in CI.',
+  );
+}
+if (!files.length && lane === 'fast') {
+  console.log(
+    'This was the fast lane (test/unit, test/http). The slow lane (browser, Lighthouse, fault, benchmark ' +
+      'smoke and real-process tests) runs with `npm run test:slow`; CI (.ci/run) runs both.',
   );
 }
 const passed = results.reduce((sum, r) => sum + r.pass, 0);

@@ -51,7 +51,7 @@ Commands:
                                  add a link to the link directory; prints {"id":…,"slug":"…"}
   help                           this text
 
-Configuration comes from the environment; see the README.`;
+Configuration comes from the environment; see docs/configuration.md.`;
 
 class UsageError extends Error {}
 

@@ -1,6 +1,6 @@
 // The benchmark harness end to end, in smoke mode: tiny data, a few requests per route, Folio run from
 // source. It checks that the harness works and writes well-formed results, never how fast anything is
-// (benchmarks do not fail CI on speed). SQLite only: the PostgreSQL pass of `npm test` skips it.
+// (benchmarks do not fail CI on speed). SQLite only: the PostgreSQL pass of `npm run test:slow` skips it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -24,7 +24,7 @@ export interface paths {
                     q?: string;
                     filter?: {
                         /**
-                         * @description Default `published`; `any` for every status.
+                         * @description Default `published`; `any` for every status. Statuses are what the site shows: a post stored `published` with a `published_at` still to come is listed, counted and answered as `scheduled` (`filter[status]=scheduled` finds it, `published` does not); API v1 keeps the stored status.
                          * @enum {string}
                          */
                         status?: "draft" | "published" | "scheduled" | "pending" | "any";
@@ -5514,7 +5514,7 @@ export interface paths {
         };
         /**
          * Settings
-         * @description Administrators; the API switches are settings too (README "Settings that control the API").
+         * @description Administrators; the API switches are settings too (docs/configuration.md, "Settings that control the API").
          */
         get: {
             parameters: {

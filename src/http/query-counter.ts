@@ -1,4 +1,4 @@
-// Counts the SQL queries each request makes, for the benchmarks (bench/README in the project README).
+// Counts the SQL queries each request makes, for the benchmarks (docs/benchmarks.md).
 // Off unless FOLIO_QUERY_COUNTER=1: then the database reports every query (openDatabase's onQuery),
 // the counter attributes it to the request in whose async context it ran, and every response carries
 // `x-folio-queries: <n>`. Queries that run outside a request (the scheduler) only count in `total`.

@@ -5,14 +5,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import type { TestContext as NodeTestContext } from 'node:test';
 import sharp from 'sharp';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { XMLLINT_PATH, withXmllint } from '../support/requirements.js';
 
-/** xmllint's verdict (throws with its message when the XML is not well-formed). */
-function wellFormed(xml: string): void {
-  execFileSync('/usr/bin/xmllint', ['--noout', '-'], { input: xml, stdio: ['pipe', 'pipe', 'pipe'] });
+/** xmllint's verdict, as a subtest (throws with its message when the XML is not well-formed). */
+async function wellFormed(t: NodeTestContext, xml: string): Promise<void> {
+  await withXmllint(t, 'well-formed XML', () => {
+    execFileSync(XMLLINT_PATH, ['--noout', '-'], { input: xml, stdio: ['pipe', 'pipe', 'pipe'] });
+  });
 }
 
 describe('feeds (issue 22 #12)', () => {
@@ -70,13 +74,13 @@ describe('feeds (issue 22 #12)', () => {
 
   const get = (url: string) => ctx.request({ method: 'GET', url, headers: { host: 'feeds.test' } });
 
-  it('RSS 2.0: a channel of the website\u2019s published posts, absolute links, RFC 822 dates', async () => {
+  it('RSS 2.0: a channel of the website\u2019s published posts, absolute links, RFC 822 dates', async (t) => {
     const response = await get('/feed');
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^application\/rss\+xml/);
     assert.equal(response.headers['x-test-route-name'], 'frontend.feeds.rss');
     const xml = response.body;
-    wellFormed(xml);
+    await wellFormed(t, xml);
     assert.match(xml, /<rss version="2\.0"/);
     assert.match(xml, /<title><!\[CDATA\[Feed & Co\]\]><\/title>|<title>Feed &amp; Co<\/title>/);
     assert.match(xml, /<link>http:\/\/feeds\.test(:\d+)?\/<\/link>/);
@@ -90,10 +94,10 @@ describe('feeds (issue 22 #12)', () => {
     assert.match(xml, /<guid[^>]*>http:\/\/feeds\.test[^<]*\/post\/second<\/guid>/);
   });
 
-  it('Atom: a feed with id, updated, self link and entries; JSON Feed 1.1 with its items', async () => {
+  it('Atom: a feed with id, updated, self link and entries; JSON Feed 1.1 with its items', async (t) => {
     const atom = await get('/feed/atom');
     assert.match(String(atom.headers['content-type']), /^application\/atom\+xml/);
-    wellFormed(atom.body);
+    await wellFormed(t, atom.body);
     assert.match(atom.body, /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom"/);
     assert.match(atom.body, /<updated>\d{4}-\d{2}-\d{2}T[^<]+Z<\/updated>/);
     assert.match(
@@ -126,7 +130,7 @@ describe('feeds (issue 22 #12)', () => {
     );
   });
 
-  it('a tag\u2019s and an author\u2019s feed hold their posts only; unknown ones are 404', async () => {
+  it('a tag\u2019s and an author\u2019s feed hold their posts only; unknown ones are 404', async (t) => {
     const tag = await get('/post/category/news/feed/json');
     assert.equal(tag.statusCode, 200, tag.body);
     assert.deepEqual(
@@ -138,7 +142,7 @@ describe('feeds (issue 22 #12)', () => {
       author.json().items.map((item: { title: string }) => item.title),
       ['First & foremost'],
     );
-    wellFormed((await get('/user/ann/posts/feed')).body);
+    await wellFormed(t, (await get('/user/ann/posts/feed')).body);
     assert.equal((await get('/post/category/nothing/feed')).statusCode, 404);
     assert.equal((await get('/user/nobody/posts/feed')).statusCode, 404);
   });
@@ -162,7 +166,7 @@ describe('feeds (issue 22 #12)', () => {
     assert.ok(!after.items[0].content_html.includes('<script'), 'the content is cleaned as on the page');
   });
 
-  it('issue 36 #11: RSS names authors in dc:creator; enclosures carry the stored size and the real MIME', async () => {
+  it('issue 36 #11: RSS names authors in dc:creator; enclosures carry the stored size and the real MIME', async (t) => {
     const jpeg = await sharp({
       create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 80, b: 20 } },
     })
@@ -186,7 +190,7 @@ describe('feeds (issue 22 #12)', () => {
       .executeTakeFirstOrThrow();
     assert.equal(media.mime_type, 'image/jpeg');
     const xml = (await get('/feed')).body;
-    wellFormed(xml);
+    await wellFormed(t, xml);
     assert.ok(!/<author>/.test(xml), 'RSS <author> is an email address: names go in dc:creator');
     assert.match(xml, /<rss [^>]*xmlns:dc="http:\/\/purl\.org\/dc\/elements\/1\.1\/"/);
     assert.match(xml, /<dc:creator>(<!\[CDATA\[)?User \d+(\]\]>)?<\/dc:creator>/);
@@ -200,7 +204,7 @@ describe('feeds (issue 22 #12)', () => {
     assert.match(enclosures[0]!, /type="image\/jpeg"/);
     assert.ok(media.size > 0);
     const atom = (await get('/feed/atom')).body;
-    wellFormed(atom);
+    await wellFormed(t, atom);
     const links = [...atom.matchAll(/<link ([^>]*rel="enclosure"[^>]*)\/>/g)].map((match) => match[1]!);
     assert.equal(links.length, 1, links.join(' | '));
     assert.match(links[0]!, /type="image\/jpeg"/);

@@ -672,7 +672,7 @@ describe('public reading site', () => {
     );
   });
 
-  it('sitemaps are valid sitemap XML with absolute URLs on the primary domain, per locale', async () => {
+  it('sitemaps are valid sitemap XML with absolute URLs on the primary domain, per locale', async (t) => {
     for (const url of [
       '/sitemap/posts',
       '/sitemap/pages',
@@ -682,7 +682,7 @@ describe('public reading site', () => {
       const response = await get(url, { host: 'alias.test' });
       assert.equal(response.statusCode, 200, url);
       assert.match(response.headers['content-type'] as string, /^application\/xml/);
-      validateSitemap(response.body);
+      await validateSitemap(t, response.body);
     }
     const posts = (await get('/sitemap/posts')).body;
     assert.match(
@@ -703,11 +703,11 @@ describe('public reading site', () => {
     assert.equal((await get('/fr/sitemap/posts')).statusCode, 404, 'sitemaps are not localized');
   });
 
-  it('issue 22 #11: /sitemap.xml is a valid sitemap index of every sitemap; /favicon.ico answers', async () => {
+  it('issue 22 #11: /sitemap.xml is a valid sitemap index of every sitemap; /favicon.ico answers', async (t) => {
     const index = await get('/sitemap.xml', { host: 'alias.test' });
     assert.equal(index.statusCode, 200);
     assert.match(index.headers['content-type'] as string, /^application\/xml/);
-    validateSitemap(index.body, 'sitemapindex');
+    await validateSitemap(t, index.body, 'sitemapindex');
     for (const sitemap of ['posts', 'pages', 'tags/post/category', 'tags/post/tag']) {
       assert.match(index.body, new RegExp(`<loc>http://site\\.test/sitemap/${sitemap}</loc>`));
     }

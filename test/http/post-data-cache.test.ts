@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { createTestContext } from '../support/harness.js';
+import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { syncOneMenuLink } from '../support/seed.js';
 import { Visitor } from '../support/visitor.js';
@@ -161,7 +161,7 @@ describe('post page through the website data cache', () => {
     assert.match(anonymous, /comment-list|No comments yet/);
   });
 
-  it('lists come from the data cache; a new post, and a scheduled one when its time comes, show at once', async () => {
+  it('lists come from the data cache; a new post shows at once', async () => {
     const home = await view('/');
     assert.equal(await view('/'), home);
     assert.equal(listReads, 1);
@@ -170,19 +170,6 @@ describe('post page through the website data cache', () => {
       actor(),
     );
     assert.match(await view('/'), /Brand new/);
-    await ctx.services.posts.create(
-      {
-        title: 'Due soon',
-        content: '<p>y</p>',
-        websiteIds: [websiteId],
-        status: 'published',
-        publishedAt: new Date(Date.now() + 1500).toISOString(),
-      },
-      actor(),
-    );
-    assert.doesNotMatch(await view('/'), /Due soon/);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    assert.match(await view('/'), /Due soon/);
   });
 
   it('with enabled_data_cache off, every view reads again', async () => {
@@ -202,5 +189,55 @@ describe('post page through the website data cache', () => {
     } finally {
       await ctx.services.websites.update(websiteId, { enabled_data_cache: true });
     }
+  });
+});
+
+// A post published with a later date goes public by its time alone (no change is announced then): a
+// cached list must not outlive that moment. The time is a manual clock, and the cache the in-process
+// one, which expires entries by that clock (Redis expires its own on its own clock, which a test
+// cannot move: on Redis the same time to live is handed to Redis).
+describe('a cached list and a post that goes public by its time', () => {
+  let ctx: TestContext;
+  let websiteId: number;
+  let authorId: number;
+  const clock = manualClock(new Date('2026-03-01T12:00:00.000Z'));
+
+  const home = async () => {
+    const page = await ctx.request({ method: 'GET', url: '/', headers: { host: 'due.test' } });
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['x-folio-cache'], 'bypass', 'the full-page cache is off');
+    return page.body;
+  };
+
+  before(async () => {
+    ctx = await createTestContext({ clock, config: { redisUrl: null } });
+    await ctx.services.settings.set(INSTALLED_SETTING, clock.now().toISOString());
+    websiteId = await ctx.services.websites.create({ siteName: 'Due', domain: 'due.test' });
+    authorId = (await ctx.createUser({ admin: true })).id;
+    await ctx.services.posts.create(
+      { title: 'Already out', content: '<p>x</p>', websiteIds: [websiteId] },
+      { userId: authorId, isAdmin: true },
+    );
+  });
+  after(() => ctx.close());
+
+  it('shows the post once its time comes, not before', async () => {
+    await ctx.services.posts.create(
+      {
+        title: 'Due soon',
+        content: '<p>y</p>',
+        websiteIds: [websiteId],
+        status: 'published',
+        publishedAt: new Date(clock.now().getTime() + 90_000).toISOString(),
+      },
+      { userId: authorId, isAdmin: true },
+    );
+    const before = await home();
+    assert.match(before, /Already out/);
+    assert.doesNotMatch(before, /Due soon/);
+    clock.advance(89_000);
+    assert.equal(await home(), before, 'kept until then');
+    clock.advance(1_500);
+    assert.match(await home(), /Due soon/);
   });
 });

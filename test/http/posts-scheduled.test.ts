@@ -87,4 +87,17 @@ describe('issue 36 #9: published posts dated in the future are scheduled in API 
     });
     assert.equal(v1.json<{ data: { status: string } }>().data.status, 'published');
   });
+
+  it('issue 36 #9: the OpenAPI description of the post list\u2019s filter[status] says so', async () => {
+    const response = await ctx.request({ url: '/api/v2/openapi.json', headers: { host: 'site.test' } });
+    assert.equal(response.statusCode, 200);
+    type Schema = { description?: string; properties?: Record<string, Schema> };
+    const document = response.json<{
+      paths: Record<string, { get?: { parameters?: Array<{ name: string; schema?: Schema }> } }>;
+    }>();
+    const filter = document.paths['/api/v2/posts']?.get?.parameters?.find((p) => p.name === 'filter');
+    const status = filter?.schema?.properties?.status;
+    assert.ok(status, 'GET /api/v2/posts documents filter[status]');
+    assert.match(status.description ?? '', /`published` with a `published_at` still to come .*`scheduled`/s);
+  });
 });

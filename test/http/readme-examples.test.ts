@@ -1,5 +1,7 @@
-// The README's curl examples work as written (issue 22 #4, issue 23): every `curl` line of the README's
-// "Run it" and "API v2" sections runs against a live server, with only the token and the port put in.
+// The README's and the getting-started guide's curl examples work as written (issue 22 #4, issue 23,
+// issue 36 #6): every `curl` line of the README's "Run it", docs/getting-started.md's "First ten
+// minutes" and docs/api-v2.md's example runs against a live server, with only the token and the port
+// put in.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,13 +13,16 @@ import type { TestContext, TestUser } from '../support/harness.js';
 
 const run = promisify(execFile);
 
-/** The shell blocks of a README section (`## title` up to the next `## `). */
-function shellBlocks(title: string): string[] {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  const start = readme.indexOf(`## ${title}\n`);
-  assert.ok(start >= 0, `README has a section ${title}`);
-  const end = readme.indexOf('\n## ', start + 4);
-  const section = readme.slice(start, end === -1 ? undefined : end);
+/** The shell blocks of a document, or of its section `## title` (up to the next `## `). */
+function shellBlocks(file: string, title?: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  let section = text;
+  if (title !== undefined) {
+    const start = text.indexOf(`## ${title}\n`);
+    assert.ok(start >= 0, `${file} has a section ${title}`);
+    const end = text.indexOf('\n## ', start + 4);
+    section = text.slice(start, end === -1 ? undefined : end);
+  }
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
@@ -62,7 +67,7 @@ describe('README examples', () => {
   }
 
   it('Run it: the API v1 list and store examples', async () => {
-    const [block] = shellBlocks('Run it').filter((text) => text.includes('curl'));
+    const [block] = shellBlocks('README.md', 'Run it').filter((text) => text.includes('curl'));
     const [list, store] = await runBlock(block!);
     assert.equal(JSON.parse(list!).status, 'success');
     const created = JSON.parse(store!);
@@ -71,7 +76,7 @@ describe('README examples', () => {
   });
 
   it('First ten minutes: pending comments, renaming the website, the audit log', async () => {
-    const [block] = shellBlocks('First ten minutes');
+    const [block] = shellBlocks('docs/getting-started.md', 'First ten minutes');
     const [comments, renamed, audit] = await runBlock(block!);
     assert.deepEqual(JSON.parse(comments!).data, []);
     assert.equal(JSON.parse(renamed!).data.fields.site_name, 'My notebook');
@@ -80,7 +85,7 @@ describe('README examples', () => {
   });
 
   it('API v2: me, list, create (idempotent), and a stale PATCH answered 412', async () => {
-    const [block] = shellBlocks('API v2 (management)');
+    const [block] = shellBlocks('docs/api-v2.md');
     const [me, list, create, patch] = await runBlock(block!);
     assert.equal(JSON.parse(me!).data.id, admin.id);
     const page = JSON.parse(list!);

@@ -4,6 +4,7 @@
 // injected (the default is URLS_PER_FILE) so a few posts make several files.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { TestContext as NodeTestContext } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -59,11 +60,11 @@ describe('sitemaps split into files', () => {
   after(() => ctx.close());
 
   /** Every URL of a split sitemap, checking its index and each file. */
-  async function walk(path: string, files: number): Promise<string[]> {
+  async function walk(t: NodeTestContext, path: string, files: number): Promise<string[]> {
     const index = await get(path);
     assert.equal(index.statusCode, 200);
     assert.match(String(index.headers['content-type']), /^application\/xml/);
-    validateSitemap(index.body, 'sitemapindex');
+    await validateSitemap(t, index.body, 'sitemapindex');
     const parts = locs(index.body);
     assert.deepEqual(
       parts,
@@ -73,7 +74,7 @@ describe('sitemaps split into files', () => {
     for (const part of parts) {
       const file = await get(local(part));
       assert.equal(file.statusCode, 200, part);
-      validateSitemap(file.body);
+      await validateSitemap(t, file.body);
       const found = locs(file.body);
       assert.ok(found.length > 0 && found.length <= urlsPerFile, `${part} has ${found.length} URLs`);
       urls.push(...found);
@@ -82,16 +83,16 @@ describe('sitemaps split into files', () => {
     return urls;
   }
 
-  it('/sitemap/posts: an index of files of at most urlsPerFile URLs, newest first, the listing first', async () => {
-    const urls = await walk('/sitemap/posts', 3);
+  it('/sitemap/posts: an index of files of at most urlsPerFile URLs, newest first, the listing first', async (t) => {
+    const urls = await walk(t, '/sitemap/posts', 3);
     const newestFirst = [...Array(posts).keys()]
       .reverse()
       .flatMap((i) => [`http://maps.test/post/post-${i}`, `http://maps.test/fr/post/post-${i}`]);
     assert.deepEqual(urls, ['http://maps.test/post', 'http://maps.test/fr/post', ...newestFirst]);
   });
 
-  it('/sitemap/pages and /sitemap/tags/post/category are split the same way', async () => {
-    const pages = await walk('/sitemap/pages', 2);
+  it('/sitemap/pages and /sitemap/tags/post/category are split the same way', async (t) => {
+    const pages = await walk(t, '/sitemap/pages', 2);
     assert.equal(pages.length, (2 + 6) * 2);
     assert.deepEqual(pages.slice(0, 4), [
       'http://maps.test/',
@@ -99,13 +100,13 @@ describe('sitemaps split into files', () => {
       'http://maps.test/blog',
       'http://maps.test/fr/blog',
     ]);
-    const tags = await walk('/sitemap/tags/post/category', 2);
+    const tags = await walk(t, '/sitemap/tags/post/category', 2);
     assert.equal(tags.length, (1 + 6) * 2);
   });
 
-  it('/sitemap.xml lists every file of every sitemap, never another index', async () => {
+  it('/sitemap.xml lists every file of every sitemap, never another index', async (t) => {
     const index = await get('/sitemap.xml');
-    validateSitemap(index.body, 'sitemapindex');
+    await validateSitemap(t, index.body, 'sitemapindex');
     const parts = locs(index.body);
     for (const expected of [
       '/sitemap/posts?page=1',

@@ -1,7 +1,9 @@
-// What a test needs from the machine (a Redis server, Debian's Chromium): on a contributor's machine a
+// What a test needs from the machine (a Redis server, Debian's Chromium, xmllint): on a contributor's machine a
 // missing one skips the tests that need it, with the reason; in CI (FOLIO_TEST_REQUIRE_ALL=1, set by
 // .ci/run) it fails them instead, so CI always runs everything.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 
 export const requireAll = process.env.FOLIO_TEST_REQUIRE_ALL === '1';
@@ -37,3 +39,20 @@ export async function redisAnswers(url: string): Promise<boolean> {
 
 /** Whether the redis-server binary is there (tests that start and stop a private Redis). */
 export const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
+
+/** Debian's xmllint (package libxml2-utils): the XML checks of feeds and sitemaps. */
+export const XMLLINT_PATH = '/usr/bin/xmllint';
+export const xmllintInstalled = fs.existsSync(XMLLINT_PATH);
+
+/**
+ * Runs an xmllint check as a subtest of `t`: where xmllint is missing it is skipped with the reason
+ * (the test's other assertions still run); under FOLIO_TEST_REQUIRE_ALL=1 the missing xmllint fails
+ * the test instead.
+ */
+export async function withXmllint(t: TestContext, name: string, check: () => void): Promise<void> {
+  const skip = skipUnless(
+    xmllintInstalled,
+    'xmllint is not installed (Debian: apt-get install libxml2-utils)',
+  );
+  await t.test(`${name} (xmllint)`, { skip }, check);
+}

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { LocalAnswers } from '../../src/cache/answers.js';
 import { MemoryCache } from '../../src/cache/cache.js';
 import { memoryBudget } from '../../src/cache/memory-budget.js';
+import { manualClock } from '../support/harness.js';
 
 describe('LocalAnswers', () => {
   const options = { tags: ['posts'] };
@@ -60,7 +61,8 @@ describe('LocalAnswers', () => {
   });
 
   it('a known answer skips the shared cache while its stamp is current, and expires with its token', async () => {
-    const shared = new MemoryCache();
+    const clock = manualClock();
+    const shared = new MemoryCache(undefined, clock);
     const node = new LocalAnswers<{ v: string }>(1024);
     let reads = 0;
     const getStamped = shared.getStamped.bind(shared);
@@ -81,7 +83,10 @@ describe('LocalAnswers', () => {
     await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute, () => 1);
     assert.ok(reads > afterFirst, 'a flush of its tag sends it back to the shared cache');
     const again = reads;
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.advance(999);
+    await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute, () => 1);
+    assert.equal(reads, again, 'still current a moment before its second is up');
+    clock.advance(2);
     await node.remember(shared, 'k', { tags: ['posts'], ttlSeconds: 1 }, compute, () => 1);
     assert.ok(reads > again, 'an expired token is read again');
   });

@@ -107,19 +107,61 @@ describe('scheduled publishing', () => {
     assert.deepEqual(await titles(), ['Zebra listed']);
   });
 
-  it('start() runs at once and on a timer that does not keep the process alive; stop() ends it', async () => {
+  it('start() runs at once and on a timer that does not keep the process alive; stop() ends it', async (t) => {
     const id = await schedule('Timer', '2026-03-01T18:00:00Z');
     clock.advance(24 * 60 * 60_000);
+    // The interval runs on Node's mock timers (moved by hand, no real waiting); each run's database
+    // work is real, and the test waits for it through the runs it records.
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    const mockedSetInterval = globalThis.setInterval;
+    let unrefed = 0;
+    t.mock.method(globalThis, 'setInterval', ((...args: Parameters<typeof setInterval>) => {
+      const handle = mockedSetInterval(...args);
+      const unref = handle.unref.bind(handle);
+      handle.unref = () => {
+        unrefed++;
+        return unref();
+      };
+      return handle;
+    }) as typeof setInterval);
+    const runs: Array<Promise<unknown>> = [];
+    const posts = {
+      publishDue: () => ctx.services.posts.publishDue(),
+      compactCounts: () => {
+        const done = ctx.services.posts.compactCounts();
+        runs.push(done);
+        return done;
+      },
+    } as unknown as PostsService;
     const published: number[][] = [];
-    const scheduler = new PostScheduler(ctx.services.posts, {
+    const scheduler = new PostScheduler(posts, {
       intervalMs: 20,
       onPublished: (ids) => published.push(ids),
     });
+    // A run ends with compactCounts(); then its promise settles (a turn of the event loop later).
+    const runEnded = async (count: number) => {
+      for (let i = 0; i < 1000 && runs.length < count; i++)
+        await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(runs.length, count, `run ${count} took place`);
+      await runs[count - 1];
+      await new Promise((resolve) => setImmediate(resolve));
+    };
     scheduler.start();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await scheduler.stop();
+    await runEnded(1);
+    assert.deepEqual(published, [[id]], 'the first run, at once, published the due post');
+    assert.equal(unrefed, 1, 'the timer does not keep the process alive');
+    t.mock.timers.tick(19);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(runs.length, 1, 'no run before the interval');
+    t.mock.timers.tick(1);
+    await runEnded(2);
+    t.mock.timers.tick(20);
+    await runEnded(3);
     assert.equal(published.length, 1, 'one run published, later runs found nothing');
-    assert.ok(published[0]!.includes(id));
+    await scheduler.stop();
+    t.mock.timers.tick(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(runs.length, 3, 'no run after stop()');
     assert.equal(await statusOf(id), 'published');
     const left = await ctx.services.database.db
       .selectFrom('posts')

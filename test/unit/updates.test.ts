@@ -297,10 +297,12 @@ describe('update lock (spec 3.2, 8)', { timeout: 60_000 }, () => {
     const a = service.trigger({ package: 'queued-a' });
     const b = service.trigger({ package: 'queued-b' });
     await gated.started(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(gated.installs.length, 1, 'the second run waits for the first');
     const waiting = gated.installs[0] === 'queued-a@latest' ? 'queued-b' : 'queued-a';
-    assert.equal(await service.progress(waiting), 1, 'the queued run holds its lock');
+    // Once the second run holds its lock it goes straight to its install unless it queues: by the time
+    // a read after that sees the lock, an install that did not wait would have been called.
+    await waitFor(async () => (await service.progress(waiting)) === 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(gated.installs.length, 1, 'the second run waits for the first');
     gated.open();
     await gated.started(2);
     gated.open();

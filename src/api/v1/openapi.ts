@@ -143,7 +143,7 @@ export function apiV1Document(routes: readonly RegisteredRoute[]): Record<string
       version: '1.0.0',
       description:
         'The contract of `shared/spec/api-v1.md`: every answer is the envelope; switches and auth modes ' +
-        'are settings (README "Settings that control the API"). For new work use API v2 (/api/v2/docs).',
+        'are settings (docs/configuration.md, "Settings that control the API"). For new work use API v2 (/api/v2/docs).',
     },
     servers: [{ url: '/' }],
     components: {

@@ -1,4 +1,4 @@
-// The conventions every API v2 collection and resource follows, written once (README "API v2"):
+// The conventions every API v2 collection and resource follows, written once (docs/api-v2.md):
 // `?page=&per_page=` with a `Link` header and `meta.pagination`; `?sort=field` or `-field` on a
 // whitelist; `?fields=` to keep some fields; `?locale=` for one locale's text; versions as ETags, with
 // `If-None-Match` (304) on reads and `If-Match` (412 when stale) on writes.

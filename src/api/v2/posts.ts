@@ -96,7 +96,11 @@ const listQuery = z
         status: z
           .enum(POST_LIST_STATUSES)
           .optional()
-          .describe('Default `published`; `any` for every status.'),
+          .describe(
+            'Default `published`; `any` for every status. Statuses are what the site shows: a post stored ' +
+              '`published` with a `published_at` still to come is listed, counted and answered as ' +
+              '`scheduled` (`filter[status]=scheduled` finds it, `published` does not); API v1 keeps the stored status.',
+          ),
         tag: z
           .string()
           .regex(/^\d{1,15}(,\d{1,15}){0,99}$/)

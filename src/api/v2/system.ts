@@ -91,7 +91,7 @@ export function registerSystemRoutes(router: V2Router, services: Services): void
     url: '/settings',
     summary: 'Settings',
     description:
-      'Administrators; the API switches are settings too (README "Settings that control the API").',
+      'Administrators; the API switches are settings too (docs/configuration.md, "Settings that control the API").',
     tags: ['system'],
     response: { 200: settingsSchema },
     handler: async (request) => {
