@@ -3,17 +3,11 @@
 // upload (@aws-sdk/lib-storage), a few parts at a time, so that a large file is never held whole.
 // Credentials come from the SDK's usual chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a profile,
 // an instance role).
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  NotFound,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+// The SDK is loaded when an S3 store is first used (about a second of start-up otherwise, for every
+// command, on installations that keep media on the disk).
+import type * as S3Sdk from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type * as LibStorage from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { encodePath, isSafePath, UnsafePathError } from './store.js';
 import type { ByteRange, MediaStore, ObjectInfo, StoredObject } from './store.js';
@@ -56,9 +50,15 @@ export function publicBucketUrl(
   return `${endpoint.protocol}//${options.bucket}.${endpoint.host}${prefix}`;
 }
 
+type Sdk = typeof S3Sdk;
+let sdk: Promise<[Sdk, typeof LibStorage]> | null = null;
+const loadSdk = () => (sdk ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]));
+
+/** A 404 of S3: NoSuchKey (GET), NotFound (HEAD). */
 function missing(error: unknown): boolean {
-  if (error instanceof NoSuchKey || error instanceof NotFound) return true;
-  return error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404;
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404;
 }
 
 export class S3Store implements MediaStore {
@@ -66,18 +66,27 @@ export class S3Store implements MediaStore {
   readonly location: string;
   readonly servedByApp: boolean;
   readonly baseUrl: string;
-  private readonly client: S3Client;
+  private client: S3Client | null = null;
 
   constructor(private readonly options: S3StoreOptions) {
     this.baseUrl = options.baseUrl;
     this.location = `s3://${options.bucket}/${options.prefix}`;
     this.servedByApp = options.servedByApp;
-    this.client = new S3Client({
-      region: options.region,
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      forcePathStyle: options.forcePathStyle,
-      ...(options.credentials ? { credentials: options.credentials } : {}),
+  }
+
+  private async sdk(): Promise<{
+    client: S3Client;
+    s3: Sdk;
+    Upload: typeof LibStorage.Upload;
+  }> {
+    const [s3, storage] = await loadSdk();
+    this.client ??= new s3.S3Client({
+      region: this.options.region,
+      ...(this.options.endpoint ? { endpoint: this.options.endpoint } : {}),
+      forcePathStyle: this.options.forcePathStyle,
+      ...(this.options.credentials ? { credentials: this.options.credentials } : {}),
     });
+    return { client: this.client, s3, Upload: storage.Upload };
   }
 
   private key(relativePath: string): string {
@@ -86,11 +95,13 @@ export class S3Store implements MediaStore {
   }
 
   async put(relativePath: string, body: Buffer | Readable, contentType: string): Promise<void> {
+    const key = this.key(relativePath);
+    const { client, Upload } = await this.sdk();
     const upload = new Upload({
-      client: this.client,
+      client,
       params: {
         Bucket: this.options.bucket,
-        Key: this.key(relativePath),
+        Key: key,
         Body: body,
         ContentType: contentType,
         // Names are content hashes: a file at a key never changes.
@@ -105,10 +116,10 @@ export class S3Store implements MediaStore {
   }
 
   async stat(relativePath: string): Promise<ObjectInfo | null> {
+    const key = this.key(relativePath);
+    const { client, s3 } = await this.sdk();
     try {
-      const head = await this.client.send(
-        new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(relativePath) }),
-      );
+      const head = await client.send(new s3.HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
       return {
         size: head.ContentLength ?? 0,
         contentType: head.ContentType ?? 'application/octet-stream',
@@ -121,11 +132,13 @@ export class S3Store implements MediaStore {
   }
 
   async read(relativePath: string, range?: ByteRange): Promise<Readable | null> {
+    const key = this.key(relativePath);
+    const { client, s3 } = await this.sdk();
     try {
-      const answer = await this.client.send(
-        new GetObjectCommand({
+      const answer = await client.send(
+        new s3.GetObjectCommand({
           Bucket: this.options.bucket,
-          Key: this.key(relativePath),
+          Key: key,
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
         }),
       );
@@ -137,16 +150,17 @@ export class S3Store implements MediaStore {
   }
 
   async delete(relativePath: string): Promise<void> {
-    await this.client.send(
-      new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(relativePath) }),
-    );
+    const key = this.key(relativePath);
+    const { client, s3 } = await this.sdk();
+    await client.send(new s3.DeleteObjectCommand({ Bucket: this.options.bucket, Key: key }));
   }
 
   async *list(): AsyncIterable<StoredObject> {
+    const { client, s3 } = await this.sdk();
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
+      const page = await client.send(
+        new s3.ListObjectsV2Command({
           Bucket: this.options.bucket,
           Prefix: this.options.prefix === '' ? undefined : this.options.prefix,
           ContinuationToken: token,
@@ -169,6 +183,7 @@ export class S3Store implements MediaStore {
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    this.client?.destroy();
+    this.client = null;
   }
 }
