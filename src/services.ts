@@ -449,7 +449,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
         config.database.dialect === 'sqlite' && config.database.file !== ':memory:'
           ? config.database.file
           : null,
-      mediaDir: config.mediaDir,
+      mediaDir: mediaStore.disk === 'local' ? mediaStore.location : null,
     }),
     tagReads: new TagReads(tags, cache),
     pages,

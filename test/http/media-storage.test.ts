@@ -205,6 +205,15 @@ for (const driver of ['local', 's3'] as const) {
       assert.equal(past.statusCode, 416);
       assert.equal(past.headers['content-range'], `bytes */${image.length}`);
 
+      const head = await ctx.request({
+        method: 'HEAD',
+        url: new URL(item.url).pathname,
+        headers: { host: 'site.test' },
+      });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.headers['content-type'], 'image/png');
+      assert.equal(head.rawPayload.length, 0);
+
       const etag = String(whole.headers.etag);
       assert.equal((await get(item.url, { 'if-none-match': etag })).statusCode, 304);
 
