@@ -85,9 +85,9 @@ before(async () => {
 after(() => s3.close());
 
 /** Whether a file is in the storage, looked at without the driver under test. */
-async function storedBytes(storage: StorageConfig, mediaDir: string, file: string): Promise<Buffer | null> {
+async function storedBytes(storage: StorageConfig, file: string): Promise<Buffer | null> {
   if (storage.driver === 'local') {
-    const full = path.join(storage.dir ?? mediaDir, file);
+    const full = path.join(storage.dir, file);
     return fs.existsSync(full) ? fs.readFileSync(full) : null;
   }
   try {
@@ -162,7 +162,7 @@ for (const driver of ['local', 's3'] as const) {
       const original = pathOf(item.url);
       assert.match(original, /^library\/\d{4}\/\d{2}\/[0-9a-f]{32}\.png$/);
       assert.deepEqual(
-        (await storedBytes(storage, '', original))?.equals(image),
+        (await storedBytes(storage, original))?.equals(image),
         true,
         'the original as uploaded',
       );
@@ -174,7 +174,7 @@ for (const driver of ['local', 's3'] as const) {
       for (const variant of item.variants) {
         const stored = pathOf(variant.url);
         assert.equal(stored, `${stem}-${variant.name}.webp`, 'beside the original');
-        const bytes = await storedBytes(storage, '', stored);
+        const bytes = await storedBytes(storage, stored);
         assert.ok(bytes, `${stored} is stored`);
         assert.equal((await sharp(bytes).metadata()).width, variant.width);
       }
@@ -241,14 +241,14 @@ for (const driver of ['local', 's3'] as const) {
         .map((line) => line.split('\t')[0]);
       assert.deepEqual(listed, orphans);
       assert.match(dry.out, /Dry run: 2 orphan files \(\d+ B\) of 6 in /);
-      for (const file of orphans) assert.ok(await storedBytes(storage, '', file), `${file} is still there`);
+      for (const file of orphans) assert.ok(await storedBytes(storage, file), `${file} is still there`);
 
       const applied = await folio(['media:prune', '--older-than', '0', '--apply'], env);
       assert.equal(applied.code, 0, applied.err);
       assert.match(applied.out, /Deleted 2 of 2 orphan files/);
-      for (const file of orphans) assert.equal(await storedBytes(storage, '', file), null, `${file} is gone`);
+      for (const file of orphans) assert.equal(await storedBytes(storage, file), null, `${file} is gone`);
       for (const url of [item.url, ...item.variants.map((variant) => variant.url)]) {
-        assert.ok(await storedBytes(storage, '', pathOf(url)), `${url} is kept`);
+        assert.ok(await storedBytes(storage, pathOf(url)), `${url} is kept`);
       }
       const bad = await folio(['media:prune', '--older-than', 'soon'], env);
       assert.equal(bad.code, 2);
@@ -263,7 +263,7 @@ for (const driver of ['local', 's3'] as const) {
       });
       assert.equal(response.statusCode, 204, response.body);
       for (const url of [item.url, ...item.variants.map((variant) => variant.url)]) {
-        assert.equal(await storedBytes(storage, '', pathOf(url)), null, `${url} is removed`);
+        assert.equal(await storedBytes(storage, pathOf(url)), null, `${url} is removed`);
         assert.equal((await get(url)).statusCode, 404);
       }
     });
@@ -351,10 +351,7 @@ describe('folio media:migrate', () => {
     );
     assert.deepEqual(await disks(), ['s3', 's3', 's3']);
     for (const file of files()) {
-      assert.ok(
-        (await storedBytes(bucket, '', file))?.equals(fs.readFileSync(path.join(mediaDir, file))),
-        file,
-      );
+      assert.ok((await storedBytes(bucket, file))?.equals(fs.readFileSync(path.join(mediaDir, file))), file);
     }
 
     // The app on the bucket (an empty media directory: the bytes come from S3) serves the same files
