@@ -59,6 +59,14 @@ module.exports = {
       to: { path: '^src/(domain|api|frontend|admin|http|setup|db)/', pathNot: '^src/domain/clock\\.ts$' },
     },
     {
+      name: 'storage-is-a-driver',
+      comment:
+        'src/storage holds the media storage drivers: it stores bytes and knows nothing of the domain, the database or the faces.',
+      severity: 'error',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/', pathNot: '^src/(storage|lib)/' },
+    },
+    {
       name: 'lib-is-generic',
       comment: 'src/lib holds generic helpers (a bounded memo…) that know nothing of Folio.',
       severity: 'error',

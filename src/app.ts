@@ -1,10 +1,8 @@
 // Builds the Fastify app over a set of services. No side effects at import: the CLI and the tests
 // call buildApp() and decide when to listen.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import fastifyCompress from '@fastify/compress';
 import fastifyCookie from '@fastify/cookie';
-import fastifyStatic from '@fastify/static';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
@@ -25,6 +23,7 @@ import { batchedLines } from './http/log-stream.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installInputGuard } from './http/input-guard.js';
 import { installErrorHandling } from './http/errors.js';
+import { installMediaFiles } from './http/media-files.js';
 import { installMultipartGuard, uploadLimits } from './http/multipart.js';
 import type { QueryCounter } from './http/query-counter.js';
 import type { Services } from './services.js';
@@ -194,22 +193,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   installMultipartGuard(app, uploadLimits(config));
   installInputGuard(app);
 
-  // Uploaded and downloaded media (the local MediaStore), at /media/…
-  fs.mkdirSync(config.mediaDir, { recursive: true });
-  await app.register(fastifyStatic, {
-    root: config.mediaDir,
-    prefix: '/media/',
-    decorateReply: false,
-    index: false,
-    list: false,
-    dotfiles: 'deny',
-    // Media names are content hashes: a file at a URL never changes.
-    maxAge: '365d',
-    immutable: true,
-    setHeaders: (res) => {
-      res.header('x-content-type-options', 'nosniff');
-    },
-  });
+  // Uploaded and downloaded media at /media/…, from the storage driver (STORAGE_URL). URLs built on a
+  // CDN or the bucket's public URL (MEDIA_BASE_URL, public=1) still answer here: references written
+  // before a move between drivers keep working.
+  const mediaStore = services.media.store;
+  installMediaFiles(app, mediaStore);
 
   app.get('/healthz', async (request, reply) => {
     try {
@@ -223,7 +211,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
   await app.register(apiV2(services), { prefix: '/api/v2' });
-  await app.register(adminPanel, { prefix: '/admin', mediaBase: `${config.appUrl}/media/` });
+  await app.register(adminPanel, { prefix: '/admin', mediaBase: `${mediaStore.baseUrl}/` });
   await app.register(apiNotFound, { prefix: '/api' });
   await app.register(site);
   return app;

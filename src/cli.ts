@@ -13,6 +13,8 @@ import { installIfNeeded } from './setup/install.js';
 import { PostScheduler } from './domain/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
 import { createServices } from './services.js';
+import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
+import type { StorageConfig } from './storage/config.js';
 import type { Services } from './services.js';
 
 const USAGE = `Usage: folio <command> [options]
@@ -45,6 +47,13 @@ Commands:
                                  print the posts waiting for review on a website (JSON lines)
   post:approve ID [--at DATE]    approve a post waiting for review: published now, or scheduled
   post:return ID --note TEXT     send a post waiting for review back to its writer, with a note
+  media:prune [--apply] [--older-than 1h]
+                                 list stored media files that no media item names (a dry run);
+                                 --apply deletes them. Files younger than --older-than (default 1h,
+                                 0 for none) are kept: an upload writes its files before its row
+  media:migrate --to URL         copy the media library to another storage (a STORAGE_URL:
+                                 s3://bucket/prefix?…, local:./dir), with progress, and move the
+                                 items to it; then set STORAGE_URL to URL and restart
   setting:set KEY VALUE          set a system setting
   setting:get KEY                print a system setting
   link:create --name N --url U [--description D] [--icon I] [--category C]… [--website-id ID]…
@@ -54,6 +63,45 @@ Commands:
 Configuration comes from the environment; see docs/configuration.md.`;
 
 class UsageError extends Error {}
+
+/** `--older-than`: a duration (`90s`, `30m`, `1h`, `7d`) or 0. */
+function ageOption(value: string): number {
+  if (value === '0') return 0;
+  const match = /^(\d{1,6})([smhd])$/.exec(value);
+  if (!match) throw new UsageError(`--older-than must be a duration (30m, 1h, 7d) or 0, got "${value}"`);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * Progress of a long command: a bar redrawn in place on a terminal; elsewhere (a log, a test) a line
+ * at every tenth of the way.
+ */
+function progressBar(output: Output): (done: number, total: number, bytes: number) => void {
+  const tty = output === consoleOutput && process.stderr.isTTY === true;
+  let shownTenth = -1;
+  return (done, total, bytes) => {
+    const text = `${done}/${total} files, ${formatBytes(bytes)} copied`;
+    if (tty) {
+      const width = 30;
+      const filled = total === 0 ? width : Math.round((done / total) * width);
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`);
+      if (done === total) process.stderr.write('\n');
+      return;
+    }
+    const tenth = total === 0 ? 10 : Math.floor((done / total) * 10);
+    if (tenth !== shownTenth) {
+      shownTenth = tenth;
+      output.out(`[${String(tenth * 10).padStart(3)}%] ${text}`);
+    }
+  };
+}
 
 type Output = { out: (line: string) => void; err: (line: string) => void };
 const consoleOutput: Output = { out: (line) => console.log(line), err: (line) => console.error(line) };
@@ -262,6 +310,9 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         status: { type: 'string' },
         note: { type: 'string' },
         at: { type: 'string' },
+        apply: { type: 'boolean', default: false },
+        'older-than': { type: 'string' },
+        to: { type: 'string' },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -491,6 +542,70 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           output.out(`Post #${post.id} is ${post.status}.`);
           return 0;
         });
+      }
+      case 'media:prune': {
+        const minAgeMs = values['older-than'] === undefined ? undefined : ageOption(values['older-than']);
+        return await withServices(config, async (services) => {
+          const report = await services.mediaMaintenance.prune(CLI_ACTOR, {
+            apply: values.apply === true,
+            minAgeMs,
+          });
+          for (const file of report.orphans) output.out(`${file.path}\t${file.size}`);
+          const what = `${report.orphans.length} orphan file${report.orphans.length === 1 ? '' : 's'} (${formatBytes(report.bytes)}) of ${report.scanned} in ${services.media.store.location}`;
+          const recent =
+            report.tooRecent > 0 ? `; ${report.tooRecent} more younger than the age asked, kept` : '';
+          if (values.apply === true) {
+            output.out(`Deleted ${report.deleted} of ${what}${recent}.`);
+            if (report.deleted > 0)
+              await audited(services, 'media.prune', {
+                type: 'media',
+                id: 0,
+                input: { deleted: report.deleted },
+              });
+          } else {
+            output.out(`Dry run: ${what}${recent}. Run again with --apply to delete them.`);
+          }
+          return 0;
+        });
+      }
+      case 'media:migrate': {
+        const to = option(values, 'to');
+        let targetConfig: StorageConfig;
+        try {
+          targetConfig = parseStorageUrl(to, config.mediaDir);
+        } catch (error) {
+          if (error instanceof StorageUrlError) throw new UsageError(`--to: ${error.message}`);
+          throw error;
+        }
+        const target = createStore(targetConfig, {
+          appUrl: config.appUrl,
+          mediaBaseUrl: config.mediaBaseUrl,
+        });
+        try {
+          return await withServices(config, async (services) => {
+            output.out(`Copying media from ${services.media.store.location} to ${target.location}`);
+            const bar = progressBar(output);
+            const report = await services.mediaMaintenance.migrate(CLI_ACTOR, target, {
+              onProgress: (progress) => bar(progress.done, progress.total, progress.bytes),
+            });
+            for (const path of report.missing)
+              output.err(`folio: missing from the source, not copied: ${path}`);
+            output.out(
+              `Copied ${report.copied} file${report.copied === 1 ? '' : 's'} (${formatBytes(report.bytes)}), ${report.present} already there, ${report.missing.length} missing; ${report.rows} media item${report.rows === 1 ? '' : 's'} now on ${target.location}.`,
+            );
+            output.out(
+              `Set STORAGE_URL=${to.replace(/\?.*$/, '…')} and restart every node; the source keeps its files.`,
+            );
+            await audited(services, 'media.migrate', {
+              type: 'media',
+              id: 0,
+              input: { to: target.location, rows: report.rows },
+            });
+            return report.missing.length > 0 ? 1 : 0;
+          });
+        } finally {
+          await target.close();
+        }
       }
       case 'setting:set': {
         const [key, value] = positionals;

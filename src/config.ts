@@ -3,6 +3,8 @@
 import net from 'node:net';
 import path from 'node:path';
 import { isValidPackageName } from './domain/updates.js';
+import { parseStorageUrl, StorageUrlError } from './storage/config.js';
+import type { StorageConfig } from './storage/config.js';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; url: string; file: string } // file is ':memory:' for an in-memory database
@@ -18,6 +20,10 @@ export interface Config {
   /** Public base URL, without a trailing slash. */
   appUrl: string;
   mediaDir: string;
+  /** STORAGE_URL read: where media files live; null (unset) is the local disk at mediaDir. */
+  storage: StorageConfig | null;
+  /** MEDIA_BASE_URL: a CDN (or other server) in front of the storage that file URLs point at; null: none. */
+  mediaBaseUrl: string | null;
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
@@ -203,13 +209,29 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('FOLIO_RELEASE_PACKAGE', `"${releasePackage}" is not an npm package name`);
   }
 
+  const mediaDir = path.resolve(read(env, 'MEDIA_DIR'));
+  const storageRaw = env.STORAGE_URL?.trim() || null;
+  let storage: StorageConfig | null = null;
+  if (storageRaw !== null) {
+    try {
+      storage = parseStorageUrl(storageRaw, mediaDir, env);
+    } catch (error) {
+      if (error instanceof StorageUrlError) throw new ConfigError('STORAGE_URL', error.message);
+      throw error;
+    }
+  }
+  const mediaBaseRaw = env.MEDIA_BASE_URL?.trim();
+  const mediaBaseUrl = mediaBaseRaw ? parseHttpUrl('MEDIA_BASE_URL', mediaBaseRaw) : null;
+
   return {
     database,
     redisUrl,
     host,
     port,
     appUrl,
-    mediaDir: path.resolve(read(env, 'MEDIA_DIR')),
+    mediaDir,
+    storage,
+    mediaBaseUrl,
     logLevel,
     bodyLimit: Number(bodyLimitRaw),
     smtpUrl,

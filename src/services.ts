@@ -39,7 +39,9 @@ import { LoginThrottle } from './domain/login-throttle.js';
 import { CommentNotices } from './domain/comment-notices.js';
 import { createMailer } from './domain/mailer.js';
 import type { Mailer } from './domain/mailer.js';
-import { LocalMediaStore, MediaService } from './domain/media.js';
+import { MediaService } from './domain/media.js';
+import { MediaMaintenance } from './domain/media-maintenance.js';
+import { createStore } from './storage/config.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
@@ -128,6 +130,8 @@ export interface Services {
   mediaLibrary: MediaLibrary;
   /** Media library operations for a caller (API v2): upload, list, show, change, delete. */
   mediaOps: MediaOperations;
+  /** Orphan files and moving the library between storage drivers (the CLI's media:prune, media:migrate). */
+  mediaMaintenance: MediaMaintenance;
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
   /** Whether a domain leads to this server (tests replace its resolver). */
@@ -243,7 +247,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const changes = new ContentChanges(warn);
   changes.subscribe(cacheInvalidator(cache, bindings, new MenuReferences(db)));
   const runner = new OperationRunner({ db, transact: database.transact, clock, changes, warn });
-  const mediaStore = new LocalMediaStore(config.mediaDir, config.appUrl);
+  // STORAGE_URL's driver (the local disk at MEDIA_DIR when unset); MEDIA_BASE_URL puts a CDN in front.
+  const mediaStore = createStore(config.storage ?? { driver: 'local', dir: config.mediaDir }, {
+    appUrl: config.appUrl,
+    mediaBaseUrl: config.mediaBaseUrl,
+  });
   const media = new MediaService(db, mediaStore, clock);
   const mediaLibrary = new MediaLibrary(db, { store: mediaStore, translations, bindings });
   const fetcher = new SafeFetcher();
@@ -433,6 +441,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       clock,
       audit,
     }),
+    mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock }),
     fetcher,
     websites,
     websiteOps,
@@ -455,7 +464,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
         config.database.dialect === 'sqlite' && config.database.file !== ':memory:'
           ? config.database.file
           : null,
-      mediaDir: config.mediaDir,
+      mediaDir: mediaStore.disk === 'local' ? mediaStore.location : null,
     }),
     tagReads: new TagReads(tags, cache),
     pages,
@@ -503,6 +512,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       await fetcher.close();
       await cache.close();
       await feed.close();
+      await mediaStore.close();
       await database.close();
     },
   };

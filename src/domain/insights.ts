@@ -57,7 +57,8 @@ export interface InsightsDeps {
   updates: UpdateService;
   /** Where the data lives: the SQLite file (null on PostgreSQL or in memory) and the media folder. */
   databaseFile: string | null;
-  mediaDir: string;
+  /** The local media directory; null when media are in an S3-compatible bucket (no disk of ours). */
+  mediaDir: string | null;
 }
 
 export class Insights {
@@ -173,7 +174,7 @@ export class Insights {
   private async disks(): Promise<Health['disk']> {
     const places: { label: 'database' | 'media'; path: string }[] = [
       ...(this.deps.databaseFile ? [{ label: 'database' as const, path: this.deps.databaseFile }] : []),
-      { label: 'media', path: this.deps.mediaDir },
+      ...(this.deps.mediaDir ? [{ label: 'media' as const, path: this.deps.mediaDir }] : []),
     ];
     const found: Health['disk'] = [];
     for (const place of places) {

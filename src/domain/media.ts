@@ -1,58 +1,16 @@
-// The media library: image files behind a MediaStore (a local directory by default; an S3-compatible
-// bucket can implement the same three methods), one `media` row per stored file. Images are checked by
+// The media library: image files behind a MediaStore (src/storage: the local disk by default, or an
+// S3-compatible bucket), one `media` row per stored file; an image's variants are stored beside it. Images are checked by
 // their content (sharp reads the bytes), never by their name or the type a client claims.
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { PixelBudget } from '../lib/pixel-budget.js';
 import type { Metadata, Sharp } from 'sharp';
 import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
+import type { MediaStore } from '../storage/store.js';
 
-/** Where media bytes live. Paths are relative, `/`-separated, and chosen by Folio, never by clients. */
-export interface MediaStore {
-  /** Stored in `media.disk`. */
-  readonly disk: string;
-  put(relativePath: string, data: Buffer, contentType: string): Promise<void>;
-  delete(relativePath: string): Promise<void>;
-  /** The public URL of a stored file. */
-  url(relativePath: string): string;
-}
-
-/** Files under a directory, served by the app at `/media/…`. */
-export class LocalMediaStore implements MediaStore {
-  readonly disk = 'local';
-
-  constructor(
-    private readonly root: string,
-    private readonly baseUrl: string,
-  ) {}
-
-  private resolve(relativePath: string): string {
-    const full = path.resolve(this.root, relativePath);
-    if (!full.startsWith(path.resolve(this.root) + path.sep)) throw new Error('media path escapes the root');
-    return full;
-  }
-
-  async put(relativePath: string, data: Buffer): Promise<void> {
-    const full = this.resolve(relativePath);
-    await fs.mkdir(path.dirname(full), { recursive: true });
-    // Write then rename: a reader never sees half a file.
-    const temporary = `${full}.${randomBytes(4).toString('hex')}.tmp`;
-    await fs.writeFile(temporary, data);
-    await fs.rename(temporary, full);
-  }
-
-  async delete(relativePath: string): Promise<void> {
-    await fs.rm(this.resolve(relativePath), { force: true });
-  }
-
-  url(relativePath: string): string {
-    return `${this.baseUrl}/media/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
-  }
-}
+export type { MediaStore } from '../storage/store.js';
 
 /**
  * Images past this many pixels (all frames together) are refused from their header, before any
