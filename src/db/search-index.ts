@@ -229,7 +229,24 @@ export async function refreshDocuments(
   await sql.raw(sqliteFill(list)).execute(db);
 }
 
-/** Empties the index (a rebuild starts with it). */
+/** How many live posts there are (what a rebuild goes through). */
+export async function livePostCount(db: Kysely<unknown>): Promise<number> {
+  const row = await sql<{ n: number }>`
+    SELECT count(*) AS n FROM posts WHERE type = 'post' AND deleted_at IS NULL`.execute(db);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
+/** Removes the documents of posts that are not live (a rebuild's last step); how many went. */
+export async function removeStrayDocuments(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<number> {
+  const live = sql`SELECT id FROM posts WHERE type = 'post' AND deleted_at IS NULL`;
+  const result =
+    dialect === 'postgres'
+      ? await sql`DELETE FROM post_search WHERE post_id NOT IN (${live})`.execute(db)
+      : await sql`DELETE FROM post_search WHERE rowid NOT IN (${live})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Empties the index (tests use it to check a rebuild). */
 export async function clearSearchIndex(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void> {
   if (dialect === 'postgres') await sql`TRUNCATE post_search`.execute(db);
   else await sql`DELETE FROM post_search`.execute(db);

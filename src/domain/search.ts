@@ -12,8 +12,16 @@
 // - excerpts: the part of the text around the first match, HTML-escaped, matches in <mark>.
 import { PostgresAdapter, sql } from 'kysely';
 import type { Expression, ExpressionBuilder, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { CJK_CLASS, cjkBigrams } from '../db/search-index.js';
+import {
+  CJK_CLASS,
+  cjkBigrams,
+  livePostCount,
+  livePostIds,
+  refreshDocuments,
+  removeStrayDocuments,
+} from '../db/search-index.js';
 import { containsText, likePattern } from './text-match.js';
 
 export type SearchDialect = 'sqlite' | 'postgres';
@@ -216,4 +224,41 @@ export function highlightExcerpt(texts: readonly string[], terms: readonly strin
     return out;
   }
   return null;
+}
+
+// ---- Rebuilding the index ------------------------------------------------------------------------
+
+/** Posts a rebuild refreshes per transaction. */
+export const REINDEX_BATCH = 1000;
+
+export interface ReindexProgress {
+  done: number;
+  total: number;
+}
+
+/**
+ * The search index's upkeep. Triggers keep it with every write (db/search-index.ts); a rebuild
+ * (`folio search:reindex`) is for an index made before a change of its rules, or restored apart from
+ * the posts. It replaces the documents in steps of REINDEX_BATCH posts, each in a transaction, so
+ * searches keep finding every post meanwhile, then removes documents of posts no longer live.
+ */
+export class SearchIndexService {
+  constructor(private readonly db: Db) {}
+
+  async rebuild(onProgress: (progress: ReindexProgress) => void = () => undefined): Promise<ReindexProgress> {
+    const dialect = dialectOf(this.db);
+    const total = await livePostCount(this.db as Kysely<unknown>);
+    let done = 0;
+    onProgress({ done, total });
+    for (let after = 0; ; ) {
+      const ids = await livePostIds(this.db as Kysely<unknown>, after, REINDEX_BATCH);
+      if (ids.length === 0) break;
+      await this.db.transaction().execute((trx) => refreshDocuments(trx as unknown as Kysely<unknown>, dialect, ids));
+      done += ids.length;
+      after = ids[ids.length - 1]!;
+      onProgress({ done, total: Math.max(total, done) });
+    }
+    await removeStrayDocuments(this.db as Kysely<unknown>, dialect);
+    return { done, total: Math.max(total, done) };
+  }
 }
