@@ -11,7 +11,7 @@ import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
 import { parseVariants } from './media.js';
 import { keptPostCount, publishedNotDue } from './posts/index.js';
-import { dialectOf, highlightExcerpt, planTerms, plainText, rankQuery, rankScore, termsMatch } from './search.js';
+import { dialectOf, highlightExcerpt, planTerms, plainText, rankQuery, rankedPosts, termsMatch } from './search.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';
@@ -258,21 +258,26 @@ export class PublicPostsService {
     const terms = query.terms ?? [];
     const reader = this.readerOf(query);
     const ranking = rankQuery(dialectOf(this.db), terms);
-    let ids = this.filtered(this.live(query.websiteId, { perRow: true }, reader), query).select([
-      'posts.id',
-      'posts.published_at',
-    ]);
-    if (ranking !== null) {
-      ids = ids
-        .select((eb) => rankScore(eb, dialectOf(this.db), ranking).as('score'))
-        .orderBy('score', 'desc') as typeof ids;
-    }
-    const page = await ids
-      .orderBy('posts.published_at', 'desc')
-      .orderBy('posts.id', 'desc')
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize)
-      .execute();
+    const live = this.filtered(this.live(query.websiteId, { perRow: true }, reader), query);
+    const window = { limit: query.pageSize, offset: (query.page - 1) * query.pageSize };
+    const page =
+      ranking === null
+        ? await live
+            .select('posts.id')
+            .orderBy('posts.published_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(window.limit)
+            .offset(window.offset)
+            .execute()
+        : await live
+            .leftJoin(rankedPosts(dialectOf(this.db), ranking), 'ranked.id', 'posts.id')
+            .select('posts.id')
+            .orderBy(sql`coalesce(ranked.score, 0)`, 'desc')
+            .orderBy('posts.published_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(window.limit)
+            .offset(window.offset)
+            .execute();
     if (page.length === 0) return [];
     const order = new Map(page.map((row, i) => [row.id, i]));
     const rows = await reader
