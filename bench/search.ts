@@ -37,7 +37,8 @@ const { values } = parseArgs({
 });
 const POSTS = Number(values.posts);
 const RUNS = Number(values.runs);
-const PG_URL = process.env.BENCH_SEARCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/folio_bench_search';
+const PG_URL =
+  process.env.BENCH_SEARCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/folio_bench_search';
 
 // ---- The data set ----------------------------------------------------------------------------------
 
@@ -95,7 +96,9 @@ function text(language: Language, words: number): string {
 
 /** About 1 KB of HTML (3 paragraphs). */
 const content = (language: Language, n: number) =>
-  [0, 1, 2].map((k) => `<p>${text(language, language === 'en' ? 40 + ((n + k) % 20) : 25 + ((n + k) % 15))}</p>`).join('\n');
+  [0, 1, 2]
+    .map((k) => `<p>${text(language, language === 'en' ? 40 + ((n + k) % 20) : 25 + ((n + k) % 15))}</p>`)
+    .join('\n');
 
 async function seed(db: Db): Promise<number> {
   random = generator(40_2); // the same data set on each database
@@ -190,7 +193,13 @@ interface Row {
   dialect: string;
   seedSeconds: number;
   sizes: string;
-  figures: Array<{ label: string; matches: number; before?: { p50: number; p99: number }; v1: { p50: number; p99: number }; site: { p50: number; p99: number } }>;
+  figures: Array<{
+    label: string;
+    matches: number;
+    before?: { p50: number; p99: number };
+    v1: { p50: number; p99: number };
+    site: { p50: number; p99: number };
+  }>;
   list: { p50: number; p99: number };
 }
 
@@ -201,7 +210,9 @@ async function sizes(db: Db, dialect: string, file?: string): Promise<string> {
       await sql<{ texts: number; search: number; trgm: number; words: number }>`
         SELECT pg_total_relation_size('posts') + pg_total_relation_size('translations') AS texts,
                pg_total_relation_size('post_search') AS search,
-               pg_relation_size('post_search_doc') AS trgm, pg_relation_size('post_search_words') AS words`.execute(db)
+               pg_relation_size('post_search_doc') AS trgm, pg_relation_size('post_search_words') AS words`.execute(
+        db,
+      )
     ).rows[0]!;
     return `posts + translations ${mb(Number(row.texts))}; post_search ${mb(Number(row.search))} (trigram GIN ${mb(Number(row.trgm))}, tsvector GIN ${mb(Number(row.words))})`;
   }
@@ -229,13 +240,37 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
     if (dialect === 'postgres') await sql`ANALYZE`.execute(db);
     else services.database.sqlite!.pragma('optimize=0x10002');
     const count = async (term: string) =>
-      (await services.posts.list({ page: 1, pageSize: 1, sort: 'created_at', direction: 'desc', websiteId: null, keywords: [term] })).total;
+      (
+        await services.posts.list({
+          page: 1,
+          pageSize: 1,
+          sort: 'created_at',
+          direction: 'desc',
+          websiteId: null,
+          keywords: [term],
+        })
+      ).total;
     // Terms: a mid-frequency English word pair, a mid-frequency two-character Chinese word, a longer
     // Chinese phrase, a Korean word, words no post has.
     const terms: Array<{ label: string; site: string[]; v1: string[]; before: boolean }> = [
-      { label: `two English words "${ENGLISH[300]} ${ENGLISH[40]}"`, site: [ENGLISH[300]!, ENGLISH[40]!], v1: [ENGLISH[300]!], before: true },
-      { label: `two Chinese characters "${CHINESE[200]}"`, site: [CHINESE[200]!], v1: [CHINESE[200]!], before: true },
-      { label: `Chinese, four characters "${CHINESE[30]}${CHINESE[31]}"`, site: [CHINESE[30]! + CHINESE[31]!], v1: [CHINESE[30]! + CHINESE[31]!], before: false },
+      {
+        label: `two English words "${ENGLISH[300]} ${ENGLISH[40]}"`,
+        site: [ENGLISH[300]!, ENGLISH[40]!],
+        v1: [ENGLISH[300]!],
+        before: true,
+      },
+      {
+        label: `two Chinese characters "${CHINESE[200]}"`,
+        site: [CHINESE[200]!],
+        v1: [CHINESE[200]!],
+        before: true,
+      },
+      {
+        label: `Chinese, four characters "${CHINESE[30]}${CHINESE[31]}"`,
+        site: [CHINESE[30]! + CHINESE[31]!],
+        v1: [CHINESE[30]! + CHINESE[31]!],
+        before: false,
+      },
       { label: `Korean "${KOREAN[120]}"`, site: [KOREAN[120]!], v1: [KOREAN[120]!], before: false },
       { label: 'a word no post has "zquxv"', site: ['zquxv'], v1: ['zquxv'], before: true },
       { label: 'two Chinese characters no post has "鑫鑫"', site: ['鑫鑫'], v1: ['鑫鑫'], before: false },
@@ -247,7 +282,14 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
         services.publicPosts.list({ websiteId: 1, locale: 'en', page: 1, pageSize: 10, terms: term.site }),
       );
       const v1 = await measure(() =>
-        services.posts.list({ page: 1, pageSize: 15, sort: 'created_at', direction: 'desc', websiteId: null, keywords: term.v1 }),
+        services.posts.list({
+          page: 1,
+          pageSize: 15,
+          sort: 'created_at',
+          direction: 'desc',
+          websiteId: null,
+          keywords: term.v1,
+        }),
       );
       const before = term.before ? await measure(scanList(db, term.v1[0]!), 3) : undefined;
       figures.push({ label: term.label, matches, site, v1, before });
@@ -272,7 +314,10 @@ function section(rows: Row[]): string {
     '## Full-text search (issue 40 #2): the index against reading every text',
     '',
     `_Written by \`npx tsx bench/search.ts --posts=${POSTS}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC` +
-      ` (${os.cpus().length} CPU cores, load average at the start ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}; other work was running on the machine).` +
+      ` (${os.cpus().length} CPU cores, load average at the start ${os
+        .loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')}; other work was running on the machine).` +
       ` Synthetic posts of about 1 KB: 1/3 English, 1/3 Chinese, 1/6 Japanese, 1/6 Korean, words drawn with a` +
       ` Zipf-like skew; 1 in 5 translated (French or Traditional Chinese). In process through the services;` +
       ` p50 / p99 of ${RUNS} runs (before: p50 of 3, the old LIKE match, its count and first page)._`,

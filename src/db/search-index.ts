@@ -23,7 +23,8 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 
 /** One CJK character: Hiragana, Katakana, CJK ideographs (with extension A), Hangul syllables. */
-export const CJK_CLASS = '\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\uff66-\\uff9f';
+export const CJK_CLASS =
+  '\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\uff66-\\uff9f';
 const CJK_RUN = new RegExp(`[${CJK_CLASS}]{2,}`, 'gu');
 
 /** The bigrams of every CJK run of `text`, space-separated, with a space before and after each. */
@@ -237,7 +238,10 @@ export async function livePostCount(db: Kysely<unknown>): Promise<number> {
 }
 
 /** Removes the documents of posts that are not live (a rebuild's last step); how many went. */
-export async function removeStrayDocuments(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<number> {
+export async function removeStrayDocuments(
+  db: Kysely<unknown>,
+  dialect: 'sqlite' | 'postgres',
+): Promise<number> {
   const live = sql`SELECT id FROM posts WHERE type = 'post' AND deleted_at IS NULL`;
   const result =
     dialect === 'postgres'

@@ -11,7 +11,15 @@ import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
 import { parseVariants } from './media.js';
 import { keptPostCount, publishedNotDue } from './posts/index.js';
-import { dialectOf, highlightExcerpt, planTerms, plainText, rankQuery, rankedPosts, termsMatch } from './search.js';
+import {
+  dialectOf,
+  highlightExcerpt,
+  planTerms,
+  plainText,
+  rankQuery,
+  rankedPosts,
+  termsMatch,
+} from './search.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';
@@ -768,7 +776,11 @@ export class PublicPostsService {
 
   /** Summaries of post rows: titles and excerpts in the locale, tags, in the rows' order. */
   /** Posts of rows in the locale; with search `terms`, each with its highlighted excerpt. */
-  private async hydrate(rows: SummaryRow[], locale: string, terms?: readonly string[]): Promise<PublicPost[]> {
+  private async hydrate(
+    rows: SummaryRow[],
+    locale: string,
+    terms?: readonly string[],
+  ): Promise<PublicPost[]> {
     const ids = rows.map((row) => row.id);
     const wanted = normalizeLocale(locale);
     const thumbnails = [...new Set(rows.flatMap((row) => (row.thumbnail ? [row.thumbnail] : [])))];

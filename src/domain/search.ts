@@ -179,8 +179,7 @@ export function plainText(html: string): string {
     .trim();
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -189,7 +188,11 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * having one, at most about `max` characters, HTML-escaped, every match in `<mark>`. Null when no
  * text has a match (a post found through another locale's text, or by a term in markup).
  */
-export function highlightExcerpt(texts: readonly string[], terms: readonly string[], max = 200): string | null {
+export function highlightExcerpt(
+  texts: readonly string[],
+  terms: readonly string[],
+  max = 200,
+): string | null {
   const wanted = [...new Set(terms.map((term) => term.trim()).filter((term) => term !== ''))].sort(
     (a, b) => b.length - a.length,
   );
@@ -249,10 +252,12 @@ export class SearchIndexService {
     const total = await livePostCount(this.db as Kysely<unknown>);
     let done = 0;
     onProgress({ done, total });
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const ids = await livePostIds(this.db as Kysely<unknown>, after, REINDEX_BATCH);
       if (ids.length === 0) break;
-      await this.db.transaction().execute((trx) => refreshDocuments(trx as unknown as Kysely<unknown>, dialect, ids));
+      await this.db
+        .transaction()
+        .execute((trx) => refreshDocuments(trx as unknown as Kysely<unknown>, dialect, ids));
       done += ids.length;
       after = ids[ids.length - 1]!;
       onProgress({ done, total: Math.max(total, done) });

@@ -35,7 +35,9 @@ describe('full-text search (issue 40 #2)', () => {
   const documents = async (id: number) => {
     const { db } = ctx.services.database;
     const key = dialectOf(db) === 'postgres' ? sql.raw('post_id') : sql.raw('rowid');
-    const rows = await sql<{ n: number }>`select count(*) as n from post_search where ${key} = ${id}`.execute(db);
+    const rows = await sql<{ n: number }>`select count(*) as n from post_search where ${key} = ${id}`.execute(
+      db,
+    );
     return Number(rows.rows[0]?.n ?? 0);
   };
 
@@ -60,15 +62,29 @@ describe('full-text search (issue 40 #2)', () => {
     await create('seoul', { title: '서울 여행', content: '<p>서울에서 맛있는 음식을 먹었다.</p>' }, 3);
     await create(
       'taipei',
-      { title: { en: 'Taipei notes', 'zh-TW': '台北筆記' }, content: { en: '<p>Night markets.</p>', 'zh-TW': '<p>夜市很好吃。</p>' } },
+      {
+        title: { en: 'Taipei notes', 'zh-TW': '台北筆記' },
+        content: { en: '<p>Night markets.</p>', 'zh-TW': '<p>夜市很好吃。</p>' },
+      },
       4,
     );
     // Ranking: the older post is about apples (title and text); the newer mentions one in passing.
-    await create('apples', { title: 'Apple harvest', content: '<p>Apple trees, apple pie and apple cider.</p>' }, 5);
-    await create('passing', { title: 'A walk in town', content: '<p>Long walk; I ate an apple on the way.</p>' }, 6);
+    await create(
+      'apples',
+      { title: 'Apple harvest', content: '<p>Apple trees, apple pie and apple cider.</p>' },
+      5,
+    );
+    await create(
+      'passing',
+      { title: 'A walk in town', content: '<p>Long walk; I ate an apple on the way.</p>' },
+      6,
+    );
     await create(
       'markup',
-      { title: 'Escaping', content: '<p>Beware of &lt;script&gt;alert(1)&lt;/script&gt; in the zebrafish tank.</p>' },
+      {
+        title: 'Escaping',
+        content: '<p>Beware of &lt;script&gt;alert(1)&lt;/script&gt; in the zebrafish tank.</p>',
+      },
       7,
     );
   });
@@ -96,10 +112,12 @@ describe('full-text search (issue 40 #2)', () => {
       headers: { authorization: `Bearer ${user.token}` },
     });
     assert.equal(v2.statusCode, 200, v2.body);
+    const listed = v2.json<{ data: Array<{ id: number; highlight: string | null }> }>().data;
     assert.deepEqual(
-      v2.json<{ data: Array<{ id: number }> }>().data.map((post) => post.id),
+      listed.map((post) => post.id),
       [ids.tokyo],
     );
+    assert.equal(listed[0]!.highlight, '<mark>東京</mark>タワーの夜景');
   });
 
   it('two-character CJK and longer terms are index lookups; shorter ones read the texts', () => {
@@ -127,6 +145,17 @@ describe('full-text search (issue 40 #2)', () => {
     assert.match(html, /<mark>zebrafish<\/mark> tank/);
     assert.match(html, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
     assert.doesNotMatch(html, /<script>alert/);
+    const v2 = await ctx.request({
+      method: 'GET',
+      url: '/api/v2/posts?q=zebrafish&fields=id,highlight',
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    assert.deepEqual(v2.json<{ data: unknown[] }>().data, [
+      {
+        id: ids.markup,
+        highlight: 'Beware of &#60;script&#62;alert(1)&#60;/script&#62; in the <mark>zebrafish</mark> tank.',
+      },
+    ]);
     // A term with markup in it is escaped too, inside and outside the <mark>.
     assert.equal(
       highlightExcerpt(['a <b>bold</b> & "quoted" move'], ['<b>bold']),
@@ -155,7 +184,9 @@ describe('full-text search (issue 40 #2)', () => {
     assert.deepEqual(await found('kakis'), [id]);
 
     // A translation written apart (the translations service) is followed too.
-    await ctx.services.translations.save(ctx.services.database.db, 'post', id, 'content', { ja: '<p>柿のジャム</p>' });
+    await ctx.services.translations.save(ctx.services.database.db, 'post', id, 'content', {
+      ja: '<p>柿のジャム</p>',
+    });
     assert.deepEqual(await found('ジャム'), [id]);
 
     assert.equal((await v1(`/delete/${id}`, {})).statusCode, 200);
