@@ -46,7 +46,7 @@ export function registerSqliteSearchFunctions(sqlite: {
   function(name: string, options: { deterministic: boolean }, fn: (text: unknown) => string): unknown;
 }): void {
   sqlite.function(SQLITE_BIGRAMS_FUNCTION, { deterministic: true }, (text) =>
-    cjkBigrams(typeof text === 'string' ? text : text == null ? '' : String(text)),
+    cjkBigrams(typeof text === 'string' ? text : typeof text === 'number' ? String(text) : ''),
   );
 }
 

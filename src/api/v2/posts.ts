@@ -350,8 +350,9 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
           if (cans) json.can = cans[index];
           // A search (`q`): the text around the first match, escaped, matches in <mark> (issue 40 #2).
           if (terms.length > 0) {
+            const text = (value: unknown) => (typeof value === 'string' ? value : '');
             json.highlight = highlightExcerpt(
-              [String(json.title ?? ''), String(json.excerpt ?? ''), plainText(String(json.content ?? ''))],
+              [text(json.title), text(json.excerpt), plainText(text(json.content))],
               terms,
             );
           }

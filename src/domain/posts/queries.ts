@@ -1,9 +1,8 @@
 // The SQL of post lists and post details, compiled once per shape (see db/compiled.ts).
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Expression, InferResult, SqlBool } from 'kysely';
+import type { InferResult } from 'kysely';
 import { param } from '../../db/compiled.js';
 import type { Db } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
 import { visibleOnWebsite } from '../bindings.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
