@@ -7,7 +7,7 @@ import { createSearchIndex, livePostIds, refreshDocuments } from '../search-inde
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'sqlite' && dialect !== 'postgres') return;
   await createSearchIndex(db, dialect);
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const ids = await livePostIds(db, after, 2000);
     if (ids.length === 0) break;
     await refreshDocuments(db, dialect, ids);
