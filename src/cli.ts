@@ -24,6 +24,7 @@ Commands:
   serve                          migrate and serve
   migrate                        bring the database schema up to date
   db:analyze                     fold the post counters and refresh the query planner's statistics (after a bulk import)
+  search:reindex                 rebuild the full-text search index of posts (with a progress bar)
   user:create --email E --name N --password P [--admin]
                                  create a user; prints {"id":…,"api_token":"…"}
   user:token --email E           issue a new API token (replaces the old one); printed once
@@ -100,6 +101,34 @@ function progressBar(output: Output): (done: number, total: number, bytes: numbe
       shownTenth = tenth;
       output.out(`[${String(tenth * 10).padStart(3)}%] ${text}`);
     }
+  };
+}
+
+/**
+ * A progress bar on stderr: redrawn in place on a terminal, a line per 10% otherwise (logs, pipes).
+ */
+function percentProgress(output: Output) {
+  const tty = process.stderr.isTTY === true && output.err === consoleOutput.err;
+  let shownTenth = -1;
+  return {
+    update: ({ done, total }: { done: number; total: number }) => {
+      const share = total === 0 ? 1 : Math.min(1, done / total);
+      const text = `${String(Math.floor(share * 100)).padStart(3)}% ${done}/${total}`;
+      if (tty) {
+        const width = 30;
+        const full = Math.round(share * width);
+        process.stderr.write(`\r[${'#'.repeat(full)}${' '.repeat(width - full)}] ${text}`);
+        return;
+      }
+      const tenth = Math.floor(share * 10);
+      if (tenth !== shownTenth) {
+        shownTenth = tenth;
+        output.err(text);
+      }
+    },
+    end: () => {
+      if (tty) process.stderr.write('\n');
+    },
   };
 }
 
@@ -344,6 +373,17 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           await services.posts.compactCounts();
           await analyzeDatabase(services.database, { atStart: true });
           output.out('Statistics of the database are up to date.');
+          return 0;
+        });
+      case 'search:reindex':
+        return await withServices(config, async (services) => {
+          const started = Date.now();
+          const bar = percentProgress(output);
+          const result = await services.searchIndex.rebuild(bar.update);
+          bar.end();
+          output.out(
+            `Search index rebuilt: ${result.done} posts in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+          );
           return 0;
         });
       case 'user:create':

@@ -1,4 +1,5 @@
 // Wires the domain services over one database connection. Both the HTTP app and the CLI use it.
+import { SearchIndexService } from './domain/search.js';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +100,8 @@ export interface Services {
   settings: SettingsService;
   translations: TranslationsService;
   bindings: WebsiteBindings;
+  /** The full-text index of posts: its rebuild (`folio search:reindex`); triggers keep it. */
+  searchIndex: SearchIndexService;
   users: UsersService;
   /** Roles per website (site admin, editor, author, contributor, reader). */
   memberships: MembershipsService;
@@ -426,6 +429,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     apiKeys,
     posts,
     publicPosts,
+    searchIndex: new SearchIndexService(db),
     changes,
     runner,
     media,

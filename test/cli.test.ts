@@ -197,6 +197,29 @@ describe('folio CLI', () => {
     assert.equal((await folio(['comment:list', '--status', 'held'], env)).code, 2);
   });
 
+  it('search:reindex rebuilds the search index and shows its progress', async () => {
+    const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
+    let live: number;
+    try {
+      await insertPost(services.database.db, { title: 'Reindexed walnut' });
+      live = await services.database.db
+        .selectFrom('posts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('type', '=', 'post')
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow()
+        .then((row) => Number(row.n));
+    } finally {
+      await services.close();
+    }
+    const result = await folio(['search:reindex'], env);
+    assert.equal(result.code, 0, result.err);
+    assert.match(result.out, new RegExp(`^Search index rebuilt: ${live} posts in \\d+\\.\\d s\\.$`));
+    // Not a terminal: a line per tenth, the last one complete.
+    assert.match(result.err, /^\s*0% 0\/\d+/);
+    assert.match(result.err, new RegExp(`100% ${live}/${live}$`));
+  });
+
   it('setting:set and setting:get', async () => {
     const set = await folio(['setting:set', 'svc_api_posts_index', 'on'], env);
     assert.equal(set.code, 0, set.err);

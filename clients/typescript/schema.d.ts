@@ -6057,6 +6057,8 @@ export interface components {
                 email?: string;
             } | null;
             can?: components["schemas"]["PostCanInput"];
+            /** @description Lists with `q`: the text around the first match (in `locale` when given), as HTML: escaped, each match in `<mark>`; null when the match is in another locale or in markup. */
+            highlight?: string | null;
         };
         PostListInput: {
             data: components["schemas"]["PostInput"][];
@@ -6637,6 +6639,8 @@ export interface components {
                 email?: string;
             } | null;
             can?: components["schemas"]["PostCan"];
+            /** @description Lists with `q`: the text around the first match (in `locale` when given), as HTML: escaped, each match in `<mark>`; null when the match is in another locale or in markup. */
+            highlight?: string | null;
         };
         PostList: {
             data: components["schemas"]["Post"][];

@@ -31,9 +31,11 @@ import * as keyScopes from './migrations/0025_key_scopes.js';
 import * as commentWebsites from './migrations/0026_comment_websites.js';
 import * as pageSeo from './migrations/0027_page_seo.js';
 import * as outbox from './migrations/0028_outbox.js';
+import * as searchIndex from './migrations/0040_search_index.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
 import { longReadsOffTheLoop } from './read-thread.js';
+import { registerSqliteSearchFunctions } from './search-index.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 export type Db = Kysely<Database>;
@@ -95,6 +97,8 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
+    // The search index's triggers call it (db/search-index.ts).
+    registerSqliteSearchFunctions(sqlite);
     const pool = new Kysely<Database>({
       dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }),
       log: log && ((event) => log(event)),
@@ -199,6 +203,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0026_comment_websites', up: commentWebsites.up },
   { name: '0027_page_seo', up: pageSeo.up },
   { name: '0028_outbox', up: outbox.up },
+  { name: '0040_search_index', up: searchIndex.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

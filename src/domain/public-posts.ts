@@ -10,7 +10,16 @@ import type { Db } from '../db/database.js';
 import { visibleOnWebsite } from './bindings.js';
 import { nowIso } from './clock.js';
 import { parseVariants } from './media.js';
-import { keptPostCount, postMatches, publishedNotDue } from './posts/index.js';
+import { keptPostCount, publishedNotDue } from './posts/index.js';
+import {
+  dialectOf,
+  highlightExcerpt,
+  planTerms,
+  plainText,
+  rankQuery,
+  rankedPosts,
+  termsMatch,
+} from './search.js';
 import type { Clock } from './clock.js';
 import { TAG_MODEL } from './tags.js';
 import { normalizeLocale } from './translations.js';
@@ -64,6 +73,11 @@ export interface PublicPost {
   tags: PublicTag[];
   /** Clicks counted by a ranking, else absent. */
   score?: number;
+  /**
+   * In search results: the text around the first match in the reader's locale, as HTML (escaped,
+   * matches in <mark>); null when the match is in another locale's text. Absent elsewhere.
+   */
+  highlight?: string | null;
 }
 
 export interface PublicPostDetail extends PublicPost {
@@ -174,9 +188,15 @@ export class PublicPostsService {
     private readonly longReads: Db = db,
   ) {}
 
-  /** Searches read through `longReads`; every other list through the server's connection. */
+  /**
+   * Searches for a term no index serves (domain/search.ts) read through `longReads`; every other list
+   * through the server's connection.
+   */
   private readerOf(query: PublicListQuery): Db {
-    return (query.terms ?? []).length > 0 ? this.longReads : this.db;
+    const terms = query.terms ?? [];
+    return terms.length > 0 && planTerms(dialectOf(this.db), terms).some((term) => term.slow)
+      ? this.longReads
+      : this.db;
   }
 
   /**
@@ -203,6 +223,7 @@ export class PublicPostsService {
   async list(query: PublicListQuery): Promise<PublicPage<PublicPost>> {
     const total = await this.total(query);
     if (total === 0) return { items: [], total };
+    if ((query.terms ?? []).length > 0) return { items: await this.searchPage(query), total };
     let offset = (query.page - 1) * query.pageSize;
     let limit = query.pageSize;
     let reversed = false;
@@ -235,6 +256,50 @@ export class PublicPostsService {
       .orderBy('posts.id', 'desc')
       .execute();
     return { items: await this.hydrate(rows, query.locale), total };
+  }
+
+  /**
+   * A page of search results, best match first (then the newest), each with its highlighted excerpt
+   * in the reader's locale (issue 40 #2).
+   */
+  private async searchPage(query: PublicListQuery): Promise<PublicPost[]> {
+    const terms = query.terms ?? [];
+    const reader = this.readerOf(query);
+    const ranking = rankQuery(dialectOf(this.db), terms);
+    const live = this.filtered(this.live(query.websiteId, { perRow: true }, reader), query);
+    const window = { limit: query.pageSize, offset: (query.page - 1) * query.pageSize };
+    const page =
+      ranking === null
+        ? await live
+            .select('posts.id')
+            .orderBy('posts.published_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(window.limit)
+            .offset(window.offset)
+            .execute()
+        : await live
+            .leftJoin(rankedPosts(dialectOf(this.db), ranking), 'ranked.id', 'posts.id')
+            .select('posts.id')
+            .orderBy(sql`coalesce(ranked.score, 0)`, 'desc')
+            .orderBy('posts.published_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(window.limit)
+            .offset(window.offset)
+            .execute();
+    if (page.length === 0) return [];
+    const order = new Map(page.map((row, i) => [row.id, i]));
+    const rows = await reader
+      .selectFrom('posts')
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select(SUMMARY_COLUMNS)
+      .where(
+        'posts.id',
+        'in',
+        page.map((row) => row.id),
+      )
+      .execute();
+    rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    return this.hydrate(rows, query.locale, terms);
   }
 
   /**
@@ -310,7 +375,13 @@ export class PublicPostsService {
       );
     }
     if (query.authorId !== undefined) base = base.where('posts.author_id', '=', query.authorId);
-    for (const term of query.terms ?? []) base = base.where((eb) => postMatches(eb, term));
+    // Every term, through the search index (domain/search.ts).
+    const terms = query.terms ?? [];
+    if (terms.length > 0) {
+      const dialect = dialectOf(this.db);
+      const planned = planTerms(dialect, terms);
+      base = base.where((eb) => termsMatch(eb, dialect, planned, 'all'));
+    }
     if (query.publishedWithin) {
       base = base
         .where('posts.published_at', '>=', query.publishedWithin.from)
@@ -704,7 +775,12 @@ export class PublicPostsService {
   // ---- Helpers -------------------------------------------------------------------------------------
 
   /** Summaries of post rows: titles and excerpts in the locale, tags, in the rows' order. */
-  private async hydrate(rows: SummaryRow[], locale: string): Promise<PublicPost[]> {
+  /** Posts of rows in the locale; with search `terms`, each with its highlighted excerpt. */
+  private async hydrate(
+    rows: SummaryRow[],
+    locale: string,
+    terms?: readonly string[],
+  ): Promise<PublicPost[]> {
     const ids = rows.map((row) => row.id);
     const wanted = normalizeLocale(locale);
     const thumbnails = [...new Set(rows.flatMap((row) => (row.thumbnail ? [row.thumbnail] : [])))];
@@ -738,9 +814,19 @@ export class PublicPostsService {
       texts.find((t) => t.model_id === id && t.field === field && t.value !== '')?.value;
     return rows.map((row) => {
       const excerpt = text(row.id, 'excerpt') ?? row.excerpt ?? '';
+      const title = text(row.id, 'title') ?? row.title;
+      const found = terms
+        ? {
+            highlight: highlightExcerpt(
+              [title, excerpt, plainText(text(row.id, 'content') ?? row.content ?? '')],
+              terms,
+            ),
+          }
+        : {};
       return {
+        ...found,
         id: row.id,
-        title: text(row.id, 'title') ?? row.title,
+        title,
         slug: row.slug,
         excerpt: excerpt.trim() !== '' ? excerpt : plainExcerpt(text(row.id, 'content') ?? row.content ?? ''),
         thumbnail: row.thumbnail,

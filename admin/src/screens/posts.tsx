@@ -27,6 +27,8 @@ interface Row {
   updated_at?: string;
   author?: { id: number; name: string } | null;
   can?: { update: boolean; publish: boolean; delete: boolean };
+  /** With a search: the text around the match (escaped, matches in <mark>). */
+  highlight?: string | null;
 }
 
 /** The list's filters as the address holds them (unknown values: the defaults). */
@@ -133,7 +135,9 @@ export function PostsScreen() {
             per_page: PER_PAGE,
             sort,
             include: 'author',
-            fields: 'id,title,status,updated_at,author,can',
+            fields: query
+              ? 'id,title,status,updated_at,author,can,highlight'
+              : 'id,title,status,updated_at,author,can',
             ...(query ? { q: query } : {}),
             filter: { status, ...(tag ? { tag } : {}), ...(author ? { author: Number(author) } : {}) },
           },
@@ -378,6 +382,13 @@ export function PostsScreen() {
                 </td>
                 <td data-label={t('posts.column.title')}>
                   <PanelLink to={`/admin/posts/${row.id}`}>{row.title || t('posts.untitled')}</PanelLink>
+                  {row.highlight ? (
+                    <p class="search-highlight">
+                      {highlightParts(row.highlight).map((part, i) =>
+                        part.mark ? <mark key={i}>{part.text}</mark> : part.text,
+                      )}
+                    </p>
+                  ) : null}
                 </td>
                 <td data-label={t('posts.column.status')}>
                   <span class={`status status-${row.status}`}>
@@ -396,4 +407,21 @@ export function PostsScreen() {
       <Pager page={page} pages={pages} onPage={setPage} />
     </section>
   );
+}
+
+/**
+ * The parts of a search highlight (API v2's `highlight`: escaped text, matches in <mark>) as text and
+ * marked text, for Preact to render as text nodes: no HTML from the server is put in the page as such.
+ */
+export function highlightParts(html: string): Array<{ text: string; mark: boolean }> {
+  const decode = (text: string) =>
+    text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+  return html
+    .split(/(<mark>[\s\S]*?<\/mark>)/)
+    .filter((part) => part !== '')
+    .map((part) =>
+      part.startsWith('<mark>')
+        ? { text: decode(part.slice(6, -7)), mark: true }
+        : { text: decode(part), mark: false },
+    );
 }

@@ -2,6 +2,7 @@
 // per input, one policy, one transaction). Lists: `?page=&per_page=` (or `?cursor=`) `&sort=&q=&filter[status]=
 // &filter[tag]=&filter[website]=&fields=&include=`; one post: `?locale=&fields=&include=` with an
 // ETag; writes take `If-Match`; creates take `Idempotency-Key`.
+import { highlightExcerpt, plainText } from '../../domain/search.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
@@ -58,6 +59,7 @@ const LIST_FIELDS = [
   'tags',
   'author',
   'can',
+  'highlight',
 ];
 const DETAIL_FIELDS = [
   ...LIST_FIELDS,
@@ -339,6 +341,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
             ? { ...paginate(request, reply, page, answer.total), next_cursor: next }
             : paginateByCursor(request, reply, page.perPage, answer.total, next);
         const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
+        const terms = (input.keywords ?? '').split(',').filter((term) => term.trim() !== '');
         const translations = locale === undefined ? null : await ops.translationsOf(answer.items);
         const items = answer.items.map((post, index) => {
           const map = translations?.get(post.id);
@@ -349,6 +352,14 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
           };
           const json = summaryJson(post, include, now(), inLocale);
           if (cans) json.can = cans[index];
+          // A search (`q`): the text around the first match, escaped, matches in <mark> (issue 40 #2).
+          if (terms.length > 0) {
+            const text = (value: unknown) => (typeof value === 'string' ? value : '');
+            json.highlight = highlightExcerpt(
+              [text(json.title), text(json.excerpt), plainText(text(json.content))],
+              terms,
+            );
+          }
           return json;
         });
         text = {

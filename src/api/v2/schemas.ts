@@ -58,6 +58,14 @@ export const postSchema = z
     categories: z.array(postTagSchema).optional(),
     author: z.object({ id: id(), name: z.string(), email: z.string().optional() }).nullable().optional(),
     can: postCanSchema,
+    // Lists with `q`.
+    highlight: z
+      .string()
+      .nullable()
+      .describe(
+        'Lists with `q`: the text around the first match (in `locale` when given), as HTML: escaped, ' +
+          'each match in `<mark>`; null when the match is in another locale or in markup.',
+      ),
   })
   .partial()
   .meta({ id: 'Post' });

@@ -34,7 +34,6 @@ export type { WriteOptions } from './update.js';
 export { bulkPostInput, MAX_BULK_POSTS } from './bulk.js';
 export { approveInput, returnInput } from './review.js';
 export type { BulkResult } from './bulk.js';
-export { postMatches } from './queries.js';
 export { nextCursor as nextPostCursor } from './cursor.js';
 export { keptPostCount, publishedNotDue } from './counts.js';
 

@@ -1,48 +1,22 @@
 // The SQL of post lists and post details, compiled once per shape (see db/compiled.ts).
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Expression, InferResult, SqlBool } from 'kysely';
+import type { InferResult } from 'kysely';
 import { param } from '../../db/compiled.js';
 import type { Db } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
 import { visibleOnWebsite } from '../bindings.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
 
-import { containsText as likeTerm, likePattern } from '../text-match.js';
-
-export { likePattern };
-
-/**
- * A post whose title, excerpt or content, or one of their translations, contains the term. `pattern`:
- * the term's LIKE pattern when it is given apart (a Param of a query compiled once).
- */
-export function postMatches(
-  eb: ExpressionBuilder<Database, 'posts'>,
-  term: string,
-  pattern = likePattern(term),
-): Expression<SqlBool> {
-  return eb.or([
-    likeTerm(eb.ref('posts.title'), pattern),
-    likeTerm(eb.ref('posts.excerpt'), pattern),
-    likeTerm(eb.ref('posts.content'), pattern),
-    eb.exists(
-      eb
-        .selectFrom('translations')
-        .select('translations.id')
-        .where('translations.model_type', '=', POST_MODEL)
-        .whereRef('translations.model_id', '=', 'posts.id')
-        .where('translations.field', 'in', ['title', 'excerpt', 'content'])
-        .where((inner) => likeTerm(inner.ref('translations.value'), pattern)),
-    ),
-  ]);
-}
+import { dialectOf, termMatches } from '../search.js';
+import type { TermKind } from '../search.js';
 
 /** What decides the SQL text of a list's queries (the values are Params). */
 export interface ListShape {
   anyStatus: boolean;
   /** The status asked for, by what the site shows at Param `now` (PostListQuery.timed); else null. */
   timed: 'published' | 'scheduled' | null;
-  terms: number;
+  /** The kinds of the search terms (any of which matches), each with its Param `term:i`. */
+  terms: TermKind[];
   tags: number;
   tagType: boolean;
   excluded: number;
@@ -69,7 +43,7 @@ export interface ListShape {
 
 /**
  * The count and the page of a list of this shape, with Params for every value that varies: `status`,
- * `term:i` (LIKE patterns), `tag:i`, `tagType`, `excluded:i`, `website`, `limit`, `offset`.
+ * `term:i` (termValue()s), `tag:i`, `tagType`, `excluded:i`, `website`, `limit`, `offset`.
  */
 export function listQueries(db: Db, shape: ListShape) {
   let base = db
@@ -115,9 +89,11 @@ export function listQueries(db: Db, shape: ListShape) {
       ]),
     );
   }
-  if (shape.terms > 0) {
+  if (shape.terms.length > 0) {
+    // Through the search index (domain/search.ts): the values are termValue()s.
+    const dialect = dialectOf(db);
     base = base.where((eb) =>
-      eb.or(Array.from({ length: shape.terms }, (_, i) => postMatches(eb, '', param<string>(`term:${i}`)))),
+      eb.or(shape.terms.map((kind, i) => termMatches(eb, dialect, kind, param<string>(`term:${i}`)))),
     );
   }
   if (shape.tags > 0 || shape.tagType) {

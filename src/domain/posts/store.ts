@@ -42,7 +42,8 @@ import type {
   PostWrite,
 } from './model.js';
 import { compactPostCounts, keptPostCount, publishedNotDue } from './counts.js';
-import { detailQuery, likePattern, listQueries } from './queries.js';
+import { detailQuery, listQueries } from './queries.js';
+import { dialectOf, planTerms } from '../search.js';
 import type { DetailRow, ListRow, ListShape } from './queries.js';
 
 /** Who writes, as the store needs it (the author of a new post; the owner of stored media). */
@@ -132,6 +133,8 @@ export class PostsService {
   async list(query: PostListQuery): Promise<Page<PostSummary>> {
     const status = query.status ?? 'published';
     const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
+    // Each term looked up in the search index as its kind says (domain/search.ts).
+    const planned = planTerms(dialectOf(this.db), terms);
     const tagIds = query.tagIds ?? [];
     const excludedIds = query.excludedIds ?? [];
     const websiteId = query.websiteId;
@@ -147,7 +150,7 @@ export class PostsService {
         case 'status':
           return status;
         case 'term':
-          return likePattern(terms[Number(index)] ?? '');
+          return planned[Number(index)]?.value ?? '';
         case 'tag':
           return tagIds[Number(index)];
         case 'tagType':
@@ -174,7 +177,7 @@ export class PostsService {
     const shape: ListShape = {
       anyStatus: status === 'any',
       timed,
-      terms: terms.length,
+      terms: planned.map((term) => term.kind),
       tags: tagIds.length,
       tagType: Boolean(query.tagType),
       excluded: excludedIds.length,
@@ -190,8 +193,10 @@ export class PostsService {
       reversed: false,
     };
     const shapeKey = JSON.stringify({ ...shape, keyset: false });
-    // A keyword search reads every post's text: through `longReads`, off the event loop on SQLite.
-    const db = (terms.length > 0 ? (this.deps.longReads ?? this.db) : this.db) as unknown as Kysely<never>;
+    // A search for a term no index serves reads every post's text: through `longReads`, off the event
+    // loop on SQLite.
+    const slow = planned.some((term) => term.slow);
+    const db = (slow ? (this.deps.longReads ?? this.db) : this.db) as unknown as Kysely<never>;
 
     // The total is the one part of a page whose cost grows with the data (it counts every match), so
     // it is cached until the next post or website change, or a minute; keyword searches are not.

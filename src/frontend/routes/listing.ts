@@ -44,6 +44,8 @@ export interface PostCard {
   tags: Array<{ id: number; name: string; type: string; url: string }>;
   categories: Array<{ id: number; name: string; url: string }>;
   score: number | null;
+  /** Search results: the text around the match, HTML already escaped with matches in <mark>; else null. */
+  highlight: string | null;
 }
 
 /** An image with its sizes, as an `<img>` needs them: `srcset` lists every width. */
@@ -121,6 +123,7 @@ export function postCards(
         .filter((tag) => tag.type === 'post_category')
         .map(({ id, name, url }) => ({ id, name, url })),
       score: post.score ?? null,
+      highlight: post.highlight ?? null,
     };
   });
 }
