@@ -25,11 +25,11 @@ export function loginRoutes(pages: AccountPages): void {
   const loginForm: FormView = (request, reply, state, data = {}) => {
     const query = request.query as Body;
     return pages.page(request, reply, state, 'user/login', {
-      title: 'Log in',
+      title: state.t('login.title'),
       action: urlFor(state, '/user/login/submit'),
       ajax_action: urlFor(state, '/user/login/ajax'),
       redirect: safeRedirect(query.redirect, ''),
-      notice: query.reset === '1' ? 'Your password has been changed. Log in with the new one.' : null,
+      notice: query.reset === '1' ? state.t('login.reset_done') : null,
       ...data,
     });
   };
@@ -73,7 +73,7 @@ export function loginRoutes(pages: AccountPages): void {
     const outcome = await attemptLogin(request, reply, state);
     if (outcome.ok) return reply.redirect(outcome.redirect, 303);
     if (outcome.status === 403)
-      return pages.message(request, reply, state, 403, 'Form refused', outcome.message);
+      return pages.message(request, reply, state, 403, state.t('error.form_refused'), outcome.message);
     reply.code(outcome.status);
     return loginForm(request, reply, state, {
       errors: outcome.errors,
@@ -100,7 +100,7 @@ export function loginRoutes(pages: AccountPages): void {
 
   kit.page('POST', '/user/logout', { name: 'users.logout' }, async (request, reply, state) => {
     const reason = await pages.refused(request);
-    if (reason) return pages.message(request, reply, state, 403, 'Form refused', reason);
+    if (reason) return pages.message(request, reply, state, 403, state.t('error.form_refused'), reason);
     await signOut(services, request, reply);
     return reply.redirect(urlFor(state, '/'), 303);
   });
