@@ -30,6 +30,7 @@ import * as commentAuthors from './migrations/0024_comment_authors.js';
 import * as keyScopes from './migrations/0025_key_scopes.js';
 import * as commentWebsites from './migrations/0026_comment_websites.js';
 import * as pageSeo from './migrations/0027_page_seo.js';
+import * as userLocale from './migrations/0045_user_locale.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { longReadsOffTheLoop } from './read-thread.js';
 
@@ -189,6 +190,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0025_key_scopes', up: keyScopes.up },
   { name: '0026_comment_websites', up: commentWebsites.up },
   { name: '0027_page_seo', up: pageSeo.up },
+  { name: '0045_user_locale', up: userLocale.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

@@ -146,8 +146,9 @@ export class AccountPages {
   }
 
   /** The website a mail speaks for: its name, and its primary domain (the sender's, mailer.ts). */
-  mailSite(state: FrontendState): { name: string; domain: string } {
-    return { name: this.siteName(state), domain: state.website.domain };
+  mailSite(state: FrontendState): { name: string; domain: string; locale: string } {
+    // The page's locale: a mail to someone without an account is written in it.
+    return { name: this.siteName(state), domain: state.website.domain, locale: state.locale };
   }
 
   /**

@@ -7,6 +7,7 @@ import { ValidationError } from '../../../domain/errors.js';
 import { parse } from '../../../domain/schema-fields.js';
 import { validationMessages } from '../../../http/validation-messages.js';
 import { urlFor } from '../../context.js';
+import { localizeErrors, localizeMessage } from '../../site-messages.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, safeRedirect, signIn, signOut } from '../../session.js';
 import type { AccountPages, Body, Errors, FormView } from './forms.js';
@@ -92,8 +93,9 @@ export function loginRoutes(pages: AccountPages): void {
     return {
       code: outcome.status,
       status: 'fail',
-      message: outcome.message,
-      ...(outcome.status === 422 ? { errors: outcome.errors } : {}),
+      message: outcome.status === 429 ? localizeMessage(outcome.message, state.t) : outcome.message,
+      // The page's script shows the field's message: in the page's locale (an English page: as it was).
+      ...(outcome.status === 422 ? { errors: localizeErrors(outcome.errors, state.t) } : {}),
       ...(outcome.retryAfter !== undefined ? { retry_after: outcome.retryAfter } : {}),
     };
   });

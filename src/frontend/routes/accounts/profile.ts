@@ -127,6 +127,7 @@ export function profileRoutes(pages: AccountPages): void {
           link: (token) => pages.mailLink(state, `/user/settings/email/${token}`),
           siteName: pages.siteName(state),
           siteDomain: state.website.domain,
+          locale: state.locale,
         },
         siteActor(request, state).origin,
       );
