@@ -19,6 +19,8 @@ import type { Actor, ActorOrigin, Policy } from './policy.js';
 import type { Clock } from './clock.js';
 import type { Mailer } from './mailer.js';
 import { defaultLocale } from './locales.js';
+import { languageInput } from './account-input.js';
+import { parse } from './schema-fields.js';
 import { mailLocale, mailOf } from './mail-texts.js';
 import type { SessionService } from './sessions.js';
 import type { SettingsService } from './settings.js';
@@ -343,6 +345,22 @@ export class AccountsService {
         if (attempt >= 3) throw error;
       }
     }
+  }
+
+  /**
+   * The language a person chose for the panel and the mails they get (issue 41), or null to let the
+   * panel follow the browser again. Their own account only; audited.
+   */
+  async chooseLanguage(userId: number, raw: unknown, origin?: ActorOrigin): Promise<string | null> {
+    const { language } = parse(languageInput, raw);
+    await this.db
+      .updateTable('users')
+      .set({ locale: language, updated_at: nowIso(this.clock) })
+      .where('id', '=', userId)
+      .execute();
+    await this.deps.users.credentialsChanged(); // a token's user carries the language
+    await this.audited(userId, null, 'user.language', origin, { language });
+    return language;
   }
 
   async updateProfile(
