@@ -303,7 +303,9 @@ export function languageFor(tag: string): Language {
 export function useLocale(locale: string): void {
   language = languageFor(locale);
   current = PANEL_CATALOGUES[language];
-  if (typeof document !== 'undefined') document.documentElement.lang = language.replace('_', '-');
+  // Read through globalThis: the catalogue check (test/unit/i18n.test.ts) loads this module in Node.
+  const page = (globalThis as { document?: { documentElement: { lang: string } } }).document;
+  if (page) page.documentElement.lang = language.replace('_', '-');
 }
 
 export function currentLanguage(): Language {
