@@ -11,6 +11,14 @@
 
 export type MessageVars = Record<string, unknown>;
 
+/** A variable as text: strings and numbers as they are, anything else (an object) as nothing. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return '';
+}
+
 /** The locales Folio ships catalogues for, English first (the fallback of every key). */
 export const CATALOGUE_LOCALES = ['en', 'zh_TW', 'zh_CN', 'ja'] as const;
 
@@ -58,7 +66,7 @@ function plurals(locale: string): Intl.PluralRules {
 /** A number in the locale's digits and grouping (`1,234` / `1.234`); `NaN` stays as given. */
 export function formatNumber(value: unknown, locale: string): string {
   const number = typeof value === 'number' ? value : Number(value);
-  if (!Number.isFinite(number)) return String(value ?? '');
+  if (!Number.isFinite(number)) return textOf(value);
   let format = numberFormats.get(locale);
   if (!format) {
     try {
@@ -103,13 +111,13 @@ function argument(spec: string, vars: MessageVars, locale: string, pound: string
   const value = vars[name];
   if (first < 0) {
     if (typeof value === 'number') return formatNumber(value, locale);
-    return value === undefined || value === null ? '' : String(value);
+    return textOf(value);
   }
   const rest = spec.slice(first + 1);
   const second = rest.indexOf(',');
   const type = (second < 0 ? rest : rest.slice(0, second)).trim();
   if (type === 'number') return formatNumber(value, locale);
-  if (type !== 'plural' && type !== 'select') return String(value ?? '');
+  if (type !== 'plural' && type !== 'select') return textOf(value);
   const options = choices(second < 0 ? '' : rest.slice(second + 1));
   let chosen: string | undefined;
   if (type === 'plural') {
@@ -117,7 +125,7 @@ function argument(spec: string, vars: MessageVars, locale: string, pound: string
     chosen = options.get(`=${number}`) ?? options.get(plurals(locale).select(number)) ?? options.get('other');
     return format(chosen ?? '', vars, locale, formatNumber(number, locale));
   }
-  chosen = options.get(String(value ?? '')) ?? options.get('other');
+  chosen = options.get(textOf(value)) ?? options.get('other');
   return format(chosen ?? '', vars, locale, pound);
 }
 

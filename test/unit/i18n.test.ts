@@ -304,16 +304,16 @@ function visibleText(template: string): string[] {
     const clean = text.replace(/\s+/g, ' ').trim();
     if (/[A-Za-z]{2,}/.test(clean) && !ALLOWED.has(clean)) found.push(clean);
   };
+  const textOf = (node: unknown) => {
+    const { type, data } = node as { type: string; data?: string };
+    if (type === 'text') check(data ?? '');
+  };
   $('*')
     .contents()
-    .each((_, node) => {
-      if (node.type === 'text') check((node as unknown as { data: string }).data);
-    });
+    .each((_, node) => textOf(node));
   $.root()
     .contents()
-    .each((_, node) => {
-      if (node.type === 'text') check((node as unknown as { data: string }).data);
-    });
+    .each((_, node) => textOf(node));
   for (const attribute of ['aria-label', 'title', 'alt', 'placeholder']) {
     $(`[${attribute}]`).each((_, element) => check($(element).attr(attribute) ?? ''));
   }
