@@ -58,12 +58,6 @@ export const passwordResetInput = z
 
 export const profileInput = z.object({ name: text(255), username });
 
-/** The languages Folio's interface speaks (issue 41): the panel's and the mails'. */
-export const INTERFACE_LANGUAGES = ['en', 'zh_TW', 'zh_CN', 'ja'] as const;
-
-/** A person's choice of language; null: not chosen (the panel guesses from the browser). */
-export const languageInput = z.object({ language: z.enum(INTERFACE_LANGUAGES).nullable() }).strict();
-
 export const settingsInput = z
   .object({
     email,

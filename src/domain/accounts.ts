@@ -19,7 +19,7 @@ import type { Actor, ActorOrigin, Policy } from './policy.js';
 import type { Clock } from './clock.js';
 import type { Mailer } from './mailer.js';
 import { defaultLocale } from './locales.js';
-import { languageInput } from './account-input.js';
+import { languageInput } from './languages.js';
 import { parse } from './schema-fields.js';
 import { mailLocale, mailOf } from './mail-texts.js';
 import type { SessionService } from './sessions.js';

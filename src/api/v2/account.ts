@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { csrfToken } from '../../http/csrf.js';
 import type { Services } from '../../services.js';
 import { localeSettings } from '../../domain/locales.js';
-import { INTERFACE_LANGUAGES, languageInput } from '../../domain/account-input.js';
+import { INTERFACE_LANGUAGES, languageInput } from '../../domain/languages.js';
 import { actorOf, callerOf } from './auth.js';
 import type { V2Router } from './router.js';
 import { meSchema } from './schemas.js';
