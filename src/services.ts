@@ -390,6 +390,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     appUrl: config.appUrl,
     warn,
     rateLimits,
+    defaultLocale,
   });
   const comments = new CommentsService(db, clock, settings, changes, audit, (held) =>
     commentNotices.held(held),
@@ -406,6 +407,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     websites,
     mailer: () => services.mailer,
     link: (website, token) => `${siteOrigin(website, config.appUrl)}/user/invite/${token}`,
+    defaultLocale,
     audit,
     warn,
     rateLimits,

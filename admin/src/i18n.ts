@@ -2,6 +2,7 @@ import { communityMessages } from './messages-community.js';
 import { editorMessages } from './messages-editor.js';
 import { panelMessages } from './messages-panel.js';
 import { sitesMessages } from './messages-sites.js';
+import { ja, zh_CN, zh_TW } from './messages-translations.js';
 
 // The panel's words, one catalogue per locale (English first; zh-TW next). `t('posts.count', { n })`.
 const en = {
@@ -267,24 +268,68 @@ const en = {
 } as const;
 
 export type MessageKey = keyof typeof en;
-const catalogues: Record<string, Partial<Record<MessageKey, string>>> = { en };
+export type Catalogue = Partial<Record<MessageKey, string>>;
 
-let current: Partial<Record<MessageKey, string>> = en;
+/** The panel's languages (issue 41), each named in itself for the language menu. */
+export const LANGUAGES = [
+  { code: 'en', name: 'English' },
+  { code: 'zh_TW', name: '繁體中文' },
+  { code: 'zh_CN', name: '简体中文' },
+  { code: 'ja', name: '日本語' },
+] as const;
+export type Language = (typeof LANGUAGES)[number]['code'];
 
-/** Chooses the catalogue for the browser's language (English when there is none for it). */
+/** Every catalogue by language; a key a catalogue lacks reads in English. */
+export const PANEL_CATALOGUES: Record<Language, Catalogue> = { en, zh_TW, zh_CN, ja };
+
+let language: Language = 'en';
+let current: Catalogue = en;
+
+/**
+ * The panel's language for a locale or a browser's language tag: `zh-TW`, `zh-HK` and `zh-Hant` read
+ * Traditional Chinese, other Chinese Simplified, `ja-JP` Japanese; anything else English.
+ */
+export function languageFor(tag: string): Language {
+  const lower = tag.trim().replace(/-/g, '_').toLowerCase();
+  const exact = LANGUAGES.find((entry) => entry.code.toLowerCase() === lower);
+  if (exact) return exact.code;
+  const [base = ''] = lower.split('_');
+  if (base === 'zh') return /(^|_)(hant|tw|hk|mo)(_|$)/.test(lower) ? 'zh_TW' : 'zh_CN';
+  if (base === 'ja') return 'ja';
+  return 'en';
+}
+
+/** Chooses the panel's language (the account's choice, else the browser's); sets `<html lang>`. */
 export function useLocale(locale: string): void {
-  current = catalogues[locale] ?? catalogues[locale.split('-')[0] ?? ''] ?? en;
+  language = languageFor(locale);
+  current = PANEL_CATALOGUES[language];
+  // Read through globalThis: the catalogue check (test/unit/i18n.test.ts) loads this module in Node.
+  const page = (globalThis as { document?: { documentElement: { lang: string } } }).document;
+  if (page) page.documentElement.lang = language.replace('_', '-');
+}
+
+export function currentLanguage(): Language {
+  return language;
 }
 
 export function t(key: MessageKey, vars: Record<string, string | number> = {}): string {
   const text = current[key] ?? en[key];
-  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ''));
+  return text.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = vars[name];
+    return typeof value === 'number' ? formatNumber(value) : String(value ?? '');
+  });
 }
 
-/** A date and time in the editor's own time zone and language. */
+/** A number in the panel's language (digits and grouping). */
+export function formatNumber(value: number): string {
+  return new Intl.NumberFormat(language.replace('_', '-')).format(value);
+}
+
+/** A date and time in the editor's own time zone, in the panel's language. */
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '';
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(
-    new Date(iso),
-  );
+  return new Intl.DateTimeFormat(language.replace('_', '-'), {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  }).format(new Date(iso));
 }

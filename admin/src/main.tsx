@@ -4,7 +4,8 @@ import { render } from 'preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, csrfToken } from './api.js';
-import { t, useLocale } from './i18n.js';
+import { LANGUAGES, currentLanguage, t, useLocale } from './i18n.js';
+import type { Language } from './i18n.js';
 import type { MessageKey } from './i18n.js';
 import { follow, mayLeave, onNavigate, setLeaveGuard } from './nav.js';
 import { CommentsScreen } from './screens/comments.js';
@@ -270,11 +271,52 @@ function NoRole({ me }: { me: Me }) {
   );
 }
 
+/**
+ * The panel's language, stored on the account (PUT /api/v2/me/language): every screen and the mails
+ * to this person follow it. The page reloads in the chosen language.
+ */
+function LanguageMenu() {
+  const [saving, setSaving] = useState(false);
+  const choose = async (language: Language) => {
+    setSaving(true);
+    const { error } = await api.PUT('/api/v2/me/language', { body: { language } });
+    if (error) {
+      setSaving(false);
+      return;
+    }
+    useLocale(language);
+    location.reload();
+  };
+  return (
+    <label class="language">
+      <span class="visually-hidden">{t('app.language')}</span>
+      <select
+        value={currentLanguage()}
+        disabled={saving}
+        aria-label={t('app.language')}
+        onChange={(event) => void choose((event.target as HTMLSelectElement).value as Language)}
+      >
+        {LANGUAGES.map((language) => (
+          <option key={language.code} value={language.code} lang={language.code.replace('_', '-')}>
+            {language.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {
-    const load = () => void api.GET('/api/v2/me').then(({ data }) => setMe(data ? data.data : null));
+    const load = () =>
+      void api.GET('/api/v2/me').then(({ data }) => {
+        // The account's language when it chose one (issue 41), else the browser's (set below).
+        if (data?.data.language) useLocale(data.data.language);
+        document.title = t('app.title');
+        setMe(data ? data.data : null);
+      });
     load();
     // A screen that changed what /me says (the website's name) asks for it again.
     addEventListener(ME_CHANGED, load);
@@ -309,6 +351,7 @@ function App() {
         <SiteSwitcher me={me} />
         <Navigation can={can} section={route.section} />
         <span class="who">{me.name}</span>
+        <LanguageMenu />
         <button type="button" class="sign-out" onClick={() => void signOut()}>
           {t('app.signout')}
         </button>

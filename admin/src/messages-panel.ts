@@ -8,6 +8,7 @@ export const panelMessages = {
   'app.noaccess.back': 'Back to the dashboard',
   'app.signout': 'Sign out',
   'app.menu': 'Menu',
+  'app.language': 'Language',
   'post.status.draft': 'Draft',
   'post.status.pending': 'Waiting for review',
   'post.status.published': 'Published',

@@ -939,6 +939,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/me/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose the caller’s language
+         * @description The language of the admin panel and of every mail to the caller: `en`, `zh_TW`, `zh_CN` or `ja`; `null` lets the panel follow the browser again (mails then use the site’s language).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        language: ("en" | "zh_TW" | "zh_CN" | "ja") | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Language"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/session": {
         parameters: {
             query?: never;
@@ -6094,6 +6166,8 @@ export interface components {
                 email: string;
                 username: string | null;
                 is_admin: boolean;
+                /** @description The language the caller chose for the panel and their mails (`zh_TW`), or null. */
+                language: string | null;
                 roles: {
                     website_id: number;
                     role: string;
@@ -6565,6 +6639,11 @@ export interface components {
                 message?: string;
             }[];
         };
+        LanguageInput: {
+            data: {
+                language: ("en" | "zh_TW" | "zh_CN" | "ja") | null;
+            };
+        };
         SessionInput: {
             data: {
                 csrf_token: string;
@@ -6676,6 +6755,8 @@ export interface components {
                 email: string;
                 username: string | null;
                 is_admin: boolean;
+                /** @description The language the caller chose for the panel and their mails (`zh_TW`), or null. */
+                language: string | null;
                 roles: {
                     website_id: number;
                     role: string;
@@ -7146,6 +7227,11 @@ export interface components {
                 outcome: "done" | "forbidden" | "not_found" | "invalid" | "conflict";
                 message?: string;
             }[];
+        };
+        Language: {
+            data: {
+                language: ("en" | "zh_TW" | "zh_CN" | "ja") | null;
+            };
         };
         Session: {
             data: {

@@ -18,6 +18,8 @@ export interface UsersTable {
   is_active: Flag;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The language the person chose (`zh_TW`): the panel's and their mails'; null: not chosen. */
+  locale: string | null;
 }
 
 export interface ApiTokensTable {

@@ -18,6 +18,10 @@ import type { ContentChanges } from './changes.js';
 import type { Actor, ActorOrigin, Policy } from './policy.js';
 import type { Clock } from './clock.js';
 import type { Mailer } from './mailer.js';
+import { defaultLocale } from './locales.js';
+import { languageInput } from './languages.js';
+import { parse } from './schema-fields.js';
+import { mailLocale, mailOf } from './mail-texts.js';
 import type { SessionService } from './sessions.js';
 import type { SettingsService } from './settings.js';
 import { slugify, uniqueSlug } from './slugs.js';
@@ -94,12 +98,18 @@ export interface EmailChangeMail {
   siteName: string;
   /** The website's primary domain: the sender's (mailer.ts), unless MAIL_FROM says otherwise. */
   siteDomain?: string;
+  /** The locale of the page the change was asked from (the new address has no language of its own). */
+  locale?: string;
 }
 
-/** The website a mail speaks for: its name in the text, its primary domain as the sender's. */
+/**
+ * The website a mail speaks for: its name in the text, its primary domain as the sender's, and the
+ * locale of the page the mail was asked from (a mail to an account is in its owner's language).
+ */
 export interface MailSite {
   name: string;
   domain: string;
+  locale?: string;
 }
 
 export class AccountsService {
@@ -181,14 +191,12 @@ export class AccountsService {
       await this.deps.mailer().send({
         to: owner.email,
         siteDomain,
-        subject: `Someone tried to register with your address on ${siteName}`,
-        text:
-          `Hello ${owner.name},\n\n` +
-          `Someone tried to create an account on ${siteName} with your address. You already have one, ` +
-          `so nothing was created.\n` +
-          `If that was you, you can log in or reset your password: ${links.reset}\n\n` +
-          `Log in: ${links.login}\n\n` +
-          `If it was not you, ignore this message: your account stays as it is.\n`,
+        ...mailOf(await this.localeFor(owner, site.locale), 'register_exists', {
+          site: siteName,
+          name: owner.name,
+          reset: links.reset,
+          login: links.login,
+        }),
       });
       return;
     }
@@ -226,14 +234,14 @@ export class AccountsService {
     await this.deps.mailer().send({
       to: email,
       siteDomain,
-      subject: `Finish creating your account on ${siteName}`,
       // No name: the address may be anyone's, and the name is whatever the sender typed (a URL, an
-      // advertisement), so this mail carries nothing a stranger chose (issue 21 #9).
-      text:
-        `Hello,\n\n` +
-        `Someone (hopefully you) asked to create an account on ${siteName} with this address.\n` +
-        `To finish, open this link within ${minutes} minutes:\n\n${links.confirm(token)}\n\n` +
-        `The link works once. If you did not ask for it, ignore this message: no account is created.\n`,
+      // advertisement), so this mail carries nothing a stranger chose (issue 21 #9). In the language
+      // of the page the registration came from.
+      ...mailOf(await this.localeFor(null, site.locale), 'register', {
+        site: siteName,
+        minutes: String(minutes),
+        link: links.confirm(token),
+      }),
     });
   }
 
@@ -339,6 +347,22 @@ export class AccountsService {
     }
   }
 
+  /**
+   * The language a person chose for the panel and the mails they get (issue 41), or null to let the
+   * panel follow the browser again. Their own account only; audited.
+   */
+  async chooseLanguage(userId: number, raw: unknown, origin?: ActorOrigin): Promise<string | null> {
+    const { language } = parse(languageInput, raw);
+    await this.db
+      .updateTable('users')
+      .set({ locale: language, updated_at: nowIso(this.clock) })
+      .where('id', '=', userId)
+      .execute();
+    await this.deps.users.credentialsChanged(); // a token's user carries the language
+    await this.audited(userId, null, 'user.language', origin, { language });
+    return language;
+  }
+
   async updateProfile(
     userId: number,
     input: { name: string; username: string },
@@ -411,11 +435,7 @@ export class AccountsService {
       await this.deps.mailer().send({
         to: holder.email,
         siteDomain: mail.siteDomain,
-        subject: `Someone tried to use your address on ${mail.siteName}`,
-        text:
-          `Hello,\n\nSomeone asked to move another account on ${mail.siteName} to this address. ` +
-          `It already belongs to your account, so nothing changed.\n` +
-          `If that was you, sign in to your account with this address instead.\n`,
+        ...mailOf(await this.localeFor(holder, mail.locale), 'email_taken', { site: mail.siteName }),
       });
       return;
     }
@@ -435,11 +455,12 @@ export class AccountsService {
     await this.deps.mailer().send({
       to: email,
       siteDomain: mail.siteDomain,
-      subject: `Confirm your new email address on ${mail.siteName}`,
-      text:
-        `Hello,\n\nSomeone (hopefully you) asked to use this address for an account on ${mail.siteName}.\n` +
-        `To confirm, open this link within ${minutes} minutes:\n\n${mail.link(token)}\n\n` +
-        `If you did not ask for it, ignore this message: nothing changes.\n`,
+      // The new address reads the language its account chose.
+      ...mailOf(await this.localeFor(user, mail.locale), 'email_change', {
+        site: mail.siteName,
+        minutes: String(minutes),
+        link: mail.link(token),
+      }),
     });
   }
 
@@ -556,13 +577,21 @@ export class AccountsService {
     await this.deps.mailer().send({
       to: user.email,
       siteDomain: site.domain,
-      subject: `Reset your password on ${siteName}`,
-      text:
-        `Hello ${user.name},\n\n` +
-        `Someone (hopefully you) asked to reset the password of your account on ${siteName}.\n` +
-        `To choose a new password, open this link within ${minutes} minutes:\n\n${link(token)}\n\n` +
-        `The link works once. If you did not ask for it, ignore this message: your password stays as it is.\n`,
+      ...mailOf(await this.localeFor(user, site.locale), 'reset', {
+        site: siteName,
+        name: user.name,
+        minutes: String(minutes),
+        link: link(token),
+      }),
     });
+  }
+
+  /**
+   * The language of a mail: the recipient's chosen one, else the page's it was asked from, else the
+   * site's default locale.
+   */
+  private async localeFor(recipient: Pick<User, 'locale'> | null, pageLocale: string | undefined) {
+    return mailLocale(recipient?.locale, pageLocale, await defaultLocale(this.deps.settings));
   }
 
   /** Whether a reset token is live (the form is shown only for one). */

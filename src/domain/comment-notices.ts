@@ -7,6 +7,7 @@ import type { Limit, RateLimits } from '../lib/rate-limits.js';
 import { madeOnWebsite } from './bindings.js';
 import type { Mailer } from './mailer.js';
 import { siteOrigin } from './site-urls.js';
+import { mailLocale, mailOf } from './mail-texts.js';
 import type { WebsitesService } from './websites.js';
 
 /** The most administrators one notice is mailed to. */
@@ -55,6 +56,8 @@ export class CommentNotices {
       appUrl: string;
       warn: (message: string) => void;
       rateLimits?: Pick<RateLimits, 'hit'>;
+      /** The site's default locale: the mail's language for an administrator who chose none. */
+      defaultLocale?: () => Promise<string>;
     },
   ) {}
 
@@ -75,10 +78,10 @@ export class CommentNotices {
    * Who is told: the installation's administrators and the website's site admins, active accounts
    * only (the same people who may approve it, less the editors, who see the notice on the post page).
    */
-  async recipients(websiteId: number): Promise<string[]> {
+  async recipients(websiteId: number): Promise<{ email: string; locale: string | null }[]> {
     const rows = await this.db
       .selectFrom('users')
-      .select('users.email')
+      .select(['users.email', 'users.locale'])
       .where('users.is_active', '=', true)
       .where((eb) =>
         eb.or([
@@ -96,7 +99,7 @@ export class CommentNotices {
       .orderBy('users.id')
       .limit(MAX_RECIPIENTS)
       .execute();
-    return rows.map((row) => row.email);
+    return rows.map((row) => ({ email: row.email, locale: row.locale ?? null }));
   }
 
   /** Held comments under posts shown on the website. */
@@ -122,19 +125,21 @@ export class CommentNotices {
     const siteName = website.fields.site_name ?? website.domain;
     // Built from the website's primary domain, never a request's Host (site-urls.ts).
     const postUrl = `${siteOrigin(website, this.deps.appUrl)}/post/${encodeURIComponent(comment.postSlug)}`;
-    const text =
-      `A comment on ${siteName} waits for your approval` +
-      (waiting > 1 ? ` (${waiting} comments wait on this website).\n\n` : '.\n\n') +
-      `From: ${comment.authorName}\n\n${quoteOf(comment.content)}\n\n` +
-      `Approve, mark as spam or delete it on the post page (signed in), where the waiting comments ` +
-      `are listed above the thread:\n${postUrl}#moderation\n\n` +
-      `or in the admin panel: ${siteOrigin(website, this.deps.appUrl)}/admin/comments\n`;
-    for (const to of recipients) {
+    const vars = {
+      site: siteName,
+      waiting: String(waiting),
+      author: comment.authorName,
+      quote: quoteOf(comment.content),
+      post_url: postUrl,
+      admin_url: `${siteOrigin(website, this.deps.appUrl)}/admin/comments`,
+    };
+    const siteLocale = (await this.deps.defaultLocale?.()) ?? null;
+    // Each administrator reads it in the language they chose (else the site's).
+    for (const { email, locale } of recipients) {
       await this.deps.mailer().send({
-        to,
+        to: email,
         siteDomain: website.domain,
-        subject: `A comment waits for approval on ${siteName}`,
-        text,
+        ...mailOf(mailLocale(locale, siteLocale), 'comment_held', vars),
       });
     }
   }

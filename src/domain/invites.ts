@@ -22,6 +22,7 @@ import { normalizeEmail } from './users.js';
 import type { User, UsersService } from './users.js';
 import { toIso } from './values.js';
 import type { WebsitesService } from './websites.js';
+import { mailLocale, mailOf, mailText } from './mail-texts.js';
 
 /**
  * How many invitations may be sent (issue 34 #10): each mails an address someone typed, so a
@@ -123,6 +124,8 @@ export class InviteOperations {
       mailer: () => Mailer;
       /** The public link of a token on a website (its primary domain). */
       link: (website: { domain: string }, token: string) => string;
+      /** The site's default locale: the invitation's language for an address with no account. */
+      defaultLocale?: () => Promise<string>;
       audit?: AuditLog;
       warn: (message: string) => void;
       /** Counts invitations against INVITE_LIMITS (absent: no limit). */
@@ -172,7 +175,7 @@ export class InviteOperations {
    * every role but site admin, like they grant them.
    */
   async create(actor: Actor, websiteId: number, raw: unknown): Promise<Invite> {
-    return this.deps.runner.run(async () => {
+    return this.deps.runner.run(async (scope) => {
       const input = parse(createInviteInput, raw);
       await this.requireManager(actor, websiteId);
       if (!(await this.deps.policy.grantsRole(actor, websiteId, input.role, null)))
@@ -213,18 +216,25 @@ export class InviteOperations {
       // The name is the website's free text: cleaned for the body, and kept out of the subject (the
       // domain, a checked host name, says where the invitation leads).
       const siteName = nameForMail(website.fields.site_name ?? '') || website.domain;
-      void this.deps
-        .mailer()
-        .send({
-          to: email,
-          siteDomain: website.domain,
-          subject: `Your invitation to ${website.domain}`,
-          text:
-            `Hello,\n\nYou are invited to join \u201c${siteName}\u201d (${website.domain}) as ${input.role.replace('_', ' ')}.\n` +
-            `To accept, open this link within ${INVITE_LIFETIME_DAYS} days:\n\n` +
-            `${this.deps.link(website, token)}\n\nThe link works once. If you did not expect it, ignore this message.\n`,
-        })
-        .catch((error: unknown) => this.deps.warn(`invitation mail failed: ${(error as Error).message}`));
+      // In the language the invitee chose when they have an account, else the site's.
+      const locale = mailLocale(existing?.locale, await this.deps.defaultLocale?.());
+      // Sent once the invitation is committed: a rolled-back one sends no link.
+      scope.afterCommit(() => {
+        void this.deps
+          .mailer()
+          .send({
+            to: email,
+            siteDomain: website.domain,
+            ...mailOf(locale, 'invite', {
+              site: siteName,
+              domain: website.domain,
+              role: mailText(locale, `role.${input.role}`),
+              days: String(INVITE_LIFETIME_DAYS),
+              link: this.deps.link(website, token),
+            }),
+          })
+          .catch((error: unknown) => this.deps.warn(`invitation mail failed: ${(error as Error).message}`));
+      });
       return invite;
     });
   }

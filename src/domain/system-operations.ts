@@ -26,6 +26,7 @@ import type { SettingsService } from './settings.js';
 import type { UpdateLogger, UpdateService } from './updates.js';
 import type { UsersService } from './users.js';
 import { parseBoolean } from './values.js';
+import { mailLocale, mailOf } from './mail-texts.js';
 
 /** An API endpoint's switch and auth mode, as the settings hold them (spec section 5). */
 export interface ApiSwitch {
@@ -136,10 +137,8 @@ export class SystemOperations {
     try {
       await this.deps.mailer().send({
         to: user.email,
-        subject: 'Folio test mail',
-        text:
-          `Hello ${user.name},\n\nThis is a test mail from Folio, sent from the admin panel's mail settings.\n` +
-          'If you read it, mail reaches you.\n',
+        // In the administrator's chosen language (English until they choose).
+        ...mailOf(mailLocale(user.locale), 'test', { name: user.name }),
       });
     } catch (failure) {
       error = (failure as Error).message;

@@ -21,6 +21,8 @@ export interface User {
   isActive: boolean;
   createdAt: string;
   updatedAt: string;
+  /** The language the person chose for the panel and their mails (`zh_TW`), or null. */
+  locale: string | null;
 }
 
 export interface NewUser {
@@ -63,6 +65,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     isActive: flag(row.is_active),
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
+    locale: row.locale ?? null,
   };
 }
 

@@ -7,6 +7,7 @@ import type { Actor } from '../domain/policy.js';
 import { localizedPath } from '../domain/locales.js';
 import type { User } from '../domain/users.js';
 import type { Website } from '../domain/websites.js';
+import type { Translate } from './theme-i18n.js';
 
 export { SESSION_COOKIE } from '../http/session-cookie.js';
 
@@ -19,6 +20,11 @@ export interface FrontendState {
   user: User | null;
   /** The cache's flush count when the request began (before it read any data): see fragments.ts. */
   flushCount: number;
+  /**
+   * The page's words in its locale, from the website's theme catalogues (theme-i18n.ts), for the
+   * titles, headings and messages a route hands to its template.
+   */
+  t: Translate;
 }
 
 const states = new WeakMap<FastifyRequest, FrontendState>();

@@ -43,6 +43,7 @@ import { postRoutes } from './routes/posts.js';
 import { sitemapRoutes } from './routes/sitemaps.js';
 import { feedLinks, feedRoutes } from './routes/feeds.js';
 import { THEMES_DIR, ThemeRenderer } from './themes.js';
+import { formatDate, validTimeZone } from './dates.js';
 import { postTagTypes, shortNameOf } from './tag-types.js';
 
 export { htmlLang } from './seo.js';
@@ -81,6 +82,18 @@ export interface FrontendKit {
     template: string,
     data?: Record<string, unknown>,
   ): Promise<string>;
+  /**
+   * The page's words in the visitor's locale, from the website's theme catalogues (the same as the
+   * templates' `t` filter): titles, headings and messages a route hands to its template.
+   */
+  t(request: FastifyRequest, key: string, vars?: Record<string, unknown>): string;
+  /**
+   * A form posted to a route without a locale prefix (the comment forms) names the locale it was sent
+   * from: the answer renders in it when it is supported. Returns the request's state, updated.
+   */
+  adoptLocale(request: FastifyRequest, locale: unknown): FrontendState;
+  /** A date in the visitor's locale and the website's time zone. */
+  date(request: FastifyRequest, value: unknown, style?: 'date' | 'datetime'): Promise<string>;
   /** The themed 404 page, status 404. */
   notFound(request: FastifyRequest, reply: FastifyReply): Promise<string>;
   /**
@@ -165,10 +178,24 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
         }
         return renderPage(services, themes, fragments, request, reply, template, data);
       },
+      t(request, key, vars) {
+        return frontendState(request).t(key, vars);
+      },
+      adoptLocale(request, wanted) {
+        const state = frontendState(request);
+        const locale = typeof wanted === 'string' ? wanted : '';
+        if (locale === state.locale || !state.locales.supported.includes(locale)) return state;
+        const adopted = { ...state, locale, t: themes.translator(state.website.fields.theme ?? '', locale) };
+        setFrontendState(request, adopted);
+        return adopted;
+      },
+      async date(request, value, style = 'date') {
+        return formatDate(value, frontendState(request).locale, style, await siteTimeZone(services));
+      },
       async notFound(request, reply) {
         reply.code(404);
         return renderPage(services, themes, fragments, request, reply, '404', {
-          seo: { title: 'Page not found', noindex: true },
+          seo: { title: kit.t(request, 'error.not_found.title'), noindex: true },
         });
       },
       setVisitorLookup(lookup) {
@@ -242,7 +269,14 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
           locale = prefixed;
         }
         const user = await visitorLookup(request);
-        setFrontendState(request, { website, locale, locales, user, flushCount });
+        setFrontendState(request, {
+          website,
+          locale,
+          locales,
+          user,
+          flushCount,
+          t: themes.translator(website.fields.theme ?? '', locale),
+        });
       };
 
     // A page that depends on a session (the request carries one) or starts or ends one (it sets a
@@ -284,12 +318,14 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
         const flushCount = services.cache.flushCount;
         const locales = await localeSettings(services.settings);
         const prefixed = prefixLocale(request.url.split(/[/?]/)[1] ?? '', locales);
+        const locale = prefixed ?? locales.defaultLocale;
         setFrontendState(request, {
           website,
-          locale: prefixed ?? locales.defaultLocale,
+          locale,
           locales,
           user: await visitorLookup(request),
           flushCount,
+          t: themes.translator(website.fields.theme ?? '', locale),
         });
       }
       return kit.notFound(request, reply);
@@ -398,6 +434,8 @@ async function renderPage(
       menus_by_handle: menusByHandle,
       locale,
       lang: htmlLang(locale),
+      /** The website's time zone (setting `timezone`), for `local_date`. */
+      time_zone: await siteTimeZone(services),
       user: state.user
         ? {
             id: state.user.id,
@@ -423,6 +461,12 @@ async function renderPage(
   reply.type('text/html; charset=utf-8');
   reply.header('content-security-policy', siteContentSecurityPolicy(website));
   return html;
+}
+
+/** The IANA time zone the site prints dates in: setting `timezone` when Intl knows it, else UTC. */
+export async function siteTimeZone(services: Services): Promise<string> {
+  const zone = (await services.settings.get('timezone'))?.trim() ?? '';
+  return validTimeZone(zone) ? zone : 'UTC';
 }
 
 /**

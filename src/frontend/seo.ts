@@ -135,7 +135,7 @@ export function buildSeo(
   const description =
     (input.description ?? '').trim() ||
     site.description.trim() ||
-    (input.sloganAsDescription ? site.slogan.trim() || `The latest posts from ${site.name}.` : '');
+    (input.sloganAsDescription ? site.slogan.trim() || state.t('seo.latest_posts', { site: site.name }) : '');
   const article = input.article;
   const jsonLd = article
     ? scriptJson({

@@ -9,7 +9,10 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Liquid } from 'liquidjs';
 import type { Context, FS } from 'liquidjs';
-import { PAGE_LOCALE, formatDate } from './dates.js';
+import { PAGE_LOCALE, PAGE_TIME_ZONE, formatDate } from './dates.js';
+import { formatNumber } from '../lib/messages.js';
+import { ThemeTranslations } from './theme-i18n.js';
+import type { Translate } from './theme-i18n.js';
 import { memoized } from '../lib/memo.js';
 import { CacheBlockTag, FRAGMENTS } from './fragments.js';
 import type { FragmentScope } from './fragments.js';
@@ -104,6 +107,8 @@ export class ThemeRenderer {
   private readonly compilers = new Map<Liquid, LiquidCompiler | null>();
   private readonly compiled: boolean;
   private readonly crossCheck: boolean;
+  /** The themes' catalogues (locales/{locale}.json): the `t` filter and the pages' own words. */
+  readonly translations: ThemeTranslations;
 
   constructor(
     private readonly root: string = THEMES_DIR,
@@ -113,6 +118,12 @@ export class ThemeRenderer {
     this.exists = this.files ? this.files.existsSync : fs.existsSync;
     this.compiled = options.compiled ?? true;
     this.crossCheck = options.crossCheck ?? process.env.FOLIO_THEME_CROSSCHECK === '1';
+    this.translations = new ThemeTranslations(this.root, this.files !== undefined);
+  }
+
+  /** A theme's words in a locale (the same catalogues as the `t` filter): for the pages' own text. */
+  translator(theme: string, locale: string): Translate {
+    return this.translations.translator(this.resolve(theme), locale);
   }
 
   /** The theme that will render: the named one when it exists, else the default theme. */
@@ -145,8 +156,12 @@ export class ThemeRenderer {
     fragments?: FragmentScope,
   ): Promise<string> {
     const engine = this.engine(this.resolve(theme));
-    // The page's locale as a global: partials rendered with `render` see globals, not the page's data.
-    const locale = { [PAGE_LOCALE]: typeof data.locale === 'string' ? data.locale : '' };
+    // The page's locale and time zone as globals: partials rendered with `render` see globals, not the
+    // page's data.
+    const locale = {
+      [PAGE_LOCALE]: typeof data.locale === 'string' ? data.locale : '',
+      [PAGE_TIME_ZONE]: typeof data.time_zone === 'string' ? data.time_zone : '',
+    };
     const plain = { ...engine.options.globals, ...locale };
     const globals = fragments ? { [FRAGMENTS]: fragments, ...locale } : plain;
     const compiler = this.compiled ? this.compiler(engine) : null;
@@ -234,14 +249,31 @@ export class ThemeRenderer {
       engine.registerFilter(
         'local_date',
         function (this: { context: Context }, value: unknown, style?: unknown) {
-          const page = (this.context.globals as Record<symbol, unknown>)[PAGE_LOCALE];
+          const globals = this.context.globals as Record<symbol, unknown>;
+          const page = globals[PAGE_LOCALE];
+          const zone = globals[PAGE_TIME_ZONE];
           return formatDate(
             value,
             typeof page === 'string' ? page : '',
             style === 'datetime' ? 'datetime' : 'date',
+            typeof zone === 'string' ? zone : null,
           );
         },
       );
+      // `{{ 'comments.count' | t: count: comments.count }}`: the theme's words in the page's locale
+      // (theme-i18n.ts); keyword arguments are the message's variables. Escaped like every output.
+      const translations = this.translations;
+      engine.registerFilter('t', function (this: { context: Context }, key: unknown, ...args: unknown[]) {
+        const page = (this.context.globals as Record<symbol, unknown>)[PAGE_LOCALE];
+        const vars: Record<string, unknown> = {};
+        for (const arg of args) if (Array.isArray(arg) && typeof arg[0] === 'string') vars[arg[0]] = arg[1];
+        return translations.translator(theme, typeof page === 'string' ? page : 'en')(String(key), vars);
+      });
+      // `{{ post.views | number }}`: digits and grouping of the page's locale.
+      engine.registerFilter('number', function (this: { context: Context }, value: unknown) {
+        const page = (this.context.globals as Record<symbol, unknown>)[PAGE_LOCALE];
+        return formatNumber(value, typeof page === 'string' && page !== '' ? page : 'en');
+      });
       engine.registerTag('cache', CacheBlockTag);
       this.engines.set(theme, engine);
     }

@@ -636,6 +636,8 @@ describe('comments', () => {
         locale: 'fr',
         locales: { defaultLocale: 'en', supported: ['en', 'fr'], localized: true },
         user: null,
+        // The theme's words in the page's locale (fr has no catalogue: English).
+        t: new ThemeRenderer().translator('default', 'fr'),
       } as unknown as FrontendState;
       const request = { query: { comment: 'pending' }, cookies: {} } as never;
       const data = await provider(request, {} as never, state, { post: { id: otherPostId } });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { csrfToken } from '../../http/csrf.js';
 import type { Services } from '../../services.js';
 import { localeSettings } from '../../domain/locales.js';
+import { INTERFACE_LANGUAGES, languageInput } from '../../domain/languages.js';
 import { actorOf, callerOf } from './auth.js';
 import type { V2Router } from './router.js';
 import { meSchema } from './schemas.js';
@@ -38,6 +39,7 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
           email: user.email,
           username: user.username,
           is_admin: user.isAdmin,
+          language: user.locale,
           roles: roleSites.map(({ role, site }) => ({
             website_id: role.websiteId,
             role: role.role,
@@ -75,6 +77,28 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
           locales: { default: locales.defaultLocale, supported: locales.supported },
         },
       };
+    },
+  });
+
+  router.route({
+    method: 'PUT',
+    url: '/me/language',
+    summary: 'Choose the caller’s language',
+    description:
+      'The language of the admin panel and of every mail to the caller: `en`, `zh_TW`, `zh_CN` or `ja`; ' +
+      '`null` lets the panel follow the browser again (mails then use the site’s language).',
+    tags: ['account'],
+    body: languageInput,
+    response: {
+      200: z
+        .object({ data: z.object({ language: z.enum(INTERFACE_LANGUAGES).nullable() }) })
+        .meta({ id: 'Language' }),
+    },
+    handler: async (request) => {
+      const { user } = callerOf(request);
+      const actor = await actorOf(services, request);
+      const language = await services.accounts.chooseLanguage(user.id, request.body, actor.origin);
+      return { data: { language } };
     },
   });
 

@@ -105,6 +105,10 @@ export const meSchema = z
       email: z.string(),
       username: z.string().nullable(),
       is_admin: z.boolean(),
+      language: z
+        .string()
+        .nullable()
+        .describe('The language the caller chose for the panel and their mails (`zh_TW`), or null.'),
       roles: z.array(
         z.object({
           website_id: id(),

@@ -8,15 +8,16 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/err
 import { CONTENT_FORMATS } from '../../domain/markdown.js';
 import { MAX_REVIEW_NOTE } from '../../domain/posts/review.js';
 import { formatIssues, validationMessages } from '../../http/validation-messages.js';
-import { MAX_TAG_NAME, MAX_TAG_NAMES, STATUS_LABELS, previewHtml } from '../../domain/authoring.js';
+import { MAX_TAG_NAME, MAX_TAG_NAMES, previewHtml } from '../../domain/authoring.js';
 import type { PostForm } from '../../domain/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
 import { cleanContent } from '../content.js';
-import { urlFor } from '../context.js';
+import { frontendState, urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { checkCsrf, csrfToken } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { redirectToLogin } from '../session.js';
+import { localizeErrors, localizeMessage } from '../site-messages.js';
 
 type Errors = Record<string, string[]>;
 type Body = Record<string, unknown>;
@@ -142,21 +143,24 @@ export function authoringRoutes(kit: FrontendKit): void {
     return kit.render(request, reply, template, {
       csrf_token: await csrfToken(services, request, reply),
       categories: await services.authoring.categories(state.locale, state.website.id),
-      statuses: statuses.map((value) => ({ value, label: STATUS_LABELS[value] ?? value })),
-      errors: {},
+      statuses: statuses.map((value) => ({ value, label: state.t(`form.status.${value}`) })),
       ...data,
+      errors: localizeErrors((data.errors ?? {}) as Errors, state.t),
     });
   };
 
+  /** A refusal page: its title is the theme's key, its text a key or the domain's English sentence. */
   const refusal = (
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    title: string,
+    titleKey: string,
     text: string,
   ) => {
     reply.code(status).header('cache-control', 'private, no-store');
-    return kit.render(request, reply, 'user/message', { title, message: text });
+    const { t } = frontendState(request);
+    const message = /^[a-z_]+\.[a-z_.]+$/.test(text) ? t(text) : localizeMessage(text, t);
+    return kit.render(request, reply, 'user/message', { title: t(titleKey), message });
   };
 
   /** Parses and checks the form; `allowed` are the statuses this form may set. */
@@ -183,7 +187,7 @@ export function authoringRoutes(kit: FrontendKit): void {
   kit.page('GET', '/post/create', { name: 'posts.create' }, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     return render(request, reply, state, 'post/create', {
-      title: 'Write a post',
+      title: state.t('write.title'),
       action: urlFor(state, '/post/store'),
       form: { status: 'draft', categories: [], format: 'markdown' },
     });
@@ -192,11 +196,11 @@ export function authoringRoutes(kit: FrontendKit): void {
   kit.page('POST', '/post/store', STORE_ROUTE, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const reason = await checkCsrf(services, request, { requireToken: () => true });
-    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    if (reason) return refusal(request, reply, 403, 'error.form_refused', reason);
     const again = (errors: Errors) => {
       reply.code(422);
       return render(request, reply, state, 'post/create', {
-        title: 'Write a post',
+        title: state.t('write.title'),
         action: urlFor(state, '/post/store'),
         form: entered(request.body as Body),
         errors,
@@ -213,7 +217,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     } catch (error) {
       if (error instanceof ValidationError) return again(byField(validationMessages(error)));
       if (error instanceof ForbiddenError) {
-        return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
+        return refusal(request, reply, 403, 'error.not_allowed', 'edit.cannot_write');
       }
       throw error;
     }
@@ -259,9 +263,7 @@ export function authoringRoutes(kit: FrontendKit): void {
       reply.header('cache-control', 'private, no-store');
       await reply.send(await kit.notFound(request, reply));
     } else {
-      await reply.send(
-        await refusal(request, reply, 403, 'Not your post', 'You can only edit posts you wrote.'),
-      );
+      await reply.send(await refusal(request, reply, 403, 'edit.not_yours.title', 'edit.not_yours'));
     }
     return null;
   };
@@ -270,20 +272,20 @@ export function authoringRoutes(kit: FrontendKit): void {
     // The editor's note, while the post is back with its writer (a draft after `returned`).
     const review = await services.authoring.reviewOf(post, state.user!, state.website.id);
     return {
-      title: `Edit: ${post.title}`,
+      title: state.t('edit.page_title', { title: post.title }),
       action: urlFor(state, `/post/update/${post.id}`),
       post: {
         id: post.id,
         slug: post.slug,
         status: post.status,
-        status_label: STATUS_LABELS[post.status] ?? post.status,
+        status_label: state.t(`form.status.${post.status}`),
         url: urlFor(state, `/post/${post.slug}`),
         preview_url: urlFor(state, `/post/preview/${post.id}`),
         delete_url: urlFor(state, `/post/delete/${post.id}`),
       },
       review:
         review && review.decision === 'returned' && post.status === 'draft'
-          ? { note: review.note, by: review.userName ?? 'an editor', at: review.at }
+          ? { note: review.note, by: review.userName ?? state.t('edit.an_editor'), at: review.at }
           : null,
     };
   };
@@ -295,7 +297,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     return render(request, reply, state, 'post/edit', {
       ...(await editData(state, post)),
       form: formOfPost(services.authoring.formOf(post)),
-      notice: (request.query as Body).saved === '1' ? 'Your post has been saved.' : null,
+      notice: (request.query as Body).saved === '1' ? state.t('edit.saved') : null,
     });
   });
 
@@ -307,7 +309,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     if (!post) return reply;
     reply.header('cache-control', 'private, no-store');
     return kit.render(request, reply, 'post/delete', {
-      title: `Delete: ${post.title}`,
+      title: state.t('delete.page_title', { title: post.title }),
       post: { id: post.id, title: post.title, status: post.status },
       action: urlFor(state, `/post/delete/${post.id}`),
       cancel_url: urlFor(state, `/post/edit/${post.id}`),
@@ -318,14 +320,14 @@ export function authoringRoutes(kit: FrontendKit): void {
   kit.page('POST', '/post/delete/:post', { name: 'posts.delete' }, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const reason = await checkCsrf(services, request, { requireToken: () => true });
-    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    if (reason) return refusal(request, reply, 403, 'error.form_refused', reason);
     const post = await open(request, reply, state);
     if (!post) return reply;
     try {
       await services.authoring.delete(post, state.user!, state.website.id);
     } catch (error) {
       if (error instanceof ForbiddenError) {
-        return refusal(request, reply, 403, 'Not allowed', 'You may not delete this post.');
+        return refusal(request, reply, 403, 'error.not_allowed', 'delete.not_allowed');
       }
       throw error;
     }
@@ -374,14 +376,14 @@ export function authoringRoutes(kit: FrontendKit): void {
         content: cleanContent(text('content', post.content)),
         preview: true,
       },
-      seo: { title: `Preview: ${title}`, noindex: true },
+      seo: { title: state.t('post.preview_prefix', { title }), noindex: true },
     });
   });
 
   kit.page('POST', '/post/update/:post', UPDATE_ROUTE, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const reason = await checkCsrf(services, request, { requireToken: () => true });
-    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    if (reason) return refusal(request, reply, 403, 'error.form_refused', reason);
     const post = await open(request, reply, state);
     if (!post) return reply;
     const again = async (errors: Errors) => {
@@ -401,7 +403,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     } catch (error) {
       if (error instanceof ValidationError) return again(byField(validationMessages(error)));
       if (error instanceof ForbiddenError) {
-        return refusal(request, reply, 403, 'Not allowed', 'You cannot write this post here.');
+        return refusal(request, reply, 403, 'error.not_allowed', 'edit.cannot_write');
       }
       throw error;
     }
@@ -421,31 +423,31 @@ export function authoringRoutes(kit: FrontendKit): void {
       pending = await services.authoring.reviewQueue(state.user!, state.website.id);
     } catch (error) {
       if (error instanceof ForbiddenError) {
-        return refusal(request, reply, 403, 'Not allowed', 'Only editors of this website review posts.');
+        return refusal(request, reply, 403, 'error.not_allowed', 'review.editors_only');
       }
       throw error;
     }
     reply.header('cache-control', 'private, no-store');
     const done = (request.query as Body).done;
     return kit.render(request, reply, 'post/review', {
-      title: 'Posts to review',
+      title: state.t('review.title'),
       csrf_token: await csrfToken(services, request, reply),
       notice:
         done === 'approved'
-          ? 'The post is published.'
+          ? state.t('review.published')
           : done === 'returned'
-            ? 'The post is back with its writer.'
+            ? state.t('review.returned')
             : null,
-      errors: {},
       pending: pending.map((post) => ({
         id: post.id,
         title: post.title,
-        author: post.authorName ?? 'a deleted user',
+        author: post.authorName ?? state.t('review.deleted_user'),
         submitted_at: post.submittedAt,
         edit_url: urlFor(state, `/post/edit/${post.id}`),
         action: urlFor(state, `/post/review/${post.id}`),
       })),
       ...extra,
+      errors: localizeErrors((extra.errors ?? {}) as Errors, state.t),
     });
   };
 
@@ -462,7 +464,7 @@ export function authoringRoutes(kit: FrontendKit): void {
   kit.page('POST', '/post/review/:post', { name: 'posts.review.decide' }, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const reason = await checkCsrf(services, request, { requireToken: () => true });
-    if (reason) return refusal(request, reply, 403, 'Form refused', reason);
+    if (reason) return refusal(request, reply, 403, 'error.form_refused', reason);
     const ref = (request.params as { post: string }).post;
     const parsed = decisionSchema.safeParse(request.body ?? {});
     const again = (errors: Errors) => {
@@ -481,7 +483,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     } catch (error) {
       if (error instanceof ValidationError) return again(byField(validationMessages(error)));
       if (error instanceof ForbiddenError) {
-        return refusal(request, reply, 403, 'Not allowed', 'Only editors of this website review posts.');
+        return refusal(request, reply, 403, 'error.not_allowed', 'review.editors_only');
       }
       if (error instanceof NotFoundError) {
         reply.header('cache-control', 'private, no-store');

@@ -17,12 +17,16 @@ import { honourQuery, pageTagSink } from '../page-cache.js';
 import type { FrontendKit } from '../index.js';
 import { safeRedirect } from '../session.js';
 import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';
+import { localizeErrors, localizeMessage } from '../site-messages.js';
 
 /** The hidden field bots fill in and people never see. */
 export const HONEYPOT_FIELD = 'website';
 export const COMMENT_FORM_ACTION = '/comments/store';
 
-/** Notices a post page shows after a form post (`?comment=…`); anything else shows none. */
+/**
+ * Notices a post page shows after a form post (`?comment=…`); anything else shows none. JSON answers
+ * carry these English sentences; pages show the theme's `comments.notice.{name}` in their locale.
+ */
 const NOTICES: Record<string, string> = {
   approved: 'Thank you, your comment is published.',
   pending: 'Thank you, your comment is awaiting moderation.',
@@ -57,16 +61,22 @@ function postUrl(state: FrontendState, slug: string, locale: unknown): string {
 export function commentRoutes(kit: FrontendKit): void {
   const { services } = kit;
 
-  /** A short themed page (or JSON) for a refusal: 403, 404, 429. */
+  /**
+   * A short themed page (or JSON) for a refusal: 403, 404, 429. JSON keeps the English sentence; the
+   * page says it in the locale the form was sent from (`key`: the theme's word for it).
+   */
   async function refuse(
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
     message: string,
+    key?: string,
   ): Promise<unknown> {
     reply.code(status);
     if (wantsJson(request)) return reply.send({ status: 'fail', message });
-    return kit.render(request, reply, 'comments/notice', { title: message, message });
+    const state = kit.adoptLocale(request, bodyOf(request).locale);
+    const shown = key ? state.t(key) : localizeMessage(message, state.t);
+    return kit.render(request, reply, 'comments/notice', { title: shown, message: shown });
   }
 
   async function guard(request: FastifyRequest, reply: FastifyReply) {
@@ -94,7 +104,13 @@ export function commentRoutes(kit: FrontendKit): void {
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
       if ((await rateLimited(services, reply, 'comments', identity.clientHash)) !== null) {
-        return refuse(request, reply, 429, 'Too many comments; please wait a minute and try again.');
+        return refuse(
+          request,
+          reply,
+          429,
+          'Too many comments; please wait a minute and try again.',
+          'comments.too_many',
+        );
       }
       const body = bodyOf(request);
 
@@ -145,18 +161,21 @@ export function commentRoutes(kit: FrontendKit): void {
         if (wantsJson(request)) {
           return reply.send({ status: 'fail', message: 'Validation failed', errors: error.messages });
         }
-        // The form again, filled in, with the messages (no JavaScript needed to correct it).
+        // The form again, filled in, with the messages (no JavaScript needed to correct it), in the
+        // locale it was sent from.
+        const shown = kit.adoptLocale(request, body.locale);
+        const messages = localizeErrors(error.messages, shown.t);
         const post = await services.comments.commentablePost(Number(text(body.post_id)), state.website.id);
         return kit.render(request, reply, 'comments/form', {
-          title: 'Your comment could not be posted',
-          errors: Object.values(error.messages).flat(),
-          back_url: post ? postUrl(state, post.slug, body.locale) : urlFor(state, '/'),
+          title: shown.t('comments.could_not_post'),
+          errors: Object.values(messages).flat(),
+          back_url: post ? postUrl(state, post.slug, body.locale) : urlFor(shown, '/'),
           comments: {
             ...(await formContext(services, state, post?.id ?? null)),
             locale: text(body.locale),
             parent_id: text(body.parent_id).slice(0, 20),
             /** The messages by field, tied to their inputs (aria-invalid, aria-describedby). */
-            errors: error.messages,
+            errors: messages,
             old: {
               content: text(body.content).slice(0, 10_000),
               name: text(body.name).slice(0, 200),
@@ -175,7 +194,13 @@ export function commentRoutes(kit: FrontendKit): void {
       if (refused) return refused();
       const identity = await visitorIdentity(services, request, state.user);
       if ((await rateLimited(services, reply, 'votes', identity.clientHash)) !== null) {
-        return refuse(request, reply, 429, 'Too many requests; please wait a minute and try again.');
+        return refuse(
+          request,
+          reply,
+          429,
+          'Too many requests; please wait a minute and try again.',
+          'comments.too_many_requests',
+        );
       }
       const id = (request.params as { id: string }).id;
       let outcome;
@@ -187,7 +212,7 @@ export function commentRoutes(kit: FrontendKit): void {
         if (error instanceof CommentsClosedError) return refuse(request, reply, 403, error.message);
         throw error;
       }
-      if (!outcome) return refuse(request, reply, 404, 'Comment not found.');
+      if (!outcome) return refuse(request, reply, 404, 'Comment not found.', 'comments.not_found');
       const notice = outcome.counted ? (kind === 'like' ? 'liked' : 'reported') : 'already';
       if (wantsJson(request)) {
         return reply.send({
@@ -220,9 +245,10 @@ export function commentRoutes(kit: FrontendKit): void {
       const id = (request.params as { id: string }).id;
       const body = bodyOf(request);
       const action = text(body.action);
-      if (!/^\d{1,10}$/.test(id)) return refuse(request, reply, 404, 'Comment not found.');
+      if (!/^\d{1,10}$/.test(id))
+        return refuse(request, reply, 404, 'Comment not found.', 'comments.not_found');
       if (!(MODERATION_ACTIONS as readonly string[]).includes(action)) {
-        return refuse(request, reply, 422, 'Choose approve, spam or delete.');
+        return refuse(request, reply, 422, 'Choose approve, spam or delete.', 'comments.choose_action');
       }
       let done: number[];
       try {
@@ -234,7 +260,13 @@ export function commentRoutes(kit: FrontendKit): void {
         );
       } catch (error) {
         if (error instanceof ForbiddenError) {
-          return refuse(request, reply, 403, 'You may not moderate the comments of this website.');
+          return refuse(
+            request,
+            reply,
+            403,
+            'You may not moderate the comments of this website.',
+            'comments.may_not_moderate',
+          );
         }
         throw error;
       }
@@ -269,7 +301,7 @@ export function commentRoutes(kit: FrontendKit): void {
     const query = request.query as Record<string, unknown>;
     const notice =
       typeof query.comment === 'string' && Object.hasOwn(NOTICES, query.comment)
-        ? NOTICES[query.comment]
+        ? state.t(`comments.notice.${query.comment}`)
         : undefined;
     if (notice !== undefined) honourQuery(request, 'comment');
     // Held comments with their buttons, for those who may moderate them (the policy says who). Only a

@@ -27,7 +27,7 @@ export function homeRoutes(kit: FrontendKit): void {
       ...data,
       featured,
       posts: rest,
-      empty_text: featured ? 'No other posts yet.' : 'No posts yet.',
+      empty_text: state.t(featured ? 'home.empty_other' : 'home.empty'),
       seo: { sloganAsDescription: true },
     });
   });
@@ -46,9 +46,13 @@ export function homeRoutes(kit: FrontendKit): void {
     const data = await listingData(services, request, state, result, { path: '/blog', page, pageSize });
     return kit.render(request, reply, 'blog', {
       ...data,
-      heading: 'Blog',
+      heading: state.t('home.blog'),
+      empty_text: state.t('listing.no_posts'),
       seo: {
-        title: page > 1 ? `Blog, page ${page}` : 'Blog',
+        title:
+          page > 1
+            ? state.t('listing.title_page', { heading: state.t('home.blog'), page })
+            : state.t('home.blog'),
         canonicalQuery: { page: page > 1 ? page : undefined },
       },
     });

@@ -189,9 +189,9 @@ export async function sidebar(services: Services, request: FastifyRequest, state
           }))
       : [],
     links: [
-      { name: 'Newest', url: urlFor(state, '/post/list/new') },
-      { name: 'Popular this week', url: urlFor(state, '/post/list/hot/week') },
-      { name: 'Rankings', url: urlFor(state, '/post/rank') },
+      { name: state.t('sidebar.newest'), url: urlFor(state, '/post/list/new') },
+      { name: state.t('sidebar.popular_week'), url: urlFor(state, '/post/list/hot/week') },
+      { name: state.t('sidebar.rankings'), url: urlFor(state, '/post/rank') },
     ],
   };
 }

@@ -57,7 +57,7 @@ function renderPage(
   } | null,
   slug: string,
   customView: boolean,
-  seo: { noindex?: boolean; titlePrefix?: string } = {},
+  seo: { noindex?: boolean; preview?: boolean } = {},
 ) {
   const { themes } = kit;
   const theme = state.website.fields.theme ?? '';
@@ -72,7 +72,9 @@ function renderPage(
         }
       : { id: null, title: slug, slug, content: '', type: 'view' },
     seo: {
-      title: `${seo.titlePrefix ?? ''}${page?.metaTitle || page?.title || slug}`,
+      title: seo.preview
+        ? state.t('post.preview_prefix', { title: page?.metaTitle || page?.title || slug })
+        : page?.metaTitle || page?.title || slug,
       description: page?.metaDescription || (page?.content ? plainExcerpt(page.content, 160) : undefined),
       ...(seo.noindex ? { noindex: true } : {}),
     },
@@ -104,7 +106,7 @@ export function pageRoutes(kit: FrontendKit): void {
     const shown = { ...page, title: text('title', page.title), content: text('content', page.content ?? '') };
     return renderPage(kit, request, reply, state, shown, page.slug, false, {
       noindex: true,
-      titlePrefix: 'Preview: ',
+      preview: true,
     });
   });
 

@@ -9,6 +9,7 @@ import { cleanContent } from '../content.js';
 import { readingMinutes } from '../../domain/reading-time.js';
 import { TooManyRequestsError } from '../../domain/errors.js';
 import { checkCsrf } from '../../http/csrf.js';
+import { localizeMessage } from '../site-messages.js';
 import type { FrontendKit } from '../index.js';
 import { limitPageTtl, pageTagSink } from '../page-cache.js';
 import { postTagTypes } from '../tag-types.js';
@@ -58,17 +59,16 @@ export function periodRange(period: PeriodName, now: Date): Period {
   }
 }
 
-const PERIOD_LABELS: Record<PeriodName, string> = {
-  today: 'today',
-  yesterday: 'yesterday',
-  week: 'this week',
-  month: 'this month',
-};
-const LIST_LABELS: Record<ListName, string> = {
-  hot: 'Most read',
-  new: 'Newest',
-  like: 'Most liked',
-  fav: 'Most favourited',
+// The words of the lists and periods are the theme's (`lists.{name}`, `period.{name}`, and
+// `period.lower.{name}` inside a sentence: "Rankings this week").
+/** The empty text of each listing template (the theme's key). */
+const EMPTY_TEXT: Record<string, string> = {
+  posts: 'listing.no_posts',
+  user_posts: 'listing.no_posts',
+  tag: 'listing.no_posts_here',
+  list: 'listing.list_empty',
+  rank: 'rank.empty',
+  search: 'search.empty',
 };
 
 /** Search terms of a keyword: words, at most five, the keyword cut at 100 characters. */
@@ -107,9 +107,12 @@ export function postRoutes(kit: FrontendKit): void {
     return kit.render(request, reply, template, {
       ...data,
       heading: options.heading,
+      empty_text: state.t(EMPTY_TEXT[template] ?? 'listing.empty'),
+      lists_label: state.t('listing.tabs.lists'),
+      periods_label: state.t('listing.tabs.period'),
       ...options.data,
       seo: {
-        title: page > 1 ? `${options.heading}, page ${page}` : options.heading,
+        title: page > 1 ? state.t('listing.title_page', { heading: options.heading, page }) : options.heading,
         description: options.description,
         canonicalQuery: { page: page > 1 ? page : undefined },
         noindex: options.noindex,
@@ -135,7 +138,7 @@ export function postRoutes(kit: FrontendKit): void {
       (page, size) => listPosts(services, request, state, list(state, page, size)),
       {
         path: '/post',
-        heading: 'All posts',
+        heading: state.t('listing.all_posts'),
       },
     ),
   );
@@ -147,9 +150,9 @@ export function postRoutes(kit: FrontendKit): void {
     if (refusal) {
       reply.code(403);
       return kit.render(request, reply, 'error', {
-        heading: 'Request refused',
-        message: refusal,
-        seo: { title: 'Request refused', noindex: true },
+        heading: state.t('search.refused'),
+        message: localizeMessage(refusal, state.t),
+        seo: { title: state.t('search.refused'), noindex: true },
       });
     }
     const body = (request.body ?? {}) as Record<string, unknown>;
@@ -180,7 +183,7 @@ export function postRoutes(kit: FrontendKit): void {
             ),
           {
             path: `/post/search/${encodeURIComponent(keyword)}`,
-            heading: `Search: ${keyword.slice(0, MAX_KEYWORD_LENGTH)}`,
+            heading: state.t('search.title', { keyword: keyword.slice(0, MAX_KEYWORD_LENGTH) }),
             data: { keyword: keyword.slice(0, MAX_KEYWORD_LENGTH) },
             noindex: true,
           },
@@ -189,9 +192,9 @@ export function postRoutes(kit: FrontendKit): void {
         if (!(error instanceof TooManyRequestsError)) throw error;
         reply.code(429).header('retry-after', String(error.retryAfter));
         return kit.render(request, reply, 'error', {
-          heading: 'Too many searches',
-          message: error.message,
-          seo: { title: 'Too many searches', noindex: true },
+          heading: state.t('search.too_many'),
+          message: localizeMessage(error.message, state.t),
+          seo: { title: state.t('search.too_many'), noindex: true },
         });
       }
     },
@@ -200,9 +203,9 @@ export function postRoutes(kit: FrontendKit): void {
   // ---- Rankings and lists by clicks (R-F5) ----------------------------------------------------------
 
   const periodLinks = (state: FrontendState, base: string, current: string | null) => [
-    { name: 'All time', url: urlFor(state, base), current: current === null },
+    { name: state.t('period.all'), url: urlFor(state, base), current: current === null },
     ...PERIODS.map((period) => ({
-      name: PERIOD_LABELS[period].replace(/^./, (c) => c.toUpperCase()),
+      name: state.t(`period.${period}`),
       url: urlFor(state, `${base}/${period}`),
       current: current === period,
     })),
@@ -225,8 +228,14 @@ export function postRoutes(kit: FrontendKit): void {
           }),
         {
           path: period ? `/post/rank/${period}` : '/post/rank',
-          heading: period ? `Rankings ${PERIOD_LABELS[period]}` : 'Rankings',
-          data: { period, periods: periodLinks(state, '/post/rank', period) },
+          heading: period
+            ? state.t('rank.heading_period', { period: state.t(`period.lower.${period}`) })
+            : state.t('rank.heading'),
+          data: {
+            period,
+            period_name: period ? state.t(`period.lower.${period}`) : null,
+            periods: periodLinks(state, '/post/rank', period),
+          },
         },
       );
     };
@@ -252,7 +261,12 @@ export function postRoutes(kit: FrontendKit): void {
     const listName = name as ListName;
     const range = period ? periodRange(period as PeriodName, services.clock.now()) : undefined;
     if (listName !== 'new') limitPageTtl(request, CLICK_LIST_TTL);
-    const heading = `${LIST_LABELS[listName]}${period ? ` ${PERIOD_LABELS[period as PeriodName]}` : ''}`;
+    const heading = period
+      ? state.t('list.heading_period', {
+          list: state.t(`lists.${listName}`),
+          period: state.t(`period.lower.${period}`),
+        })
+      : state.t(`lists.${listName}`);
     return listing(
       request,
       reply,
@@ -273,7 +287,7 @@ export function postRoutes(kit: FrontendKit): void {
           name: listName,
           period,
           lists: LIST_NAMES.map((other) => ({
-            name: LIST_LABELS[other],
+            name: state.t(`lists.${other}`),
             url: urlFor(state, `/post/list/${other}${period ? `/${period}` : ''}`),
             current: other === listName,
           })),
@@ -306,7 +320,7 @@ export function postRoutes(kit: FrontendKit): void {
           listPosts(services, request, state, { ...list(state, page, size), authorId: author.id }),
         {
           path: `/user/${encodeURIComponent(username)}/posts`,
-          heading: `Posts by ${author.name}`,
+          heading: state.t('listing.by_author', { name: author.name }),
           data: { author: { name: author.name, username: author.username } },
         },
       );
@@ -334,7 +348,9 @@ export function postRoutes(kit: FrontendKit): void {
           heading: tag.name,
           description:
             tag.description?.trim() ||
-            (type === 'category' ? `Posts in the category “${tag.name}”.` : `Posts tagged “${tag.name}”.`),
+            state.t(type === 'category' ? 'listing.category_description' : 'listing.tag_description', {
+              name: tag.name,
+            }),
           data: {
             tag: {
               id: tag.id,

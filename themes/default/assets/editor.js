@@ -14,16 +14,21 @@ document.addEventListener('DOMContentLoaded', () => {
   const format = () => form.querySelector('input[name="format"]:checked')?.value ?? 'html';
 
   // [label, text before the selection, text after it, placeholder when nothing is selected, line start]
+  // The words come from the page (the theme's catalogue in the page's locale): data-label-{name} and
+  // data-sample-{name} on the toolbar.
+  const words = toolbar.dataset;
   const actions = [
-    ['Bold', '**', '**', 'bold text'],
-    ['Italic', '*', '*', 'italic text'],
-    ['Heading', '## ', '', 'Heading', true],
-    ['Link', '[', '](https://)', 'link text'],
-    ['List', '- ', '', 'item', true],
-    ['Quote', '> ', '', 'quoted text', true],
-    ['Code', '`', '`', 'code'],
+    ['bold', '**', '**'],
+    ['italic', '*', '*'],
+    ['heading', '## ', '', true],
+    ['link', '[', '](https://)'],
+    ['list', '- ', '', true],
+    ['quote', '> ', '', true],
+    ['code', '`', '`'],
   ];
-  for (const [label, before, after, placeholder, lineStart] of actions) {
+  for (const [name, before, after, lineStart] of actions) {
+    const label = words[`label${name[0].toUpperCase()}${name.slice(1)}`] ?? name;
+    const placeholder = words[`sample${name[0].toUpperCase()}${name.slice(1)}`] ?? name;
     const button = document.createElement('button');
     button.type = 'button';
     button.textContent = label;

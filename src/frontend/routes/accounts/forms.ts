@@ -9,6 +9,7 @@ import { parse } from '../../../domain/schema-fields.js';
 import { siteOrigin } from '../../../domain/site-urls.js';
 import { validationMessages } from '../../../http/validation-messages.js';
 import { urlFor } from '../../context.js';
+import { localizeErrors, localizeMessage } from '../../site-messages.js';
 import type { FrontendState } from '../../context.js';
 import { checkCsrf, csrfToken } from '../../../http/csrf.js';
 import type { FrontendKit } from '../../index.js';
@@ -67,6 +68,9 @@ export class AccountPages {
     data: Body,
   ) {
     reply.header('cache-control', 'private, no-store');
+    // The forms' findings come in the domain's English (API v1 answers them so): the page says them
+    // in its locale.
+    const errors = (data.errors ?? {}) as Errors;
     return this.kit.render(request, reply, template, {
       csrf_token: await csrfToken(this.services, request, reply),
       links: {
@@ -77,19 +81,27 @@ export class AccountPages {
         settings: urlFor(state, '/user/settings'),
       },
       registration_open: await this.services.accounts.registrationOpen(),
-      errors: {},
       form: {},
       ...data,
+      errors: localizeErrors(errors, state.t),
     });
   }
 
-  /** The view of a simple form page: its template, title and where it posts. */
-  form(template: string, title: string, actionPath: string): FormView {
+  /** The view of a simple form page: its template, title (the theme's key) and where it posts. */
+  form(template: string, titleKey: string, actionPath: string): FormView {
     return (request, reply, state, data = {}) =>
-      this.page(request, reply, state, template, { title, action: urlFor(state, actionPath), ...data });
+      this.page(request, reply, state, template, {
+        title: state.t(titleKey),
+        action: urlFor(state, actionPath),
+        ...data,
+      });
   }
 
-  /** `mailed`: the page says a mail was sent (in development without SMTP_URL, it says where to). */
+  /**
+   * `mailed`: the page says a mail was sent (in development without SMTP_URL, it says where to).
+   * `title` and `text` are said in the page's locale by the caller (`state.t`); an English sentence
+   * of the domain is read into it here.
+   */
   message(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -102,7 +114,7 @@ export class AccountPages {
     reply.code(status);
     return this.page(request, reply, state, 'user/message', {
       title,
-      message: text,
+      message: localizeMessage(text, state.t),
       mail_in_log: mailed && this.mailGoesToLog(),
     });
   }
@@ -134,8 +146,9 @@ export class AccountPages {
   }
 
   /** The website a mail speaks for: its name, and its primary domain (the sender's, mailer.ts). */
-  mailSite(state: FrontendState): { name: string; domain: string } {
-    return { name: this.siteName(state), domain: state.website.domain };
+  mailSite(state: FrontendState): { name: string; domain: string; locale: string } {
+    // The page's locale: a mail to someone without an account is written in it.
+    return { name: this.siteName(state), domain: state.website.domain, locale: state.locale };
   }
 
   /**
@@ -148,9 +161,10 @@ export class AccountPages {
     path: string;
     name: string;
     template: string;
-    data: Body;
+    /** The page's words (title, message, button…) by the theme's keys, said in the page's locale. */
+    words: Record<string, string>;
     valid: (token: string) => Promise<boolean>;
-    dead: { status: number; message: string };
+    dead: { status: number; key: string };
     gate?: (request: FastifyRequest, reply: FastifyReply, state: FrontendState) => Promise<unknown>;
     schema: S;
     action: (
@@ -167,7 +181,7 @@ export class AccountPages {
       const token = tokenOf(request);
       if (!(await spec.valid(token))) return this.deadLink(request, reply, state, spec.dead);
       return this.page(request, reply, state, spec.template, {
-        ...spec.data,
+        ...Object.fromEntries(Object.entries(spec.words).map(([name, key]) => [name, state.t(key)])),
         action: urlFor(state, `${spec.path}/${token}`),
         ...data,
       });
@@ -200,9 +214,9 @@ export class AccountPages {
     request: FastifyRequest,
     reply: FastifyReply,
     state: FrontendState,
-    dead: { status: number; message: string },
+    dead: { status: number; key: string },
   ) {
-    return this.message(request, reply, state, dead.status, 'Invalid link', dead.message);
+    return this.message(request, reply, state, dead.status, state.t('error.invalid_link'), state.t(dead.key));
   }
 
   /**
@@ -227,7 +241,7 @@ export class AccountPages {
     },
   ): Promise<unknown> {
     const reason = await this.refused(request);
-    if (reason) return this.message(request, reply, state, 403, 'Form refused', reason);
+    if (reason) return this.message(request, reply, state, 403, state.t('error.form_refused'), reason);
     const again = (status: number, errors: Errors) => {
       reply.code(status);
       return flow.form(request, reply, state, { errors, form: entered(request.body, flow.fields) });

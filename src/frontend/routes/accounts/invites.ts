@@ -12,7 +12,7 @@ import { signIn } from '../../session.js';
 import type { AccountPages, Body, Errors } from './forms.js';
 import { TOKEN_PAGE_REFERRER_POLICY } from './forms.js';
 
-const DEAD = { status: 404, message: 'This invitation link is invalid, used, expired or withdrawn.' };
+const DEAD = { status: 404, key: 'invite.dead' };
 
 export function inviteRoutes(pages: AccountPages): void {
   const { kit } = pages;
@@ -35,8 +35,14 @@ export function inviteRoutes(pages: AccountPages): void {
         ? 'sign-in'
         : 'register';
     return pages.page(request, reply, state, 'user/invite', {
-      title: `Join ${invite.websiteName}`,
-      invite: { email: invite.email, role: invite.role.replace('_', ' '), website: invite.websiteName },
+      title: state.t('invite.title', { website: invite.websiteName }),
+      invite: {
+        email: invite.email,
+        role: invite.role.replace('_', ' '),
+        /** The role in the page's words. */
+        role_name: state.t(`role.${invite.role}`),
+        website: invite.websiteName,
+      },
       mode,
       action: urlFor(state, path),
       login_url: `${urlFor(state, '/user/login')}?redirect=${encodeURIComponent(path)}`,
@@ -54,7 +60,7 @@ export function inviteRoutes(pages: AccountPages): void {
   kit.page('POST', '/user/invite/:token', { name: 'users.invite.accept' }, async (request, reply, state) => {
     reply.header('referrer-policy', TOKEN_PAGE_REFERRER_POLICY);
     const reason = await pages.refused(request);
-    if (reason) return pages.message(request, reply, state, 403, 'Form refused', reason);
+    if (reason) return pages.message(request, reply, state, 403, state.t('error.form_refused'), reason);
     const token = tokenOf(request);
     const invite = await services.inviteOps.open(token);
     if (!invite) return pages.deadLink(request, reply, state, DEAD);
@@ -67,7 +73,7 @@ export function inviteRoutes(pages: AccountPages): void {
       );
     } catch (error) {
       if (error instanceof ForbiddenError) {
-        return pages.message(request, reply, state, 403, 'Another account', error.message);
+        return pages.message(request, reply, state, 403, state.t('invite.another_account'), error.message);
       }
       if (!(error instanceof ValidationError)) throw error;
       const errors: Errors = validationMessages(error);

@@ -7,6 +7,7 @@ import { ValidationError } from '../../../domain/errors.js';
 import { parse } from '../../../domain/schema-fields.js';
 import { validationMessages } from '../../../http/validation-messages.js';
 import { urlFor } from '../../context.js';
+import { localizeErrors, localizeMessage } from '../../site-messages.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, safeRedirect, signIn, signOut } from '../../session.js';
 import type { AccountPages, Body, Errors, FormView } from './forms.js';
@@ -25,11 +26,11 @@ export function loginRoutes(pages: AccountPages): void {
   const loginForm: FormView = (request, reply, state, data = {}) => {
     const query = request.query as Body;
     return pages.page(request, reply, state, 'user/login', {
-      title: 'Log in',
+      title: state.t('login.title'),
       action: urlFor(state, '/user/login/submit'),
       ajax_action: urlFor(state, '/user/login/ajax'),
       redirect: safeRedirect(query.redirect, ''),
-      notice: query.reset === '1' ? 'Your password has been changed. Log in with the new one.' : null,
+      notice: query.reset === '1' ? state.t('login.reset_done') : null,
       ...data,
     });
   };
@@ -73,7 +74,7 @@ export function loginRoutes(pages: AccountPages): void {
     const outcome = await attemptLogin(request, reply, state);
     if (outcome.ok) return reply.redirect(outcome.redirect, 303);
     if (outcome.status === 403)
-      return pages.message(request, reply, state, 403, 'Form refused', outcome.message);
+      return pages.message(request, reply, state, 403, state.t('error.form_refused'), outcome.message);
     reply.code(outcome.status);
     return loginForm(request, reply, state, {
       errors: outcome.errors,
@@ -92,15 +93,16 @@ export function loginRoutes(pages: AccountPages): void {
     return {
       code: outcome.status,
       status: 'fail',
-      message: outcome.message,
-      ...(outcome.status === 422 ? { errors: outcome.errors } : {}),
+      message: outcome.status === 429 ? localizeMessage(outcome.message, state.t) : outcome.message,
+      // The page's script shows the field's message: in the page's locale (an English page: as it was).
+      ...(outcome.status === 422 ? { errors: localizeErrors(outcome.errors, state.t) } : {}),
       ...(outcome.retryAfter !== undefined ? { retry_after: outcome.retryAfter } : {}),
     };
   });
 
   kit.page('POST', '/user/logout', { name: 'users.logout' }, async (request, reply, state) => {
     const reason = await pages.refused(request);
-    if (reason) return pages.message(request, reply, state, 403, 'Form refused', reason);
+    if (reason) return pages.message(request, reply, state, 403, state.t('error.form_refused'), reason);
     await signOut(services, request, reply);
     return reply.redirect(urlFor(state, '/'), 303);
   });

@@ -10,7 +10,7 @@ export function passwordResetRoutes(pages: AccountPages): void {
   const { kit } = pages;
   const { services } = kit;
 
-  const forgotForm = pages.form('user/forgot', 'Forgot your password?', '/user/password/forgot/submit');
+  const forgotForm = pages.form('user/forgot', 'forgot.title', '/user/password/forgot/submit');
 
   kit.page('GET', '/user/password/forgot', { name: 'users.password.forgot' }, async (request, reply, state) =>
     forgotForm(request, reply, state),
@@ -43,23 +43,20 @@ export function passwordResetRoutes(pages: AccountPages): void {
             reply,
             state,
             200,
-            'Check your inbox',
-            'If an account exists for that email, we have sent it a link to choose a new password.',
+            state.t('forgot.sent.title'),
+            state.t('forgot.sent.text'),
             true,
           );
         },
       }),
   );
 
-  const deadReset = {
-    status: 404,
-    message: 'This password reset link is invalid, used or expired. Ask for a new one.',
-  };
+  const deadReset = { status: 404, key: 'reset.dead' };
   pages.tokenLink({
     path: '/user/password/reset',
     name: 'users.password.reset',
     template: 'user/reset',
-    data: { title: 'Choose a new password' },
+    words: { title: 'reset.title' },
     valid: (token) => services.accounts.resetTokenValid(token),
     dead: deadReset,
     schema: passwordResetInput,

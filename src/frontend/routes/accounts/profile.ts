@@ -18,6 +18,7 @@ export function profileRoutes(pages: AccountPages): void {
     path: string;
     name: string;
     template: string;
+    /** The page's title: the theme's key. */
     title: string;
     schema: S;
     /** Fields shown again after an error. */
@@ -34,7 +35,7 @@ export function profileRoutes(pages: AccountPages): void {
       extra: Body = {},
     ) =>
       pages.page(request, reply, state, spec.template, {
-        title: spec.title,
+        title: state.t(spec.title),
         action: urlFor(state, `${spec.path}/update`),
         ...(await spec.data(request, state)),
         ...extra,
@@ -67,7 +68,7 @@ export function profileRoutes(pages: AccountPages): void {
     path: '/user/profile',
     name: 'users.profile',
     template: 'user/profile',
-    title: 'Your profile',
+    title: 'profile.title',
     schema: profileInput,
     fields: ['name', 'username'],
     data: async (request, state) => {
@@ -86,11 +87,11 @@ export function profileRoutes(pages: AccountPages): void {
         form: { name: user.name, username: user.username ?? '' },
         notice:
           query.welcome === '1'
-            ? 'Welcome! Your account is ready.'
+            ? state.t('profile.welcome')
             : query.saved === '1'
-              ? 'Your profile has been saved.'
+              ? state.t('profile.saved')
               : query.deleted === '1'
-                ? 'The post has been deleted.'
+                ? state.t('profile.post_deleted')
                 : null,
         write_url: urlFor(state, '/post/create'),
         // Editors of this website find the posts waiting for their review from here.
@@ -107,12 +108,14 @@ export function profileRoutes(pages: AccountPages): void {
     path: '/user/settings',
     name: 'users.settings',
     template: 'user/settings',
-    title: 'Account settings',
+    title: 'settings.title',
     schema: settingsInput,
     fields: ['email'],
     data: (request, state) => ({
       form: { email: state.user!.email },
-      notice: SETTINGS_NOTICES[String((request.query as Body).saved)] ?? null,
+      notice: Object.hasOwn(SETTINGS_NOTICES, String((request.query as Body).saved))
+        ? state.t(SETTINGS_NOTICES[String((request.query as Body).saved)]!)
+        : null,
       mail_in_log: String((request.query as Body).saved) === 'email' && pages.mailGoesToLog(),
     }),
     save: async (request, state, input) => {
@@ -124,6 +127,7 @@ export function profileRoutes(pages: AccountPages): void {
           link: (token) => pages.mailLink(state, `/user/settings/email/${token}`),
           siteName: pages.siteName(state),
           siteDomain: state.website.domain,
+          locale: state.locale,
         },
         siteActor(request, state).origin,
       );
@@ -133,18 +137,15 @@ export function profileRoutes(pages: AccountPages): void {
 
   // The link mailed to a new address: a page with a button, so that opening it (a mail scanner)
   // changes nothing; the button moves the account. Whoever reads the new address may use it.
-  const deadEmailLink = {
-    status: 400,
-    message: 'This link is invalid or has expired. Change your email again to get a new one.',
-  };
+  const deadEmailLink = { status: 400, key: 'email_change.dead' };
   pages.tokenLink({
     path: '/user/settings/email',
     name: 'users.settings.email',
     template: 'user/confirm',
-    data: {
-      title: 'Confirm your new email address',
-      message: 'One more step: use this address for your account from now on.',
-      button: 'Confirm the new address',
+    words: {
+      title: 'email_change.title',
+      message: 'email_change.text',
+      button: 'email_change.button',
     },
     valid: (token) => services.accounts.emailChangeTokenValid(token),
     dead: deadEmailLink,
@@ -156,15 +157,15 @@ export function profileRoutes(pages: AccountPages): void {
             reply,
             state,
             200,
-            'Email changed',
-            'Your account now uses this email address.',
+            state.t('email_change.done.title'),
+            state.t('email_change.done.text'),
           )
         : pages.deadLink(request, reply, state, deadEmailLink),
   });
 }
 
+/** The settings page's notices after a save (`?saved=…`): the theme's keys. */
 const SETTINGS_NOTICES: Record<string, string> = {
-  '1': 'Your settings have been saved.',
-  email:
-    'Your settings have been saved. Check your new email address: we sent it a link to confirm the change (until then, your account keeps its current address).',
+  '1': 'settings.saved',
+  email: 'settings.saved_email',
 };

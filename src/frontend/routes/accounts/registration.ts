@@ -15,7 +15,7 @@ export function registrationRoutes(pages: AccountPages): void {
   const { kit } = pages;
   const { services } = kit;
 
-  const registerForm = pages.form('user/register', 'Register', '/user/register/submit');
+  const registerForm = pages.form('user/register', 'register.title', '/user/register/submit');
 
   const closed = (request: FastifyRequest, reply: FastifyReply, state: FrontendState) =>
     pages.message(
@@ -23,8 +23,8 @@ export function registrationRoutes(pages: AccountPages): void {
       reply,
       state,
       403,
-      'Registration is closed',
-      'This site does not take new accounts.',
+      state.t('register.closed.title'),
+      state.t('register.closed.text'),
     );
 
   /**
@@ -93,8 +93,8 @@ export function registrationRoutes(pages: AccountPages): void {
               reply,
               state,
               200,
-              'Check your email',
-              `Check your email: we sent a link to finish creating your account to ${input.email}.`,
+              state.t('register.sent.title'),
+              state.t('register.sent.text', { email: input.email }),
               true,
             );
           }),
@@ -107,13 +107,13 @@ export function registrationRoutes(pages: AccountPages): void {
     path: '/user/register/confirm',
     name: 'users.register.confirm',
     template: 'user/confirm',
-    data: {
-      title: 'Create your account',
-      message: 'One more step: create your account with the details you registered.',
-      button: 'Create my account',
+    words: {
+      title: 'register.finish.title',
+      message: 'register.finish.text',
+      button: 'register.finish.button',
     },
     valid: (token) => services.accounts.registrationTokenValid(token),
-    dead: { status: 400, message: 'This link is invalid or has expired. Register again to get a new one.' },
+    dead: { status: 400, key: 'register.dead' },
     gate: gateOpen,
     schema: z.object({}),
     action: async (token, _input, request, reply, state) => {
@@ -129,10 +129,7 @@ export function registrationRoutes(pages: AccountPages): void {
         throw error;
       }
       if (!user) {
-        return pages.deadLink(request, reply, state, {
-          status: 400,
-          message: 'This link is invalid or has expired. Register again to get a new one.',
-        });
+        return pages.deadLink(request, reply, state, { status: 400, key: 'register.dead' });
       }
       await signIn(services, request, reply, user);
       return reply.redirect(urlFor(state, '/user/profile?welcome=1'), 303);
