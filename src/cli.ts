@@ -1,5 +1,6 @@
 // The `folio` command line. Every command reads the configuration from the environment, and exits
 // non-zero with one clear line on stderr when something is wrong.
+import { INSTALLATION_OPERATOR } from './domain/policy.js';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, redact } from './config.js';
@@ -152,7 +153,7 @@ async function withServices<T>(config: Config, run: (services: Services) => Prom
 }
 
 /** The CLI acts as the installation's administrator (whoever may run it holds the server). */
-const CLI_ACTOR = { userId: null, isAdmin: true, websiteId: null, origin: { surface: 'cli' } } as const;
+const CLI_ACTOR = INSTALLATION_OPERATOR;
 
 /** Records a CLI write in the audit log: what, on which resource and website, the fields' names. */
 function audited(
@@ -532,11 +533,11 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         if (ids.length === 0) throw new UsageError(`usage: ${command} ID…`);
         return await withServices(config, async (services) => {
           const action = command.slice('comment:'.length);
-          const done =
-            action === 'delete'
-              ? await services.commentModeration.delete(ids)
-              : await services.commentModeration.setStatus(ids, action === 'approve' ? 'approved' : 'spam');
-          for (const id of done) await audited(services, `comment.${action}`, { type: 'comment', id });
+          const done = await services.commentModeration.moderateAll(
+            CLI_ACTOR,
+            ids,
+            action as 'approve' | 'spam' | 'delete',
+          );
           const missing = ids.filter((id) => !done.includes(id));
           output.out(
             `${action === 'delete' ? 'Deleted' : action === 'approve' ? 'Approved' : 'Marked as spam'}: ${done.length ? done.join(', ') : 'none'}`,
@@ -652,8 +653,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         if (!key || value === undefined || positionals.length !== 2)
           throw new UsageError('usage: setting:set KEY VALUE');
         return await withServices(config, async (services) => {
-          await services.settings.set(key, value);
-          await audited(services, 'setting.set', { type: 'setting', id: key.slice(0, 64) });
+          await services.systemOps.setSetting(CLI_ACTOR, { key, value });
           output.out(`${key}=${value}`);
           return 0;
         });
@@ -677,18 +677,13 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           return Number(id);
         });
         return await withServices(config, async (services) => {
-          const link = await services.links.create({
+          const link = await services.linkOps.create(CLI_ACTOR, {
             name: option(values, 'name'),
             url: option(values, 'url'),
             description: values.description ?? null,
             icon: values.icon ?? null,
             categories: values.category ?? [],
-            websiteIds,
-          });
-          await audited(services, 'link.create', {
-            type: 'link',
-            id: link.id,
-            input: { name: true, url: true },
+            website_ids: websiteIds,
           });
           output.out(JSON.stringify({ id: link.id, slug: link.slug, url: link.url }));
           return 0;

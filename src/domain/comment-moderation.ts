@@ -161,6 +161,34 @@ export class CommentModeration {
    * Approves, marks as spam or deletes comments shown on a website the actor moderates; comments
    * of other websites are left alone (answered as not found). Answers the ids acted on.
    */
+  /**
+   * Moderates comments by id wherever they were made (the CLI's `comment:approve|spam|delete`):
+   * administrators only. Answers the ids it changed.
+   */
+  async moderateAll(actor: Actor, ids: readonly number[], action: ModerationAction): Promise<number[]> {
+    return this.deps.runner.run(async () => {
+      if (!this.deps.policy.administers(actor)) throw new ForbiddenError();
+      const valid = [...new Set(ids)].filter(isStorableId);
+      if (valid.length > MAX_MODERATION_BATCH) {
+        throw new InputError('ids', `At most ${MAX_MODERATION_BATCH} comments at a time.`);
+      }
+      if (valid.length === 0) return [];
+      const done =
+        action === 'delete'
+          ? await this.delete(valid)
+          : await this.setStatus(valid, action === 'approve' ? 'approved' : 'spam');
+      for (const id of done) {
+        await recordWrite(this.deps.audit, actor, {
+          action: `comment.${action}`,
+          resourceType: 'comment',
+          resourceId: id,
+          websiteIds: [],
+        });
+      }
+      return done;
+    });
+  }
+
   async moderateOn(
     actor: Actor,
     websiteId: number,

@@ -70,6 +70,14 @@ export interface Actor {
   origin?: ActorOrigin;
 }
 
+/** The installation's operator at the command line (the CLI): an administrator without an account. */
+export const INSTALLATION_OPERATOR: Actor = Object.freeze({
+  userId: null,
+  isAdmin: true,
+  websiteId: null,
+  origin: Object.freeze({ surface: 'cli' as const }),
+});
+
 /** The surface, request and client an action came through (the audit log's "from where"). */
 export interface ActorOrigin {
   surface: AuditSurface;
@@ -377,6 +385,14 @@ export class Policy {
    */
   managesInstallation(actor: Actor): boolean {
     return this.administers(actor) && actor.key?.readOnly !== true;
+  }
+
+  /**
+   * Is the actor the installation's operator: someone at its command line (the CLI's actor), who
+   * holds its files and database anyway. Only they set secret settings (SMTP passwords, tokens).
+   */
+  operatesInstallation(actor: Actor): boolean {
+    return actor.isAdmin && actor.userId === null && actor.origin?.surface === 'cli';
   }
 
   /** May the actor read the installation's settings and jobs: administrators (an unlimited key). */

@@ -49,6 +49,9 @@ export interface TestMail {
 
 /** Settings no face shows or changes: the installation's signing secret and anything like it. */
 const SECRET_SETTING = /secret|password|token|smtp/i;
+const oneSettingInput = z
+  .object({ key: z.string().trim().min(1).max(191), value: z.string().max(65_535) })
+  .strict();
 const KEY = /^[a-z][a-z0-9_.-]{0,190}$/;
 
 export const settingsInput = z
@@ -166,6 +169,35 @@ export class SystemOperations {
   }
 
   /** Sets settings (`null` removes one); secrets are refused (administrators). */
+  /**
+   * Sets one setting to a value (the CLI's `setting:set`): any key, secrets included, for the
+   * installation's operator; for administrators, the keys the API lets them set.
+   */
+  async setSetting(actor: Actor, raw: unknown): Promise<void> {
+    const { key, value } = parse(oneSettingInput, raw);
+    if (!this.deps.policy.operatesInstallation(actor)) {
+      await this.setSettings(actor, { [key]: value });
+      return;
+    }
+    return this.deps.runner.run(async () => {
+      const stored = SETTING_CHOICES[key] ? value.trim().toLowerCase() : value;
+      if (SETTING_CHOICES[key] && !SETTING_CHOICES[key].includes(stored)) {
+        throw new ValidationError({
+          [key]: [`The selected ${key} is invalid. Choices: ${SETTING_CHOICES[key].join(', ')}.`],
+        });
+      }
+      await this.deps.settings.set(key, stored);
+      await this.deps.changes?.announce({ kind: 'settings', keys: [key] });
+      await recordWrite(this.deps.audit, actor, {
+        action: 'setting.set',
+        resourceType: 'setting',
+        resourceId: key.slice(0, 64),
+        websiteIds: [],
+        input: { [key]: true },
+      });
+    });
+  }
+
   async setSettings(actor: Actor, raw: unknown): Promise<Record<string, string>> {
     return this.deps.runner.run(async () => {
       if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
