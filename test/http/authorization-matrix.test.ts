@@ -51,6 +51,7 @@ const hasRows = (response: LightMyRequestResponse) =>
 /** Routes not bound to a website: the caller's own (session, keys, profile) or reading what any writer may. */
 const NOT_SITE_BOUND = new Set([
   'GET /api/v2/me',
+  'PUT /api/v2/me/language',
   'GET /api/v2/session',
   'GET /api/v2/keys',
   'POST /api/v2/keys',
