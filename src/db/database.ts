@@ -31,6 +31,7 @@ import * as keyScopes from './migrations/0025_key_scopes.js';
 import * as commentWebsites from './migrations/0026_comment_websites.js';
 import * as pageSeo from './migrations/0027_page_seo.js';
 import * as outbox from './migrations/0028_outbox.js';
+import * as revisions from './migrations/0030_revisions.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
 import { longReadsOffTheLoop } from './read-thread.js';
@@ -199,6 +200,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0026_comment_websites', up: commentWebsites.up },
   { name: '0027_page_seo', up: pageSeo.up },
   { name: '0028_outbox', up: outbox.up },
+  { name: '0030_revisions', up: revisions.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */
