@@ -12,6 +12,7 @@ import type { Db } from '../db/database.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import type { Actor, Policy } from './policy.js';
 import type { OperationRunner } from './run.js';
+import { currentWriteScope } from './write-scope.js';
 import type { DomainEvent } from './write-scope.js';
 import type { SettingsService } from './settings.js';
 import { factsOf } from './posts/context.js';
@@ -27,7 +28,14 @@ export const DEFAULT_REVISIONS_KEEP = 50;
 export const MAX_REVISION_PAGE_SIZE = 100;
 
 /** The post writes that make a revision (the audit actions of posts/*.ts). */
-const POST_SAVES = new Set(['post.create', 'post.update', 'post.submit', 'post.approve', 'post.return']);
+const POST_SAVES = new Set([
+  'post.create',
+  'post.update',
+  'post.submit',
+  'post.approve',
+  'post.return',
+  'post.restore',
+]);
 /** Translatable fields: stored per locale (`{ locale: text }`). */
 export const TEXT_FIELDS = ['title', 'content', 'excerpt', 'keywords'] as const;
 const OTHER_FIELDS = [
@@ -148,6 +156,20 @@ export class RevisionsService {
 
   private async onWrite(event: DomainEvent): Promise<void> {
     if (event.resourceType !== 'post' || !POST_SAVES.has(event.action) || event.resourceId === null) return;
+    // Hooks run when the operation's work is done: one revision per post and operation, named after
+    // its last save (a restore's update is the restore).
+    const events = currentWriteScope()?.events ?? [];
+    const later = events.slice(events.indexOf(event) + 1);
+    if (
+      later.some(
+        (other) =>
+          other.resourceType === 'post' &&
+          other.resourceId === event.resourceId &&
+          POST_SAVES.has(other.action),
+      )
+    ) {
+      return;
+    }
     const post = await this.deps.posts.findDetail(Number(event.resourceId));
     if (!post) return;
     await this.write(post, event);
@@ -314,22 +336,7 @@ export class RevisionsService {
       const restored = await this.deps.postOps.update(actor, String(post.id), raw, {
         ifVersion: options.ifVersion,
       });
-      // The save wrote its revision (post.update); it is the restore's.
-      const newest = await this.deps.db
-        .selectFrom('revisions')
-        .select('id')
-        .where('resource_type', '=', 'post')
-        .where('resource_id', '=', post.id)
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (newest) {
-        await this.deps.db
-          .updateTable('revisions')
-          .set({ action: 'post.restore' })
-          .where('id', '=', Number(newest.id))
-          .execute();
-      }
+      // Audited; its event (after the update's) names the operation's one revision `post.restore`.
       await recordWrite(this.deps.audit, actor, {
         action: 'post.restore',
         resourceType: 'post',

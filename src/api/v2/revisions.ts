@@ -5,7 +5,15 @@ import { z } from 'zod';
 import type { Revision, RevisionSummary } from '../../domain/revisions.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
-import { etagOf, ifMatchVersion, pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import {
+  etagOf,
+  ifMatchVersion,
+  pageOf,
+  paginate,
+  paginationMeta,
+  paginationQuery,
+  queryOf,
+} from './conventions.js';
 import type { V2Router } from './router.js';
 
 const postId = z
@@ -54,7 +62,11 @@ const revisionSchema = revisionSummarySchema
   })
   .meta({ id: 'Revision' });
 
-const diffPart = z.object({ value: z.string(), added: z.boolean().optional(), removed: z.boolean().optional() });
+const diffPart = z.object({
+  value: z.string(),
+  added: z.boolean().optional(),
+  removed: z.boolean().optional(),
+});
 const comparisonSchema = z
   .object({
     from: revisionSummarySchema,
@@ -123,7 +135,9 @@ export function registerRevisionRoutes(router: V2Router, services: Services): vo
     tags: ['revisions'],
     params: z.object({ id: postId }),
     querystring: listQuery,
-    response: { 200: z.object({ data: z.array(revisionSummarySchema), meta: z.object({ pagination: paginationMeta }) }) },
+    response: {
+      200: z.object({ data: z.array(revisionSummarySchema), meta: z.object({ pagination: paginationMeta }) }),
+    },
     handler: async (request, reply) => {
       const page = pageOf(queryOf(listQuery, request));
       const actor = await actorOf(services, request);
@@ -183,10 +197,7 @@ export function registerRevisionRoutes(router: V2Router, services: Services): vo
 
   const restoreBody = z
     .object({
-      status: z
-        .string()
-        .optional()
-        .describe('The status the post gets; absent: its status does not change.'),
+      status: z.string().optional().describe('The status the post gets; absent: its status does not change.'),
     })
     .strict();
   router.route({
