@@ -367,7 +367,12 @@ function nonEmpty(map: Record<string, string>): Record<string, string> | null {
 
 function positive(value: unknown, fallback: number, field: string, max: number): number {
   if (value === undefined || value === null || value === '') return fallback;
-  const number = typeof value === 'number' ? value : /^\d{1,9}$/.test(String(value)) ? Number(value) : NaN;
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d{1,9}$/.test(value)
+        ? Number(value)
+        : NaN;
   if (!Number.isInteger(number) || number < 1) {
     throw new ValidationError({ [field]: [`The ${field.replace('_', ' ')} must be at least 1.`] });
   }
