@@ -62,6 +62,7 @@ import { Policy } from './domain/policy.js';
 import { ResourceAbilities } from './domain/resource-abilities.js';
 import { siteOrigin } from './domain/site-urls.js';
 import { PublicPostsService } from './domain/public-posts.js';
+import { RevisionsService } from './domain/revisions.js';
 import { ContentChanges } from './domain/changes.js';
 import { OperationRunner } from './domain/run.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
@@ -128,6 +129,8 @@ export interface Services {
    * announcements after commit; hooks for every write (run.ts).
    */
   runner: OperationRunner;
+  /** Revisions of posts: written by the runner's write hook; list, show, compare, restore (issue 37). */
+  revisions: RevisionsService;
   media: MediaService;
   /** The media library's records (items of a website, their texts, variants and uses). */
   mediaLibrary: MediaLibrary;
@@ -310,6 +313,16 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });
+  const revisions = new RevisionsService({
+    db,
+    clock,
+    runner,
+    posts,
+    postOps,
+    policy,
+    settings,
+    audit,
+  }).install();
   const pages = new PagesService(db, clock, translations, bindings, changes);
   const updates = new UpdateService({
     db,
@@ -434,6 +447,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     searchIndex: new SearchIndexService(db),
     changes,
     runner,
+    revisions,
     media,
     mediaLibrary,
     mediaOps: new MediaOperations({

@@ -873,6 +873,319 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/posts/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a post's revisions
+         * @description Newest first, paged. Those who may change the post may see its history.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1. */
+                    page?: number;
+                    /** @description Items per page (1–100, default 20). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The post id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["RevisionSummary"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{id}/revisions/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two revisions
+         * @description A word-level diff of each translatable field per locale, and the other fields that differ.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The older revision. */
+                    from: string;
+                    /** @description The newer revision. */
+                    to: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The post id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["RevisionComparison"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{id}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one revision */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post id. */
+                    id: string;
+                    /** @description The revision id. */
+                    revision: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Revision"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{id}/revisions/{revision}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision
+         * @description The post takes the revision’s fields (a new revision itself); its status only when `status` is sent. Tags and websites deleted since are left out and named in `missing`. `If-Match`: 412 when the post changed since.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post id. */
+                    id: string;
+                    /** @description The revision id. */
+                    revision: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The status the post gets; absent: its status does not change. */
+                        status?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                post_id: number;
+                                status: string;
+                                updated_at: string;
+                                missing: {
+                                    tags: number[];
+                                    websites: number[];
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/me": {
         parameters: {
             query?: never;
@@ -6639,6 +6952,79 @@ export interface components {
                 message?: string;
             }[];
         };
+        RevisionSummaryInput: {
+            id: number;
+            post_id: number;
+            /** @description post.create, post.update, post.approve, post.restore, … */
+            action: string;
+            /** @description The post status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+        };
+        RevisionInput: {
+            id: number;
+            post_id: number;
+            /** @description post.create, post.update, post.approve, post.restore, … */
+            action: string;
+            /** @description The post status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+            data: {
+                title: {
+                    [key: string]: string;
+                };
+                content: {
+                    [key: string]: string;
+                };
+                excerpt: {
+                    [key: string]: string;
+                };
+                keywords: {
+                    [key: string]: string;
+                };
+                slug: string;
+                status: string;
+                published_at: string | null;
+                thumbnail: string | null;
+                meta_title: string | null;
+                meta_description: string | null;
+                meta_keywords: string | null;
+                author_id: number | null;
+                tags: number[];
+                categories: number[];
+                website_ids: number[];
+            };
+        };
+        RevisionComparisonInput: {
+            from: components["schemas"]["RevisionSummaryInput"];
+            to: components["schemas"]["RevisionSummaryInput"];
+            text: {
+                field: string;
+                locale: string;
+                parts: {
+                    value: string;
+                    added?: boolean;
+                    removed?: boolean;
+                }[];
+            }[];
+            fields: {
+                field: string;
+                from: unknown;
+                to: unknown;
+            }[];
+        };
         LanguageInput: {
             data: {
                 language: ("en" | "zh_TW" | "zh_CN" | "ja") | null;
@@ -7226,6 +7612,79 @@ export interface components {
                 /** @enum {string} */
                 outcome: "done" | "forbidden" | "not_found" | "invalid" | "conflict";
                 message?: string;
+            }[];
+        };
+        RevisionSummary: {
+            id: number;
+            post_id: number;
+            /** @description post.create, post.update, post.approve, post.restore, … */
+            action: string;
+            /** @description The post status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+        };
+        Revision: {
+            id: number;
+            post_id: number;
+            /** @description post.create, post.update, post.approve, post.restore, … */
+            action: string;
+            /** @description The post status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+            data: {
+                title: {
+                    [key: string]: string;
+                };
+                content: {
+                    [key: string]: string;
+                };
+                excerpt: {
+                    [key: string]: string;
+                };
+                keywords: {
+                    [key: string]: string;
+                };
+                slug: string;
+                status: string;
+                published_at: string | null;
+                thumbnail: string | null;
+                meta_title: string | null;
+                meta_description: string | null;
+                meta_keywords: string | null;
+                author_id: number | null;
+                tags: number[];
+                categories: number[];
+                website_ids: number[];
+            };
+        };
+        RevisionComparison: {
+            from: components["schemas"]["RevisionSummary"];
+            to: components["schemas"]["RevisionSummary"];
+            text: {
+                field: string;
+                locale: string;
+                parts: {
+                    value: string;
+                    added?: boolean;
+                    removed?: boolean;
+                }[];
+            }[];
+            fields: {
+                field: string;
+                from: unknown;
+                to: unknown;
             }[];
         };
         Language: {

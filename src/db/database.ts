@@ -33,6 +33,7 @@ import * as pageSeo from './migrations/0027_page_seo.js';
 import * as outbox from './migrations/0028_outbox.js';
 import * as searchIndex from './migrations/0040_search_index.js';
 import * as userLocale from './migrations/0045_user_locale.js';
+import * as revisions from './migrations/0030_revisions.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
 import { longReadsOffTheLoop } from './read-thread.js';
@@ -204,6 +205,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0026_comment_websites', up: commentWebsites.up },
   { name: '0027_page_seo', up: pageSeo.up },
   { name: '0028_outbox', up: outbox.up },
+  { name: '0030_revisions', up: revisions.up },
   { name: '0040_search_index', up: searchIndex.up },
   { name: '0045_user_locale', up: userLocale.up },
 ];

@@ -105,6 +105,21 @@ export interface OutboxTable {
   claimed_at: Timestamp | null;
 }
 
+/** A snapshot of a post or page after a save (0030_revisions, domain/revisions.ts). */
+export interface RevisionsTable {
+  id: Generated<number>;
+  resource_type: string;
+  resource_id: number;
+  action: string;
+  status: string;
+  published: number;
+  user_id: number | null;
+  api_key_id: number | null;
+  surface: string;
+  created_at: Timestamp;
+  data: string;
+}
+
 /** A named API key with scopes (issue 20); only its SHA-256 is stored. */
 export interface ApiKeysTable {
   id: Generated<number>;
@@ -422,6 +437,7 @@ export interface Database {
   memberships: MembershipsTable;
   audit_log: AuditLogTable;
   outbox: OutboxTable;
+  revisions: RevisionsTable;
   api_keys: ApiKeysTable;
   invites: InvitesTable;
   api_key_websites: ApiKeyWebsitesTable;

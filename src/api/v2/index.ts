@@ -27,6 +27,7 @@ import { registerPageRoutes } from './pages.js';
 import { registerMenuRoutes } from './menus.js';
 import { registerSystemRoutes } from './system.js';
 import { registerPostRoutes } from './posts.js';
+import { registerRevisionRoutes } from './revisions.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
 
@@ -145,6 +146,7 @@ export function apiV2(services: Services) {
 
     const router = new V2Router(app, services);
     registerPostRoutes(router, services);
+    registerRevisionRoutes(router, services);
     registerAccountRoutes(router, services);
     registerAuditRoutes(router, services);
     registerCommentRoutes(router, services);
