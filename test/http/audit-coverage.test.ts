@@ -179,7 +179,11 @@ describe('audit log coverage (issue 20 #6)', () => {
     const user = await ctx.services.users.findByEmail('cli@example.test');
     assert.equal((await entry('user.create', user!.id)).surface, 'cli');
     assert.equal(await run('setting:set', 'comment_moderation', 'none'), 0);
-    assert.equal((await entry('setting.set', 'comment_moderation')).summary, 'comment_moderation', 'the name, never the value');
+    assert.equal(
+      (await entry('setting.set', 'comment_moderation')).summary,
+      'comment_moderation',
+      'the name, never the value',
+    );
     assert.equal(await run('link:create', '--name', 'Example', '--url', 'https://example.test/'), 0);
     await entry('link.create');
 
