@@ -105,6 +105,22 @@ export interface OutboxTable {
   claimed_at: Timestamp | null;
 }
 
+/** Background jobs (0033_jobs, src/jobs/queue.ts). */
+export interface JobsTable {
+  id: Generated<number>;
+  queue: string;
+  payload: string;
+  unique_key: string | null;
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: number;
+  run_at: Timestamp;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** A named API key with scopes (issue 20); only its SHA-256 is stored. */
 export interface ApiKeysTable {
   id: Generated<number>;
@@ -422,6 +438,7 @@ export interface Database {
   memberships: MembershipsTable;
   audit_log: AuditLogTable;
   outbox: OutboxTable;
+  jobs: JobsTable;
   api_keys: ApiKeysTable;
   invites: InvitesTable;
   api_key_websites: ApiKeyWebsitesTable;
