@@ -183,7 +183,12 @@ export class TableJobQueue implements JobQueue {
       await handler(JSON.parse(job.payload), { id: Number(job.id), attempt });
       await this.db
         .updateTable('jobs')
-        .set({ status: 'done', locked_until: null, last_error: null, updated_at: this.clock.now().toISOString() })
+        .set({
+          status: 'done',
+          locked_until: null,
+          last_error: null,
+          updated_at: this.clock.now().toISOString(),
+        })
         .where('id', '=', job.id)
         .execute();
     } catch (error) {
@@ -220,7 +225,11 @@ export class TableJobQueue implements JobQueue {
   }
 
   async list(filter: { status?: JobStatus; limit?: number } = {}): Promise<JobView[]> {
-    let query = this.db.selectFrom('jobs').selectAll().orderBy('id', 'desc').limit(Math.min(filter.limit ?? 100, 500));
+    let query = this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(Math.min(filter.limit ?? 100, 500));
     if (filter.status) query = query.where('status', '=', filter.status);
     const rows = await query.execute();
     return rows.map((row) => ({

@@ -27,7 +27,13 @@ export function webhookHeaders(secret: string, id: string, at: Date, body: strin
   };
 }
 
-export function verify(secret: string, id: string, timestampSeconds: number, body: string, header: string): boolean {
+export function verify(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  body: string,
+  header: string,
+): boolean {
   const expected = Buffer.from(sign(secret, id, timestampSeconds, body));
   return header.split(' ').some((candidate) => {
     const given = Buffer.from(candidate);
