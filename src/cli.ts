@@ -39,6 +39,9 @@ Commands:
                                  create a named API key; prints it once (JSON)
   key:list --email E             print a user's API keys, without their secrets (JSON lines)
   key:revoke --email E --id ID   revoke one of a user's API keys
+  job:list [--status queued|running|done|failed]
+                                 print background jobs, newest first (JSON lines)
+  job:retry --id ID              put a failed job back in the queue
   comment:list [--website ID|DOMAIN] [--status pending|approved|spam]
                                  print comments, newest first (JSON lines)
   comment:approve ID…, comment:spam ID…, comment:delete ID…
@@ -258,6 +261,9 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
   });
   app.addHook('onClose', () => scheduler.stop());
+  // The job queue (src/jobs/queue.ts): every node works due jobs; a dead node's jobs are taken over.
+  services.jobs.start(1000);
+  app.addHook('onClose', () => services.jobs.stop());
   // What a stopped node committed but did not announce is announced by the next drain (run.ts).
   const drainOutbox = () =>
     services.runner.drain().catch((error: unknown) => app.log.error({ err: error }, 'outbox drain failed'));
@@ -501,6 +507,22 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             return 1;
           }
           output.out(`Key #${id} of ${user.email} is revoked.`);
+          return 0;
+        });
+      case 'job:list':
+        return await withServices(config, async (services) => {
+          const status = values.status;
+          for (const job of await services.jobOps.list(CLI_ACTOR, { status, limit: 500 })) {
+            output.out(JSON.stringify(job));
+          }
+          return 0;
+        });
+      case 'job:retry':
+        return await withServices(config, async (services) => {
+          const id = option(values, 'id');
+          if (!/^\d{1,10}$/.test(id)) throw new UsageError(`--id must be an integer, got "${id}"`);
+          await services.jobOps.retry(CLI_ACTOR, Number(id));
+          output.out(`Job #${id} is queued again.`);
           return 0;
         });
       case 'comment:list':

@@ -1,4 +1,7 @@
 // Wires the domain services over one database connection. Both the HTTP app and the CLI use it.
+import { TableJobQueue } from './jobs/queue.js';
+import type { JobQueue } from './jobs/queue.js';
+import { JobOperations } from './domain/job-operations.js';
 import { SearchIndexService } from './domain/search.js';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -131,6 +134,10 @@ export interface Services {
   runner: OperationRunner;
   /** Revisions of posts: written by the runner's write hook; list, show, compare, restore (issue 37). */
   revisions: RevisionsService;
+  /** The job queue of background work (src/jobs/queue.ts); `serve` works it. */
+  jobs: JobQueue;
+  /** Listing and retrying jobs for administrators (domain/job-operations.ts). */
+  jobOps: JobOperations;
   media: MediaService;
   /** The media library's records (items of a website, their texts, variants and uses). */
   mediaLibrary: MediaLibrary;
@@ -253,6 +260,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const changes = new ContentChanges(warn);
   changes.subscribe(cacheInvalidator(cache, bindings, new MenuReferences(db)));
   const runner = new OperationRunner({ db, transact: database.transact, clock, changes, warn });
+  const jobs = new TableJobQueue(db, clock);
   // STORAGE_URL's driver (the local disk at MEDIA_DIR when unset); MEDIA_BASE_URL puts a CDN in front.
   const mediaStore = createStore(config.storage ?? { driver: 'local', dir: config.mediaDir }, {
     appUrl: config.appUrl,
@@ -494,6 +502,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     rateLimits,
     memory,
     comments,
+    jobs,
+    jobOps: new JobOperations(jobs, policy),
     commentModeration: new CommentModeration(db, clock, changes, { policy, audit, settings, runner }),
     commentNotices,
     clicks,

@@ -31,6 +31,7 @@ import * as keyScopes from './migrations/0025_key_scopes.js';
 import * as commentWebsites from './migrations/0026_comment_websites.js';
 import * as pageSeo from './migrations/0027_page_seo.js';
 import * as outbox from './migrations/0028_outbox.js';
+import * as jobs from './migrations/0033_jobs.js';
 import * as searchIndex from './migrations/0040_search_index.js';
 import * as userLocale from './migrations/0045_user_locale.js';
 import * as revisions from './migrations/0030_revisions.js';
@@ -206,6 +207,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0027_page_seo', up: pageSeo.up },
   { name: '0028_outbox', up: outbox.up },
   { name: '0030_revisions', up: revisions.up },
+  { name: '0033_jobs', up: jobs.up },
   { name: '0040_search_index', up: searchIndex.up },
   { name: '0045_user_locale', up: userLocale.up },
 ];

@@ -120,6 +120,22 @@ export interface RevisionsTable {
   data: string;
 }
 
+/** Background jobs (0033_jobs, src/jobs/queue.ts). */
+export interface JobsTable {
+  id: Generated<number>;
+  queue: string;
+  payload: string;
+  unique_key: string | null;
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: number;
+  run_at: Timestamp;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** A named API key with scopes (issue 20); only its SHA-256 is stored. */
 export interface ApiKeysTable {
   id: Generated<number>;
@@ -438,6 +454,7 @@ export interface Database {
   audit_log: AuditLogTable;
   outbox: OutboxTable;
   revisions: RevisionsTable;
+  jobs: JobsTable;
   api_keys: ApiKeysTable;
   invites: InvitesTable;
   api_key_websites: ApiKeyWebsitesTable;

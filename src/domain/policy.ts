@@ -543,6 +543,11 @@ export class Policy {
     return this.contributesTo(actor, websiteId);
   }
 
+  /** May the actor see and retry the background jobs of the installation (issue 38): administrators. */
+  managesJobs(actor: Actor): boolean {
+    return this.administers(actor);
+  }
+
   /** May the actor read the installation's health (database, cache, disk, version): administrators. */
   readsHealth(actor: Actor): boolean {
     return this.administers(actor);
