@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import { migrate, openDatabase } from './db/database.js';
+import { backupBeforeUpdate } from './domain/backup.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
@@ -340,6 +341,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     migrate: () => migrate(database),
     audit,
     releasePackage: config.releasePackage,
+    backup: () => backupBeforeUpdate(database, clock.now()),
     packageManager:
       options.packageManager ??
       new NpmPackageManager({

@@ -169,6 +169,12 @@ export interface UpdateServiceOptions {
    * core is not updated through the trigger: npm's `folio` is another project.
    */
   releasePackage?: string | null;
+  /**
+   * Takes a backup of the database before the core is installed (issue 36 #1, issue 39 #5); returns
+   * where it is, or null when this database has no backup command yet (PostgreSQL). A failure stops
+   * the update before npm runs.
+   */
+  backup?: () => Promise<string | null>;
 }
 
 /**
@@ -191,6 +197,7 @@ export class UpdateService {
   private readonly heartbeatMs: number;
   private readonly audit?: AuditLog;
   private readonly releasePackage: string | null;
+  private readonly backup?: () => Promise<string | null>;
   readonly packageManager: PackageManager;
   private readonly active = new Map<string, ActiveRun>();
   /** Runs on this node go one after the other: npm must not run twice at once in one directory. */
@@ -208,6 +215,7 @@ export class UpdateService {
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.audit = options.audit;
     this.releasePackage = options.releasePackage ?? null;
+    this.backup = options.backup;
   }
 
   /**
@@ -439,6 +447,23 @@ export class UpdateService {
       if (signal.aborted) throw new UpdateStepError('the update was interrupted: the server is stopping');
     };
     log.info({ item, package: packageName, version }, `update: updating ${packageName} to ${version}`);
+
+    if (packageName === CORE_PACKAGE && this.backup) {
+      let where: string | null;
+      try {
+        where = await this.backup();
+      } catch (error) {
+        log.error({ step: 'backup', err: error }, 'update: the backup before the update failed');
+        throw new UpdateStepError('the backup before the update failed (see the log); nothing was installed');
+      }
+      log.info(
+        { step: 'backup', file: where },
+        where
+          ? `update: database backed up to ${where}`
+          : 'update: no backup (not available for this database)',
+      );
+      interrupted();
+    }
 
     await this.packageManager.install(packageName, version, context);
     interrupted();

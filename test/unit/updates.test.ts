@@ -272,6 +272,54 @@ describe('update lock (spec 3.2, 8)', { timeout: 60_000 }, () => {
     assert.equal(await service.progress('migrating-pkg'), 0);
   });
 
+  it('the core update takes a backup before npm runs; a failed backup installs nothing', async () => {
+    const steps: string[] = [];
+    const recording: PackageManager = {
+      install: async () => {
+        steps.push('install');
+      },
+      publishAssets: async () => 0,
+      installedVersion: async () => '9.9.9',
+    };
+    const options = {
+      db: ctx.services.database.db,
+      clock,
+      cache: ctx.services.cache,
+      settings: ctx.services.settings,
+      packageManager: recording,
+      migrate: async () => [],
+      releasePackage: '@folio-test/release',
+    };
+    const log = collectingLogger();
+    const backedUp = new UpdateService({
+      ...options,
+      backup: async () => {
+        steps.push('backup');
+        return '/var/backups/folio-backup.sqlite';
+      },
+    });
+    assert.deepEqual(await backedUp.trigger({ package: '@folio-test/release' }, log), {
+      outcome: 'updated',
+      version: '9.9.9',
+    });
+    assert.deepEqual(steps, ['backup', 'install']);
+    assert.ok(log.lines.includes('update: database backed up to /var/backups/folio-backup.sqlite'));
+
+    steps.length = 0;
+    const failing = new UpdateService({
+      ...options,
+      backup: async () => {
+        steps.push('backup');
+        throw new Error('disk full');
+      },
+    });
+    assert.deepEqual(await failing.trigger({ package: '@folio-test/release' }), {
+      outcome: 'failed',
+      reason: 'the backup before the update failed (see the log); nothing was installed',
+    });
+    assert.deepEqual(steps, ['backup']);
+  });
+
   it('releaseAll interrupts the runs of this process and frees their locks at once', async () => {
     const gated = new GatedPackageManager();
     const service = updateService(ctx.services, gated);
