@@ -361,7 +361,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const memberOps = new MemberOperations(db, memberships, policy, runner, audit);
   const apiKeys = new ApiKeysService(db, clock, audit, credentials);
   const userOps = new UserOperations(db, users, runner, audit, { policy, apiKeys });
-  const pageOps = new PageOperations(pages, policy, settings, audit);
+  const pageOps = new PageOperations(pages, policy, settings, runner, audit);
   const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
   const menuOps = new MenuOperations(
     menus,

@@ -3,6 +3,7 @@
 // or site admin of every website a page is on may write it; a page on every website (bound to none)
 // is the administrators'. One schema per input, the policy, the store's transaction, audited.
 import { z } from 'zod';
+import type { OperationRunner } from './run.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import { ConflictError, ForbiddenError, NotFoundError, StaleWriteError } from './errors.js';
@@ -41,6 +42,7 @@ export class PageOperations {
     private readonly pages: PagesService,
     private readonly policy: Policy,
     private readonly settings: SettingsService,
+    private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
   ) {}
 
@@ -68,37 +70,11 @@ export class PageOperations {
   }
 
   async create(actor: Actor, raw: unknown): Promise<Page> {
-    const input = parse(createPageInput, raw);
-    const sites = input.website_ids ?? (actor.websiteId === null ? [] : [actor.websiteId]);
-    if (!(await this.writes(actor, sites))) throw new ForbiddenError();
-    const page = await this.pages.create({
-      title: input.title,
-      content: input.content,
-      slug: input.slug,
-      type: input.type,
-      template: input.template,
-      status: input.status,
-      metaTitle: seoText(input.meta_title),
-      metaDescription: seoText(input.meta_description),
-      authorId: actor.userId,
-      websiteIds: sites,
-      defaultLocale: await this.defaultLocale(),
-    });
-    await this.audited(actor, 'page.create', page, raw);
-    return page;
-  }
-
-  /** `ifVersion`: the `updatedAt` the writer read; a later change makes it StaleWriteError. */
-  async update(actor: Actor, id: number, raw: unknown, ifVersion?: string): Promise<Page> {
-    const input = parse(updatePageInput, raw);
-    const current = await this.show(actor, id);
-    if (ifVersion !== undefined && ifVersion !== current.updatedAt) throw new StaleWriteError();
-    if (!(await this.writes(actor, [...current.websiteIds, ...(input.website_ids ?? [])])))
-      throw new ForbiddenError();
-    if (input.website_ids?.length === 0 && !(await this.writes(actor, []))) throw new ForbiddenError();
-    const page = await this.pages.update(
-      id,
-      {
+    return this.runner.run(async () => {
+      const input = parse(createPageInput, raw);
+      const sites = input.website_ids ?? (actor.websiteId === null ? [] : [actor.websiteId]);
+      if (!(await this.writes(actor, sites))) throw new ForbiddenError();
+      const page = await this.pages.create({
         title: input.title,
         content: input.content,
         slug: input.slug,
@@ -107,28 +83,60 @@ export class PageOperations {
         status: input.status,
         metaTitle: seoText(input.meta_title),
         metaDescription: seoText(input.meta_description),
-        websiteIds: input.website_ids,
+        authorId: actor.userId,
+        websiteIds: sites,
         defaultLocale: await this.defaultLocale(),
-      },
-      ifVersion,
-    );
-    if (!page) throw pageNotFound();
-    await this.audited(actor, 'page.update', page, raw);
-    return page;
+      });
+      await this.audited(actor, 'page.create', page, raw);
+      return page;
+    });
+  }
+
+  /** `ifVersion`: the `updatedAt` the writer read; a later change makes it StaleWriteError. */
+  async update(actor: Actor, id: number, raw: unknown, ifVersion?: string): Promise<Page> {
+    return this.runner.run(async () => {
+      const input = parse(updatePageInput, raw);
+      const current = await this.show(actor, id);
+      if (ifVersion !== undefined && ifVersion !== current.updatedAt) throw new StaleWriteError();
+      if (!(await this.writes(actor, [...current.websiteIds, ...(input.website_ids ?? [])])))
+        throw new ForbiddenError();
+      if (input.website_ids?.length === 0 && !(await this.writes(actor, []))) throw new ForbiddenError();
+      const page = await this.pages.update(
+        id,
+        {
+          title: input.title,
+          content: input.content,
+          slug: input.slug,
+          type: input.type,
+          template: input.template,
+          status: input.status,
+          metaTitle: seoText(input.meta_title),
+          metaDescription: seoText(input.meta_description),
+          websiteIds: input.website_ids,
+          defaultLocale: await this.defaultLocale(),
+        },
+        ifVersion,
+      );
+      if (!page) throw pageNotFound();
+      await this.audited(actor, 'page.update', page, raw);
+      return page;
+    });
   }
 
   /** Deletes a page; while a menu links to it, only with `force` (ConflictError). */
   async delete(actor: Actor, id: number, force: boolean): Promise<void> {
-    const page = await this.show(actor, id);
-    if (!(await this.writes(actor, page.websiteIds))) throw new ForbiddenError();
-    const links = await this.pages.menuItemsUsing(id);
-    if (links > 0 && !force) {
-      throw new ConflictError(
-        `Page #${id} is linked from ${links} menu item${links === 1 ? '' : 's'}; delete with force to remove it anyway.`,
-      );
-    }
-    if (!(await this.pages.delete(id))) throw pageNotFound();
-    await this.audited(actor, 'page.delete', page, { force });
+    return this.runner.run(async () => {
+      const page = await this.show(actor, id);
+      if (!(await this.writes(actor, page.websiteIds))) throw new ForbiddenError();
+      const links = await this.pages.menuItemsUsing(id);
+      if (links > 0 && !force) {
+        throw new ConflictError(
+          `Page #${id} is linked from ${links} menu item${links === 1 ? '' : 's'}; delete with force to remove it anyway.`,
+        );
+      }
+      if (!(await this.pages.delete(id))) throw pageNotFound();
+      await this.audited(actor, 'page.delete', page, { force });
+    });
   }
 
   /**
