@@ -164,6 +164,18 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     const post = async (title: string, status = 'draft') =>
       Number((await made('POST', '/posts', { title, content: 'x', status, website_id: [f.site2] }))!.id);
     f.draft = await post(`${SECRET} draft`);
+    // Two revisions of the draft (issue 37): its create and an update.
+    await made('PATCH', `/posts/${f.draft}`, { title: `${SECRET} draft, again` });
+    const revisionIds = await ctx.services.database.db
+      .selectFrom('revisions')
+      .select('id')
+      .where('resource_type', '=', 'post')
+      .where('resource_id', '=', f.draft)
+      .orderBy('id')
+      .execute();
+    assert.equal(revisionIds.length, 2);
+    f.revision = revisionIds[0]!.id;
+    f.revision2 = revisionIds[1]!.id;
     f.published = await post('Public two', 'published');
     f.bulk = await post(`${SECRET} bulk`);
     f.toSubmit = await post(`${SECRET} to submit`);
@@ -227,6 +239,10 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     { name: 'submit', method: 'POST', route: '/posts/{id}/submit', url: () => `/posts/${f.toSubmit}/submit`, kind: 'write' }, // prettier-ignore
     { name: 'approve', method: 'POST', route: '/posts/{id}/approve', url: () => `/posts/${f.toApprove}/approve`, body: () => ({}), kind: 'write' }, // prettier-ignore
     { name: 'send back', method: 'POST', route: '/posts/{id}/return', url: () => `/posts/${f.toReturn}/return`, body: () => ({ note: 'No.' }), kind: 'write' }, // prettier-ignore
+    { name: 'revisions', method: 'GET', route: '/posts/{id}/revisions', url: () => `/posts/${f.draft}/revisions`, kind: 'private-read', leaks: hasRows }, // prettier-ignore
+    { name: 'a revision', method: 'GET', route: '/posts/{id}/revisions/{revision}', url: () => `/posts/${f.draft}/revisions/${f.revision}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'compare revisions', method: 'GET', route: '/posts/{id}/revisions/compare', url: () => `/posts/${f.draft}/revisions/compare?from=${f.revision}&to=${f.revision2}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'restore a revision', method: 'POST', route: '/posts/{id}/revisions/{revision}/restore', url: () => `/posts/${f.draft}/revisions/${f.revision}/restore`, body: () => ({}), kind: 'write' }, // prettier-ignore
     { name: 'review step', method: 'GET', route: '/posts/{id}/review', url: () => `/posts/${f.returned}/review`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
     { name: 'review queue', method: 'GET', route: '/reviews', url: () => `/reviews?website=${s2()}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
     { name: 'bulk publish', method: 'POST', route: '/posts/bulk', url: () => '/posts/bulk', body: () => ({ ids: [f.bulk], action: 'publish' }), kind: 'write', leaks: () => false }, // prettier-ignore
