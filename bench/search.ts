@@ -22,7 +22,8 @@ import type { Database } from '../src/db/schema.js';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/database.js';
 import type { Db } from '../src/db/database.js';
-import { containsText, likePattern } from '../src/domain/text-match.js';
+import { scanMatches } from '../src/domain/search.js';
+import { likePattern } from '../src/domain/text-match.js';
 import { createServices } from '../src/services.js';
 import { writeAtomically } from './report.js';
 import { dropPostgresDatabase, recreatePostgresDatabase } from './seed.js';
@@ -167,22 +168,7 @@ function scanList(db: Db, term: string) {
     .where('posts.type', '=', 'post')
     .where('posts.deleted_at', 'is', null)
     .where('posts.status', '=', 'published')
-    .where((eb) =>
-      eb.or([
-        containsText(eb.ref('posts.title'), pattern),
-        containsText(eb.ref('posts.excerpt'), pattern),
-        containsText(eb.ref('posts.content'), pattern),
-        eb.exists(
-          eb
-            .selectFrom('translations')
-            .select('translations.id')
-            .where('translations.model_type', '=', 'post')
-            .whereRef('translations.model_id', '=', 'posts.id')
-            .where('translations.field', 'in', ['title', 'excerpt', 'content'])
-            .where((inner) => containsText(inner.ref('translations.value'), pattern)),
-        ),
-      ]),
-    );
+    .where((eb) => scanMatches(eb, pattern));
   return async () => {
     await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     await base.select('posts.id').orderBy('posts.created_at', 'desc').limit(15).execute();

@@ -56,7 +56,7 @@ function ftsString(text: string): string {
 }
 
 /** The older match, reading every text: title, excerpt, content and their translations. */
-function scanMatches(eb: ExpressionBuilder<Database, 'posts'>, pattern: string): Expression<SqlBool> {
+export function scanMatches(eb: ExpressionBuilder<Database, 'posts'>, pattern: string): Expression<SqlBool> {
   return eb.or([
     containsText(eb.ref('posts.title'), pattern),
     containsText(eb.ref('posts.excerpt'), pattern),
