@@ -6,6 +6,8 @@ import type { Db } from '../db/database.js';
 import { nowIso } from './clock.js';
 import type { Clock } from './clock.js';
 import { parseBoolean } from './values.js';
+import { currentWriteScope } from './write-scope.js';
+import type { WriteScope } from './write-scope.js';
 
 const CHANNEL = 'settings';
 
@@ -18,6 +20,8 @@ export class SettingsService {
   private loading: Promise<ReadonlyMap<string, string>> | null = null;
   /** Bumped by this process's own writes, so a load that raced with a write is not kept. */
   private generation = 0;
+  /** Operations that wrote a setting and have not committed: they read settings afresh. */
+  private readonly writtenBy = new WeakSet<WriteScope>();
 
   constructor(
     private readonly db: Db,
@@ -27,6 +31,10 @@ export class SettingsService {
 
   /** Every setting, from the snapshot when it is still current. */
   async all(): Promise<ReadonlyMap<string, string>> {
+    // An operation that changed a setting reads its own uncommitted rows, never the shared snapshot
+    // (nor a load another request started outside its transaction).
+    const scope = currentWriteScope();
+    if (scope && this.writtenBy.has(scope)) return this.read();
     const revision = this.feed.revision(CHANNEL);
     if (this.snapshot && revision === this.snapshotRevision) return this.snapshot;
     this.loading ??= this.load(revision).finally(() => (this.loading = null));
@@ -95,16 +103,32 @@ export class SettingsService {
   }
 
   private async changed(): Promise<void> {
+    const scope = currentWriteScope();
+    if (scope && !this.writtenBy.has(scope)) {
+      this.writtenBy.add(scope);
+      // Until the commit other requests may load the old rows and keep them as the snapshot:
+      // invalidate (and tell the other nodes) once more when the write is visible, or undone.
+      scope.afterCommit(() => this.changed());
+      scope.onRollback(() => this.invalidate());
+    }
+    this.invalidate();
+    await this.feed.publish(CHANNEL);
+  }
+
+  private invalidate(): void {
     this.generation++;
     this.snapshot = null;
     this.loading = null;
-    await this.feed.publish(CHANNEL);
+  }
+
+  private async read(): Promise<ReadonlyMap<string, string>> {
+    const rows = await this.db.selectFrom('settings').select(['key', 'value']).execute();
+    return new Map(rows.map((row) => [row.key, row.value]));
   }
 
   private async load(revision: number): Promise<ReadonlyMap<string, string>> {
     const generation = this.generation;
-    const rows = await this.db.selectFrom('settings').select(['key', 'value']).execute();
-    const snapshot = new Map(rows.map((row) => [row.key, row.value]));
+    const snapshot = await this.read();
     if (generation === this.generation) {
       this.snapshot = snapshot;
       this.snapshotRevision = revision;

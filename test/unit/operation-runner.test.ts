@@ -223,4 +223,30 @@ describe('operation runner: one transaction, outbox, announcements after commit'
     );
     assert.deepEqual(await outboxRows(), []);
   });
+  it('a setting written in an operation: the operation reads it, a read outside until commit never keeps the old value', async () => {
+    const { runner, settings } = ctx.services;
+    await settings.set('runner.setting', 'old');
+    let startOutside!: () => void;
+    // Registered here, so the read runs outside the operation's transaction.
+    const outsideRead = new Promise<void>((resolve) => (startOutside = resolve)).then(() =>
+      settings.get('runner.setting'),
+    );
+    const inside = await runner.run(async () => {
+      await settings.delete('runner.setting');
+      startOutside();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return settings.get('runner.setting');
+    });
+    assert.equal(inside, undefined, 'the operation sees its own delete');
+    await outsideRead;
+    assert.equal(await settings.get('runner.setting'), undefined, 'after commit everyone does');
+    await assert.rejects(
+      runner.run(async () => {
+        await settings.set('runner.setting', 'undone');
+        assert.equal(await settings.get('runner.setting'), 'undone');
+        throw new Error('no');
+      }),
+    );
+    assert.equal(await settings.get('runner.setting'), undefined, 'a rolled-back write is forgotten');
+  });
 });
