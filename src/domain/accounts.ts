@@ -130,7 +130,7 @@ export class AccountsService {
       /** Told when a name or email changes (the answers that show them are flushed: cache-tags.ts). */
       changes?: ContentChanges;
       /** Asked before an administrator's action on another account. */
-      policy: Pick<Policy, 'managesAccounts'>;
+      policy: Pick<Policy, 'can'>;
     },
   ) {}
 
@@ -541,7 +541,7 @@ export class AccountsService {
     link: (token: string) => string,
     site: MailSite,
   ): Promise<User> {
-    if (!this.deps.policy.managesAccounts(actor)) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
     const user = await this.deps.users.findById(userId);
     if (!user) throw new NotFoundError('User not found');
     if (!user.isActive) {

@@ -83,7 +83,7 @@ export class AuthoringService {
 
   /** May the writer edit the post here (the policy's answer for `post.update`)? */
   canEdit(post: PostDetail, user: User, websiteId: number): Promise<boolean> {
-    return this.policy.can(writerOn(user, websiteId), 'post.update', factsOf(post));
+    return this.policy.can(writerOn(user, websiteId), 'post.update', { post: factsOf(post) });
   }
   /** The writer's own posts on this website, newest change first (their profile's "Your posts"). */
   ownPosts(user: User, websiteId: number, limit = 50) {
@@ -97,11 +97,14 @@ export class AuthoringService {
    */
   /** Whether the user may write posts on this website (the header's "Write", the form). */
   mayWrite(user: User, websiteId: number): Promise<boolean> {
-    return this.policy.can(writerOn(user, websiteId), 'post.create', null, [websiteId]);
+    return this.policy.can(writerOn(user, websiteId), 'post.create', { websiteIds: [websiteId] });
   }
 
   async statusesFor(user: User, websiteId: number, current?: string): Promise<string[]> {
-    const publishes = await this.policy.can(writerOn(user, websiteId), 'post.publish', null, [websiteId]);
+    const publishes = await this.policy.can(writerOn(user, websiteId), 'post.publish', {
+      post: null,
+      websiteIds: [websiteId],
+    });
     const statuses = publishes ? ['draft', REVIEW_STATUS, 'published'] : ['draft', REVIEW_STATUS];
     if (current !== undefined && !statuses.includes(current)) statuses.push(current);
     return statuses;
@@ -119,7 +122,7 @@ export class AuthoringService {
 
   /** Whether the user reviews posts on this website (the profile links to the queue). */
   reviews(user: User, websiteId: number): Promise<boolean> {
-    return this.policy.editsWebsite(writerOn(user, websiteId), websiteId);
+    return this.policy.can(writerOn(user, websiteId), 'website.edit', { websiteId });
   }
 
   /** An editor's decision on a pending post: `approve`, or `return` with a note. */
@@ -133,7 +136,7 @@ export class AuthoringService {
   /** The post named by an id or slug, if it exists and the user may edit it. */
   async open(ref: string, user: User, websiteId: number): Promise<Access> {
     const post = await this.posts.findDetailByRef(ref);
-    if (!post || !(await this.policy.mayRead(writerOn(user, websiteId), factsOf(post))))
+    if (!post || !(await this.policy.can(writerOn(user, websiteId), 'post.read', { post: factsOf(post) })))
       return { error: 'not_found' };
     return (await this.canEdit(post, user, websiteId)) ? { post } : { error: 'forbidden' };
   }

@@ -266,12 +266,13 @@ export class CommentModeration {
   }
 
   private async moderates(actor: Actor, websiteId: number): Promise<boolean> {
-    return this.deps.policy.moderatesComments(actor, websiteId);
+    return this.deps.policy.can(actor, 'comment.moderate', { websiteId });
   }
 
   /** NotFoundError when the actor does not see the website at all, ForbiddenError unless they moderate it. */
   private async requireModerator(actor: Actor, websiteId: number): Promise<void> {
-    if (!(await this.deps.policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
+    if (!(await this.deps.policy.can(actor, 'website.see', { websiteId })))
+      throw new NotFoundError('Website not found');
     if (!(await this.moderates(actor, websiteId))) throw new ForbiddenError();
   }
 
@@ -289,8 +290,9 @@ export class CommentModeration {
     return this.deps.runner.run(async () => {
       const input = parse(moderationSettingsInput, raw);
       const policy = this.deps.policy;
-      if (!(await policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
-      if (!(await policy.changesWebsiteSettings(actor, websiteId))) throw new ForbiddenError();
+      if (!(await policy.can(actor, 'website.see', { websiteId })))
+        throw new NotFoundError('Website not found');
+      if (!(await policy.can(actor, 'website.settings', { websiteId }))) throw new ForbiddenError();
       const settings = this.requireSettings();
       const values: Record<string, string> = {};
       if (input.mode === null) await settings.delete(siteModerationKey(websiteId));

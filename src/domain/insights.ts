@@ -68,8 +68,9 @@ export class Insights {
   async stats(actor: Actor, websiteId: number, raw: unknown): Promise<SiteStats> {
     const input = parse(statsInput, raw);
     const { db, policy } = this.deps;
-    if (!(await policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
-    if (!(await policy.readsStats(actor, websiteId))) throw new ForbiddenError();
+    if (!(await policy.can(actor, 'website.see', { websiteId })))
+      throw new NotFoundError('Website not found');
+    if (!(await policy.can(actor, 'stats.read', { websiteId }))) throw new ForbiddenError();
     const count = input.days ?? 30;
     const today = Date.parse(new Date(this.deps.clock.now()).toISOString().slice(0, 10));
     const first = today - (count - 1) * DAY_MS;
@@ -137,7 +138,7 @@ export class Insights {
 
   /** The installation's health (administrators). */
   async health(actor: Actor): Promise<Health> {
-    if (!this.deps.policy.readsHealth(actor)) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'health.read', {}))) throw new ForbiddenError();
     const [database, cache, disk, version] = await Promise.all([
       this.probeDatabase(),
       this.probeCache(),

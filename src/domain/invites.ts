@@ -178,7 +178,9 @@ export class InviteOperations {
     return this.deps.runner.run(async (scope) => {
       const input = parse(createInviteInput, raw);
       await this.requireManager(actor, websiteId);
-      if (!(await this.deps.policy.grantsRole(actor, websiteId, input.role, null)))
+      if (
+        !(await this.deps.policy.can(actor, 'member.grant', { websiteId, role: input.role, current: null }))
+      )
         throw new ForbiddenError();
       const website = await this.deps.websites.find(websiteId);
       if (!website) throw new NotFoundError('Website not found');
@@ -333,6 +335,6 @@ export class InviteOperations {
   }
 
   private async requireManager(actor: Actor, websiteId: number): Promise<void> {
-    if (!(await this.deps.policy.managesMembers(actor, websiteId))) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'member.manage', { websiteId }))) throw new ForbiddenError();
   }
 }

@@ -13,7 +13,7 @@ export class JobOperations {
   ) {}
 
   async list(actor: Actor, filter: { status?: string; limit?: number } = {}): Promise<JobView[]> {
-    if (!this.policy.managesJobs(actor)) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'job.manage', {}))) throw new ForbiddenError();
     const status = filter.status;
     if (status !== undefined && !STATUSES.includes(status as JobStatus)) {
       throw new ValidationError({ status: [`The status must be one of ${STATUSES.join(', ')}.`] });
@@ -22,7 +22,7 @@ export class JobOperations {
   }
 
   async retry(actor: Actor, id: number): Promise<void> {
-    if (!this.policy.managesJobs(actor)) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'job.manage', {}))) throw new ForbiddenError();
     if (!(await this.queue.retry(id))) throw new NotFoundError(`No failed or queued job ${id}.`);
   }
 }

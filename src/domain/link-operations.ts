@@ -88,7 +88,8 @@ export class LinkOperations {
     return this.deps.runner.run(async () => {
       const input = parse(createLinkInput, raw);
       const sites = input.website_ids ?? [this.websiteOf(actor)];
-      if (!(await this.deps.policy.editsContent(actor, sites))) throw new ForbiddenError();
+      if (!(await this.deps.policy.can(actor, 'content.write', { websiteIds: sites })))
+        throw new ForbiddenError();
       const link = await this.deps.links.create({
         name: input.name,
         url: input.url,
@@ -108,10 +109,15 @@ export class LinkOperations {
       const input = parse(updateLinkInput, raw);
       const current = await this.show(actor, id);
       if (
-        !(await this.deps.policy.editsContent(actor, [...current.websiteIds, ...(input.website_ids ?? [])]))
+        !(await this.deps.policy.can(actor, 'content.write', {
+          websiteIds: [...current.websiteIds, ...(input.website_ids ?? [])],
+        }))
       )
         throw new ForbiddenError();
-      if (input.website_ids?.length === 0 && !(await this.deps.policy.editsContent(actor, [])))
+      if (
+        input.website_ids?.length === 0 &&
+        !(await this.deps.policy.can(actor, 'content.write', { websiteIds: [] }))
+      )
         throw new ForbiddenError();
       const change: LinkChange = {
         name: input.name,
@@ -131,7 +137,8 @@ export class LinkOperations {
   async delete(actor: Actor, id: number, options: { ifVersion?: string } = {}): Promise<void> {
     return this.deps.runner.run(async () => {
       const link = await this.show(actor, id);
-      if (!(await this.deps.policy.editsContent(actor, link.websiteIds))) throw new ForbiddenError();
+      if (!(await this.deps.policy.can(actor, 'content.write', { websiteIds: link.websiteIds })))
+        throw new ForbiddenError();
       if (options.ifVersion !== undefined && options.ifVersion !== link.updatedAt)
         throw new StaleWriteError();
       if (!(await this.deps.links.remove(id))) throw linkNotFound();

@@ -66,7 +66,7 @@ export class MediaMaintenance {
    * every driver). A dry run unless `apply`; files younger than `minAgeMs` are counted, never deleted.
    */
   async prune(actor: Actor, options: { apply: boolean; minAgeMs?: number }): Promise<PruneReport> {
-    this.requireOperator(actor);
+    await this.requireOperator(actor);
     const minAgeMs = options.minAgeMs ?? DEFAULT_ORPHAN_AGE_MS;
     const named = new Set<string>();
     for await (const row of this.rows()) for (const path of filesOf(row)) named.add(path);
@@ -106,7 +106,7 @@ export class MediaMaintenance {
     target: MediaStore,
     options: { onProgress?: (progress: MigrateProgress) => void } = {},
   ): Promise<MigrateReport> {
-    this.requireOperator(actor);
+    await this.requireOperator(actor);
     const source = this.deps.store;
     if (target.disk === source.disk && target.location === source.location) {
       throw new InputError('to', `the media library is already stored at ${source.location}`);
@@ -190,8 +190,8 @@ export class MediaMaintenance {
     }
   }
 
-  private requireOperator(actor: Actor): void {
-    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
+  private async requireOperator(actor: Actor): Promise<void> {
+    if (!(await this.deps.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
   }
 }
 

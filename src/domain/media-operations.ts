@@ -92,14 +92,14 @@ export class MediaOperations {
   /** A page of the items of the actor's website (its contributors and above, administrators). */
   async list(actor: Actor, query: Omit<MediaListQuery, 'websiteId'>) {
     const websiteId = this.websiteOf(actor);
-    await this.deps.policy.requireMedia(actor, 'media.read', websiteId);
+    await this.deps.policy.require(actor, 'media.read', { websiteId });
     return this.deps.library.list({ ...query, websiteId });
   }
 
   /** One item of the actor's website; another website's is not found. */
   async show(actor: Actor, id: number): Promise<MediaItem> {
     const websiteId = this.websiteOf(actor);
-    await this.deps.policy.requireMedia(actor, 'media.read', websiteId);
+    await this.deps.policy.require(actor, 'media.read', { websiteId });
     const item = await this.deps.library.find(id);
     if (!item || !shownOn(item, websiteId)) throw mediaNotFound();
     return item;
@@ -118,7 +118,7 @@ export class MediaOperations {
   async upload(actor: Actor, raw: unknown): Promise<MediaItem[]> {
     const input = parse(uploadMediaInput, raw);
     const websiteId = this.websiteOf(actor);
-    await this.deps.policy.requireMedia(actor, 'media.upload', websiteId);
+    await this.deps.policy.require(actor, 'media.upload', { websiteId });
     const files = (Array.isArray(input.files) ? input.files : [input.files]) as UploadedFileLike[];
     const maxKb =
       Number(await this.deps.settings.get(POST_SETTINGS.thumbnailMaxKb)) || DEFAULT_THUMBNAIL_MAX_KB;
@@ -182,7 +182,7 @@ export class MediaOperations {
     return this.deps.runner.run(async () => {
       const input = parse(updateMediaInput, raw);
       const item = await this.show(actor, id);
-      await this.deps.policy.requireMedia(actor, 'media.update', this.websiteOf(actor), item);
+      await this.deps.policy.require(actor, 'media.update', { websiteId: this.websiteOf(actor), item });
       const defaultLocale = (await this.deps.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
       await this.deps.db.transaction().execute((trx) =>
         this.deps.library.changeTexts(trx, item, input, {
@@ -205,7 +205,7 @@ export class MediaOperations {
    */
   async delete(actor: Actor, id: number, options: { force: boolean; ifVersion?: string }): Promise<void> {
     const item = await this.show(actor, id);
-    await this.deps.policy.requireMedia(actor, 'media.delete', this.websiteOf(actor), item);
+    await this.deps.policy.require(actor, 'media.delete', { websiteId: this.websiteOf(actor), item });
     const usage = (await this.deps.library.usage([item], this.websiteOf(actor))).get(item.id)!;
     const uses = describeUses(usage);
     if (uses !== null && !options.force) {

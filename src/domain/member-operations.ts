@@ -65,7 +65,8 @@ export class MemberOperations {
       await this.requireManager(actor, websiteId);
       const user = await this.userOf(userId);
       const current = await this.memberships.roleOn(userId, websiteId);
-      if (!(await this.policy.grantsRole(actor, websiteId, role, current))) throw new ForbiddenError();
+      if (!(await this.policy.can(actor, 'member.grant', { websiteId, role, current })))
+        throw new ForbiddenError();
       await this.memberships.grant(userId, websiteId, role);
       await this.audited(actor, 'membership.grant', websiteId, userId, { role });
       return { user, role };
@@ -100,7 +101,8 @@ export class MemberOperations {
       await this.requireManager(actor, websiteId);
       await this.userOf(userId);
       const current = await this.memberships.roleOn(userId, websiteId);
-      if (!(await this.policy.grantsRole(actor, websiteId, null, current))) throw new ForbiddenError();
+      if (!(await this.policy.can(actor, 'member.grant', { websiteId, role: null, current })))
+        throw new ForbiddenError();
       const removed = await this.memberships.revoke(userId, websiteId);
       if (removed) await this.audited(actor, 'membership.revoke', websiteId, userId);
       return removed;
@@ -109,8 +111,9 @@ export class MemberOperations {
 
   /** A website the actor does not see is not found (nothing of it is revealed); one they see, 403. */
   private async requireManager(actor: Actor, websiteId: number): Promise<void> {
-    if (await this.policy.managesMembers(actor, websiteId)) return;
-    if (!(await this.policy.seesWebsite(actor, websiteId))) throw new NotFoundError('Website not found');
+    if (await this.policy.can(actor, 'member.manage', { websiteId })) return;
+    if (!(await this.policy.can(actor, 'website.see', { websiteId })))
+      throw new NotFoundError('Website not found');
     throw new ForbiddenError();
   }
 

@@ -240,13 +240,14 @@ export class MenuOperations {
 
   private async manages(actor: Actor, websiteId: number): Promise<void> {
     await this.readable(actor, websiteId);
-    if (!(await this.policy.managesMenus(actor, websiteId))) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'menu.manage', { websiteId }))) throw new ForbiddenError();
   }
 
   private async writable(actor: Actor, id: number): Promise<Menu> {
     const menu = await this.menus.findMenu(id);
     if (!menu || !this.policy.inKeyScope(actor, menu.websiteId)) throw menuNotFound();
-    if (!(await this.policy.managesMenus(actor, menu.websiteId))) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'menu.manage', { websiteId: menu.websiteId })))
+      throw new ForbiddenError();
     return menu;
   }
 

@@ -52,7 +52,7 @@ export class PageOperations {
     query: { websiteId: number; status?: PageStatus; q?: string; page: number; perPage: number },
   ) {
     // Drafts are the editors': anyone else lists published pages, whatever they asked for.
-    const edits = await this.policy.editsWebsite(actor, query.websiteId);
+    const edits = await this.policy.can(actor, 'website.edit', { websiteId: query.websiteId });
     return this.pages.list({
       websiteId: query.websiteId,
       status: edits ? query.status : 'published',
@@ -151,7 +151,7 @@ export class PageOperations {
 
   /** Editor (or site admin) of every one of these websites; none: an all-sites page, administrators'. */
   private writes(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
-    return this.policy.editsContent(actor, websiteIds);
+    return this.policy.can(actor, 'content.write', { websiteIds });
   }
 
   private async defaultLocale(): Promise<string> {

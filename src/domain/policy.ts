@@ -103,17 +103,6 @@ export interface PostFacts {
   websiteIds: readonly number[];
 }
 
-export type PostAction =
-  | 'post.read'
-  | 'post.create'
-  | 'post.update'
-  | 'post.delete'
-  | 'post.publish'
-  /** Approve a post submitted for review, or send it back (issue 20 #4). */
-  | 'post.review';
-export type TagAction = 'tag.create' | 'tag.update';
-export type MediaAction = 'media.read' | 'media.upload' | 'media.update' | 'media.delete';
-
 /** An item of the media library as the policy sees it. */
 export interface MediaFacts {
   /** Who uploaded it. */
@@ -183,37 +172,171 @@ export function isAnonymous(actor: Actor): boolean {
   return actor.userId === null && !actor.isAdmin;
 }
 
+/**
+ * Every question the policy answers: an action, and the facts it is decided on. Operations ask
+ * `policy.require(actor, action, facts)` (or `can`, for a yes or no); the rule of each action is one
+ * row of `RULES` below, and `test/unit/policy-table.test.ts` runs every row against every role.
+ */
+export interface PolicyActions {
+  /** Read a post (refused: the operation answers "not found"). */
+  'post.read': { post: PostFacts };
+  /** Create a post bound to `websiteIds` (empty: global). */
+  'post.create': { websiteIds: readonly number[] };
+  /** Change `post` (and move it to `websiteIds` when given). */
+  'post.update': { post: PostFacts; websiteIds?: readonly number[] };
+  'post.delete': { post: PostFacts; websiteIds?: readonly number[] };
+  /** Make public (or schedule) `post`, or a new post on `websiteIds`. */
+  'post.publish': { post: PostFacts | null; websiteIds?: readonly number[] };
+  /** Approve a post submitted for review, or send it back (issue 20 #4). */
+  'post.review': { post: PostFacts };
+  /** Name `authorId` as the author of `post` (absent: of a new post): R-P5, issue 34 #13. */
+  'post.name_author': { authorId: number; post?: PostFacts };
+  /** Create a tag bound to `websiteIds` (empty: all sites). */
+  'tag.create': { websiteIds: readonly number[] };
+  /** Rename, move, merge or delete a tag bound to `current` (rebound to `websiteIds`). */
+  'tag.update': { websiteIds: readonly number[]; current: readonly number[] };
+  'media.read': { websiteId: number };
+  'media.upload': { websiteId: number };
+  'media.update': { websiteId: number; item: MediaFacts };
+  'media.delete': { websiteId: number; item: MediaFacts };
+  /** Write editors' content (pages, links) bound to `websiteIds` (empty: every website's). */
+  'content.write': { websiteIds: readonly number[] };
+  /** Create, change and delete the website's menus. */
+  'menu.manage': { websiteId: number };
+  /** See the website at all (refused: "not found"). */
+  'website.see': { websiteId: number };
+  /** See every website (lists unfiltered). */
+  'website.see_all': Record<string, never>;
+  /** See and change the website's fields and domains. */
+  'website.manage': { websiteId: number };
+  /** Change the website's own settings (comment moderation rules). */
+  'website.settings': { websiteId: number };
+  /** See and change the code a website puts on every page, and its owner (R-W6). */
+  'website.code': Record<string, never>;
+  /** Editor or site admin of the website: lists show them its posts of every status. */
+  'website.edit': { websiteId: number };
+  /** Moderate the comments shown on the website. */
+  'comment.moderate': { websiteId: number };
+  'member.manage': { websiteId: number };
+  /** Give `role` (null: take the role away) to a member who holds `current` there. */
+  'member.grant': { websiteId: number; role: SiteRole | null; current: SiteRole | null };
+  /** Read the audit log: of one website, or (`websiteId` absent) of the installation. */
+  'audit.read': { websiteId?: number };
+  /** Read the website's views, clicks and top posts. */
+  'stats.read': { websiteId: number };
+  /** Read accounts: every one (`userId` absent), or one (anyone reads their own). */
+  'account.read': { userId?: number };
+  /** Enable, disable, reset passwords, revoke other users' keys. */
+  'account.manage': Record<string, never>;
+  /** Read the installation's settings. */
+  'installation.read': Record<string, never>;
+  /** Change the installation: settings, core updates, cache flushes, creating and deleting websites. */
+  'installation.manage': Record<string, never>;
+  /** Be the installation's operator (the CLI): set secret settings. */
+  'installation.operate': Record<string, never>;
+  /** See and retry background jobs (issue 38). */
+  'job.manage': Record<string, never>;
+  /** Read the installation's health. */
+  'health.read': Record<string, never>;
+}
+
+export type PolicyAction = keyof PolicyActions;
+export type PostAction = Extract<PolicyAction, `post.${string}`>;
+
+type Rule<A extends PolicyAction> = (
+  s: Standing,
+  actor: Actor,
+  facts: PolicyActions[A],
+) => boolean | Promise<boolean>;
+
+/** The rules, one row per action (see the list at the top of this file). */
+const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
+  'post.read': (s, actor, { post }) => s.mayReadPost(actor, post),
+  'post.create': (s, actor, { websiteIds }) => s.writesPost(actor, 'post.create', null, websiteIds),
+  'post.update': (s, actor, { post, websiteIds }) => s.writesPost(actor, 'post.update', post, websiteIds),
+  'post.delete': (s, actor, { post, websiteIds }) => s.writesPost(actor, 'post.delete', post, websiteIds),
+  'post.publish': (s, actor, { post, websiteIds }) => s.writesPost(actor, 'post.publish', post, websiteIds),
+  'post.review': (s, actor, { post }) => s.writesPost(actor, 'post.review', post),
+  'post.name_author': (s, actor, { authorId, post }) =>
+    post !== undefined
+      ? post.authorId === authorId || s.adminOn(actor, post.websiteIds)
+      : s.administers(actor) || (actor.userId !== null && actor.userId === authorId),
+  'tag.create': (s, actor, { websiteIds }) => s.changesTag(actor, 'create', websiteIds, []),
+  'tag.update': (s, actor, { websiteIds, current }) => s.changesTag(actor, 'update', websiteIds, current),
+  'media.read': (s, actor, { websiteId }) => s.usesLibrary(actor, websiteId, false),
+  'media.upload': (s, actor, { websiteId }) => s.usesLibrary(actor, websiteId, true),
+  'media.update': (s, actor, { websiteId, item }) => s.changesMedia(actor, websiteId, item),
+  'media.delete': (s, actor, { websiteId, item }) => s.changesMedia(actor, websiteId, item),
+  'content.write': (s, actor, { websiteIds }) => s.writesContent(actor, websiteIds),
+  'menu.manage': async (s, actor, { websiteId }) =>
+    s.keyWrites(actor, [websiteId]) && (await s.managesWebsite(actor, websiteId)),
+  'website.see': (s, actor, { websiteId }) => s.seesWebsite(actor, websiteId),
+  'website.see_all': (s, actor) => s.administers(actor),
+  'website.manage': (s, actor, { websiteId }) => s.managesWebsite(actor, websiteId),
+  'website.settings': async (s, actor, { websiteId }) =>
+    s.keyWrites(actor, [websiteId]) && (await s.managesWebsite(actor, websiteId)),
+  'website.code': (s, actor) => s.administers(actor),
+  'website.edit': (s, actor, { websiteId }) => s.editsWebsite(actor, websiteId),
+  'comment.moderate': (s, actor, { websiteId }) => s.editsWebsite(actor, websiteId),
+  'member.manage': (s, actor, { websiteId }) => s.managesMembers(actor, websiteId),
+  'member.grant': async (s, actor, { websiteId, role, current }) => {
+    if (!(await s.managesMembers(actor, websiteId))) return false;
+    if (s.adminOn(actor, [websiteId])) return true;
+    // Site admins are made and unmade by administrators.
+    return role !== 'site_admin' && current !== 'site_admin';
+  },
+  'audit.read': async (s, actor, { websiteId }) => {
+    if (s.adminOn(actor, websiteId === undefined ? [] : [websiteId])) return true;
+    if (websiteId === undefined || actor.userId === null || !s.inKeyScope(actor, websiteId)) return false;
+    return (await s.rolesOf(actor)).get(websiteId) === 'site_admin';
+  },
+  'stats.read': async (s, actor, { websiteId }) =>
+    s.inKeyScope(actor, websiteId) &&
+    (s.adminOn(actor, [websiteId]) || (await s.contributesTo(actor, websiteId))),
+  'account.read': (s, actor, { userId }) =>
+    s.administers(actor) || (userId !== undefined && actor.userId !== null && actor.userId === userId),
+  'account.manage': (s, actor) => s.administers(actor) && actor.key?.readOnly !== true,
+  'installation.read': (s, actor) => s.administers(actor),
+  'installation.manage': (s, actor) => s.administers(actor) && actor.key?.readOnly !== true,
+  'installation.operate': (_s, actor) =>
+    actor.isAdmin && actor.userId === null && actor.origin?.surface === 'cli',
+  'job.manage': (s, actor) => s.administers(actor),
+  'health.read': (s, actor) => s.administers(actor),
+};
+
+/** Every action the policy knows (for tests and documentation). */
+export const POLICY_ACTIONS = Object.keys(RULES) as PolicyAction[];
+
 export class Policy {
-  constructor(
-    private readonly deps: {
-      websites: Pick<WebsitesService, 'accessibleIds'>;
-      memberships: Pick<MembershipsService, 'rolesOf'>;
-      clock: Clock;
-      /** Installation settings (`any_account_writes`); absent: every setting at its default. */
-      settings?: { get(key: string): Promise<string | undefined> };
-    },
-  ) {}
+  private readonly standing: Standing;
+
+  constructor(deps: StandingDeps) {
+    this.standing = new Standing(deps);
+  }
+
+  /** May the actor do `action` on what `facts` describe? */
+  async can<A extends PolicyAction>(actor: Actor, action: A, facts: PolicyActions[A]): Promise<boolean> {
+    return (RULES[action] as Rule<A>)(this.standing, actor, facts);
+  }
+
+  /** Throws ForbiddenError unless `can(...)`; `NotFoundError`-style refusals are the operation's. */
+  async require<A extends PolicyAction>(actor: Actor, action: A, facts: PolicyActions[A]): Promise<void> {
+    if (!(await this.can(actor, action, facts))) throw new ForbiddenError();
+  }
+
+  // What follows are not yes-or-no questions but the scopes queries are filtered by, and the
+  // checks of a request's key.
 
   /** The time rules about publication are decided at. */
   now(): Date {
-    return this.deps.clock.now();
-  }
-
-  /** May the actor read this post? Reads refused answer "not found" (nothing is revealed). */
-  canRead(actor: Actor, post: PostFacts): boolean {
-    if (this.adminOn(actor, post.websiteIds)) return true;
-    if (actor.userId !== null && post.authorId === actor.userId && this.reachesAny(actor, post.websiteIds)) {
-      return true;
-    }
-    return this.isPublic(post);
+    return this.standing.now();
   }
 
   /**
    * An administrator of the whole installation: an administrator without a key limited to websites.
-   * Installation-wide actions (settings, updates, accounts, caches, websites) ask this.
    */
   administers(actor: Actor): boolean {
-    return actor.isAdmin && !this.limited(actor);
+    return this.standing.administers(actor);
   }
 
   /**
@@ -221,9 +344,7 @@ export class Policy {
    * limited to websites, only inside them, and never over all-sites content.
    */
   adminOn(actor: Actor, websiteIds: readonly number[]): boolean {
-    if (!actor.isAdmin) return false;
-    if (!this.limited(actor)) return true;
-    return websiteIds.length > 0 && websiteIds.every((id) => this.inKeyScope(actor, id));
+    return this.standing.adminOn(actor, websiteIds);
   }
 
   /**
@@ -231,12 +352,144 @@ export class Policy {
    * status: yes, but with a key limited to websites only on them.
    */
   listsOwnPosts(actor: Actor, websiteId: number | null): boolean {
-    return !this.limited(actor) || (websiteId !== null && this.inKeyScope(actor, websiteId));
+    return (
+      !this.standing.limited(actor) || (websiteId !== null && this.standing.inKeyScope(actor, websiteId))
+    );
+  }
+
+  /** Published and due: what anybody may read. */
+  isPublic(post: Pick<PostFacts, 'status' | 'publishedAt'>): boolean {
+    return this.standing.isPublic(post);
+  }
+
+  /** Whether an API key limited to websites (if the actor came with one) reaches this website. */
+  inKeyScope(actor: Actor, websiteId: number): boolean {
+    return this.standing.inKeyScope(actor, websiteId);
+  }
+
+  /**
+   * A request made with an API key: a read-only key may call reads only, and a key limited to
+   * websites may not be used on a request for another website (403).
+   */
+  requireKeyScope(actor: Actor, isRead: boolean): void {
+    if (!actor.key) return;
+    if (actor.key.readOnly && !isRead) throw new ForbiddenError();
+    const scope = actor.key.websiteIds;
+    if (scope.length > 0 && actor.websiteId !== null && !scope.includes(actor.websiteId)) {
+      throw new ForbiddenError();
+    }
+  }
+
+  /** The websites a signed-in non-administrator may write posts to (see the rules above). */
+  async writableWebsites(actor: Actor): Promise<Set<number>> {
+    return this.standing.writableWebsites(actor);
+  }
+
+  /**
+   * Whether the actor may name a website by this domain: anyone who may edit the website, except that
+   * only administrators claim IP literals, `localhost` and special-use names (isReservedDomain).
+   * Refused like any unusable domain: 422 `Invalid domain format`.
+   */
+  requireDomainClaim(actor: Actor, input: string): void {
+    if (this.standing.administers(actor)) return;
+    const domain = normalizeDomain(input);
+    if (domain !== null && isReservedDomain(domain)) throw new InvalidDomainError();
+  }
+
+  /**
+   * What the actor may do on a website, for a face that offers actions (the admin panel shows
+   * "Publish" or "Submit for review" from it): each answer is a row of the table, asked as an
+   * operation would ask it; the operations still ask again.
+   */
+  async abilitiesOn(actor: Actor, websiteId: number): Promise<WebsiteAbilities> {
+    const on = [websiteId];
+    const site = { websiteId };
+    const writes = this.standing.keyWrites(actor, on);
+    const [
+      createPosts,
+      publishPosts,
+      edits,
+      moderates,
+      managePages,
+      uploadMedia,
+      manageMenus,
+      manageWebsite,
+      manageMembers,
+      readAudit,
+      manageTags,
+      createTags,
+      readStats,
+    ] = await Promise.all([
+      this.can(actor, 'post.create', { websiteIds: on }),
+      this.can(actor, 'post.publish', { post: null, websiteIds: on }),
+      this.can(actor, 'website.edit', site),
+      this.can(actor, 'comment.moderate', site),
+      this.can(actor, 'content.write', { websiteIds: on }),
+      this.can(actor, 'media.upload', site),
+      this.can(actor, 'menu.manage', site),
+      this.can(actor, 'website.manage', site),
+      this.can(actor, 'member.manage', site),
+      this.can(actor, 'audit.read', site),
+      this.can(actor, 'tag.update', { websiteIds: on, current: on }),
+      this.can(actor, 'tag.create', { websiteIds: on }),
+      this.can(actor, 'stats.read', site),
+    ]);
+    return {
+      createPosts,
+      publishPosts: createPosts && publishPosts,
+      editOthersPosts: edits && writes,
+      reviewPosts: edits && writes,
+      moderateComments: moderates && writes,
+      managePages,
+      uploadMedia,
+      manageMenus,
+      manageWebsite,
+      manageMembers,
+      readAudit,
+      manageTags,
+      createTags,
+      readStats,
+    };
+  }
+}
+
+interface StandingDeps {
+  websites: Pick<WebsitesService, 'accessibleIds'>;
+  memberships: Pick<MembershipsService, 'rolesOf'>;
+  clock: Clock;
+  /** Installation settings (`any_account_writes`); absent: every setting at its default. */
+  settings?: { get(key: string): Promise<string | undefined> };
+}
+
+/**
+ * Where an actor stands: their roles, what they own, what their key reaches. The building blocks of
+ * the rules above; not exported, so every decision goes through the table.
+ */
+class Standing {
+  constructor(private readonly deps: StandingDeps) {}
+
+  now(): Date {
+    return this.deps.clock.now();
+  }
+
+  administers(actor: Actor): boolean {
+    return actor.isAdmin && !this.limited(actor);
+  }
+
+  adminOn(actor: Actor, websiteIds: readonly number[]): boolean {
+    if (!actor.isAdmin) return false;
+    if (!this.limited(actor)) return true;
+    return websiteIds.length > 0 && websiteIds.every((id) => this.inKeyScope(actor, id));
   }
 
   /** Came with an API key limited to websites. */
-  private limited(actor: Actor): boolean {
+  limited(actor: Actor): boolean {
     return (actor.key?.websiteIds.length ?? 0) > 0;
+  }
+
+  inKeyScope(actor: Actor, websiteId: number): boolean {
+    const scope = actor.key?.websiteIds ?? [];
+    return scope.length === 0 || scope.includes(websiteId);
   }
 
   /** Whether a limited key reaches any of these websites (no key, or an unlimited one: yes). */
@@ -244,31 +497,48 @@ export class Policy {
     return !this.limited(actor) || websiteIds.some((id) => this.inKeyScope(actor, id));
   }
 
-  /** Published and due: what anybody may read. */
+  /**
+   * Whether an API key lets its actor write to these websites (empty: an all-sites resource): never
+   * with a read-only key; with a key limited to websites, only there (and never all sites).
+   */
+  keyWrites(actor: Actor, websiteIds: readonly number[]): boolean {
+    if (!actor.key) return true;
+    if (actor.key.readOnly) return false;
+    const scope = actor.key.websiteIds;
+    if (scope.length === 0) return true;
+    return websiteIds.length > 0 && websiteIds.every((id) => scope.includes(id));
+  }
+
   isPublic(post: Pick<PostFacts, 'status' | 'publishedAt'>): boolean {
     if (post.status !== 'published') return false;
     return post.publishedAt === null || Date.parse(post.publishedAt) <= this.deps.clock.now().getTime();
   }
 
   /**
-   * May the actor create a post bound to `websiteIds` (empty: global), or change or delete `post`
-   * (and move it to `websiteIds` when given)?
+   * Read a post: administrators (within their key), its author, anybody once it is public, and an
+   * editor of any website it is on (a global post's drafts stay the administrators').
    */
-  async can(
+  async mayReadPost(actor: Actor, post: PostFacts): Promise<boolean> {
+    if (this.adminOn(actor, post.websiteIds)) return true;
+    if (actor.userId !== null && post.authorId === actor.userId && this.reachesAny(actor, post.websiteIds)) {
+      return true;
+    }
+    if (this.isPublic(post)) return true;
+    if (actor.userId === null) return false;
+    const roles = await this.rolesOf(actor);
+    return post.websiteIds.some((id) => roleAtLeast(roles.get(id), 'editor'));
+  }
+
+  /** The post rules: create, change, delete, publish, review (see the list at the top). */
+  async writesPost(
     actor: Actor,
-    action: PostAction,
+    action: Exclude<PostAction, 'post.read' | 'post.name_author'>,
     post: PostFacts | null,
     websiteIds?: readonly number[],
   ): Promise<boolean> {
-    if (
-      action !== 'post.read' &&
-      !this.keyWrites(actor, [...(post?.websiteIds ?? []), ...(websiteIds ?? [])])
-    ) {
-      return false;
-    }
     const targets = [...(post?.websiteIds ?? []), ...(websiteIds ?? [])];
+    if (!this.keyWrites(actor, targets)) return false;
     if (this.adminOn(actor, targets)) return true;
-    if (action === 'post.read') return post !== null && (await this.mayRead(actor, post));
     // Reviews are an editor's: of every website the post is on (a global post's, the administrators').
     if (action === 'post.review') return post !== null && (await this.editsAll(actor, post.websiteIds));
     if (action === 'post.publish') {
@@ -293,212 +563,61 @@ export class Policy {
     if (websiteIds !== undefined && websiteIds.length === 0) return false;
     if (post.authorId !== actor.userId && !(await this.editsAll(actor, targets))) return false;
     // A public or scheduled post is changed, unpublished or deleted by those who may publish it.
-    if (isPublicOrScheduled(post.status) && !(await this.can(actor, 'post.publish', post, websiteIds))) {
+    if (
+      isPublicOrScheduled(post.status) &&
+      !(await this.writesPost(actor, 'post.publish', post, websiteIds))
+    ) {
       return false;
     }
     return this.writesToAll(actor, targets);
   }
 
-  /**
-   * May the actor name `authorId` as a post's author (R-P5: only an administrator names another
-   * user; issue 34 #13: an editor does not make themselves the author of another's post). `post`:
-   * the post changed (absent: a new one).
-   */
-  mayNameAuthor(actor: Actor, authorId: number, post?: PostFacts): boolean {
-    if (post !== undefined) return post.authorId === authorId || this.adminOn(actor, post.websiteIds);
-    return this.administers(actor) || (actor.userId !== null && actor.userId === authorId);
-  }
-
-  /**
-   * May the actor read this post: `canRead`, or an editor (or site admin) of a website it is on (a
-   * global post's drafts stay the administrators').
-   */
-  async mayRead(actor: Actor, post: PostFacts): Promise<boolean> {
-    if (this.canRead(actor, post)) return true;
-    if (actor.userId === null) return false;
-    const roles = await this.rolesOf(actor);
-    // An editor of any website the post is on sees it there (its drafts included).
-    return post.websiteIds.some((id) => roleAtLeast(roles.get(id), 'editor'));
-  }
-
-  /**
-   * May the actor see and manage this website (its fields and domains): administrators, its owner and
-   * users bound to it (R-W7), and its site admins (issue 20).
-   */
-  async managesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
-    if (!this.inKeyScope(actor, websiteId)) return false;
-    if (this.adminOn(actor, [websiteId])) return true;
-    if (actor.userId === null) return false;
-    // Owned, bound, or a site admin's (accessibleIds holds all three).
-    return (await this.accessible(actor)).includes(websiteId);
-  }
-
-  /** Websites the user owns, is bound to or is a site admin of, inside a limited key's websites. */
-  private async accessible(actor: Actor): Promise<number[]> {
-    if (actor.userId === null) return [];
-    const ids = await this.deps.websites.accessibleIds(actor.userId);
-    return this.limited(actor) ? ids.filter((id) => this.inKeyScope(actor, id)) : ids;
-  }
-
-  /**
-   * May the actor create, change and delete this website's menus: whoever manages the website
-   * (administrators, its owners and bound users, its site admins), with a key that writes there.
-   */
-  async managesMenus(actor: Actor, websiteId: number): Promise<boolean> {
-    if (!this.keyWrites(actor, [websiteId])) return false;
-    return this.managesWebsite(actor, websiteId);
-  }
-
-  /**
-   * May the actor change the website's own settings (its comment moderation rules): whoever manages
-   * the website, with a key that writes there.
-   */
-  async changesWebsiteSettings(actor: Actor, websiteId: number): Promise<boolean> {
-    if (!this.keyWrites(actor, [websiteId])) return false;
-    return this.managesWebsite(actor, websiteId);
-  }
-
-  /**
-   * May the actor see and change the code a website puts into every page (head_code, body_code,
-   * analytics) and its owner: administrators only (R-W6; issue 25 #6).
-   */
-  managesWebsiteCode(actor: Actor): boolean {
-    return this.administers(actor);
-  }
-
-  /**
-   * May the actor manage accounts (enable, disable, send a password reset, list and revoke another
-   * user's API keys): administrators, never with a read-only key.
-   */
-  managesAccounts(actor: Actor): boolean {
-    return this.administers(actor) && actor.key?.readOnly !== true;
-  }
-
-  /** May the actor read accounts (the list, another user's keys): administrators. */
-  readsAccounts(actor: Actor): boolean {
-    return this.administers(actor);
-  }
-
-  /**
-   * May the actor change the installation (its settings, core updates, cache flushes, creating and
-   * deleting websites): administrators with an unlimited key that writes.
-   */
-  managesInstallation(actor: Actor): boolean {
-    return this.administers(actor) && actor.key?.readOnly !== true;
-  }
-
-  /**
-   * Is the actor the installation's operator: someone at its command line (the CLI's actor), who
-   * holds its files and database anyway. Only they set secret settings (SMTP passwords, tokens).
-   */
-  operatesInstallation(actor: Actor): boolean {
-    return actor.isAdmin && actor.userId === null && actor.origin?.surface === 'cli';
-  }
-
-  /** May the actor read the installation's settings and jobs: administrators (an unlimited key). */
-  readsInstallation(actor: Actor): boolean {
-    return this.administers(actor);
-  }
-
-  /** May the actor manage the members of this website: administrators and its site admins. */
-  async managesMembers(actor: Actor, websiteId: number): Promise<boolean> {
-    if (!this.inKeyScope(actor, websiteId)) return false;
-    if (this.adminOn(actor, [websiteId])) return true;
-    if (actor.userId === null) return false;
-    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
-  }
-
-  /**
-   * May the actor give `role` (null: take the role away) on the website to a member who holds
-   * `current` there: administrators any role; site admins every role but site admin (site admins are
-   * made and unmade by administrators).
-   */
-  async grantsRole(
+  /** Tags: create one bound to `websiteIds`, or change one bound to `current` (rebound to `websiteIds`). */
+  async changesTag(
     actor: Actor,
-    websiteId: number,
-    role: SiteRole | null,
-    current: SiteRole | null,
+    change: 'create' | 'update',
+    websiteIds: readonly number[],
+    current: readonly number[],
   ): Promise<boolean> {
-    if (!(await this.managesMembers(actor, websiteId))) return false;
-    if (this.adminOn(actor, [websiteId])) return true;
-    return role !== 'site_admin' && current !== 'site_admin';
+    if (!this.keyWrites(actor, [...current, ...websiteIds])) return false;
+    // An all-sites tag (bound to none) shows on every website: the administrators' alone.
+    if (this.adminOn(actor, [...current, ...websiteIds])) return true;
+    if (actor.userId === null) return false;
+    if (change === 'create') return websiteIds.length > 0 && this.authorsOnAll(actor, websiteIds);
+    if (current.length === 0 || websiteIds.length === 0) return false;
+    // Renaming, moving, merging and deleting: the taxonomy is the editors' (and site managers').
+    for (const id of new Set([...current, ...websiteIds])) {
+      if (!(await this.editsAll(actor, [id])) && !(await this.managesWebsite(actor, id))) return false;
+    }
+    return true;
   }
 
-  /**
-   * May the actor read the audit log: administrators all of it, a site admin the entries of their
-   * website (named: `websiteId`).
-   */
-  async readsAudit(actor: Actor, websiteId: number | undefined): Promise<boolean> {
-    if (this.adminOn(actor, websiteId === undefined ? [] : [websiteId])) return true;
-    if (websiteId === undefined || actor.userId === null) return false;
+  /** Browse (`uploads` false) or upload to the website's media library. */
+  async usesLibrary(actor: Actor, websiteId: number, uploads: boolean): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
-    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
-  }
-
-  /** Editor or site admin of this website (lists show them its posts of every status). */
-  async editsWebsite(actor: Actor, websiteId: number): Promise<boolean> {
-    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (uploads && !this.keyWrites(actor, [websiteId])) return false;
     if (this.adminOn(actor, [websiteId])) return true;
-    return this.editsAll(actor, [websiteId]);
+    return this.contributesTo(actor, websiteId);
+  }
+
+  /** Change or delete an item of the media library, seen from `websiteId`. */
+  async changesMedia(actor: Actor, websiteId: number, item: MediaFacts): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (!this.keyWrites(actor, item.websiteIds)) return false;
+    if (this.adminOn(actor, item.websiteIds)) return true;
+    if (actor.userId === null || item.websiteIds.length === 0) return false;
+    if (await this.editsAll(actor, item.websiteIds)) return true;
+    if (item.userId !== actor.userId) return false;
+    for (const id of item.websiteIds) if (!(await this.contributesTo(actor, id))) return false;
+    return true;
   }
 
   /**
-   * What the actor may do on a website, for a face that offers actions (the admin panel shows
-   * "Publish" or "Submit for review" from it). Each answer is one of the rules above, asked as an
-   * operation would ask it; the operations still ask again.
+   * Editors' content (pages, links) bound to these websites: an editor or site admin of every one of
+   * them; content of every website (bound to none) is the administrators'. A read-only key writes
+   * nothing; a key limited to websites writes only there, never all-sites content.
    */
-  async abilitiesOn(actor: Actor, websiteId: number): Promise<WebsiteAbilities> {
-    const on = [websiteId];
-    const [
-      createPosts,
-      publishPosts,
-      edits,
-      content,
-      media,
-      menus,
-      manageWebsite,
-      manageMembers,
-      readAudit,
-      manageTags,
-      readStats,
-    ] = await Promise.all([
-      this.can(actor, 'post.create', null, on),
-      this.can(actor, 'post.publish', null, on),
-      this.editsWebsite(actor, websiteId),
-      this.editsContent(actor, on),
-      this.canMedia(actor, 'media.upload', websiteId),
-      this.managesMenus(actor, websiteId),
-      this.managesWebsite(actor, websiteId),
-      this.managesMembers(actor, websiteId),
-      this.readsAudit(actor, websiteId),
-      this.canTag(actor, 'tag.update', on, on),
-      this.readsStats(actor, websiteId),
-    ]);
-    const createTags = await this.canTag(actor, 'tag.create', on);
-    return {
-      createPosts,
-      publishPosts: createPosts && publishPosts,
-      editOthersPosts: edits && this.keyWrites(actor, on),
-      reviewPosts: edits && this.keyWrites(actor, on),
-      moderateComments: (await this.moderatesComments(actor, websiteId)) && this.keyWrites(actor, on),
-      managePages: content,
-      uploadMedia: media,
-      manageMenus: menus,
-      manageWebsite,
-      manageMembers,
-      readAudit,
-      manageTags,
-      createTags,
-      readStats,
-    };
-  }
-
-  /**
-   * May the actor write editors' content (pages, links) bound to these websites: an editor or site
-   * admin of every one of them; content of every website (bound to none) is the administrators'.
-   * A read-only key writes nothing; a key limited to websites writes only there, never all-sites content.
-   */
-  async editsContent(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
+  async writesContent(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
     if (actor.key && (actor.key.readOnly || (actor.key.websiteIds.length > 0 && websiteIds.length === 0))) {
       return false;
     }
@@ -508,18 +627,16 @@ export class Policy {
     return true;
   }
 
-  /**
-   * May the actor moderate the comments under posts shown on this website (approve, mark as spam,
-   * delete, see the held ones): its editors and site admins, and administrators.
-   */
-  async moderatesComments(actor: Actor, websiteId: number): Promise<boolean> {
-    return this.editsWebsite(actor, websiteId);
+  /** Administrators, the website's owners and bound users (R-W7), and its site admins. */
+  async managesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (this.adminOn(actor, [websiteId])) return true;
+    if (actor.userId === null) return false;
+    // Owned, bound, or a site admin's (accessibleIds holds all three).
+    return (await this.accessible(actor)).includes(websiteId);
   }
 
-  /**
-   * Does the actor see this website at all: administrators, its owners and bound users, and anyone
-   * with a role on it. Operations answer NotFoundError for the others (never revealing it exists).
-   */
+  /** Administrators, its owners and bound users, and anyone with a role on it. */
   async seesWebsite(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
     if (this.adminOn(actor, [websiteId])) return true;
@@ -528,33 +645,30 @@ export class Policy {
     return (await this.accessible(actor)).includes(websiteId);
   }
 
-  /**
-   * Does the actor see every website (lists of websites unfiltered): administrators with an unlimited
-   * key. Others see those `seesWebsite` allows.
-   */
-  seesEveryWebsite(actor: Actor): boolean {
-    return this.administers(actor);
-  }
-
-  /** May the actor read the website's statistics (views, clicks, top posts): see the rules above. */
-  async readsStats(actor: Actor, websiteId: number): Promise<boolean> {
+  /** Editor or site admin of this website (or an administrator). */
+  async editsWebsite(actor: Actor, websiteId: number): Promise<boolean> {
     if (!this.inKeyScope(actor, websiteId)) return false;
     if (this.adminOn(actor, [websiteId])) return true;
-    return this.contributesTo(actor, websiteId);
+    return this.editsAll(actor, [websiteId]);
   }
 
-  /** May the actor see and retry the background jobs of the installation (issue 38): administrators. */
-  managesJobs(actor: Actor): boolean {
-    return this.administers(actor);
+  /** Administrators and the website's site admins. */
+  async managesMembers(actor: Actor, websiteId: number): Promise<boolean> {
+    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (this.adminOn(actor, [websiteId])) return true;
+    if (actor.userId === null) return false;
+    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
   }
 
-  /** May the actor read the installation's health (database, cache, disk, version): administrators. */
-  readsHealth(actor: Actor): boolean {
-    return this.administers(actor);
+  /** Websites the user owns, is bound to or is a site admin of, inside a limited key's websites. */
+  private async accessible(actor: Actor): Promise<number[]> {
+    if (actor.userId === null) return [];
+    const ids = await this.deps.websites.accessibleIds(actor.userId);
+    return this.limited(actor) ? ids.filter((id) => this.inKeyScope(actor, id)) : ids;
   }
 
   /** The actor's role on each website where they hold one (with a limited key: only its websites). */
-  private async rolesOf(actor: Actor): Promise<Map<number, SiteRole>> {
+  async rolesOf(actor: Actor): Promise<Map<number, SiteRole>> {
     if (actor.userId === null) return new Map();
     const roles = await this.deps.memberships.rolesOf(actor.userId);
     return new Map(
@@ -571,116 +685,20 @@ export class Policy {
     return websiteIds.every((id) => roleAtLeast(roles.get(id), 'editor'));
   }
 
-  /** Throws ForbiddenError unless `can(...)`. */
-  async require(
-    actor: Actor,
-    action: PostAction,
-    post: PostFacts | null,
-    websiteIds?: readonly number[],
-  ): Promise<void> {
-    if (!(await this.can(actor, action, post, websiteIds))) throw new ForbiddenError();
-  }
-
-  /**
-   * Tags: create one bound to `websiteIds` (none: all sites); change one bound to `current` (and
-   * rebound to `websiteIds`). See the rules above.
-   */
-  async canTag(
-    actor: Actor,
-    action: TagAction,
-    websiteIds: readonly number[],
-    current: readonly number[] = [],
-  ): Promise<boolean> {
-    if (!this.keyWrites(actor, [...current, ...websiteIds])) return false;
-    // An all-sites tag (bound to none) shows on every website: the administrators' alone.
-    if (this.adminOn(actor, [...current, ...websiteIds])) return true;
-    if (actor.userId === null) return false;
-    if (action === 'tag.create') return websiteIds.length > 0 && this.authorsOnAll(actor, websiteIds);
-    if (current.length === 0 || websiteIds.length === 0) return false;
-    // Renaming, moving, merging and deleting: the taxonomy is the editors' (and site managers').
-    for (const id of new Set([...current, ...websiteIds])) {
-      if (!(await this.editsAll(actor, [id])) && !(await this.managesWebsite(actor, id))) return false;
-    }
-    return true;
-  }
-
   /** Author or above (or as an author: see `effectiveRoles`) on every one of these websites. */
   private async authorsOnAll(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
     const roles = await this.effectiveRoles(actor);
     return websiteIds.every((id) => roleAtLeast(roles.get(id), 'author'));
   }
 
-  async requireTag(
-    actor: Actor,
-    action: TagAction,
-    websiteIds: readonly number[],
-    current: readonly number[] = [],
-  ): Promise<void> {
-    if (!(await this.canTag(actor, action, websiteIds, current))) throw new ForbiddenError();
-  }
-
-  /**
-   * The media library of `websiteId`: browse it and upload to it (`media.read`, `media.upload`), or
-   * change or delete `item` (see the rules above).
-   */
-  async canMedia(actor: Actor, action: MediaAction, websiteId: number, item?: MediaFacts): Promise<boolean> {
-    const reads = action === 'media.read';
-    if (!this.inKeyScope(actor, websiteId)) return false;
-    if (!reads && !this.keyWrites(actor, item ? item.websiteIds : [websiteId])) return false;
-    if (this.adminOn(actor, item && !reads ? item.websiteIds : [websiteId])) return true;
-    if (actor.userId === null) return false;
-    if (action === 'media.read' || action === 'media.upload') return this.contributesTo(actor, websiteId);
-    if (!item || item.websiteIds.length === 0) return false;
-    if (await this.editsAll(actor, item.websiteIds)) return true;
-    if (item.userId !== actor.userId) return false;
-    for (const id of item.websiteIds) if (!(await this.contributesTo(actor, id))) return false;
-    return true;
-  }
-
-  async requireMedia(actor: Actor, action: MediaAction, websiteId: number, item?: MediaFacts): Promise<void> {
-    if (!(await this.canMedia(actor, action, websiteId, item))) throw new ForbiddenError();
-  }
-
   /** Contributor or above of the website, or its owner or a user bound to it (never a reader). */
-  private async contributesTo(actor: Actor, websiteId: number): Promise<boolean> {
+  async contributesTo(actor: Actor, websiteId: number): Promise<boolean> {
     if (actor.userId === null) return false;
     const role = (await this.rolesOf(actor)).get(websiteId);
     if (role !== undefined) return roleAtLeast(role, 'contributor');
     return (await this.accessible(actor)).includes(websiteId);
   }
 
-  /**
-   * Whether an API key lets its actor write to these websites (empty: an all-sites resource): never
-   * with a read-only key; with a key limited to websites, only there (and never all sites).
-   */
-  private keyWrites(actor: Actor, websiteIds: readonly number[]): boolean {
-    if (!actor.key) return true;
-    if (actor.key.readOnly) return false;
-    const scope = actor.key.websiteIds;
-    if (scope.length === 0) return true;
-    return websiteIds.length > 0 && websiteIds.every((id) => scope.includes(id));
-  }
-
-  /** Whether an API key limited to websites (if the actor came with one) reaches this website. */
-  inKeyScope(actor: Actor, websiteId: number): boolean {
-    const scope = actor.key?.websiteIds ?? [];
-    return scope.length === 0 || scope.includes(websiteId);
-  }
-
-  /**
-   * A request made with an API key: a read-only key may call reads only, and a key limited to
-   * websites may not be used on a request for another website (403).
-   */
-  requireKeyScope(actor: Actor, isRead: boolean): void {
-    if (!actor.key) return;
-    if (actor.key.readOnly && !isRead) throw new ForbiddenError();
-    const scope = actor.key.websiteIds;
-    if (scope.length > 0 && actor.websiteId !== null && !scope.includes(actor.websiteId)) {
-      throw new ForbiddenError();
-    }
-  }
-
-  /** The websites a signed-in non-administrator may write posts to (see the rules above). */
   async writableWebsites(actor: Actor): Promise<Set<number>> {
     const writable = new Set<number>();
     for (const [id, role] of await this.effectiveRoles(actor)) {
@@ -720,16 +738,5 @@ export class Policy {
   private async writesToAll(actor: Actor, websiteIds: readonly number[]): Promise<boolean> {
     const writable = await this.writableWebsites(actor);
     return websiteIds.every((id) => writable.has(id));
-  }
-
-  /**
-   * Whether the actor may name a website by this domain: anyone who may edit the website, except that
-   * only administrators claim IP literals, `localhost` and special-use names (isReservedDomain).
-   * Refused like any unusable domain: 422 `Invalid domain format`.
-   */
-  requireDomainClaim(actor: Actor, input: string): void {
-    if (this.administers(actor)) return;
-    const domain = normalizeDomain(input);
-    if (domain !== null && isReservedDomain(domain)) throw new InvalidDomainError();
   }
 }

@@ -72,9 +72,9 @@ export class ResourceAbilities {
     const byFacts = new Map<string, Promise<PostAbilities>>();
     const ask = async (facts: PostFacts): Promise<PostAbilities> => {
       const [update, publish, remove] = await Promise.all([
-        policy.can(actor, 'post.update', facts),
-        policy.can(actor, 'post.publish', facts),
-        policy.can(actor, 'post.delete', facts),
+        policy.can(actor, 'post.update', { post: facts }),
+        policy.can(actor, 'post.publish', { post: facts }),
+        policy.can(actor, 'post.delete', { post: facts }),
       ]);
       // Publishing is a change too: update.ts asks both.
       return { update, publish: update && publish, delete: remove };
@@ -107,7 +107,8 @@ export class ResourceAbilities {
       pages.map(async (page) => {
         const key = idsKey(page.websiteIds);
         let writes = byWebsites.get(key);
-        if (!writes) byWebsites.set(key, (writes = policy.editsContent(actor, page.websiteIds)));
+        if (!writes)
+          byWebsites.set(key, (writes = policy.can(actor, 'content.write', { websiteIds: page.websiteIds })));
         const allowed = await writes;
         return { update: allowed, delete: allowed };
       }),
@@ -121,7 +122,11 @@ export class ResourceAbilities {
     return Promise.all(
       menus.map(async (menu) => {
         let manages = byWebsite.get(menu.websiteId);
-        if (!manages) byWebsite.set(menu.websiteId, (manages = policy.managesMenus(actor, menu.websiteId)));
+        if (!manages)
+          byWebsite.set(
+            menu.websiteId,
+            (manages = policy.can(actor, 'menu.manage', { websiteId: menu.websiteId })),
+          );
         const allowed = await manages;
         return { update: allowed, delete: allowed };
       }),

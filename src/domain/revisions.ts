@@ -231,10 +231,10 @@ export class RevisionsService {
   /** The post, after the policy says the actor may see its history (those who may change it). */
   private async postFor(actor: Actor, ref: string): Promise<PostDetail> {
     const post = await this.deps.posts.findDetailByRef(ref);
-    if (!post || !(await this.deps.policy.mayRead(actor, factsOf(post)))) {
+    if (!post || !(await this.deps.policy.can(actor, 'post.read', { post: factsOf(post) }))) {
       throw new NotFoundError('Post not found');
     }
-    await this.deps.policy.require(actor, 'post.update', factsOf(post));
+    await this.deps.policy.require(actor, 'post.update', { post: factsOf(post) });
     return post;
   }
 

@@ -95,13 +95,13 @@ export class SystemOperations {
    * outcome is the update service's (disabled, invalid, busy, failed, updated).
    */
   async triggerUpdate(actor: Actor, input: { package?: unknown; version?: unknown }, log?: UpdateLogger) {
-    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
     return this.requireUpdates().trigger(input, log, actor);
   }
 
   /** Whether an update of `item` runs (administrators: the installation's state). */
   async updateRunning(actor: Actor, item: string): Promise<boolean> {
-    if (!this.deps.policy.readsInstallation(actor)) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'installation.read', {}))) throw new ForbiddenError();
     return (await this.requireUpdates().progress(item)) === 1;
   }
 
@@ -113,7 +113,7 @@ export class SystemOperations {
 
   /** Every API switch and auth mode with its value (administrators). */
   async apiSwitches(actor: Actor): Promise<ApiSwitch[]> {
-    if (!this.deps.policy.readsInstallation(actor)) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'installation.read', {}))) throw new ForbiddenError();
     const all = await this.deps.settings.all();
     const modeOf = (key: string): AuthMode => {
       const value = all.get(authModeSetting(key))?.trim().toLowerCase();
@@ -132,7 +132,8 @@ export class SystemOperations {
 
   /** Sends a test mail to the signed-in administrator's address through the mailer. Audited. */
   async sendTestMail(actor: Actor): Promise<TestMail> {
-    if (!this.deps.policy.managesAccounts(actor) || actor.userId === null) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'account.manage', {})) || actor.userId === null)
+      throw new ForbiddenError();
     const user = await this.deps.users?.findById(actor.userId);
     if (!user || !this.deps.mailer) throw new NotFoundError('User not found');
     const transport = this.deps.smtp ? 'smtp' : 'log';
@@ -157,7 +158,7 @@ export class SystemOperations {
 
   /** Every setting but the secrets (administrators). */
   async settings(actor: Actor): Promise<Record<string, string>> {
-    if (!this.deps.policy.readsInstallation(actor)) throw new ForbiddenError();
+    if (!(await this.deps.policy.can(actor, 'installation.read', {}))) throw new ForbiddenError();
     const all = await this.deps.settings.all();
     return Object.fromEntries([...all].filter(([key]) => !SECRET_SETTING.test(key)).sort());
   }
@@ -175,7 +176,7 @@ export class SystemOperations {
    */
   async setSetting(actor: Actor, raw: unknown): Promise<void> {
     const { key, value } = parse(oneSettingInput, raw);
-    if (!this.deps.policy.operatesInstallation(actor)) {
+    if (!(await this.deps.policy.can(actor, 'installation.operate', {}))) {
       await this.setSettings(actor, { [key]: value });
       return;
     }
@@ -200,7 +201,7 @@ export class SystemOperations {
 
   async setSettings(actor: Actor, raw: unknown): Promise<Record<string, string>> {
     return this.deps.runner.run(async () => {
-      if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
+      if (!(await this.deps.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
       const entries = parse(settingsInput, raw);
       const secrets = Object.keys(entries).filter((key) => SECRET_SETTING.test(key));
       if (secrets.length > 0) {
@@ -250,10 +251,10 @@ export class SystemOperations {
    */
   async flushCache(actor: Actor, websiteId?: number): Promise<void> {
     if (websiteId === undefined) {
-      if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError();
+      if (!(await this.deps.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
       await this.deps.cache.clear();
     } else {
-      if (!(await this.deps.policy.managesWebsite(actor, websiteId))) throw new ForbiddenError();
+      if (!(await this.deps.policy.can(actor, 'website.manage', { websiteId }))) throw new ForbiddenError();
       await this.deps.cache.flushTags([pageTags.site(websiteId)]);
     }
     await recordWrite(this.deps.audit, actor, {

@@ -95,7 +95,10 @@ export class TagOperations {
     return this.runner.run(async () => {
       const input = parse(updateTagInput, raw);
       const tag = await this.show(id);
-      await this.policy.requireTag(actor, 'tag.update', input.website_ids ?? tag.websiteIds, tag.websiteIds);
+      await this.policy.require(actor, 'tag.update', {
+        websiteIds: input.website_ids ?? tag.websiteIds,
+        current: tag.websiteIds,
+      });
       const changed = await this.tags.change(
         tag,
         {
@@ -118,7 +121,7 @@ export class TagOperations {
   async delete(actor: Actor, id: number, force: boolean): Promise<void> {
     return this.runner.run(async () => {
       const tag = await this.show(id);
-      await this.policy.requireTag(actor, 'tag.update', tag.websiteIds, tag.websiteIds);
+      await this.policy.require(actor, 'tag.update', { websiteIds: tag.websiteIds, current: tag.websiteIds });
       const usage = await this.tags.usage(tag.id);
       const uses = Object.entries(usage.items).map(
         ([type, count]) => `${count} ${type}${count === 1 ? '' : 's'}`,
@@ -142,8 +145,11 @@ export class TagOperations {
       const target = await this.tags.findById(input.into);
       if (!target) throw tagNotFound();
       const targetSites = await this.tags.websitesOf(target.id);
-      await this.policy.requireTag(actor, 'tag.update', source.websiteIds, source.websiteIds);
-      await this.policy.requireTag(actor, 'tag.update', targetSites, targetSites);
+      await this.policy.require(actor, 'tag.update', {
+        websiteIds: source.websiteIds,
+        current: source.websiteIds,
+      });
+      await this.policy.require(actor, 'tag.update', { websiteIds: targetSites, current: targetSites });
       const merged = await this.tags.merge(source, target);
       await this.audited(actor, 'tag.merge', source.id, source.websiteIds, { into: target.id });
       return merged;

@@ -214,12 +214,10 @@ export class TagsService {
         if (actor) {
           const current = (await this.bindings.websitesOf('tag', [duplicate.id])).get(duplicate.id) ?? [];
           // No websites sent: the tag stays where it is.
-          await this.policy.requireTag(
-            actor,
-            'tag.update',
-            websiteIds.length ? websiteIds : current,
+          await this.policy.require(actor, 'tag.update', {
+            websiteIds: websiteIds.length ? websiteIds : current,
             current,
-          );
+          });
         }
         const tag = await this.update(duplicate, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
@@ -232,7 +230,7 @@ export class TagsService {
       if (actor && unnamed && actor.websiteId !== null && !this.policy.adminOn(actor, [])) {
         websiteIds.push(actor.websiteId);
       }
-      if (actor) await this.policy.requireTag(actor, 'tag.create', websiteIds);
+      if (actor) await this.policy.require(actor, 'tag.create', { websiteIds });
       try {
         const tag = await this.create(baseName, input, name.translations, websiteIds);
         await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });

@@ -24,15 +24,16 @@ export class UserOperations {
     private readonly db: Db,
     private readonly users: UsersService,
     private readonly runner: OperationRunner,
-    private readonly audit?: AuditLog,
-    private readonly extras?: { policy: Policy; apiKeys: ApiKeysService },
+    private readonly audit: AuditLog,
+    private readonly policy: Policy,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   /** A user's API keys, revoked ones included (administrators). */
   async keys(actor: Actor, id: number): Promise<ApiKey[]> {
-    if (!this.extras?.policy.readsAccounts(actor)) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'account.read', {}))) throw new ForbiddenError();
     await this.show(actor, id);
-    return this.extras.apiKeys.list(id);
+    return this.apiKeys.list(id);
   }
 
   /**
@@ -41,14 +42,14 @@ export class UserOperations {
    */
   async revokeKey(actor: Actor, id: number, keyId: number): Promise<boolean> {
     return this.runner.run(async () => {
-      if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
+      if (!(await this.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
       await this.show(actor, id);
-      return this.extras.apiKeys.revoke(id, keyId, actor);
+      return this.apiKeys.revoke(id, keyId, actor);
     });
   }
 
   async list(actor: Actor, query: UserListQuery): Promise<{ items: User[]; total: number }> {
-    if (!this.extras?.policy.readsAccounts(actor)) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'account.read', {}))) throw new ForbiddenError();
     let select = this.db.selectFrom('users');
     const q = query.q?.trim();
     if (q) {
@@ -72,9 +73,7 @@ export class UserOperations {
   }
 
   async show(actor: Actor, id: number): Promise<User> {
-    if (!(this.extras?.policy.readsAccounts(actor) ?? actor.isAdmin) && actor.userId !== id) {
-      throw new ForbiddenError();
-    }
+    if (!(await this.policy.can(actor, 'account.read', { userId: id }))) throw new ForbiddenError();
     const user = await this.users.findById(id);
     if (!user) throw new NotFoundError('User not found');
     return user;
@@ -83,7 +82,7 @@ export class UserOperations {
   /** Enables or disables an account (InputError for the last active administrator). */
   async setActive(actor: Actor, id: number, active: boolean): Promise<User> {
     return this.runner.run(async () => {
-      if (!this.extras?.policy.managesAccounts(actor)) throw new ForbiddenError();
+      if (!(await this.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
       await this.show(actor, id);
       await this.users.setActive(id, active);
       await recordWrite(this.audit, actor, {

@@ -47,8 +47,8 @@ export class WebsiteOperations {
    * The website as the actor may see it through the management faces: without the code it puts
    * into every page unless the policy lets the actor manage that code.
    */
-  visible(actor: Actor, website: Website): Website {
-    if (this.policy.managesWebsiteCode(actor)) return website;
+  async visible(actor: Actor, website: Website): Promise<Website> {
+    if (await this.policy.can(actor, 'website.code', {})) return website;
     const fields = { ...website.fields };
     for (const field of WEBSITE_CODE_FIELDS) delete (fields as Record<string, unknown>)[field];
     return { ...website, fields };
@@ -57,7 +57,7 @@ export class WebsiteOperations {
   /** What deleting the website takes with it (administrators: those who may delete it). */
   async usage(actor: Actor, id: number): Promise<WebsiteUsage> {
     await this.show(actor, id);
-    if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
     return this.websites.usage(id);
   }
 
@@ -89,7 +89,7 @@ export class WebsiteOperations {
    */
   async list(actor: Actor, query: { keyword?: string; page: number; pageSize: number }) {
     if (actor.userId === null && !actor.isAdmin) throw new ForbiddenError();
-    if (this.policy.seesEveryWebsite(actor)) return this.websites.list(query);
+    if (await this.policy.can(actor, 'website.see_all', {})) return this.websites.list(query);
     const scope = actor.key && actor.key.websiteIds.length > 0 ? actor.key.websiteIds : undefined;
     if (actor.isAdmin) return this.websites.list({ ...query, ids: scope });
     return this.websites.list({ ...query, accessibleTo: actor.userId ?? 0, ids: scope });
@@ -97,7 +97,9 @@ export class WebsiteOperations {
 
   /** The website, when it exists and the actor may manage it (others are "not found" too, R-W7). */
   async show(actor: Actor, id: number): Promise<Website> {
-    const website = (await this.policy.managesWebsite(actor, id)) ? await this.websites.find(id) : null;
+    const website = (await this.policy.can(actor, 'website.manage', { websiteId: id }))
+      ? await this.websites.find(id)
+      : null;
     if (!website) throw websiteNotFound();
     return website;
   }
@@ -105,7 +107,7 @@ export class WebsiteOperations {
   /** A new website (administrators only: the face's guard answers first in the spec's words). */
   async create(actor: Actor, input: NewWebsite): Promise<Website> {
     return this.runner.run(async () => {
-      if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
+      if (!(await this.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
       const id = await this.websites.create(input);
       await this.audited(actor, 'website.create', id, input);
       return this.show(actor, id);
@@ -117,7 +119,7 @@ export class WebsiteOperations {
       await this.show(actor, id);
       // Code that runs on every page, and who owns the website, are the administrators' (R-W6).
       if (
-        !this.policy.managesWebsiteCode(actor) &&
+        !(await this.policy.can(actor, 'website.code', {})) &&
         ADMIN_ONLY_WEBSITE_FIELDS.some((field) => patch[field] !== undefined)
       ) {
         throw new ForbiddenError();
@@ -132,7 +134,7 @@ export class WebsiteOperations {
   async delete(actor: Actor, id: number): Promise<void> {
     return this.runner.run(async (scope) => {
       await this.show(actor, id);
-      if (!this.policy.managesInstallation(actor)) throw new ForbiddenError();
+      if (!(await this.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
       const deleting = this.extras?.deleting;
       const usage = await this.websites.usage(id);
       const files = await this.websites.delete(

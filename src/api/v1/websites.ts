@@ -184,7 +184,7 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
     const raw = requestInput(request);
     // R-A7: the role check comes before validation; these fields are for admins only (R-W6).
     if (
-      !services.policy.managesWebsiteCode(await actor(request)) &&
+      !(await services.policy.can(await actor(request), 'website.code', {})) &&
       ADMIN_ONLY_WEBSITE_FIELDS.some((field) => raw[field] !== undefined)
     ) {
       throw adminRequired();

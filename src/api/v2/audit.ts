@@ -48,7 +48,7 @@ export function registerAuditRoutes(router: V2Router, services: Services): void 
       const query = queryOf(auditQuery, request);
       const websiteId = query.filter?.website;
       const actor = await actorOf(services, request, websiteId ?? null);
-      if (!(await services.policy.readsAudit(actor, websiteId))) throw new ForbiddenError();
+      if (!(await services.policy.can(actor, 'audit.read', { websiteId }))) throw new ForbiddenError();
       const perPage = query.per_page ?? 50;
       const entries = await services.audit.list({
         websiteId,

@@ -102,7 +102,7 @@ const one = z.object({ data: websiteSchema });
 export function registerWebsiteRoutes(router: V2Router, services: Services): void {
   const ops = services.websiteOps;
   /** The website as this caller may see it (the policy hides page code from non-administrators). */
-  const shown = (actor: Actor, website: Website) => websiteJson(ops.visible(actor, website));
+  const shown = async (actor: Actor, website: Website) => websiteJson(await ops.visible(actor, website));
 
   router.route({
     method: 'GET',
@@ -123,7 +123,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
         pageSize: page.perPage,
       });
       return {
-        data: result.items.map((website) => shown(actor, website)),
+        data: await Promise.all(result.items.map((website) => shown(actor, website))),
         meta: { pagination: paginate(request, reply, page, result.total) },
       };
     },
@@ -150,7 +150,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
         }),
       );
       reply.header('location', `/api/v2/websites/${website.id}`);
-      return reply.code(201).send({ data: shown(actor, website) });
+      return reply.code(201).send({ data: await shown(actor, website) });
     },
   });
 
@@ -163,7 +163,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     response: { 200: one },
     handler: async (request) => {
       const actor = await actorOf(services, request);
-      return { data: shown(actor, await ops.show(actor, idOf(request))) };
+      return { data: await shown(actor, await ops.show(actor, idOf(request))) };
     },
   });
 
@@ -181,7 +181,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
       const patch = parse(updateWebsiteInput, request.body) as WebsitePatch;
       const actor = await actorOf(services, request);
       const website = await domainProblems(async () => ops.update(actor, idOf(request), patch));
-      return { data: shown(actor, website) };
+      return { data: await shown(actor, website) };
     },
   });
 
@@ -212,7 +212,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
     handler: async (request) => {
       const actor = await actorOf(services, request);
       await domainProblems(() => ops.addDomain(actor, idOf(request), domainBody.parse(request.body).domain));
-      return { data: shown(actor, await ops.show(actor, idOf(request))) };
+      return { data: await shown(actor, await ops.show(actor, idOf(request))) };
     },
   });
 
@@ -228,7 +228,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
       const actor = await actorOf(services, request);
       const { domain } = request.params as { domain: string };
       await domainProblems(() => ops.removeDomain(actor, idOf(request), domain));
-      return { data: shown(actor, await ops.show(actor, idOf(request))) };
+      return { data: await shown(actor, await ops.show(actor, idOf(request))) };
     },
   });
 

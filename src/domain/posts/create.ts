@@ -21,17 +21,18 @@ export async function createPost(
   // Downloading the content's images (localize_images) takes seconds: before the transaction, and only
   // for an actor who may create here.
   if (await ctx.store.localizes(write)) {
-    await ctx.policy.require(actor, 'post.create', null, write.websiteIds ?? []);
+    await ctx.policy.require(actor, 'post.create', { websiteIds: write.websiteIds ?? [] });
     await ctx.store.localizeContent(write, actor);
   }
   return ctx.runner.run(async () => {
-    await ctx.policy.require(actor, 'post.create', null, write.websiteIds ?? []);
+    await ctx.policy.require(actor, 'post.create', { websiteIds: write.websiteIds ?? [] });
     // A contributor's post is a draft unless they ask for more, which is refused (issue 20).
-    if (!(await ctx.policy.can(actor, 'post.publish', null, write.websiteIds ?? []))) {
+    if (!(await ctx.policy.can(actor, 'post.publish', { post: null, websiteIds: write.websiteIds ?? [] }))) {
       if (write.status === undefined) write.status = 'draft';
       else if (goesPublic(write.status)) throw new ForbiddenError();
     }
-    if (write.authorId !== undefined) write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId);
+    if (write.authorId !== undefined)
+      write.authorAllowed = await ctx.policy.can(actor, 'post.name_author', { authorId: write.authorId });
     const post = await ctx.store.create(cleanForActor(actor, write), actor);
     await audited(ctx, actor, 'post.create', post, raw);
     return post;

@@ -14,8 +14,9 @@ export async function deletePost(
 ): Promise<void> {
   return ctx.runner.run(async () => {
     const current = await ctx.store.findDetailByRef(ref);
-    if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
-    await ctx.policy.require(actor, 'post.delete', factsOf(current));
+    if (!current || !(await ctx.policy.can(actor, 'post.read', { post: factsOf(current) })))
+      throw postNotFound();
+    await ctx.policy.require(actor, 'post.delete', { post: factsOf(current) });
     if (options.ifVersion !== undefined && options.ifVersion !== current.updatedAt)
       throw new StaleWriteError();
     if (!(await ctx.store.delete(current.id, options.ifVersion))) {

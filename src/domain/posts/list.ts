@@ -42,7 +42,9 @@ async function listQueryOf(
           userId: ctx.policy.listsOwnPosts(actor, actor.websiteId) ? actor.userId : null,
           now: ctx.policy.now().toISOString(),
           // An editor of the request's website lists its posts of every status (issue 20).
-          editsWebsite: actor.websiteId !== null && (await ctx.policy.editsWebsite(actor, actor.websiteId)),
+          editsWebsite:
+            actor.websiteId !== null &&
+            (await ctx.policy.can(actor, 'website.edit', { websiteId: actor.websiteId })),
         },
   };
 }

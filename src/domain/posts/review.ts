@@ -31,7 +31,7 @@ const notPending = () => new ValidationError({ status: ['The post is not waiting
 /** The post the actor may see, or 404 (a post they may not read is not revealed). */
 async function readable(ctx: ReviewContext, actor: Actor, ref: string): Promise<PostDetail> {
   const post = await ctx.store.findDetailByRef(ref);
-  if (!post || !(await ctx.policy.mayRead(actor, factsOf(post)))) throw postNotFound();
+  if (!post || !(await ctx.policy.can(actor, 'post.read', { post: factsOf(post) }))) throw postNotFound();
   return post;
 }
 
@@ -39,7 +39,7 @@ async function readable(ctx: ReviewContext, actor: Actor, ref: string): Promise<
 export function submitPost(ctx: ReviewContext, actor: Actor, ref: string): Promise<PostDetail> {
   return ctx.runner.run(async () => {
     const post = await readable(ctx, actor, ref);
-    await ctx.policy.require(actor, 'post.update', factsOf(post));
+    await ctx.policy.require(actor, 'post.update', { post: factsOf(post) });
     if (post.status !== 'draft') {
       throw new ValidationError({ status: ['Only a draft can be submitted for review.'] });
     }
@@ -66,7 +66,7 @@ export async function approvePost(
   const input = parse(approveInput, raw ?? {});
   return ctx.runner.run(async () => {
     const post = await readable(ctx, actor, ref);
-    await ctx.policy.require(actor, 'post.review', factsOf(post));
+    await ctx.policy.require(actor, 'post.review', { post: factsOf(post) });
     if (post.status !== REVIEW_STATUS) throw notPending();
     const publishedAt = input.published_at ? new Date(input.published_at.trim()).toISOString() : null;
     const later = publishedAt !== null && Date.parse(publishedAt) > ctx.policy.now().getTime();
@@ -94,7 +94,7 @@ export async function returnPost(
   const input = parse(returnInput, raw ?? {});
   return ctx.runner.run(async () => {
     const post = await readable(ctx, actor, ref);
-    await ctx.policy.require(actor, 'post.review', factsOf(post));
+    await ctx.policy.require(actor, 'post.review', { post: factsOf(post) });
     if (post.status !== REVIEW_STATUS) throw notPending();
     const taken = await ctx.reviews.step({
       postId: post.id,
@@ -117,10 +117,12 @@ export async function reviewQueue(
   websiteId: number,
 ): Promise<PendingPost[]> {
   await ctx.policy.require(actor, 'post.review', {
-    authorId: null,
-    status: REVIEW_STATUS,
-    publishedAt: null,
-    websiteIds: [websiteId],
+    post: {
+      authorId: null,
+      status: REVIEW_STATUS,
+      publishedAt: null,
+      websiteIds: [websiteId],
+    },
   });
   return ctx.reviews.pendingOn(websiteId, MAX_REVIEW_QUEUE);
 }

@@ -19,7 +19,7 @@ export async function showPost<Out extends object>(
     ref,
     isAnonymous(actor) ? facetedView(view, 'public', withoutEmail) : facetedView(view, '', asIs),
   );
-  if (!shown || !(await ctx.policy.mayRead(actor, shown.facts))) throw postNotFound();
+  if (!shown || !(await ctx.policy.can(actor, 'post.read', { post: shown.facts }))) throw postNotFound();
   return shown.answer;
 }
 

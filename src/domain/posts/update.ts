@@ -30,18 +30,23 @@ export async function updatePost(
   // for an actor who may change the post.
   if (await ctx.store.localizes(write)) {
     const before = await ctx.store.findDetailByRef(ref);
-    if (!before || !(await ctx.policy.mayRead(actor, factsOf(before)))) throw postNotFound();
-    await ctx.policy.require(actor, 'post.update', factsOf(before), write.websiteIds);
+    if (!before || !(await ctx.policy.can(actor, 'post.read', { post: factsOf(before) })))
+      throw postNotFound();
+    await ctx.policy.require(actor, 'post.update', { post: factsOf(before), websiteIds: write.websiteIds });
     await ctx.store.localizeContent(write, actor);
   }
   return ctx.runner.run(async () => {
     const current = await ctx.store.findDetailByRef(ref);
     // A post the actor may not even read is not revealed (404), one they may read but not change is 403.
-    if (!current || !(await ctx.policy.mayRead(actor, factsOf(current)))) throw postNotFound();
-    await ctx.policy.require(actor, 'post.update', factsOf(current), write.websiteIds);
+    if (!current || !(await ctx.policy.can(actor, 'post.read', { post: factsOf(current) })))
+      throw postNotFound();
+    await ctx.policy.require(actor, 'post.update', { post: factsOf(current), websiteIds: write.websiteIds });
     // What is public (or scheduled to be) after the change needs the right to publish (issue 20).
     if (goesPublic(write.status ?? current.status)) {
-      await ctx.policy.require(actor, 'post.publish', factsOf(current), write.websiteIds);
+      await ctx.policy.require(actor, 'post.publish', {
+        post: factsOf(current),
+        websiteIds: write.websiteIds,
+      });
     }
     // A stale version is told before the input is checked further; the store checks it again in its
     // transaction, so a change made in between is never overwritten either.
@@ -50,7 +55,10 @@ export async function updatePost(
       write.ifUpdatedAt = options.ifVersion;
     }
     if (write.authorId !== undefined) {
-      write.authorAllowed = ctx.policy.mayNameAuthor(actor, write.authorId, factsOf(current));
+      write.authorAllowed = await ctx.policy.can(actor, 'post.name_author', {
+        authorId: write.authorId,
+        post: factsOf(current),
+      });
     }
     const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
     if (!post) throw postNotFound();
