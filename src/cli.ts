@@ -9,7 +9,7 @@ import { checkpointOffTheLoop } from './db/checkpointer.js';
 import { analyzeDatabase, migrate } from './db/database.js';
 import { InputError, NotFoundError, ValidationError } from './domain/errors.js';
 import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/comment-moderation.js';
-import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS, recordWrite } from './domain/audit.js';
+import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { installIfNeeded } from './setup/install.js';
 import { PostScheduler } from './domain/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
@@ -160,21 +160,6 @@ async function withServices<T>(config: Config, run: (services: Services) => Prom
 
 /** The CLI acts as the installation's administrator (whoever may run it holds the server). */
 const CLI_ACTOR = INSTALLATION_OPERATOR;
-
-/** Records a CLI write in the audit log: what, on which resource and website, the fields' names. */
-function audited(
-  services: Services,
-  action: string,
-  resource: { type: string; id: string | number; websiteId?: number; input?: unknown },
-): Promise<void> {
-  return recordWrite(services.audit, CLI_ACTOR, {
-    action,
-    resourceType: resource.type,
-    resourceId: resource.id,
-    websiteIds: resource.websiteId === undefined ? [] : [resource.websiteId],
-    input: resource.input,
-  });
-}
 
 async function requireUser(services: Services, email: string) {
   const user = await services.users.findByEmail(email);
@@ -416,26 +401,19 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         });
       case 'user:create':
         return await withServices(config, async (services) => {
-          const user = await services.users.create({
+          const { user, token } = await services.userOps.create(CLI_ACTOR, {
             email: option(values, 'email'),
             name: option(values, 'name'),
             password: option(values, 'password'),
-            isAdmin: values.admin === true,
+            admin: values.admin === true,
           });
-          const apiToken = await services.users.issueToken(user.id);
-          await audited(services, 'user.create', {
-            type: 'user',
-            id: user.id,
-            input: { email: true, name: true, password: true, ...(values.admin ? { admin: true } : {}) },
-          });
-          output.out(JSON.stringify({ id: user.id, api_token: apiToken }));
+          output.out(JSON.stringify({ id: user.id, api_token: token }));
           return 0;
         });
       case 'user:token':
         return await withServices(config, async (services) => {
           const user = await requireUser(services, option(values, 'email'));
-          const apiToken = await services.users.issueToken(user.id);
-          await audited(services, 'user.token', { type: 'user', id: user.id });
+          const apiToken = await services.userOps.issueToken(CLI_ACTOR, user.id);
           output.out(JSON.stringify({ id: user.id, api_token: apiToken }));
           return 0;
         });
@@ -488,17 +466,13 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             websiteIds.push(await websiteOption(services, website));
           }
           const expires = values.expires === undefined ? null : expiryOption(values.expires);
-          const { key, secret } = await services.apiKeys.create(
-            user.id,
-            {
-              name: option(values, 'name'),
-              websiteIds,
-              readOnly: values['read-only'] === true,
-              contentOnly: values.content === true,
-              expiresAt: expires,
-            },
-            CLI_ACTOR,
-          );
+          const { key, secret } = await services.keyOps.create(CLI_ACTOR, user.id, {
+            name: option(values, 'name'),
+            website_ids: websiteIds,
+            read_only: values['read-only'] === true,
+            content_only: values.content === true,
+            ...(expires ? { expires_at: expires.toISOString() } : {}),
+          });
           output.out(
             JSON.stringify({
               id: key.id,
@@ -515,7 +489,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
       case 'key:list':
         return await withServices(config, async (services) => {
           const user = await requireUser(services, option(values, 'email'));
-          for (const key of await services.apiKeys.list(user.id)) output.out(JSON.stringify(key));
+          for (const key of await services.keyOps.list(CLI_ACTOR, user.id)) output.out(JSON.stringify(key));
           return 0;
         });
       case 'key:revoke':
@@ -523,7 +497,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           const user = await requireUser(services, option(values, 'email'));
           const id = option(values, 'id');
           if (!/^\d{1,10}$/.test(id)) throw new UsageError(`--id must be an integer, got "${id}"`);
-          if (!(await services.apiKeys.revoke(user.id, Number(id), CLI_ACTOR))) {
+          if (!(await services.keyOps.revoke(CLI_ACTOR, user.id, Number(id)))) {
             output.err(`folio: ${user.email} has no key #${id} in use`);
             return 1;
           }
@@ -640,12 +614,6 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             report.tooRecent > 0 ? `; ${report.tooRecent} more younger than the age asked, kept` : '';
           if (values.apply === true) {
             output.out(`Deleted ${report.deleted} of ${what}${recent}.`);
-            if (report.deleted > 0)
-              await audited(services, 'media.prune', {
-                type: 'media',
-                id: 0,
-                input: { deleted: report.deleted },
-              });
           } else {
             output.out(`Dry run: ${what}${recent}. Run again with --apply to delete them.`);
           }
@@ -680,11 +648,6 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             output.out(
               `Set STORAGE_URL=${to.replace(/\?.*$/, '…')} and restart every node; the source keeps its files.`,
             );
-            await audited(services, 'media.migrate', {
-              type: 'media',
-              id: 0,
-              input: { to: target.location, rows: report.rows },
-            });
             return report.missing.length > 0 ? 1 : 0;
           });
         } finally {

@@ -51,6 +51,7 @@ import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
 import { MemberOperations } from './domain/member-operations.js';
+import { KeyOperations } from './domain/key-operations.js';
 import { UserOperations } from './domain/user-operations.js';
 import { PageOperations } from './domain/page-operations.js';
 import { MenuOperations } from './domain/menu-operations.js';
@@ -159,8 +160,10 @@ export interface Services {
   memberOps: MemberOperations;
   /** Invitations to a website's roles by email (a one-time link). */
   inviteOps: InviteOperations;
-  /** Accounts, for administrators (API v2). */
+  /** Accounts, for administrators (API v2) and the CLI's operator. */
   userOps: UserOperations;
+  /** A user's API keys (API v2's /keys, the CLI's key:*). */
+  keyOps: KeyOperations;
   /** Page writes for a caller (API v2). */
   pageOps: PageOperations;
   menuOps: MenuOperations;
@@ -471,7 +474,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       clock,
       audit,
     }),
-    mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock }),
+    mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock, audit }),
     fetcher,
     websites,
     websiteOps,
@@ -480,6 +483,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     memberOps,
     inviteOps,
     userOps,
+    keyOps: new KeyOperations({ runner, policy, apiKeys }),
     pageOps,
     systemOps,
     insights: new Insights({

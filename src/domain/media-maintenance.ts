@@ -7,6 +7,8 @@
 import type { Readable } from 'node:stream';
 import type { Db } from '../db/database.js';
 import type { MediaStore, StoredObject } from '../storage/store.js';
+import { recordWrite } from './audit.js';
+import type { AuditLog } from './audit.js';
 import type { ContentChanges } from './changes.js';
 import type { Clock } from './clock.js';
 import { ForbiddenError, InputError } from './errors.js';
@@ -58,6 +60,7 @@ export class MediaMaintenance {
       policy: Policy;
       changes: ContentChanges;
       clock: Clock;
+      audit: AuditLog;
     },
   ) {}
 
@@ -91,6 +94,15 @@ export class MediaMaintenance {
         if (stillNamed.has(file.path)) continue;
         await this.deps.store.delete(file.path);
         report.deleted += 1;
+      }
+      if (report.deleted > 0) {
+        await recordWrite(this.deps.audit, actor, {
+          action: 'media.prune',
+          resourceType: 'media',
+          resourceId: 0,
+          websiteIds: [],
+          input: { deleted: report.deleted },
+        });
       }
     }
     return report;
@@ -154,6 +166,13 @@ export class MediaMaintenance {
       report.rows += step.length;
       await this.deps.changes.announce({ kind: 'media', ids: step });
     }
+    await recordWrite(this.deps.audit, actor, {
+      action: 'media.migrate',
+      resourceType: 'media',
+      resourceId: 0,
+      websiteIds: [],
+      input: { to: target.location, rows: report.rows },
+    });
     return report;
   }
 

@@ -226,7 +226,11 @@ export interface PolicyActions {
   'stats.read': { websiteId: number };
   /** Read accounts: every one (`userId` absent), or one (anyone reads their own). */
   'account.read': { userId?: number };
-  /** Enable, disable, reset passwords, revoke other users' keys. */
+  /** Issue a new API token (the old one stops working) to `userId`. */
+  'account.token': { userId: number };
+  /** List, create and revoke the API keys of `userId`. */
+  'key.manage': { userId: number };
+  /** Create accounts, enable, disable, reset passwords, revoke other users' keys. */
   'account.manage': Record<string, never>;
   /** Read the installation's settings. */
   'installation.read': Record<string, never>;
@@ -296,6 +300,10 @@ const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
   'account.read': (s, actor, { userId }) =>
     s.administers(actor) || (userId !== undefined && actor.userId !== null && actor.userId === userId),
   'account.manage': (s, actor) => s.administers(actor) && actor.key?.readOnly !== true,
+  // A credential is changed with a credential, never with a key; the operator at the command line
+  // issues them for anyone.
+  'account.token': (s, actor, { userId }) => !actor.key && (actor.userId === userId || s.operates(actor)),
+  'key.manage': (s, actor, { userId }) => !actor.key && (actor.userId === userId || s.operates(actor)),
   'installation.read': (s, actor) => s.administers(actor),
   'installation.manage': (s, actor) => s.administers(actor) && actor.key?.readOnly !== true,
   'installation.operate': (_s, actor) =>
@@ -474,6 +482,11 @@ class Standing {
 
   administers(actor: Actor): boolean {
     return actor.isAdmin && !this.limited(actor);
+  }
+
+  /** The installation's operator: someone at its command line, who holds its files and database anyway. */
+  operates(actor: Actor): boolean {
+    return actor.isAdmin && actor.userId === null && actor.origin?.surface === 'cli';
   }
 
   adminOn(actor: Actor, websiteIds: readonly number[]): boolean {

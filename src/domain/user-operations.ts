@@ -11,6 +11,18 @@ import { containsText, likePattern } from './text-match.js';
 import type { User, UsersService } from './users.js';
 import type { ApiKey, ApiKeysService } from './api-keys.js';
 import type { Policy } from './policy.js';
+import { parse } from './schema-fields.js';
+import { z } from 'zod';
+
+/** A new account, as the CLI's user:create sends it (the store checks the email and the password). */
+export const newUserInput = z
+  .object({
+    email: z.string(),
+    name: z.string(),
+    password: z.string(),
+    admin: z.boolean().optional(),
+  })
+  .strict();
 
 export interface UserListQuery {
   /** Words of the name, email or username. */
@@ -28,6 +40,46 @@ export class UserOperations {
     private readonly policy: Policy,
     private readonly apiKeys: ApiKeysService,
   ) {}
+
+  /** Creates an account (administrators, the operator) and answers it with its first API token. */
+  async create(actor: Actor, raw: unknown): Promise<{ user: User; token: string }> {
+    const input = parse(newUserInput, raw);
+    return this.runner.run(async () => {
+      if (!(await this.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
+      const user = await this.users.create({
+        email: input.email,
+        name: input.name,
+        password: input.password,
+        isAdmin: input.admin ?? false,
+      });
+      const token = await this.users.issueToken(user.id);
+      await recordWrite(this.audit, actor, {
+        action: 'user.create',
+        resourceType: 'user',
+        resourceId: user.id,
+        websiteIds: [],
+        // The names of the fields given, never the password.
+        input: { email: true, name: true, password: true, ...(input.admin ? { admin: true } : {}) },
+      });
+      return { user, token };
+    });
+  }
+
+  /** Issues a new API token to the user (their old one stops working); answers the token once. */
+  async issueToken(actor: Actor, id: number): Promise<string> {
+    return this.runner.run(async () => {
+      if (!(await this.policy.can(actor, 'account.token', { userId: id }))) throw new ForbiddenError();
+      if (!(await this.users.findById(id))) throw new NotFoundError('User not found');
+      const token = await this.users.issueToken(id);
+      await recordWrite(this.audit, actor, {
+        action: 'user.token',
+        resourceType: 'user',
+        resourceId: id,
+        websiteIds: [],
+      });
+      return token;
+    });
+  }
 
   /** A user's API keys, revoked ones included (administrators). */
   async keys(actor: Actor, id: number): Promise<ApiKey[]> {

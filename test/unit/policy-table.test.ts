@@ -6,7 +6,7 @@
 // `actorOfCredential`, so a disabled user's token and a content key are what a request would carry.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { actorOfCredential, POLICY_ACTIONS } from '../../src/domain/policy.js';
+import { actorOfCredential, INSTALLATION_OPERATOR, POLICY_ACTIONS } from '../../src/domain/policy.js';
 import type { Actor, PolicyAction, PolicyActions } from '../../src/domain/policy.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -24,6 +24,7 @@ const CALLERS = [
   'read-only key',
   'key of website two',
   'disabled user',
+  'the operator (CLI)',
 ] as const;
 type Caller = (typeof CALLERS)[number];
 
@@ -120,6 +121,10 @@ const INSTALLATION_CASES: Case[] = [
   ask('read accounts', 'account.read', () => ({})),
   ask('read their own account', 'account.read', (f) => ({ userId: f.self ?? -1 })),
   ask('manage accounts', 'account.manage', () => ({})),
+  ask('issue themselves a new token', 'account.token', (f) => ({ userId: f.self ?? -1 })),
+  ask('issue another a new token', 'account.token', (f) => ({ userId: f.writer })),
+  ask('manage their own API keys', 'key.manage', (f) => ({ userId: f.self ?? -1 })),
+  ask("manage another's API keys", 'key.manage', (f) => ({ userId: f.writer })),
   ask('read the installation', 'installation.read', () => ({})),
   ask('manage the installation', 'installation.manage', () => ({})),
   ask('operate the installation (the CLI)', 'installation.operate', () => ({})),
@@ -129,92 +134,98 @@ const INSTALLATION_CASES: Case[] = [
 ];
 
 // Columns: administrator, site admin, editor, author, contributor, reader, no role, content key,
-// read-only key, key of website two, disabled user. Y: allowed, -: refused.
+// read-only key, key of website two, disabled user, the operator at the command line. Y: allowed, -: refused.
 // - A disabled user's token is refused, which leaves a caller without a user: R-P8 lets such a caller
 //   (an endpoint in \`none\` mode; the face refuses it otherwise) create a post where the request puts
 //   it (none here: an all-sites post), and "publish" for them is the create's question alone.
 // - Publishing is refused only to contributors and readers of a website the post is on: whether the
 //   caller may write the post at all is the create or update question.
 // - A content key acts as a visitor, and is read-only.
+// - Tokens and API keys are changed with a token or a session, never with a key; administrators do
+//   not issue other users' credentials through the API: only the operator at the command line does.
 const EXPECTED_ON_SITE_ONE = `
-read another's draft                          | Y Y Y - - - - - Y - -
-read a published post                         | Y Y Y Y Y Y Y Y Y Y Y
-create a post                                 | Y Y Y Y Y - - - - - -
-update their own draft                        | Y Y Y Y Y - - - - - -
-update another's draft                        | Y Y Y - - - - - - - -
-update another's published post               | Y Y Y - - - - - - - -
-move their own draft to the other website     | Y - - - - - - - - - -
-delete another's draft                        | Y Y Y - - - - - - - -
-publish a new post                            | Y Y Y Y - - Y - - - Y
-review another's pending post                 | Y Y Y - - - - - - - -
-name another as author of their post          | Y - - - - - - - Y - -
-create a tag                                  | Y Y Y Y - - - - - - -
-rename a tag                                  | Y Y Y - - - - - - - -
-browse the media library                      | Y Y Y Y Y - - - Y - -
-upload media                                  | Y Y Y Y Y - - - - - -
-change their own media                        | Y Y Y Y Y - - - - - -
-delete another's media                        | Y Y Y - - - - - - - -
-write pages and links                         | Y Y Y - - - - - - - -
-manage menus                                  | Y Y - - - - - - - - -
-see the website                               | Y Y Y Y Y Y - - Y - -
-manage the website                            | Y Y - - - - - - Y - -
-change the website's settings                 | Y Y - - - - - - - - -
-edit the website's content                    | Y Y Y - - - - - Y - -
-moderate comments                             | Y Y Y - - - - - Y - -
-manage members                                | Y Y - - - - - - Y - -
-make a member an editor                       | Y Y - - - - - - Y - -
-make a member a site admin                    | Y - - - - - - - Y - -
-read the website's audit log                  | Y Y - - - - - - Y - -
-read the website's statistics                 | Y Y Y Y Y - - - Y - -
+read another's draft                          | Y Y Y - - - - - Y - - Y
+read a published post                         | Y Y Y Y Y Y Y Y Y Y Y Y
+create a post                                 | Y Y Y Y Y - - - - - - Y
+update their own draft                        | Y Y Y Y Y - - - - - - Y
+update another's draft                        | Y Y Y - - - - - - - - Y
+update another's published post               | Y Y Y - - - - - - - - Y
+move their own draft to the other website     | Y - - - - - - - - - - Y
+delete another's draft                        | Y Y Y - - - - - - - - Y
+publish a new post                            | Y Y Y Y - - Y - - - Y Y
+review another's pending post                 | Y Y Y - - - - - - - - Y
+name another as author of their post          | Y - - - - - - - Y - - Y
+create a tag                                  | Y Y Y Y - - - - - - - Y
+rename a tag                                  | Y Y Y - - - - - - - - Y
+browse the media library                      | Y Y Y Y Y - - - Y - - Y
+upload media                                  | Y Y Y Y Y - - - - - - Y
+change their own media                        | Y Y Y Y Y - - - - - - Y
+delete another's media                        | Y Y Y - - - - - - - - Y
+write pages and links                         | Y Y Y - - - - - - - - Y
+manage menus                                  | Y Y - - - - - - - - - Y
+see the website                               | Y Y Y Y Y Y - - Y - - Y
+manage the website                            | Y Y - - - - - - Y - - Y
+change the website's settings                 | Y Y - - - - - - - - - Y
+edit the website's content                    | Y Y Y - - - - - Y - - Y
+moderate comments                             | Y Y Y - - - - - Y - - Y
+manage members                                | Y Y - - - - - - Y - - Y
+make a member an editor                       | Y Y - - - - - - Y - - Y
+make a member a site admin                    | Y - - - - - - - Y - - Y
+read the website's audit log                  | Y Y - - - - - - Y - - Y
+read the website's statistics                 | Y Y Y Y Y - - - Y - - Y
 `;
 
 const EXPECTED_ON_SITE_TWO = `
-read another's draft                          | Y - - - - - - - Y Y -
-read a published post                         | Y Y Y Y Y Y Y Y Y Y Y
-create a post                                 | Y - - - - - - - - Y -
-update their own draft                        | Y - - - - - - - - Y -
-update another's draft                        | Y - - - - - - - - Y -
-update another's published post               | Y - - - - - - - - Y -
-move their own draft to the other website     | Y - - - - - - - - - -
-delete another's draft                        | Y - - - - - - - - Y -
-publish a new post                            | Y Y Y Y Y Y Y - - Y Y
-review another's pending post                 | Y - - - - - - - - Y -
-name another as author of their post          | Y - - - - - - - Y Y -
-create a tag                                  | Y - - - - - - - - Y -
-rename a tag                                  | Y - - - - - - - - Y -
-browse the media library                      | Y - - - - - - - Y Y -
-upload media                                  | Y - - - - - - - - Y -
-change their own media                        | Y - - - - - - - - Y -
-delete another's media                        | Y - - - - - - - - Y -
-write pages and links                         | Y - - - - - - - - Y -
-manage menus                                  | Y - - - - - - - - Y -
-see the website                               | Y - - - - - - - Y Y -
-manage the website                            | Y - - - - - - - Y Y -
-change the website's settings                 | Y - - - - - - - - Y -
-edit the website's content                    | Y - - - - - - - Y Y -
-moderate comments                             | Y - - - - - - - Y Y -
-manage members                                | Y - - - - - - - Y Y -
-make a member an editor                       | Y - - - - - - - Y Y -
-make a member a site admin                    | Y - - - - - - - Y Y -
-read the website's audit log                  | Y - - - - - - - Y Y -
-read the website's statistics                 | Y - - - - - - - Y Y -
+read another's draft                          | Y - - - - - - - Y Y - Y
+read a published post                         | Y Y Y Y Y Y Y Y Y Y Y Y
+create a post                                 | Y - - - - - - - - Y - Y
+update their own draft                        | Y - - - - - - - - Y - Y
+update another's draft                        | Y - - - - - - - - Y - Y
+update another's published post               | Y - - - - - - - - Y - Y
+move their own draft to the other website     | Y - - - - - - - - - - Y
+delete another's draft                        | Y - - - - - - - - Y - Y
+publish a new post                            | Y Y Y Y Y Y Y - - Y Y Y
+review another's pending post                 | Y - - - - - - - - Y - Y
+name another as author of their post          | Y - - - - - - - Y Y - Y
+create a tag                                  | Y - - - - - - - - Y - Y
+rename a tag                                  | Y - - - - - - - - Y - Y
+browse the media library                      | Y - - - - - - - Y Y - Y
+upload media                                  | Y - - - - - - - - Y - Y
+change their own media                        | Y - - - - - - - - Y - Y
+delete another's media                        | Y - - - - - - - - Y - Y
+write pages and links                         | Y - - - - - - - - Y - Y
+manage menus                                  | Y - - - - - - - - Y - Y
+see the website                               | Y - - - - - - - Y Y - Y
+manage the website                            | Y - - - - - - - Y Y - Y
+change the website's settings                 | Y - - - - - - - - Y - Y
+edit the website's content                    | Y - - - - - - - Y Y - Y
+moderate comments                             | Y - - - - - - - Y Y - Y
+manage members                                | Y - - - - - - - Y Y - Y
+make a member an editor                       | Y - - - - - - - Y Y - Y
+make a member a site admin                    | Y - - - - - - - Y Y - Y
+read the website's audit log                  | Y - - - - - - - Y Y - Y
+read the website's statistics                 | Y - - - - - - - Y Y - Y
 `;
 
 const EXPECTED_ON_THE_INSTALLATION = `
-create an all-sites post                      | Y - - - - - - - - - Y
-create an all-sites tag                       | Y - - - - - - - - - -
-write all-sites pages                         | Y - - - - - - - - - -
-see every website                             | Y - - - - - - - Y - -
-manage websites' code                         | Y - - - - - - - Y - -
-read accounts                                 | Y - - - - - - - Y - -
-read their own account                        | Y Y Y Y Y Y Y - Y Y -
-manage accounts                               | Y - - - - - - - - - -
-read the installation                         | Y - - - - - - - Y - -
-manage the installation                       | Y - - - - - - - - - -
-operate the installation (the CLI)            | - - - - - - - - - - -
-manage jobs                                   | Y - - - - - - - Y - -
-read health                                   | Y - - - - - - - Y - -
-read the installation's audit log             | Y - - - - - - - Y - -
+create an all-sites post                      | Y - - - - - - - - - Y Y
+create an all-sites tag                       | Y - - - - - - - - - - Y
+write all-sites pages                         | Y - - - - - - - - - - Y
+see every website                             | Y - - - - - - - Y - - Y
+manage websites' code                         | Y - - - - - - - Y - - Y
+read accounts                                 | Y - - - - - - - Y - - Y
+read their own account                        | Y Y Y Y Y Y Y - Y Y - Y
+manage accounts                               | Y - - - - - - - - - - Y
+issue themselves a new token                  | Y Y Y Y Y Y Y - - - - Y
+issue another a new token                     | - - - - - - - - - - - Y
+manage their own API keys                     | Y Y Y Y Y Y Y - - - - Y
+manage another's API keys                     | - - - - - - - - - - - Y
+read the installation                         | Y - - - - - - - Y - - Y
+manage the installation                       | Y - - - - - - - - - - Y
+operate the installation (the CLI)            | - - - - - - - - - - - Y
+manage jobs                                   | Y - - - - - - - Y - - Y
+read health                                   | Y - - - - - - - Y - - Y
+read the installation's audit log             | Y - - - - - - - Y - - Y
 `;
 
 describe('the policy as one table: every action for every caller (issue 35 #2)', () => {
@@ -267,6 +278,7 @@ describe('the policy as one table: every action for every caller (issue 35 #2)',
     await services.memberships.grant(disabled.id, site1, 'editor');
     await services.users.setActive(disabled.id, false);
     actors.set('disabled user', await byToken(disabled.token));
+    actors.set('the operator (CLI)', INSTALLATION_OPERATOR);
   });
   after(() => ctx.close());
 

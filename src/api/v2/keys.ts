@@ -1,7 +1,7 @@
 // The caller's own API keys: list, create (the secret is answered once), revoke. A key never grants
 // more than its user holds (policy.ts); a key cannot make other keys.
 import { z } from 'zod';
-import { ForbiddenError } from '../../domain/errors.js';
+import { apiKeyInput } from '../../domain/key-operations.js';
 import type { Services } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
 import { notFound } from './problem.js';
@@ -23,21 +23,8 @@ const keySchema = z
   })
   .meta({ id: 'ApiKey' });
 
-const createBody = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    website_ids: z.array(z.int().min(1)).max(100).optional(),
-    read_only: z.boolean().optional(),
-    content_only: z
-      .boolean()
-      .optional()
-      .describe('A content key (read-only, published content only); it must name `website_ids`.'),
-    expires_at: z.iso.datetime({ offset: true }).optional(),
-  })
-  .strict();
-
 export function registerKeyRoutes(router: V2Router, services: Services): void {
-  const json = (key: Awaited<ReturnType<typeof services.apiKeys.list>>[number]) => ({
+  const json = (key: Awaited<ReturnType<typeof services.keyOps.list>>[number]) => ({
     id: key.id,
     name: key.name,
     prefix: key.prefix,
@@ -48,12 +35,8 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     last_used_at: key.lastUsedAt,
     created_at: key.createdAt,
   });
-  /** Keys are managed with the user's own credentials (a token or the session), never with a key. */
-  const owner = (request: Parameters<typeof callerOf>[0]) => {
-    const caller = callerOf(request);
-    if (caller.key) throw new ForbiddenError('API keys are managed with a token or a session, not a key.');
-    return caller.user;
-  };
+  /** Whose keys: the caller's (the operations refuse a caller who came with a key). */
+  const owner = (request: Parameters<typeof callerOf>[0]) => callerOf(request).user;
 
   router.route({
     method: 'GET',
@@ -61,7 +44,9 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     summary: 'Your API keys',
     tags: ['keys'],
     response: { 200: z.object({ data: z.array(keySchema) }) },
-    handler: async (request) => ({ data: (await services.apiKeys.list(owner(request).id)).map(json) }),
+    handler: async (request) => ({
+      data: (await services.keyOps.list(await actorOf(services, request), owner(request).id)).map(json),
+    }),
   });
 
   router.route({
@@ -70,21 +55,11 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     summary: 'Create an API key',
     description: 'The answer holds the secret (`key`) once; Folio keeps only its hash.',
     tags: ['keys'],
-    body: createBody,
+    body: apiKeyInput,
     response: { 201: z.object({ data: keySchema.extend({ key: z.string() }) }) },
     handler: async (request, reply) => {
-      const body = createBody.parse(request.body);
-      const { key, secret } = await services.apiKeys.create(
-        owner(request).id,
-        {
-          name: body.name,
-          websiteIds: body.website_ids,
-          readOnly: body.read_only,
-          contentOnly: body.content_only,
-          expiresAt: body.expires_at ? new Date(body.expires_at) : null,
-        },
-        await actorOf(services, request),
-      );
+      const actor = await actorOf(services, request);
+      const { key, secret } = await services.keyOps.create(actor, owner(request).id, request.body);
       return reply.code(201).send({ data: { ...json(key), key: secret } });
     },
   });
@@ -98,7 +73,7 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     response: { 204: z.null() },
     handler: async (request, reply) => {
       const id = Number((request.params as { id: string }).id);
-      const revoked = await services.apiKeys.revoke(owner(request).id, id, await actorOf(services, request));
+      const revoked = await services.keyOps.revoke(await actorOf(services, request), owner(request).id, id);
       if (!revoked) throw notFound('You have no such key in use.');
       return reply.code(204).send();
     },
