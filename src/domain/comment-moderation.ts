@@ -167,7 +167,7 @@ export class CommentModeration {
    */
   async moderateAll(actor: Actor, ids: readonly number[], action: ModerationAction): Promise<number[]> {
     return this.deps.runner.run(async () => {
-      if (!this.deps.policy.administers(actor)) throw new ForbiddenError();
+      if (!(await this.deps.policy.can(actor, 'comment.moderate_all', {}))) throw new ForbiddenError();
       const valid = [...new Set(ids)].filter(isStorableId);
       if (valid.length > MAX_MODERATION_BATCH) {
         throw new InputError('ids', `At most ${MAX_MODERATION_BATCH} comments at a time.`);

@@ -217,6 +217,8 @@ export interface PolicyActions {
   'website.edit': { websiteId: number };
   /** Moderate the comments shown on the website. */
   'comment.moderate': { websiteId: number };
+  /** Moderate any comment of any website at once (the CLI's comment:*, API v2's installation queue). */
+  'comment.moderate_all': Record<string, never>;
   'member.manage': { websiteId: number };
   /** Give `role` (null: take the role away) to a member who holds `current` there. */
   'member.grant': { websiteId: number; role: SiteRole | null; current: SiteRole | null };
@@ -234,6 +236,8 @@ export interface PolicyActions {
   'account.manage': Record<string, never>;
   /** Read the installation's settings. */
   'installation.read': Record<string, never>;
+  /** Call an administrators' endpoint of API v1 (updates, creating and deleting websites, menu sync). */
+  'installation.administer': Record<string, never>;
   /** Change the installation: settings, core updates, cache flushes, creating and deleting websites. */
   'installation.manage': Record<string, never>;
   /** Be the installation's operator (the CLI): set secret settings. */
@@ -282,6 +286,7 @@ const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
   'website.code': (s, actor) => s.administers(actor),
   'website.edit': (s, actor, { websiteId }) => s.editsWebsite(actor, websiteId),
   'comment.moderate': (s, actor, { websiteId }) => s.editsWebsite(actor, websiteId),
+  'comment.moderate_all': (s, actor) => s.administers(actor) && actor.key?.readOnly !== true,
   'member.manage': (s, actor, { websiteId }) => s.managesMembers(actor, websiteId),
   'member.grant': async (s, actor, { websiteId, role, current }) => {
     if (!(await s.managesMembers(actor, websiteId))) return false;
@@ -305,6 +310,7 @@ const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
   'account.token': (s, actor, { userId }) => !actor.key && (actor.userId === userId || s.operates(actor)),
   'key.manage': (s, actor, { userId }) => !actor.key && (actor.userId === userId || s.operates(actor)),
   'installation.read': (s, actor) => s.administers(actor),
+  'installation.administer': (s, actor) => s.administers(actor),
   'installation.manage': (s, actor) => s.administers(actor) && actor.key?.readOnly !== true,
   'installation.operate': (_s, actor) =>
     actor.isAdmin && actor.userId === null && actor.origin?.surface === 'cli',
@@ -338,13 +344,6 @@ export class Policy {
   /** The time rules about publication are decided at. */
   now(): Date {
     return this.standing.now();
-  }
-
-  /**
-   * An administrator of the whole installation: an administrator without a key limited to websites.
-   */
-  administers(actor: Actor): boolean {
-    return this.standing.administers(actor);
   }
 
   /**

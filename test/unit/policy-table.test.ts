@@ -126,6 +126,8 @@ const INSTALLATION_CASES: Case[] = [
   ask('manage their own API keys', 'key.manage', (f) => ({ userId: f.self ?? -1 })),
   ask("manage another's API keys", 'key.manage', (f) => ({ userId: f.writer })),
   ask('read the installation', 'installation.read', () => ({})),
+  ask("call API v1's administrators' endpoints", 'installation.administer', () => ({})),
+  ask("moderate every website's comments", 'comment.moderate_all', () => ({})),
   ask('manage the installation', 'installation.manage', () => ({})),
   ask('operate the installation (the CLI)', 'installation.operate', () => ({})),
   ask('manage jobs', 'job.manage', () => ({})),
@@ -221,6 +223,8 @@ issue another a new token                     | - - - - - - - - - - - Y
 manage their own API keys                     | Y Y Y Y Y Y Y - - - - Y
 manage another's API keys                     | - - - - - - - - - - - Y
 read the installation                         | Y - - - - - - - Y - - Y
+call API v1's administrators' endpoints       | Y - - - - - - - Y - - Y
+moderate every website's comments             | Y - - - - - - - - - - Y
 manage the installation                       | Y - - - - - - - - - - Y
 operate the installation (the CLI)            | - - - - - - - - - - - Y
 manage jobs                                   | Y - - - - - - - Y - - Y

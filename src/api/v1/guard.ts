@@ -143,7 +143,10 @@ export function guard(services: Services, policy: EndpointPolicy): preHandlerAsy
       if (!request.apiUser) throw invalidToken();
     }
     // Installation-wide endpoints: an administrator with an unlimited key (the policy decides).
-    if (policy.adminOnly && !services.policy.administers(await actorOf(services, request))) {
+    if (
+      policy.adminOnly &&
+      !(await services.policy.can(await actorOf(services, request), 'installation.administer', {}))
+    ) {
       throw adminRequired();
     }
     // A key never does more than its scope allows: a read-only key calls reads only, and a key
