@@ -373,6 +373,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     async (id) => (await bindings.existing([id])).length > 0,
     runner,
     audit,
+    (domain) => websites.findIdByDomain(domain),
   );
   const systemOps = new SystemOperations({
     runner,

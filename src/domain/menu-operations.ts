@@ -12,9 +12,19 @@ import { z } from 'zod';
 import type { OperationRunner } from './run.js';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
-import { ForbiddenError, NotFoundError, ValidationError } from './errors.js';
+import { ForbiddenError, InputError, NotFoundError, ValidationError } from './errors.js';
+import { isStorableId } from './ids.js';
+import type { LocaleSettings } from './locales.js';
 import { MAX_MENU_DEPTH, MAX_MENU_ITEMS, MENU_ITEM_KINDS, MENU_TARGETS, menuNotFound } from './menus.js';
-import type { Menu, MenuItemSpec, MenuTreeItem, MenusService } from './menus.js';
+import type {
+  Menu,
+  MenuItemInput,
+  MenuItemSpec,
+  MenuItemWithPage,
+  MenuTreeItem,
+  MenusService,
+  SyncResult,
+} from './menus.js';
 import type { Actor, Policy } from './policy.js';
 import { ATTRIBUTE, integer, parse, requiredString, translatable } from './schema-fields.js';
 import type { SettingsService } from './settings.js';
@@ -149,6 +159,14 @@ export interface MenuWithItems extends Menu {
   items: MenuTreeItem[];
 }
 
+/** API v1's menu sync found items it cannot store (each one an InputError, in the order found). */
+export class MenuSyncProblems extends ValidationError {
+  constructor(readonly problems: readonly InputError[]) {
+    super(Object.fromEntries(problems.map((problem) => [problem.field, [problem.message]])));
+    this.name = 'MenuSyncProblems';
+  }
+}
+
 export class MenuOperations {
   constructor(
     private readonly menus: MenusService,
@@ -156,8 +174,48 @@ export class MenuOperations {
     private readonly settings: SettingsService,
     private readonly websiteExists: (id: number) => Promise<boolean>,
     private readonly runner: OperationRunner,
-    private readonly audit?: AuditLog,
+    private readonly audit: AuditLog,
+    private readonly websiteByDomain: (domain: string) => Promise<number | null>,
   ) {}
+
+  /**
+   * API v1's menu sync: the website's menu items replaced by `items` (found by id, or by domain). The
+   * items are checked first (MenuSyncProblems), then the website (404), then who may manage its
+   * menus; one transaction.
+   */
+  async sync(
+    actor: Actor,
+    target: { websiteId?: number; domain?: string },
+    items: readonly MenuItemInput[],
+    options: { locale?: string; locales: LocaleSettings },
+  ): Promise<SyncResult> {
+    return this.runner.run(async () => {
+      const problems = await this.menus.check(items);
+      if (problems.length > 0) throw new MenuSyncProblems(problems);
+      const websiteId =
+        target.websiteId !== undefined
+          ? isStorableId(target.websiteId) && (await this.websiteExists(target.websiteId))
+            ? target.websiteId
+            : null
+          : await this.websiteByDomain(target.domain ?? '');
+      if (websiteId === null || !this.policy.inKeyScope(actor, websiteId)) {
+        throw new NotFoundError('Website not found');
+      }
+      if (!(await this.policy.can(actor, 'menu.manage', { websiteId }))) throw new ForbiddenError();
+      try {
+        return await this.menus.sync(websiteId, items, { ...options, actor });
+      } catch (error) {
+        // A page deleted between the check and the write: the sync is rolled back.
+        if (error instanceof InputError) throw new MenuSyncProblems([error]);
+        throw error;
+      }
+    });
+  }
+
+  /** One menu item with its page (API v1's menu show): what the site shows, to any caller. */
+  async item(id: number): Promise<MenuItemWithPage | null> {
+    return this.menus.find(id);
+  }
 
   /** A website's menus (without items): anyone its key reaches may read them (the site shows them). */
   async list(actor: Actor, websiteId: number): Promise<Menu[]> {

@@ -11,8 +11,10 @@ import { z } from 'zod';
 import { localeSettings } from '../../domain/locales.js';
 import { MENU_ITEM_TYPES, MENU_TARGETS } from '../../domain/menus.js';
 import type { MenuItemInput, MenuItemWithPage } from '../../domain/menus.js';
-import { InputError } from '../../domain/errors.js';
-import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
+import { NotFoundError } from '../../domain/errors.js';
+import type { InputError } from '../../domain/errors.js';
+import { MenuSyncProblems } from '../../domain/menu-operations.js';
+import { MAX_DB_INTEGER, MIN_DB_INTEGER } from '../../domain/ids.js';
 import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
 import { isSafeHref } from '../../domain/site-urls.js';
 import { ATTRIBUTE } from '../../domain/schema-fields.js';
@@ -196,31 +198,21 @@ export function registerMenuRoutes(router: ApiRouter, services: Services): void 
       const locales = await localeSettings(services.settings);
       const input = checkSyncInput(requestInput(request), locales.supported);
       const items = toItems(input);
-      const problems = await services.menus.check(items);
-      if (problems.length > 0) throw validationFailed(errorsOf(problems));
-
-      const websiteId =
-        input.website_id !== undefined
-          ? isStorableId(input.website_id)
-            ? ((await services.bindings.existing([input.website_id]))[0] ?? null)
-            : null
-          : await services.websites.findIdByDomain(input.domain ?? '');
-      if (websiteId === null) throw ApiError.fail(404, 'Website not found');
-
       try {
-        const result = await services.menus.sync(websiteId, items, {
-          locale: input.locale === undefined ? undefined : normalizeLocale(input.locale),
-          locales,
-          actor: await actorOf(services, request),
-        });
+        const result = await services.menuOps.sync(
+          await actorOf(services, request),
+          input.website_id !== undefined ? { websiteId: input.website_id } : { domain: input.domain ?? '' },
+          items,
+          { locale: input.locale === undefined ? undefined : normalizeLocale(input.locale), locales },
+        );
         return success('Menu synchronized successfully', {
           website_id: result.websiteId,
           items_created: result.itemsCreated,
           items_deleted: result.itemsDeleted,
         });
       } catch (error) {
-        // A page deleted between the check and the transaction: the sync was rolled back.
-        if (error instanceof InputError) throw validationFailed(errorsOf([error]));
+        if (error instanceof MenuSyncProblems) throw validationFailed(errorsOf([...error.problems]));
+        if (error instanceof NotFoundError) throw ApiError.fail(404, 'Website not found');
         throw error;
       }
     },
@@ -232,7 +224,7 @@ export function registerMenuRoutes(router: ApiRouter, services: Services): void 
     { switchKey: null, authKey: 'svc_api_menu_show', read: true },
     async (request) => {
       const id = menuId(request);
-      const item = id === null ? null : await services.menus.find(id);
+      const item = id === null ? null : await services.menuOps.item(id);
       if (!item) throw menuNotFound();
       return success('Successfully fetched menu', menuItemJson(item));
     },
