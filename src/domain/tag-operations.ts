@@ -11,7 +11,7 @@ import type { Actor, Policy } from './policy.js';
 import { integer, optional, parse, translatable } from './schema-fields.js';
 import type { SettingsService } from './settings.js';
 import { MAX_TAG_NAME_LENGTH, MAX_TAG_TYPE_LENGTH } from './tags.js';
-import type { Tag, TagNode, TagsService } from './tags.js';
+import type { ActorTagInput, StoreOutcome, Tag, TagNode, TagsService } from './tags.js';
 import { DEFAULT_LOCALE } from './translations.js';
 
 const ids = z.array(integer()).max(100);
@@ -53,6 +53,19 @@ export class TagOperations {
     private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
   ) {}
+
+  /**
+   * API v1's tag store (spec 4.4): a new tag, or with `updateWhenDuplicated` the existing one of the
+   * same name and type changed; the store asks the policy for either (tags.ts), in one transaction.
+   */
+  async store(input: ActorTagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+    return this.runner.run(() => this.tags.store(input));
+  }
+
+  /** Which of these tag ids exist (API v1's tags/exist): tags are public. */
+  async existingIds(ids: readonly number[]): Promise<number[]> {
+    return this.tags.existingIds(ids);
+  }
 
   /**
    * The tags of a type shown on a website (bound to it or to every website) as a tree, names in

@@ -148,7 +148,7 @@ export function registerTagRoutes(router: ApiRouter, services: Services): void {
 
   router.route(['POST'], '/tags/exist', { switchKey: 'svc_api_tag_exist', read: true }, async (request) => {
     const input = validate(existSchema, requestInput(request));
-    return success('Successfully fetched data', { ids: await services.tags.existingIds(input.tagIds) });
+    return success('Successfully fetched data', { ids: await services.tagOps.existingIds(input.tagIds) });
   });
 
   router.route(
@@ -158,7 +158,7 @@ export function registerTagRoutes(router: ApiRouter, services: Services): void {
     async (request) => {
       const input = validate(storeSchema, requestInput(request));
       try {
-        const { outcome, tag } = await services.tags.store({
+        const { outcome, tag } = await services.tagOps.store({
           name: input.name,
           type: input.type || DEFAULT_TAG_TYPE,
           slug: input.slug || undefined,
