@@ -412,52 +412,41 @@ export class Policy {
     const on = [websiteId];
     const site = { websiteId };
     const writes = this.standing.keyWrites(actor, on);
-    const [
-      createPosts,
-      publishPosts,
-      edits,
-      moderates,
-      managePages,
-      uploadMedia,
-      manageMenus,
-      manageWebsite,
-      manageMembers,
-      readAudit,
-      manageTags,
-      createTags,
-      readStats,
-    ] = await Promise.all([
-      this.can(actor, 'post.create', { websiteIds: on }),
-      this.can(actor, 'post.publish', { post: null, websiteIds: on }),
-      this.can(actor, 'website.edit', site),
-      this.can(actor, 'comment.moderate', site),
-      this.can(actor, 'content.write', { websiteIds: on }),
-      this.can(actor, 'media.upload', site),
-      this.can(actor, 'menu.manage', site),
-      this.can(actor, 'website.manage', site),
-      this.can(actor, 'member.manage', site),
-      this.can(actor, 'audit.read', site),
-      this.can(actor, 'tag.update', { websiteIds: on, current: on }),
-      this.can(actor, 'tag.create', { websiteIds: on }),
-      this.can(actor, 'stats.read', site),
-    ]);
+    const answers = await allOf({
+      createPosts: this.can(actor, 'post.create', { websiteIds: on }),
+      publishPosts: this.can(actor, 'post.publish', { post: null, websiteIds: on }),
+      edits: this.can(actor, 'website.edit', site),
+      moderates: this.can(actor, 'comment.moderate', site),
+      managePages: this.can(actor, 'content.write', { websiteIds: on }),
+      uploadMedia: this.can(actor, 'media.upload', site),
+      manageMenus: this.can(actor, 'menu.manage', site),
+      manageWebsite: this.can(actor, 'website.manage', site),
+      manageMembers: this.can(actor, 'member.manage', site),
+      readAudit: this.can(actor, 'audit.read', site),
+      manageTags: this.can(actor, 'tag.update', { websiteIds: on, current: on }),
+      createTags: this.can(actor, 'tag.create', { websiteIds: on }),
+      readStats: this.can(actor, 'stats.read', site),
+    });
+    const { createPosts, publishPosts, edits, moderates, ...asked } = answers;
     return {
+      ...asked,
       createPosts,
       publishPosts: createPosts && publishPosts,
       editOthersPosts: edits && writes,
       reviewPosts: edits && writes,
       moderateComments: moderates && writes,
-      managePages,
-      uploadMedia,
-      manageMenus,
-      manageWebsite,
-      manageMembers,
-      readAudit,
-      manageTags,
-      createTags,
-      readStats,
     };
   }
+}
+
+/** Awaits every promise of a record at once and answers the record of their values. */
+async function allOf<T extends Record<string, Promise<unknown>>>(
+  promises: T,
+): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const entries = await Promise.all(
+    Object.entries(promises).map(async ([key, promise]) => [key, await promise] as const),
+  );
+  return Object.fromEntries(entries) as { [K in keyof T]: Awaited<T[K]> };
 }
 
 interface StandingDeps {

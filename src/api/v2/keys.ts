@@ -1,6 +1,7 @@
 // The caller's own API keys: list, create (the secret is answered once), revoke. A key never grants
 // more than its user holds (policy.ts); a key cannot make other keys.
 import { z } from 'zod';
+import type { ApiKey } from '../../domain/api-keys.js';
 import { apiKeyInput } from '../../domain/key-operations.js';
 import type { Services } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
@@ -23,8 +24,9 @@ const keySchema = z
   })
   .meta({ id: 'ApiKey' });
 
-export function registerKeyRoutes(router: V2Router, services: Services): void {
-  const json = (key: Awaited<ReturnType<typeof services.keyOps.list>>[number]) => ({
+/** A key as API v2 shows it (never its secret, nor its hash). */
+export function apiKeyJson(key: ApiKey) {
+  return {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
@@ -34,7 +36,10 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     expires_at: key.expiresAt,
     last_used_at: key.lastUsedAt,
     created_at: key.createdAt,
-  });
+  };
+}
+
+export function registerKeyRoutes(router: V2Router, services: Services): void {
   /** Whose keys: the caller's (the operations refuse a caller who came with a key). */
   const owner = (request: Parameters<typeof callerOf>[0]) => callerOf(request).user;
 
@@ -45,7 +50,7 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     tags: ['keys'],
     response: { 200: z.object({ data: z.array(keySchema) }) },
     handler: async (request) => ({
-      data: (await services.keyOps.list(await actorOf(services, request), owner(request).id)).map(json),
+      data: (await services.keyOps.list(await actorOf(services, request), owner(request).id)).map(apiKeyJson),
     }),
   });
 
@@ -60,7 +65,7 @@ export function registerKeyRoutes(router: V2Router, services: Services): void {
     handler: async (request, reply) => {
       const actor = await actorOf(services, request);
       const { key, secret } = await services.keyOps.create(actor, owner(request).id, request.body);
-      return reply.code(201).send({ data: { ...json(key), key: secret } });
+      return reply.code(201).send({ data: { ...apiKeyJson(key), key: secret } });
     },
   });
 

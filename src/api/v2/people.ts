@@ -5,6 +5,7 @@ import { addMemberInput, grantInput } from '../../domain/member-operations.js';
 import { SITE_ROLES } from '../../domain/memberships.js';
 import type { User } from '../../domain/users.js';
 import { siteOrigin } from '../../domain/site-urls.js';
+import { apiKeyJson } from './keys.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
@@ -233,18 +234,7 @@ function registerAccountToolRoutes(router: V2Router, services: Services): void {
     handler: async (request) => {
       const keys = await services.userOps.keys(await actorOf(services, request), param(request, 'id'));
       return {
-        data: keys.map((key) => ({
-          id: key.id,
-          name: key.name,
-          prefix: key.prefix,
-          read_only: key.readOnly,
-          content_only: key.contentOnly,
-          website_ids: key.websiteIds,
-          expires_at: key.expiresAt,
-          last_used_at: key.lastUsedAt,
-          revoked: key.revokedAt !== null,
-          created_at: key.createdAt,
-        })),
+        data: keys.map((key) => ({ ...apiKeyJson(key), revoked: key.revokedAt !== null })),
       };
     },
   });
