@@ -575,7 +575,8 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
               : await websiteOption(services, single(values.website, 'website'));
           const userId =
             values.email === undefined ? undefined : (await requireUser(services, values.email)).id;
-          for (const entry of await services.audit.list({ websiteId, userId, since, limit: 500 })) {
+          const entries = await services.auditReads.list(CLI_ACTOR, { websiteId, userId, since, limit: 500 });
+          for (const entry of entries) {
             output.out(JSON.stringify(entry));
           }
           return 0;

@@ -51,6 +51,7 @@ import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
 import { MemberOperations } from './domain/member-operations.js';
+import { AuditReads } from './domain/audit-reads.js';
 import { KeyOperations } from './domain/key-operations.js';
 import { UserOperations } from './domain/user-operations.js';
 import { PageOperations } from './domain/page-operations.js';
@@ -113,6 +114,8 @@ export interface Services {
   memberships: MembershipsService;
   /** Who changed what, when and from where (issue 20). */
   audit: AuditLog;
+  /** The audit log as its readers may read it (API v2, the CLI). */
+  auditReads: AuditReads;
   /** Named API keys with scopes (websites, read-only, expiry). */
   apiKeys: ApiKeysService;
   /** The posts store (reads and writes, no permissions): operations and public reads use it. */
@@ -485,6 +488,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     inviteOps,
     userOps,
     keyOps: new KeyOperations({ runner, policy, apiKeys }),
+    auditReads: new AuditReads({ audit, policy }),
     pageOps,
     systemOps,
     insights: new Insights({
