@@ -322,16 +322,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });
-  const revisions = new RevisionsService({
-    db,
-    clock,
-    runner,
-    posts,
-    postOps,
-    policy,
-    settings,
-    audit,
-  }).install();
   const pages = new PagesService(db, clock, translations, bindings, changes);
   const updates = new UpdateService({
     db,
@@ -362,6 +352,18 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const apiKeys = new ApiKeysService(db, clock, audit, credentials);
   const userOps = new UserOperations(db, users, runner, audit, { policy, apiKeys });
   const pageOps = new PageOperations(pages, policy, settings, runner, audit);
+  const revisions = new RevisionsService({
+    db,
+    clock,
+    runner,
+    posts,
+    postOps,
+    pages,
+    pageOps,
+    policy,
+    settings,
+    audit,
+  }).install();
   const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
   const menuOps = new MenuOperations(
     menus,

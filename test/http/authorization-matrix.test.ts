@@ -186,6 +186,18 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     }
     await made('POST', `/posts/${f.returned}/return`, { note: `${SECRET} note` });
     f.page = Number((await made('POST', '/pages', { title: `${SECRET} page`, content: 'x', status: 'draft', website_ids: [f.site2] }))!.id); // prettier-ignore
+    // Two revisions of the draft page (issue 37): its create and an update.
+    await made('PATCH', `/pages/${f.page}`, { title: `${SECRET} page, again` });
+    const pageRevisions = await ctx.services.database.db
+      .selectFrom('revisions')
+      .select('id')
+      .where('resource_type', '=', 'page')
+      .where('resource_id', '=', Number(f.page))
+      .orderBy('id')
+      .execute();
+    assert.equal(pageRevisions.length, 2);
+    f.pageRevision = pageRevisions[0]!.id;
+    f.pageRevision2 = pageRevisions[1]!.id;
     f.pageW = Number((await made('POST', '/pages', { title: 'Page w', content: 'x', website_ids: [f.site2] }))!.id); // prettier-ignore
     f.pageDel = Number((await made('POST', '/pages', { title: 'Page d', content: 'x', website_ids: [f.site2] }))!.id); // prettier-ignore
     f.tag = Number((await made('POST', '/tags', { name: 'Two tag', type: 'post_tag', website_ids: [f.site2] }))!.id); // prettier-ignore
@@ -292,6 +304,10 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     { name: 'show a draft page', method: 'GET', route: '/pages/{id}', url: () => `/pages/${f.page}`, kind: 'private-read' }, // prettier-ignore
     { name: 'create a page', method: 'POST', route: '/pages', url: () => '/pages', body: () => ({ title: `P ${randomBytes(3).toString('hex')}`, content: 'x', website_ids: [s2()] }), kind: 'write' }, // prettier-ignore
     { name: 'change a page', method: 'PATCH', route: '/pages/{id}', url: () => `/pages/${f.pageW}`, body: () => ({ title: 'Page w' }), kind: 'write' }, // prettier-ignore
+    { name: 'page revisions', method: 'GET', route: '/pages/{id}/revisions', url: () => `/pages/${f.page}/revisions`, kind: 'private-read', leaks: hasRows }, // prettier-ignore
+    { name: 'a page revision', method: 'GET', route: '/pages/{id}/revisions/{revision}', url: () => `/pages/${f.page}/revisions/${f.pageRevision}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'compare page revisions', method: 'GET', route: '/pages/{id}/revisions/compare', url: () => `/pages/${f.page}/revisions/compare?from=${f.pageRevision}&to=${f.pageRevision2}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'restore a page revision', method: 'POST', route: '/pages/{id}/revisions/{revision}/restore', url: () => `/pages/${f.page}/revisions/${f.pageRevision}/restore`, body: () => ({}), kind: 'write' }, // prettier-ignore
     { name: 'delete a page', method: 'DELETE', route: '/pages/{id}', url: () => `/pages/${f.pageDel}?force=true`, kind: 'write' }, // prettier-ignore
     // Menus
     { name: 'create a menu', method: 'POST', route: '/websites/{id}/menus', url: () => `/websites/${s2()}/menus`, body: () => ({ handle: `m-${randomBytes(3).toString('hex')}`, name: 'M' }), kind: 'write' }, // prettier-ignore
