@@ -67,6 +67,9 @@ import { ResourceAbilities } from './domain/resource-abilities.js';
 import { siteOrigin } from './domain/site-urls.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { RevisionsService } from './domain/revisions.js';
+import { AutosaveService } from './domain/autosaves.js';
+import { EditableContent } from './domain/content-access.js';
+import { PreviewLinks } from './domain/previews.js';
 import { ContentChanges } from './domain/changes.js';
 import { OperationRunner } from './domain/run.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
@@ -135,6 +138,8 @@ export interface Services {
   runner: OperationRunner;
   /** Revisions of posts: written by the runner's write hook; list, show, compare, restore (issue 37). */
   revisions: RevisionsService;
+  autosaves: AutosaveService;
+  previews: PreviewLinks;
   /** The job queue of background work (src/jobs/queue.ts); `serve` works it. */
   jobs: JobQueue;
   /** Listing and retrying jobs for administrators (domain/job-operations.ts). */
@@ -364,6 +369,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     settings,
     audit,
   }).install();
+  const access = new EditableContent({ posts, pageOps, policy });
+  const autosaves = new AutosaveService({ db, clock, runner, access }).install();
+  const previews = new PreviewLinks({ db, clock, runner, access, posts, pages, autosaves, settings, audit });
   const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
   const menuOps = new MenuOperations(
     menus,
@@ -460,6 +468,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     changes,
     runner,
     revisions,
+    autosaves,
+    previews,
     media,
     mediaLibrary,
     mediaOps: new MediaOperations({

@@ -39,6 +39,7 @@ import { commentRoutes } from './routes/comments.js';
 import { homeRoutes } from './routes/home.js';
 import { linkRoutes } from './routes/links.js';
 import { pageRoutes } from './routes/pages.js';
+import { previewRoutes } from './routes/previews.js';
 import { postRoutes } from './routes/posts.js';
 import { sitemapRoutes } from './routes/sitemaps.js';
 import { feedLinks, feedRoutes } from './routes/feeds.js';
@@ -133,6 +134,7 @@ const MODULES: FrontendModule[] = [
   authoringRoutes,
   postRoutes,
   pageRoutes,
+  previewRoutes,
   sitemapRoutes,
   feedRoutes,
   commentRoutes,
