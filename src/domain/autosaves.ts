@@ -123,7 +123,12 @@ export class AutosaveService {
     return (await this.stored(kind, id, userId, ''))?.fields ?? null;
   }
 
-  private async stored(kind: ContentKind, id: number, userId: number, version: string): Promise<Autosave | null> {
+  private async stored(
+    kind: ContentKind,
+    id: number,
+    userId: number,
+    version: string,
+  ): Promise<Autosave | null> {
     const row = await this.deps.db
       .selectFrom('autosaves')
       .select(['base_version', 'data', 'updated_at'])
@@ -144,7 +149,11 @@ export class AutosaveService {
     };
   }
 
-  private async editable(actor: Actor, kind: ContentKind, ref: string): Promise<{ id: number; version: string }> {
+  private async editable(
+    actor: Actor,
+    kind: ContentKind,
+    ref: string,
+  ): Promise<{ id: number; version: string }> {
     if (kind === 'post') {
       const post = await this.deps.access.post(actor, ref);
       return { id: post.id, version: post.updatedAt };

@@ -12,9 +12,7 @@ import type { PostsService } from './posts/store.js';
 export type ContentKind = 'post' | 'page';
 
 export class EditableContent {
-  constructor(
-    private readonly deps: { posts: PostsService; pageOps: PageOperations; policy: Policy },
-  ) {}
+  constructor(private readonly deps: { posts: PostsService; pageOps: PageOperations; policy: Policy }) {}
 
   /** The post (by id or slug) when the actor may change it. */
   async post(actor: Actor, ref: string): Promise<PostDetail> {

@@ -49,8 +49,7 @@ export interface PreviewLink {
 
 /** A resolved token: what it shows (an autosave's fields already laid over the saved version). */
 export type PreviewTarget =
-  | { kind: 'post'; link: PreviewLink; post: PostDetail }
-  | { kind: 'page'; link: PreviewLink; page: Page };
+  { kind: 'post'; link: PreviewLink; post: PostDetail } | { kind: 'page'; link: PreviewLink; page: Page };
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -170,9 +169,14 @@ export class PreviewLinks {
   /** Revokes a link: from now on it answers 404. */
   async revoke(actor: Actor, id: number): Promise<void> {
     return this.deps.runner.run(async () => {
-      const row = Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647
-        ? await this.deps.db.selectFrom('preview_links').select(COLUMNS).where('id', '=', id).executeTakeFirst()
-        : undefined;
+      const row =
+        Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647
+          ? await this.deps.db
+              .selectFrom('preview_links')
+              .select(COLUMNS)
+              .where('id', '=', id)
+              .executeTakeFirst()
+          : undefined;
       if (!row || row.revoked_at !== null) throw new NotFoundError('Preview link not found');
       const link = linkOf(row);
       const target = await this.editable(actor, link.resourceType, String(link.resourceId));
@@ -209,7 +213,11 @@ export class PreviewLinks {
     const overlay =
       row.autosave_user_id === null
         ? null
-        : await this.deps.autosaves.forPreview(link.resourceType, link.resourceId, Number(row.autosave_user_id));
+        : await this.deps.autosaves.forPreview(
+            link.resourceType,
+            link.resourceId,
+            Number(row.autosave_user_id),
+          );
     const shows = (ids: readonly number[]) =>
       websiteId === undefined || ids.length === 0 || ids.includes(websiteId);
     if (link.resourceType === 'post') {

@@ -202,7 +202,9 @@ export class RevisionsService {
     if (
       later.some(
         (other) =>
-          other.resourceType === kind && other.resourceId === event.resourceId && SAVES[kind].has(other.action),
+          other.resourceType === kind &&
+          other.resourceId === event.resourceId &&
+          SAVES[kind].has(other.action),
       )
     ) {
       return;
@@ -326,7 +328,11 @@ export class RevisionsService {
     return this.revisionOf<PageSnapshot>('page', page.id, revisionId);
   }
 
-  private async revisionOf<Data>(kind: RevisionKind, resourceId: number, revisionId: unknown): Promise<Revision<Data>> {
+  private async revisionOf<Data>(
+    kind: RevisionKind,
+    resourceId: number,
+    revisionId: unknown,
+  ): Promise<Revision<Data>> {
     const id = typeof revisionId === 'number' ? revisionId : Number(revisionId);
     if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) {
       throw new NotFoundError('Revision not found');

@@ -30,7 +30,11 @@ describe('autosaves', () => {
 
   const v2 = (
     url: string,
-    { method = 'GET', as = editor, body }: { method?: 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST'; as?: TestUser; body?: unknown } = {},
+    {
+      method = 'GET',
+      as = editor,
+      body,
+    }: { method?: 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST'; as?: TestUser; body?: unknown } = {},
   ) =>
     ctx.request({
       method,
@@ -90,13 +94,18 @@ describe('autosaves', () => {
     // Another user's autosave is theirs alone.
     assert.equal(await autosaveOf(saved.id, admin), 404);
     assert.equal(
-      (await v2(`/posts/${saved.id}/autosave`, { method: 'PUT', as: admin, body: { title: 'Admin idea' } })).statusCode,
+      (await v2(`/posts/${saved.id}/autosave`, { method: 'PUT', as: admin, body: { title: 'Admin idea' } }))
+        .statusCode,
       200,
     );
-    assert.equal((await autosaveOf(saved.id, admin) as Autosave).title, 'Admin idea');
-    assert.equal((await autosaveOf(saved.id) as Autosave).title, 'Draft title 2');
+    assert.equal(((await autosaveOf(saved.id, admin)) as Autosave).title, 'Admin idea');
+    assert.equal(((await autosaveOf(saved.id)) as Autosave).title, 'Draft title 2');
     // Readers see the saved version; no revision was written.
-    const page = await ctx.request({ method: 'GET', url: `/post/${saved.id}`, headers: { host: 'site.test' } });
+    const page = await ctx.request({
+      method: 'GET',
+      url: `/post/${saved.id}`,
+      headers: { host: 'site.test' },
+    });
     assert.doesNotMatch(page.body, /whole thought/);
     assert.equal((await ctx.services.posts.findDetail(saved.id))?.title, 'Saved title');
     assert.equal(await revisionsOf(saved.id), before);
@@ -132,16 +141,29 @@ describe('autosaves', () => {
     assert.equal(unknown.statusCode, 422, unknown.body);
     const long = await v2(`/posts/${saved.id}/autosave`, { method: 'PUT', body: { title: 'x'.repeat(256) } });
     assert.equal(long.statusCode, 422, long.body);
-    const foreign = await v2(`/posts/${saved.id}/autosave`, { method: 'PUT', as: stranger, body: { title: 'No' } });
+    const foreign = await v2(`/posts/${saved.id}/autosave`, {
+      method: 'PUT',
+      as: stranger,
+      body: { title: 'No' },
+    });
     assert.ok([403, 404].includes(foreign.statusCode), foreign.body);
-    assert.equal((await v2('/posts/999999/autosave', { method: 'PUT', body: { title: 'No' } })).statusCode, 404);
+    assert.equal(
+      (await v2('/posts/999999/autosave', { method: 'PUT', body: { title: 'No' } })).statusCode,
+      404,
+    );
   });
 
   it('keeps an autosave of a page, cleared when that page is saved', async () => {
-    const created = await v2('/pages', { method: 'POST', body: { title: 'Page', content: 'x', website_ids: [site] } });
+    const created = await v2('/pages', {
+      method: 'POST',
+      body: { title: 'Page', content: 'x', website_ids: [site] },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json<{ data: { id: number } }>().data.id;
-    assert.equal((await v2(`/pages/${id}/autosave`, { method: 'PUT', body: { content: 'Page draft' } })).statusCode, 200);
+    assert.equal(
+      (await v2(`/pages/${id}/autosave`, { method: 'PUT', body: { content: 'Page draft' } })).statusCode,
+      200,
+    );
     const got = await v2(`/pages/${id}/autosave`);
     assert.equal(got.json<{ data: { content: string } }>().data.content, 'Page draft');
     assert.equal((await v2(`/pages/${id}`, { method: 'PATCH', body: { title: 'Page 2' } })).statusCode, 200);

@@ -74,8 +74,9 @@ describe('page revisions', () => {
     );
     const first = await v2(`/pages/${page.id}/revisions/${list.data[1]!.id}`);
     assert.equal(first.statusCode, 200, first.body);
-    const data = first.json<{ data: { data: { title: Record<string, string>; content: Record<string, string> } } }>()
-      .data.data;
+    const data = first.json<{
+      data: { data: { title: Record<string, string>; content: Record<string, string> } };
+    }>().data.data;
     assert.deepEqual(data.title, { en: 'About', de: 'Über' });
     assert.deepEqual(data.content, { en: 'one two three' });
   });
@@ -95,14 +96,21 @@ describe('page revisions', () => {
 
   it('compares two revisions word by word and field by field', async () => {
     const page = await createPage({ title: 'Cmp page', content: 'alpha beta gamma' });
-    await v2(`/pages/${page.id}`, { method: 'PATCH', body: { content: 'alpha BETA gamma', slug: 'cmp-page-new' } });
+    await v2(`/pages/${page.id}`, {
+      method: 'PATCH',
+      body: { content: 'alpha BETA gamma', slug: 'cmp-page-new' },
+    });
     const [newer, older] = (await listOf(page.id)).data;
     const response = await v2(`/pages/${page.id}/revisions/compare?from=${older!.id}&to=${newer!.id}`);
     assert.equal(response.statusCode, 200, response.body);
     const cmp = response.json<{
       data: {
         from: { page_id: number };
-        text: Array<{ field: string; locale: string; parts: Array<{ value: string; added?: boolean; removed?: boolean }> }>;
+        text: Array<{
+          field: string;
+          locale: string;
+          parts: Array<{ value: string; added?: boolean; removed?: boolean }>;
+        }>;
         fields: Array<{ field: string; from: unknown; to: unknown }>;
       };
     }>().data;
@@ -118,7 +126,10 @@ describe('page revisions', () => {
 
   it('restores a revision as a new, audited revision; status only when asked; 412 when stale', async () => {
     const page = await createPage({ title: 'Old page', content: 'Old text', status: 'published' });
-    await v2(`/pages/${page.id}`, { method: 'PATCH', body: { title: 'New page', content: 'New text', status: 'draft' } });
+    await v2(`/pages/${page.id}`, {
+      method: 'PATCH',
+      body: { title: 'New page', content: 'New text', status: 'draft' },
+    });
     const [, original] = (await listOf(page.id)).data;
     const stale = await v2(`/pages/${page.id}/revisions/${original!.id}/restore`, {
       method: 'POST',
@@ -182,7 +193,11 @@ describe('page revisions', () => {
     const [, first] = (await listOf(id, '', admin)).data;
     const removed = await v2(`/websites/${gone}`, { method: 'DELETE', as: admin });
     assert.ok([200, 204].includes(removed.statusCode), removed.body);
-    const restored = await v2(`/pages/${id}/revisions/${first!.id}/restore`, { method: 'POST', as: admin, body: {} });
+    const restored = await v2(`/pages/${id}/revisions/${first!.id}/restore`, {
+      method: 'POST',
+      as: admin,
+      body: {},
+    });
     assert.equal(restored.statusCode, 200, restored.body);
     assert.deepEqual(restored.json<{ data: { missing: { websites: number[] } } }>().data.missing, {
       websites: [gone],
@@ -194,7 +209,8 @@ describe('page revisions', () => {
 
   it('pages the history; only those who may change the page see it', async () => {
     const page = await createPage({ title: 'Paged', content: 'x', status: 'published' });
-    for (let n = 0; n < 4; n++) await v2(`/pages/${page.id}`, { method: 'PATCH', body: { title: `Paged ${n}` } });
+    for (let n = 0; n < 4; n++)
+      await v2(`/pages/${page.id}`, { method: 'PATCH', body: { title: `Paged ${n}` } });
     const second = await v2(`/pages/${page.id}/revisions?per_page=2&page=2`);
     assert.equal(second.statusCode, 200, second.body);
     assert.equal(second.json<{ data: unknown[] }>().data.length, 2);

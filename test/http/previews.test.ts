@@ -48,9 +48,13 @@ describe('preview links', () => {
       headers: { host: 'site.test', ...(as ? { authorization: `Bearer ${as.token}` } : {}) },
       ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
     });
-  const visit = (path: string, host = 'site.test') => ctx.request({ method: 'GET', url: path, headers: { host } });
+  const visit = (path: string, host = 'site.test') =>
+    ctx.request({ method: 'GET', url: path, headers: { host } });
   const draft = async (title: string, status = 'draft') => {
-    const response = await v2('/posts', { method: 'POST', body: { title, content: `<p>${title} body</p>`, status, website_id: [site] } });
+    const response = await v2('/posts', {
+      method: 'POST',
+      body: { title, content: `<p>${title} body</p>`, status, website_id: [site] },
+    });
     assert.equal(response.statusCode, 201, response.body);
     return response.json<{ data: { id: number } }>().data.id;
   };
@@ -105,7 +109,9 @@ describe('preview links', () => {
       .map((entry) => entry.action);
     assert.ok(actions.includes('preview.issue'));
     assert.ok(actions.includes('preview.revoke'));
-    const audit = JSON.stringify(await ctx.services.database.db.selectFrom('audit_log').selectAll().execute());
+    const audit = JSON.stringify(
+      await ctx.services.database.db.selectFrom('audit_log').selectAll().execute(),
+    );
     assert.ok(!audit.includes(link.token), 'the token is not in the audit log');
   });
 
@@ -167,7 +173,10 @@ describe('preview links', () => {
   });
 
   it('previews a draft page and an autosave; refuses a published post and strangers', async () => {
-    const page = await v2('/pages', { method: 'POST', body: { title: 'Draft page', content: 'Page words', status: 'draft', website_ids: [site] } });
+    const page = await v2('/pages', {
+      method: 'POST',
+      body: { title: 'Draft page', content: 'Page words', status: 'draft', website_ids: [site] },
+    });
     assert.equal(page.statusCode, 201, page.body);
     const pageId = page.json<{ data: { id: number } }>().data.id;
     const pageLink = await issue(`/pages/${pageId}`);
@@ -179,9 +188,15 @@ describe('preview links', () => {
     const refused = await v2(`/posts/${published}/preview-links`, { method: 'POST', body: {} });
     assert.equal(refused.statusCode, 422, refused.body);
     // An autosave of the published post can be shared: its unsaved edits.
-    const noAutosave = await v2(`/posts/${published}/preview-links`, { method: 'POST', body: { autosave: true } });
+    const noAutosave = await v2(`/posts/${published}/preview-links`, {
+      method: 'POST',
+      body: { autosave: true },
+    });
     assert.equal(noAutosave.statusCode, 422, noAutosave.body);
-    const saved = await v2(`/posts/${published}/autosave`, { method: 'PUT', body: { content: '<p>Unsaved idea</p>' } });
+    const saved = await v2(`/posts/${published}/autosave`, {
+      method: 'PUT',
+      body: { content: '<p>Unsaved idea</p>' },
+    });
     assert.equal(saved.statusCode, 200, saved.body);
     const autosaveLink = await issue(`/posts/${published}`, { autosave: true });
     assert.equal(autosaveLink.autosave, true);

@@ -11,47 +11,59 @@ import type { FrontendKit } from '../index.js';
 import { renderPage } from './pages.js';
 
 export function previewRoutes(kit: FrontendKit): void {
-  kit.page('GET', '/preview/:token', { name: 'previews.show', localized: false }, async (request, reply, state) => {
-    reply.header('cache-control', 'private, no-store');
-    reply.header('x-robots-tag', 'noindex, nofollow');
-    reply.header('referrer-policy', 'no-referrer');
-    const { token } = request.params as { token: string };
-    let target;
-    try {
-      target = await kit.services.previews.resolve(token, state.website.id);
-    } catch (error) {
-      if (error instanceof NotFoundError) return reply.send(await kit.notFound(request, reply));
-      throw error;
-    }
-    if (target.kind === 'page') {
-      const page = target.page;
-      const text = (field: 'title' | 'content', base: string) =>
-        page.translations[field]?.[state.locale] || base;
-      const shown = { ...page, title: text('title', page.title), content: text('content', page.content ?? '') };
-      return renderPage(kit, request, reply, state, shown, page.slug, false, { noindex: true, preview: true });
-    }
-    const post = target.post;
-    const text = (field: 'title' | 'content' | 'excerpt', base: string) =>
-      post.translations[field]?.[state.locale] || base;
-    const title = text('title', post.title);
-    return kit.render(request, reply, 'post', {
-      post: {
-        id: post.id,
-        title,
-        slug: post.slug,
-        url: urlFor(state, `/preview/${token}`),
-        excerpt: text('excerpt', post.excerpt ?? ''),
-        thumbnail: post.thumbnail,
-        published_at: post.publishedAt ?? post.updatedAt,
-        updated_at: post.updatedAt,
-        author: post.author ? { name: post.author.name, url: null } : null,
-        tags: [],
-        categories: [],
-        content: cleanContent(text('content', post.content)),
-        preview: true,
-      },
-      preview_ribbon: true,
-      seo: { title: state.t('post.preview_prefix', { title }), noindex: true },
-    });
-  });
+  kit.page(
+    'GET',
+    '/preview/:token',
+    { name: 'previews.show', localized: false },
+    async (request, reply, state) => {
+      reply.header('cache-control', 'private, no-store');
+      reply.header('x-robots-tag', 'noindex, nofollow');
+      reply.header('referrer-policy', 'no-referrer');
+      const { token } = request.params as { token: string };
+      let target;
+      try {
+        target = await kit.services.previews.resolve(token, state.website.id);
+      } catch (error) {
+        if (error instanceof NotFoundError) return reply.send(await kit.notFound(request, reply));
+        throw error;
+      }
+      if (target.kind === 'page') {
+        const page = target.page;
+        const text = (field: 'title' | 'content', base: string) =>
+          page.translations[field]?.[state.locale] || base;
+        const shown = {
+          ...page,
+          title: text('title', page.title),
+          content: text('content', page.content ?? ''),
+        };
+        return renderPage(kit, request, reply, state, shown, page.slug, false, {
+          noindex: true,
+          preview: true,
+        });
+      }
+      const post = target.post;
+      const text = (field: 'title' | 'content' | 'excerpt', base: string) =>
+        post.translations[field]?.[state.locale] || base;
+      const title = text('title', post.title);
+      return kit.render(request, reply, 'post', {
+        post: {
+          id: post.id,
+          title,
+          slug: post.slug,
+          url: urlFor(state, `/preview/${token}`),
+          excerpt: text('excerpt', post.excerpt ?? ''),
+          thumbnail: post.thumbnail,
+          published_at: post.publishedAt ?? post.updatedAt,
+          updated_at: post.updatedAt,
+          author: post.author ? { name: post.author.name, url: null } : null,
+          tags: [],
+          categories: [],
+          content: cleanContent(text('content', post.content)),
+          preview: true,
+        },
+        preview_ribbon: true,
+        seo: { title: state.t('post.preview_prefix', { title }), noindex: true },
+      });
+    },
+  );
 }
