@@ -1,7 +1,8 @@
 // The editor's History panel and Share preview (issue 37) in a real headless Chromium: a writer edits
 // a post three times, compares the first and the last version side by side, restores the first, and
 // opens a shared preview link in a fresh browser context (no account): the draft on the site's theme,
-// with the "Preview" ribbon, noindex and no-store. axe-core on the editor with the history open.
+// with the "Preview" ribbon, noindex and no-store. axe-core on the editor with the history open. And the
+// server autosave: unsaved edits on one device are offered when the post is opened on another.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,13 +33,14 @@ describe(
     let server: RunningServer;
     let writer: TestUser;
     let postId: number;
+    let site: number;
 
     before(async () => {
       if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const site = await ctx.services.websites.create({ siteName: 'History desk', domain: HOST });
+      site = await ctx.services.websites.create({ siteName: 'History desk', domain: HOST });
       writer = await ctx.createUser();
       await ctx.services.memberships.grant(writer.id, site, 'editor');
       const created = await ctx.request({
@@ -139,6 +141,50 @@ describe(
       const readers = await view.goto(`${server.origin(HOST)}/post/${stored?.slug}`);
       assert.notEqual(readers?.status(), 200);
       await stranger.close();
+    });
+
+    it('offers the autosave of unsaved edits made on another device, and readers never see it', async () => {
+      const created = await ctx.request({
+        method: 'POST',
+        url: '/api/v2/posts',
+        headers: { host: HOST, authorization: `Bearer ${writer.token}` },
+        payload: {
+          title: 'Tide tables',
+          content: '<p>High water at six.</p>',
+          status: 'published',
+          website_id: [site],
+        },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json<{ data: { id: number } }>().data.id;
+      // The laptop: edits a published post (no draft save runs by itself), then goes away unsaved.
+      const laptop = await browser.newContext();
+      const first = await laptop.newPage();
+      await signInToAdmin(first, server.origin(HOST), writer, `/admin/posts/${id}`);
+      await first.locator('.ProseMirror').waitFor();
+      const autosaved = first.waitForResponse(
+        (response) =>
+          response.url().endsWith(`/posts/${id}/autosave`) && response.request().method() === 'PUT',
+      );
+      await first.fill('#post-title', 'Tide tables, corrected');
+      assert.equal((await autosaved).status(), 200);
+      await laptop.close();
+      // The phone: another browser, the same writer; the editor offers the autosave.
+      const phone = await browser.newContext({ bypassCSP: true });
+      const second = await phone.newPage();
+      await signInToAdmin(second, server.origin(HOST), writer, `/admin/posts/${id}`);
+      await second.getByText('You have an autosave of this post newer than its saved version').waitFor();
+      assert.equal(await second.inputValue('#post-title'), 'Tide tables');
+      assert.deepEqual(await serious(second), [], 'axe on the editor offering an autosave');
+      await second.getByRole('button', { name: 'Restore', exact: true }).click();
+      assert.equal(await second.inputValue('#post-title'), 'Tide tables, corrected');
+      // Readers still see the saved version.
+      const post = await ctx.services.posts.findDetail(id);
+      assert.equal(post?.title, 'Tide tables');
+      const view = await second.context().newPage();
+      await view.goto(`${server.origin(HOST)}/post/${post?.slug}`);
+      assert.doesNotMatch(await view.locator('main').innerText(), /corrected/);
+      await phone.close();
     });
   },
 );
