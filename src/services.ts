@@ -226,6 +226,8 @@ export interface ServiceOptions extends OpenOptions {
   installDir?: string;
   /** Replaces npm for updates (tests). */
   packageManager?: PackageManager;
+  /** false: saves keep no revision (bench/revisions.ts measures what revisions cost). Default true. */
+  revisions?: boolean;
 }
 
 /** themes/ of the installation (one level above src/ and dist/ alike): folders with a layout. */
@@ -368,7 +370,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     policy,
     settings,
     audit,
-  }).install();
+  });
+  if (options.revisions !== false) revisions.install();
   const access = new EditableContent({ posts, pageOps, policy });
   const autosaves = new AutosaveService({ db, clock, runner, access }).install();
   const previews = new PreviewLinks({ db, clock, runner, access, posts, pages, autosaves, settings, audit });

@@ -102,13 +102,13 @@ export class PreviewLinks {
     },
   ) {}
 
-  /** Issues a link; the token is returned once and never stored. */
+  /** Issues a link; the token is returned once and never stored (`websiteIds`: where it shows). */
   async issue(
     actor: Actor,
     kind: ContentKind,
     ref: string,
     raw: unknown,
-  ): Promise<{ link: PreviewLink; token: string }> {
+  ): Promise<{ link: PreviewLink; token: string; websiteIds: number[] }> {
     const input = parse(issuePreviewInput, raw ?? {});
     return this.deps.runner.run(async () => {
       const target = await this.editable(actor, kind, ref);
@@ -146,7 +146,7 @@ export class PreviewLinks {
         websiteIds: target.websiteIds,
         input: { link: link.id, autosave, expires_at: link.expiresAt },
       });
-      return { link, token };
+      return { link, token, websiteIds: target.websiteIds };
     });
   }
 

@@ -164,11 +164,9 @@ export function registerPreviewRoutes(router: V2Router, services: Services): voi
       handler: async (request, reply) => {
         const actor = await actorOf(services, request);
         const { id } = request.params as { id: string };
-        const { link, token } = await previews.issue(actor, kind, id, request.body ?? {});
-        const target = await previews.resolve(token);
-        const shownOn = target.kind === 'post' ? target.post.websiteIds : target.page.websiteIds;
+        const { link, token, websiteIds } = await previews.issue(actor, kind, id, request.body ?? {});
         return reply.code(201).send({
-          data: { ...linkJson(link), token, url: await urlOf(actor.websiteId, shownOn, token) },
+          data: { ...linkJson(link), token, url: await urlOf(actor.websiteId, websiteIds, token) },
         });
       },
     });
