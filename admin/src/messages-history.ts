@@ -2,7 +2,7 @@
 // the English catalogue in i18n.ts.
 export const historyMessages = {
   'history.title': 'History',
-  'history.caption': 'Saved versions of this post, newest first',
+  'history.caption': 'Saved versions, newest first',
   'history.from': 'From',
   'history.to': 'To',
   'history.from.label': 'Compare from the version of {time}',
@@ -24,7 +24,7 @@ export const historyMessages = {
   'history.restore': 'Restore',
   'history.restore.confirm':
     'Restore the version of {time}? The post takes its texts (its status does not change).',
-  'history.restore.stale': 'Someone saved this post meanwhile: reload it before restoring.',
+  'history.restore.stale': 'Someone saved meanwhile: reload before restoring.',
   'history.restored': 'The version of {time} is restored.',
   'history.restored.missing': 'Restored, without the tags or websites deleted since (#{ids}).',
   'share.button': 'Share preview',

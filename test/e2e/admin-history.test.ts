@@ -186,5 +186,55 @@ describe(
       assert.doesNotMatch(await view.locator('main').innerText(), /corrected/);
       await phone.close();
     });
+
+    it('a page: its history compares and restores, and a draft page is shared', async () => {
+      const created = await ctx.request({
+        method: 'POST',
+        url: '/api/v2/pages',
+        headers: { host: HOST, authorization: `Bearer ${writer.token}` },
+        payload: {
+          title: 'Opening hours',
+          content: '<p>Open at nine.</p>',
+          status: 'draft',
+          website_ids: [site],
+        },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json<{ data: { id: number } }>().data.id;
+      const patched = await ctx.request({
+        method: 'PATCH',
+        url: `/api/v2/pages/${id}`,
+        headers: { host: HOST, authorization: `Bearer ${writer.token}` },
+        payload: { content: '<p>Open at ten.</p>' },
+      });
+      assert.equal(patched.statusCode, 200, patched.body);
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.on('dialog', (dialog) => void dialog.accept());
+      await signInToAdmin(page, server.origin(HOST), writer, `/admin/pages/${id}`);
+      await page.locator('.ProseMirror').waitFor();
+      await page.getByRole('button', { name: 'History' }).click();
+      const rows = page.locator('.history-list tbody tr');
+      await rows.nth(1).waitFor();
+      await rows.nth(1).locator('input[name=history-from]').check();
+      await rows.nth(0).locator('input[name=history-to]').check();
+      await page.getByRole('button', { name: 'Compare' }).click();
+      const content = page.locator('.diff').filter({ hasText: 'content (en)' });
+      assert.match(await content.locator('.diff-from del').innerText(), /nine/);
+      assert.match(await content.locator('.diff-to ins').innerText(), /ten/);
+      await rows.nth(1).getByRole('button', { name: 'Restore' }).click();
+      await page.getByText(/is restored/).waitFor();
+      assert.equal((await ctx.services.pages.findById(id))?.content, '<p>Open at nine.</p>');
+      await page.getByRole('button', { name: 'Share preview' }).click();
+      const url = await page.locator('#share-url').inputValue();
+      await context.close();
+      const stranger = await browser.newContext();
+      const view = await stranger.newPage();
+      const response = await view.goto(url);
+      assert.equal(response?.status(), 200);
+      await view.locator('[data-preview-ribbon]').waitFor({ state: 'visible' });
+      assert.match(await view.locator('main').innerText(), /Open at nine/);
+      await stranger.close();
+    });
   },
 );

@@ -1,4 +1,4 @@
-// The editor's "History" panel and "Share preview" button (issue 37). History: the post's revisions
+// The post and page editors' "History" panel and "Share preview" button (issue 37). History: the revisions
 // (paged, newest first), two of them compared side by side (the word-level diff the API computes:
 // removed words on the left, added on the right; the other fields that differ in a table), and
 // restoring one (with the editor's ETag: someone else's save in between is a 412, said as such).
@@ -14,6 +14,10 @@ type Comparison = components['schemas']['RevisionComparison'];
 type Part = Comparison['text'][number]['parts'][number];
 
 const PER_PAGE = 10;
+
+/** Posts and pages have the same routes under their own path (typed as the posts' ones). */
+type Kind = 'post' | 'page';
+const base = (kind: Kind) => (kind === 'post' ? '/api/v2/posts' : '/api/v2/pages');
 
 function Side({ parts, side }: { parts: Part[]; side: 'from' | 'to' }) {
   return (
@@ -46,11 +50,14 @@ const shown = (value: unknown): string =>
 
 /** The post's history: list, compare side by side, restore. `onRestored` reloads the editor. */
 export function HistoryPanel({
+  kind = 'post',
   postId,
   etag,
   version,
   onRestored,
 }: {
+  kind?: Kind;
+  /** The post's or page's id. */
   postId: number;
   /** The ETag of the version the editor holds (the restore's If-Match). */
   etag: string;
@@ -70,7 +77,7 @@ export function HistoryPanel({
   useEffect(() => {
     if (!open) return;
     void api
-      .GET('/api/v2/posts/{id}/revisions', {
+      .GET(`${base(kind)}/{id}/revisions` as '/api/v2/posts/{id}/revisions', {
         params: { path: { id: String(postId) }, query: { page, per_page: PER_PAGE } },
       })
       .then(({ data, error }) => {
@@ -84,9 +91,12 @@ export function HistoryPanel({
   const compare = async () => {
     if (from === null || to === null) return;
     const [older, newer] = from < to ? [from, to] : [to, from];
-    const { data, error } = await api.GET('/api/v2/posts/{id}/revisions/compare', {
-      params: { path: { id: String(postId) }, query: { from: String(older), to: String(newer) } },
-    });
+    const { data, error } = await api.GET(
+      `${base(kind)}/{id}/revisions/compare` as '/api/v2/posts/{id}/revisions/compare',
+      {
+        params: { path: { id: String(postId) }, query: { from: String(older), to: String(newer) } },
+      },
+    );
     if (error) return setMessage({ kind: 'error', text: problemText(error) });
     setMessage(null);
     setComparison(data.data);
@@ -94,18 +104,22 @@ export function HistoryPanel({
 
   const restore = async (revision: Summary) => {
     if (!confirm(t('history.restore.confirm', { time: formatDateTime(revision.created_at) }))) return;
-    const { data, error, response } = await api.POST('/api/v2/posts/{id}/revisions/{revision}/restore', {
-      params: { path: { id: String(postId), revision: String(revision.id) } },
-      headers: etag ? { 'if-match': etag } : {},
-      body: {},
-    });
+    const { data, error, response } = await api.POST(
+      `${base(kind)}/{id}/revisions/{revision}/restore` as '/api/v2/posts/{id}/revisions/{revision}/restore',
+      {
+        params: { path: { id: String(postId), revision: String(revision.id) } },
+        headers: etag ? { 'if-match': etag } : {},
+        body: {},
+      },
+    );
     if (error) {
       return setMessage({
         kind: 'error',
         text: response.status === 412 ? t('history.restore.stale') : problemText(error),
       });
     }
-    const gone = [...data.data.missing.tags, ...data.data.missing.websites];
+    const missing = data.data.missing as { tags?: number[]; websites: number[] };
+    const gone = [...(missing.tags ?? []), ...missing.websites];
     setComparison(null);
     await onRestored();
     setMessage({
@@ -244,15 +258,18 @@ export function HistoryPanel({
 }
 
 /** "Share preview": a link to the post as it is saved (or, `autosave`, as this editor holds it). */
-export function SharePreview({ postId }: { postId: number }) {
+export function SharePreview({ kind = 'post', postId }: { kind?: Kind; postId: number }) {
   const [link, setLink] = useState<{ id: number; url: string; expires_at: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const share = async () => {
     setError(null);
-    const { data, error: problem } = await api.POST('/api/v2/posts/{id}/preview-links', {
-      params: { path: { id: String(postId) } },
-      body: {},
-    });
+    const { data, error: problem } = await api.POST(
+      `${base(kind)}/{id}/preview-links` as '/api/v2/posts/{id}/preview-links',
+      {
+        params: { path: { id: String(postId) } },
+        body: {},
+      },
+    );
     if (problem) return setError(problemText(problem));
     setLink(data.data);
   };

@@ -2,7 +2,8 @@
 // slug, its template (a view of the site's theme, or the plain page view), draft or published, and
 // the websites it is on. Saves go one at a time (editor/save-queue.ts), each with the ETag the one
 // before returned (If-Match): a 412 says someone else saved first. A save that gets no answer is said
-// and tried again until the server answers.
+// and tried again until the server answers. History (compare, restore) and Share preview are the
+// post editor's (editor/history.tsx; issue 37).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
@@ -17,6 +18,7 @@ import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
 import { useMediaPicker } from './media.js';
 import { useSaveShortcut, wordCountText } from '../editor-keys.js';
+import { HistoryPanel, SharePreview } from '../editor/history.js';
 
 interface Text {
   title: string;
@@ -305,6 +307,9 @@ export function PageEditor({ id }: { id: number | null }) {
                 {dirty && <span class="help"> {t('editor.preview.saved_only')}</span>}
               </p>
             )}
+            {loaded && mayUpdate && loaded.status !== 'published' && (
+              <SharePreview kind="page" postId={loaded.id} />
+            )}
             {loaded && (pageCan?.delete ?? true) && (
               <button type="button" class="danger" onClick={() => void remove()}>
                 {t('pages.delete')}
@@ -385,6 +390,15 @@ export function PageEditor({ id }: { id: number | null }) {
           </fieldset>
         </aside>
       </div>
+      {loaded && mayUpdate && (
+        <HistoryPanel
+          kind="page"
+          postId={loaded.id}
+          etag={loaded.etag}
+          version={loaded.updated_at}
+          onRestored={() => load(loaded.id)}
+        />
+      )}
     </section>
   );
 }
