@@ -80,6 +80,15 @@ describe('preview links', () => {
     assert.match(first.body, /<meta name="robots" content="noindex/);
     assert.equal(first.headers['cache-control'], 'private, no-store');
     assert.match(String(first.headers['x-robots-tag']), /noindex/);
+    // Not the post: no comment thread or form, no view counted.
+    assert.doesNotMatch(first.body, /data-kind="view"/);
+    assert.doesNotMatch(first.body, /id="comments-title"/);
+    // The readers' page of a published post has both (the assertions can fail).
+    const published = await draft('Out already', 'published');
+    const readers = await visit(`/post/${(await ctx.services.posts.findDetail(published))?.slug}`);
+    assert.equal(readers.statusCode, 200, readers.body);
+    assert.match(readers.body, /data-kind="view"/);
+    assert.match(readers.body, /id="comments-title"/);
     // A second visit is rendered again (no page-cache hit) and shows the latest save.
     const patched = await v2(`/posts/${id}`, { method: 'PATCH', body: { content: '<p>Changed plan</p>' } });
     assert.equal(patched.statusCode, 200, patched.body);
@@ -87,7 +96,9 @@ describe('preview links', () => {
     assert.notEqual(second.headers[CACHE_HEADER], 'hit');
     assert.match(second.body, /Changed plan/);
     // The readers' address of the draft still shows nothing.
-    assert.notEqual((await visit(`/post/${id}`)).statusCode, 200);
+    const slug = (await ctx.services.posts.findDetail(id))?.slug;
+    assert.ok(slug);
+    assert.notEqual((await visit(`/post/${slug}`)).statusCode, 200);
   });
 
   it('stores only the token hash, and audits issuing and revoking', async () => {
@@ -203,7 +214,14 @@ describe('preview links', () => {
     const unsaved = await visit(`/preview/${autosaveLink.token}`);
     assert.match(unsaved.body, /Unsaved idea/);
     // Readers still see the published version.
-    assert.doesNotMatch((await visit(`/post/${published}`)).body, /Unsaved idea/);
+    const readers = await visit(`/post/${(await ctx.services.posts.findDetail(published))?.slug}`);
+    assert.equal(readers.statusCode, 200, readers.body);
+    assert.doesNotMatch(readers.body, /Unsaved idea/);
+    // Either order: a preview never reads nor leaves the readers' cached article (fragment cache).
+    assert.match((await visit(`/preview/${autosaveLink.token}`)).body, /Unsaved idea/);
+    const again = await visit(`/post/${(await ctx.services.posts.findDetail(published))?.slug}`);
+    assert.equal(again.statusCode, 200);
+    assert.doesNotMatch(again.body, /Unsaved idea/);
     const listed = await v2(`/posts/${published}/preview-links`);
     assert.equal(listed.statusCode, 200, listed.body);
     assert.deepEqual(
