@@ -31,5 +31,5 @@ export const historyMessages = {
   'share.url': 'Anyone with this link may read the draft until {time}:',
   'share.copy': 'Copy',
   'share.revoke': 'Revoke the link',
-  'editor.restore.server': 'You have an autosave of this post newer than its saved version. Restore it?',
+  'editor.restore.server': 'You have an autosave newer than the saved version. Restore it?',
 };

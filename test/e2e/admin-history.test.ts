@@ -173,7 +173,7 @@ describe(
       const phone = await browser.newContext({ bypassCSP: true });
       const second = await phone.newPage();
       await signInToAdmin(second, server.origin(HOST), writer, `/admin/posts/${id}`);
-      await second.getByText('You have an autosave of this post newer than its saved version').waitFor();
+      await second.getByText('You have an autosave newer than the saved version').waitFor();
       assert.equal(await second.inputValue('#post-title'), 'Tide tables');
       assert.deepEqual(await serious(second), [], 'axe on the editor offering an autosave');
       await second.getByRole('button', { name: 'Restore', exact: true }).click();
@@ -187,7 +187,7 @@ describe(
       await phone.close();
     });
 
-    it('a page: its history compares and restores, and a draft page is shared', async () => {
+    it('a page: its history compares and restores, a draft page is shared, unsaved typing is offered elsewhere', async () => {
       const created = await ctx.request({
         method: 'POST',
         url: '/api/v2/pages',
@@ -227,7 +227,22 @@ describe(
       assert.equal((await ctx.services.pages.findById(id))?.content, '<p>Open at nine.</p>');
       await page.getByRole('button', { name: 'Share preview' }).click();
       const url = await page.locator('#share-url').inputValue();
+      // Unsaved typing is autosaved on the server and offered when the page is opened elsewhere.
+      const autosaved = page.waitForResponse(
+        (response) =>
+          response.url().endsWith(`/pages/${id}/autosave`) && response.request().method() === 'PUT',
+      );
+      await page.fill('#page-title', 'Opening hours (winter)');
+      assert.equal((await autosaved).status(), 200);
       await context.close();
+      const other = await browser.newContext();
+      const elsewhere = await other.newPage();
+      await signInToAdmin(elsewhere, server.origin(HOST), writer, `/admin/pages/${id}`);
+      await elsewhere.getByText('You have an autosave newer than the saved version').waitFor();
+      await elsewhere.getByRole('button', { name: 'Restore', exact: true }).click();
+      assert.equal(await elsewhere.inputValue('#page-title'), 'Opening hours (winter)');
+      assert.equal((await ctx.services.pages.findById(id))?.title, 'Opening hours');
+      await other.close();
       const stranger = await browser.newContext();
       const view = await stranger.newPage();
       const response = await view.goto(url);
