@@ -18,6 +18,7 @@ import { backupDatabase, BackupUnsupportedError } from './domain/backup.js';
 import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
 import type { Services } from './services.js';
+import { POST_REVISIONS_USAGE, postRevisionsCommand } from './cli/revisions.js';
 
 const USAGE = `Usage: folio <command> [options]
 
@@ -55,6 +56,7 @@ Commands:
                                  print the posts waiting for review on a website (JSON lines)
   post:approve ID [--at DATE]    approve a post waiting for review: published now, or scheduled
   post:return ID --note TEXT     send a post waiting for review back to its writer, with a note
+${POST_REVISIONS_USAGE}
   media:prune [--apply] [--older-than 1h]
                                  list stored media files that no media item names (a dry run);
                                  --apply deletes them. Files younger than --older-than (default 1h,
@@ -338,6 +340,8 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         'older-than': { type: 'string' },
         to: { type: 'string' },
         out: { type: 'string' },
+        page: { type: 'string' },
+        'per-page': { type: 'string' },
       },
     });
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -602,6 +606,10 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           return 0;
         });
       }
+      case 'post:revisions':
+        return await withServices(config, (s) =>
+          postRevisionsCommand(s, CLI_ACTOR, positionals, values, output),
+        );
       case 'media:prune': {
         const minAgeMs = values['older-than'] === undefined ? undefined : ageOption(values['older-than']);
         return await withServices(config, async (services) => {

@@ -69,6 +69,9 @@ import { ResourceAbilities } from './domain/resource-abilities.js';
 import { siteOrigin } from './domain/site-urls.js';
 import { PublicPostsService } from './domain/public-posts.js';
 import { RevisionsService } from './domain/revisions.js';
+import { AutosaveService } from './domain/autosaves.js';
+import { EditableContent } from './domain/content-access.js';
+import { PreviewLinks } from './domain/previews.js';
 import { ContentChanges } from './domain/changes.js';
 import { OperationRunner } from './domain/run.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
@@ -139,6 +142,8 @@ export interface Services {
   runner: OperationRunner;
   /** Revisions of posts: written by the runner's write hook; list, show, compare, restore (issue 37). */
   revisions: RevisionsService;
+  autosaves: AutosaveService;
+  previews: PreviewLinks;
   /** The job queue of background work (src/jobs/queue.ts); `serve` works it. */
   jobs: JobQueue;
   /** Listing and retrying jobs for administrators (domain/job-operations.ts). */
@@ -227,6 +232,8 @@ export interface ServiceOptions extends OpenOptions {
   installDir?: string;
   /** Replaces npm for updates (tests). */
   packageManager?: PackageManager;
+  /** false: saves keep no revision (bench/revisions.ts measures what revisions cost). Default true. */
+  revisions?: boolean;
 }
 
 /** themes/ of the installation (one level above src/ and dist/ alike): folders with a layout. */
@@ -328,16 +335,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });
-  const revisions = new RevisionsService({
-    db,
-    clock,
-    runner,
-    posts,
-    postOps,
-    policy,
-    settings,
-    audit,
-  }).install();
   const pages = new PagesService(db, clock, translations, bindings, changes);
   const updates = new UpdateService({
     db,
@@ -368,6 +365,22 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const apiKeys = new ApiKeysService(db, clock, audit, credentials);
   const userOps = new UserOperations(db, users, runner, audit, policy, apiKeys);
   const pageOps = new PageOperations(pages, policy, settings, runner, audit);
+  const revisions = new RevisionsService({
+    db,
+    clock,
+    runner,
+    posts,
+    postOps,
+    pages,
+    pageOps,
+    policy,
+    settings,
+    audit,
+  });
+  if (options.revisions !== false) revisions.install();
+  const access = new EditableContent({ posts, pageOps, policy });
+  const autosaves = new AutosaveService({ db, clock, runner, access }).install();
+  const previews = new PreviewLinks({ db, clock, runner, access, posts, pages, autosaves, settings, audit });
   const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
   const menuOps = new MenuOperations(
     menus,
@@ -465,6 +478,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     changes,
     runner,
     revisions,
+    autosaves,
+    previews,
     media,
     mediaLibrary,
     mediaOps: new MediaOperations({

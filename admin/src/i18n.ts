@@ -1,5 +1,6 @@
 import { communityMessages } from './messages-community.js';
 import { editorMessages } from './messages-editor.js';
+import { historyMessages } from './messages-history.js';
 import { panelMessages } from './messages-panel.js';
 import { sitesMessages } from './messages-sites.js';
 import { ja, zh_CN, zh_TW } from './messages-translations.js';
@@ -264,6 +265,7 @@ const en = {
   ...sitesMessages,
   ...communityMessages,
   ...editorMessages,
+  ...historyMessages,
   ...panelMessages,
 } as const;
 

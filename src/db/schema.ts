@@ -120,6 +120,30 @@ export interface RevisionsTable {
   data: string;
 }
 
+/** A shareable preview link; only the token's SHA-256 is kept (0046_preview_links, domain/previews.ts). */
+export interface PreviewLinksTable {
+  id: Generated<number>;
+  token_hash: string;
+  resource_type: string;
+  resource_id: number;
+  autosave_user_id: number | null;
+  created_by: number | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+/** One autosaved copy per post and user (0047_autosaves, domain/autosaves.ts). */
+export interface AutosavesTable {
+  id: Generated<number>;
+  resource_type: string;
+  resource_id: number;
+  user_id: number;
+  base_version: string | null;
+  data: string;
+  updated_at: Timestamp;
+}
+
 /** Background jobs (0033_jobs, src/jobs/queue.ts). */
 export interface JobsTable {
   id: Generated<number>;
@@ -454,6 +478,8 @@ export interface Database {
   audit_log: AuditLogTable;
   outbox: OutboxTable;
   revisions: RevisionsTable;
+  preview_links: PreviewLinksTable;
+  autosaves: AutosavesTable;
   jobs: JobsTable;
   api_keys: ApiKeysTable;
   invites: InvitesTable;

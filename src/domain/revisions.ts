@@ -1,21 +1,23 @@
-// Revisions of posts (issue 37 #1): after every save, through any face, the runner's write hook
-// (run.ts `onWrite`) stores a snapshot of the post in the save's own transaction — a rolled-back save
-// leaves none. The last N revisions of a post are kept (setting `revisions_keep`, default 50) plus every
-// revision that was a published version. List, show, compare and restore are operations here; who may
-// use them is the policy's answer (the people who may change the post).
+// Revisions of posts and pages (issue 37 #1): after every save, through any face, the runner's write
+// hook (run.ts `onWrite`) stores a snapshot of the post or page in the save's own transaction — a
+// rolled-back save leaves none. The last N revisions of each are kept (setting `revisions_keep`, default
+// 50) plus every revision that was a published version. List, show, compare and restore are operations
+// here; who may use them is the policy's answer (the people who may change the post or page).
 import { diffWordsWithSpace } from 'diff';
 import { recordWrite } from './audit.js';
 import type { AuditLog } from './audit.js';
 import type { Clock } from './clock.js';
 import { nowIso } from './clock.js';
 import type { Db } from '../db/database.js';
+import { EditableContent } from './content-access.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import type { Actor, Policy } from './policy.js';
 import type { OperationRunner } from './run.js';
 import { currentWriteScope } from './write-scope.js';
 import type { DomainEvent } from './write-scope.js';
 import type { SettingsService } from './settings.js';
-import { factsOf } from './posts/context.js';
+import type { PageOperations } from './page-operations.js';
+import type { Page, PagesService } from './pages.js';
 import type { PostDetail } from './posts/model.js';
 import { POST_SETTINGS } from './posts/model.js';
 import type { PostOperations } from './posts/index.js';
@@ -27,17 +29,27 @@ export const REVISIONS_KEEP_SETTING = 'revisions_keep';
 export const DEFAULT_REVISIONS_KEEP = 50;
 export const MAX_REVISION_PAGE_SIZE = 100;
 
-/** The post writes that make a revision (the audit actions of posts/*.ts). */
-const POST_SAVES = new Set([
-  'post.create',
-  'post.update',
-  'post.submit',
-  'post.approve',
-  'post.return',
-  'post.restore',
-]);
+export type RevisionKind = 'post' | 'page';
+
+/** The writes that make a revision (the audit actions of posts/*.ts and page-operations.ts). */
+const SAVES: Record<RevisionKind, Set<string>> = {
+  post: new Set(['post.create', 'post.update', 'post.submit', 'post.approve', 'post.return', 'post.restore']),
+  page: new Set(['page.create', 'page.update', 'page.restore']),
+};
+const isKind = (type: string): type is RevisionKind => type === 'post' || type === 'page';
 /** Translatable fields: stored per locale (`{ locale: text }`). */
 export const TEXT_FIELDS = ['title', 'content', 'excerpt', 'keywords'] as const;
+export const PAGE_TEXT_FIELDS = ['title', 'content'] as const;
+const PAGE_OTHER_FIELDS = [
+  'slug',
+  'type',
+  'template',
+  'status',
+  'metaTitle',
+  'metaDescription',
+  'authorId',
+  'websiteIds',
+] as const;
 const OTHER_FIELDS = [
   'slug',
   'status',
@@ -70,9 +82,25 @@ export interface RevisionSnapshot {
   websiteIds: number[];
 }
 
+/** A page as a revision keeps it. */
+export interface PageSnapshot {
+  title: Record<string, string>;
+  content: Record<string, string>;
+  slug: string;
+  type: string;
+  template: string | null;
+  status: string;
+  metaTitle: string | null;
+  metaDescription: string | null;
+  authorId: number | null;
+  websiteIds: number[];
+}
+
 export interface RevisionSummary {
   id: number;
-  postId: number;
+  resourceType: RevisionKind;
+  /** The post's or page's id. */
+  resourceId: number;
   action: string;
   status: string;
   published: boolean;
@@ -82,9 +110,10 @@ export interface RevisionSummary {
   createdAt: string;
 }
 
-export interface Revision extends RevisionSummary {
-  data: RevisionSnapshot;
+export interface Revision<Data = RevisionSnapshot> extends RevisionSummary {
+  data: Data;
 }
+export type PageRevision = Revision<PageSnapshot>;
 
 export type TextDiffPart = { value: string; added?: boolean; removed?: boolean };
 export interface RevisionComparison {
@@ -102,6 +131,8 @@ export interface RevisionsDeps {
   runner: OperationRunner;
   posts: PostsService;
   postOps: PostOperations;
+  pages: PagesService;
+  pageOps: PageOperations;
   policy: Policy;
   settings: SettingsService;
   audit?: AuditLog;
@@ -109,6 +140,7 @@ export interface RevisionsDeps {
 
 type Row = {
   id: number;
+  resource_type: string;
   resource_id: number;
   action: string;
   status: string;
@@ -122,7 +154,8 @@ type Row = {
 function summaryOf(row: Row): RevisionSummary {
   return {
     id: Number(row.id),
-    postId: Number(row.resource_id),
+    resourceType: row.resource_type as RevisionKind,
+    resourceId: Number(row.resource_id),
     action: row.action,
     status: row.status,
     published: Number(row.published) === 1,
@@ -135,6 +168,7 @@ function summaryOf(row: Row): RevisionSummary {
 
 const SUMMARY_COLUMNS = [
   'id',
+  'resource_type',
   'resource_id',
   'action',
   'status',
@@ -146,7 +180,11 @@ const SUMMARY_COLUMNS = [
 ] as const;
 
 export class RevisionsService {
-  constructor(private readonly deps: RevisionsDeps) {}
+  private readonly access: EditableContent;
+
+  constructor(private readonly deps: RevisionsDeps) {
+    this.access = new EditableContent(deps);
+  }
 
   /** Registers the write hook: every post save writes its revision in the save's transaction. */
   install(): this {
@@ -155,37 +193,49 @@ export class RevisionsService {
   }
 
   private async onWrite(event: DomainEvent): Promise<void> {
-    if (event.resourceType !== 'post' || !POST_SAVES.has(event.action) || event.resourceId === null) return;
-    // Hooks run when the operation's work is done: one revision per post and operation, named after
-    // its last save (a restore's update is the restore).
+    const kind = event.resourceType;
+    if (!isKind(kind) || !SAVES[kind].has(event.action) || event.resourceId === null) return;
+    // Hooks run when the operation's work is done: one revision per resource and operation, named
+    // after its last save (a restore's update is the restore).
     const events = currentWriteScope()?.events ?? [];
     const later = events.slice(events.indexOf(event) + 1);
     if (
       later.some(
         (other) =>
-          other.resourceType === 'post' &&
+          other.resourceType === kind &&
           other.resourceId === event.resourceId &&
-          POST_SAVES.has(other.action),
+          SAVES[kind].has(other.action),
       )
     ) {
       return;
     }
-    const post = await this.deps.posts.findDetail(Number(event.resourceId));
-    if (!post) return;
-    await this.write(post, event);
+    const id = Number(event.resourceId);
+    const locale = await this.defaultLocale();
+    if (kind === 'post') {
+      const post = await this.deps.posts.findDetail(id);
+      if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
+    } else {
+      const page = await this.deps.pages.findById(id);
+      if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
+    }
   }
 
-  private async write(post: PostDetail, event: DomainEvent): Promise<void> {
-    const data = snapshotOf(post, await this.defaultLocale());
+  private async write(
+    kind: RevisionKind,
+    id: number,
+    status: string,
+    data: RevisionSnapshot | PageSnapshot,
+    event: DomainEvent,
+  ): Promise<void> {
     const db = this.deps.db;
     await db
       .insertInto('revisions')
       .values({
-        resource_type: 'post',
-        resource_id: post.id,
+        resource_type: kind,
+        resource_id: id,
         action: event.action,
-        status: post.status,
-        published: post.status === 'published' ? 1 : 0,
+        status,
+        published: status === 'published' ? 1 : 0,
         user_id: event.userId,
         api_key_id: event.apiKeyId,
         surface: event.surface,
@@ -193,18 +243,18 @@ export class RevisionsService {
         data: JSON.stringify(data),
       })
       .execute();
-    await this.prune(post.id);
+    await this.prune(kind, id);
   }
 
   /** Keeps the newest N revisions of a post and every published one. */
-  private async prune(postId: number): Promise<void> {
+  private async prune(kind: RevisionKind, resourceId: number): Promise<void> {
     const keep = await this.keep();
     const db = this.deps.db;
     const cutoff = await db
       .selectFrom('revisions')
       .select('id')
-      .where('resource_type', '=', 'post')
-      .where('resource_id', '=', postId)
+      .where('resource_type', '=', kind)
+      .where('resource_id', '=', resourceId)
       .orderBy('id', 'desc')
       .offset(keep)
       .limit(1)
@@ -212,8 +262,8 @@ export class RevisionsService {
     if (!cutoff) return;
     await db
       .deleteFrom('revisions')
-      .where('resource_type', '=', 'post')
-      .where('resource_id', '=', postId)
+      .where('resource_type', '=', kind)
+      .where('resource_id', '=', resourceId)
       .where('id', '<=', Number(cutoff.id))
       .where('published', '=', 0)
       .execute();
@@ -229,28 +279,33 @@ export class RevisionsService {
   }
 
   /** The post, after the policy says the actor may see its history (those who may change it). */
-  private async postFor(actor: Actor, ref: string): Promise<PostDetail> {
-    const post = await this.deps.posts.findDetailByRef(ref);
-    if (!post || !(await this.deps.policy.can(actor, 'post.read', { post: factsOf(post) }))) {
-      throw new NotFoundError('Post not found');
-    }
-    await this.deps.policy.require(actor, 'post.update', { post: factsOf(post) });
-    return post;
+  private postFor(actor: Actor, ref: string): Promise<PostDetail> {
+    return this.access.post(actor, ref);
   }
 
-  /** A page of a post's revisions, newest first (an index serves it however many there are). */
+  /** The page, after the policy says the actor may see its history (those who may change it). */
+  private pageFor(actor: Actor, ref: string): Promise<Page> {
+    return this.access.page(actor, ref);
+  }
+
+  private idFor(actor: Actor, kind: RevisionKind, ref: string): Promise<number> {
+    return this.access.idOf(actor, kind, ref);
+  }
+
+  /** A page of a post's (or page's) revisions, newest first (an index serves it however many there are). */
   async list(
     actor: Actor,
     ref: string,
     query: { page?: unknown; pageSize?: unknown } = {},
+    kind: RevisionKind = 'post',
   ): Promise<{ data: RevisionSummary[]; page: number; pageSize: number; total: number }> {
-    const post = await this.postFor(actor, ref);
+    const resourceId = await this.idFor(actor, kind, ref);
     const page = positive(query.page, 1, 'page', 1_000_000);
     const pageSize = positive(query.pageSize, 20, 'page_size', MAX_REVISION_PAGE_SIZE);
     const base = this.deps.db
       .selectFrom('revisions')
-      .where('resource_type', '=', 'post')
-      .where('resource_id', '=', post.id);
+      .where('resource_type', '=', kind)
+      .where('resource_id', '=', resourceId);
     const [rows, count] = await Promise.all([
       base
         .select([...SUMMARY_COLUMNS])
@@ -265,10 +320,19 @@ export class RevisionsService {
 
   async show(actor: Actor, ref: string, revisionId: unknown): Promise<Revision> {
     const post = await this.postFor(actor, ref);
-    return this.revisionOf(post.id, revisionId);
+    return this.revisionOf<RevisionSnapshot>('post', post.id, revisionId);
   }
 
-  private async revisionOf(postId: number, revisionId: unknown): Promise<Revision> {
+  async showPage(actor: Actor, ref: string, revisionId: unknown): Promise<PageRevision> {
+    const page = await this.pageFor(actor, ref);
+    return this.revisionOf<PageSnapshot>('page', page.id, revisionId);
+  }
+
+  private async revisionOf<Data>(
+    kind: RevisionKind,
+    resourceId: number,
+    revisionId: unknown,
+  ): Promise<Revision<Data>> {
     const id = typeof revisionId === 'number' ? revisionId : Number(revisionId);
     if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) {
       throw new NotFoundError('Revision not found');
@@ -277,18 +341,29 @@ export class RevisionsService {
       .selectFrom('revisions')
       .select([...SUMMARY_COLUMNS, 'data'])
       .where('id', '=', id)
-      .where('resource_type', '=', 'post')
-      .where('resource_id', '=', postId)
+      .where('resource_type', '=', kind)
+      .where('resource_id', '=', resourceId)
       .executeTakeFirst();
     if (!row) throw new NotFoundError('Revision not found');
-    return { ...summaryOf(row), data: JSON.parse(row.data) as RevisionSnapshot };
+    return { ...summaryOf(row), data: JSON.parse(row.data) as Data };
   }
 
   /** Compares two revisions: a word-level diff of the texts, field by field for the rest. */
-  async compare(actor: Actor, ref: string, fromId: unknown, toId: unknown): Promise<RevisionComparison> {
-    const post = await this.postFor(actor, ref);
-    const [from, to] = await Promise.all([this.revisionOf(post.id, fromId), this.revisionOf(post.id, toId)]);
-    return compareSnapshots(from, to);
+  async compare(
+    actor: Actor,
+    ref: string,
+    fromId: unknown,
+    toId: unknown,
+    kind: RevisionKind = 'post',
+  ): Promise<RevisionComparison> {
+    const resourceId = await this.idFor(actor, kind, ref);
+    const [from, to] = await Promise.all([
+      this.revisionOf<Record<string, unknown>>(kind, resourceId, fromId),
+      this.revisionOf<Record<string, unknown>>(kind, resourceId, toId),
+    ]);
+    return kind === 'post'
+      ? compareSnapshots(from, to, TEXT_FIELDS, OTHER_FIELDS)
+      : compareSnapshots(from, to, PAGE_TEXT_FIELDS, PAGE_OTHER_FIELDS);
   }
 
   /**
@@ -304,7 +379,7 @@ export class RevisionsService {
   ): Promise<{ post: PostDetail; missing: { tags: number[]; websites: number[] } }> {
     return this.deps.runner.run(async () => {
       const post = await this.postFor(actor, ref);
-      const revision = await this.revisionOf(post.id, revisionId);
+      const revision = await this.revisionOf<RevisionSnapshot>('post', post.id, revisionId);
       const data = revision.data;
       const [tagIds, websiteIds] = await Promise.all([
         this.existing('tags', [...data.tags, ...data.categories]),
@@ -351,6 +426,53 @@ export class RevisionsService {
           websites: data.websiteIds.filter((id) => !websiteIds.has(id)),
         },
       };
+    });
+  }
+
+  /**
+   * Restores a revision of a page: the page's fields become the revision's (its status only when
+   * `status` is asked), through the page update operation — the 412 flow (`ifVersion`), the policy and
+   * the revision of the restore itself are the save's. Websites deleted since are left out and named.
+   */
+  async restorePage(
+    actor: Actor,
+    ref: string,
+    revisionId: unknown,
+    options: { status?: unknown; ifVersion?: string } = {},
+  ): Promise<{ page: Page; missing: { websites: number[] } }> {
+    return this.deps.runner.run(async () => {
+      const page = await this.pageFor(actor, ref);
+      const revision = await this.revisionOf<PageSnapshot>('page', page.id, revisionId);
+      const data = revision.data;
+      const existing = await this.existing('websites', data.websiteIds);
+      const websites = data.websiteIds.filter((id) => existing.has(id));
+      const raw: Record<string, unknown> = {
+        title: data.title,
+        content: nonEmpty(data.content),
+        slug: data.slug,
+        type: data.type,
+        template: data.template,
+        meta_title: data.metaTitle,
+        meta_description: data.metaDescription,
+      };
+      // A page bound to none is on every website; one whose websites are all gone keeps its own.
+      if (websites.length > 0 || data.websiteIds.length === 0) raw.website_ids = websites;
+      if (options.status !== undefined) {
+        if (typeof options.status !== 'string') {
+          throw new ValidationError({ status: ['The selected status is invalid.'] });
+        }
+        raw.status = options.status;
+      }
+      const restored = await this.deps.pageOps.update(actor, page.id, raw, options.ifVersion);
+      // Audited; its event (after the update's) names the operation's one revision `page.restore`.
+      await recordWrite(this.deps.audit, actor, {
+        action: 'page.restore',
+        resourceType: 'page',
+        resourceId: page.id,
+        websiteIds: restored.websiteIds,
+        input: { revision: revision.id, status: options.status },
+      });
+      return { page: restored, missing: { websites: data.websiteIds.filter((id) => !existing.has(id)) } };
     });
   }
 
@@ -408,14 +530,45 @@ export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSna
   };
 }
 
-export function compareSnapshots(from: Revision, to: Revision): RevisionComparison {
+/** The page as a revision keeps it: title and content as `{ locale: text }`. */
+export function pageSnapshotOf(page: Page, defaultLocale: string): PageSnapshot {
+  const text = (field: (typeof PAGE_TEXT_FIELDS)[number], main: string | null): Record<string, string> => {
+    const map: Record<string, string> = {};
+    if (main !== null && main !== '') map[defaultLocale] = main;
+    for (const [locale, value] of Object.entries(page.translations[field] ?? {})) {
+      if (locale !== defaultLocale) map[locale] = value;
+    }
+    return map;
+  };
+  return {
+    title: text('title', page.title),
+    content: text('content', page.content),
+    slug: page.slug,
+    type: page.type,
+    template: page.template,
+    status: page.status,
+    metaTitle: page.metaTitle,
+    metaDescription: page.metaDescription,
+    authorId: page.authorId,
+    websiteIds: [...page.websiteIds].sort((a, b) => a - b),
+  };
+}
+
+export function compareSnapshots<Data extends object>(
+  from: Revision<Data>,
+  to: Revision<Data>,
+  textFields: readonly string[] = TEXT_FIELDS,
+  otherFields: readonly string[] = OTHER_FIELDS,
+): RevisionComparison {
   const text: RevisionComparison['text'] = [];
-  for (const field of TEXT_FIELDS) {
-    const before = from.data[field] ?? {};
-    const after = to.data[field] ?? {};
-    for (const locale of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
-      const a = before[locale] ?? '';
-      const b = after[locale] ?? '';
+  const before = from.data as Record<string, unknown>;
+  const after = to.data as Record<string, unknown>;
+  for (const field of textFields) {
+    const a0 = (before[field] ?? {}) as Record<string, string>;
+    const b0 = (after[field] ?? {}) as Record<string, string>;
+    for (const locale of [...new Set([...Object.keys(a0), ...Object.keys(b0)])].sort()) {
+      const a = a0[locale] ?? '';
+      const b = b0[locale] ?? '';
       if (a === b) continue;
       const parts = diffWordsWithSpace(a, b).map((part) => ({
         value: part.value,
@@ -426,9 +579,9 @@ export function compareSnapshots(from: Revision, to: Revision): RevisionComparis
     }
   }
   const fields: RevisionComparison['fields'] = [];
-  for (const field of OTHER_FIELDS) {
-    const a = from.data[field] ?? null;
-    const b = to.data[field] ?? null;
+  for (const field of otherFields) {
+    const a = before[field] ?? null;
+    const b = after[field] ?? null;
     if (JSON.stringify(a) !== JSON.stringify(b)) fields.push({ field, from: a, to: b });
   }
   const { data: _from, ...fromSummary } = from;

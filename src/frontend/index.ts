@@ -39,6 +39,7 @@ import { commentRoutes } from './routes/comments.js';
 import { homeRoutes } from './routes/home.js';
 import { linkRoutes } from './routes/links.js';
 import { pageRoutes } from './routes/pages.js';
+import { previewRoutes } from './routes/previews.js';
 import { postRoutes } from './routes/posts.js';
 import { sitemapRoutes } from './routes/sitemaps.js';
 import { feedLinks, feedRoutes } from './routes/feeds.js';
@@ -133,6 +134,7 @@ const MODULES: FrontendModule[] = [
   authoringRoutes,
   postRoutes,
   pageRoutes,
+  previewRoutes,
   sitemapRoutes,
   feedRoutes,
   commentRoutes,
@@ -456,7 +458,12 @@ async function renderPage(
       ...data,
       seo,
     },
-    await fragmentScope(services, fragments, request, `${theme} ${website.id} ${locale} ${homeUrl} `),
+    // A preview (`preview_ribbon`: the editor's, or a shared link's draft or autosave) is not what
+    // readers see: its blocks are neither answered from the fragment cache nor stored in it (a
+    // post's article is keyed by its id alone, so a preview would show, or leave, the wrong text).
+    data.preview_ribbon === true
+      ? undefined
+      : await fragmentScope(services, fragments, request, `${theme} ${website.id} ${locale} ${homeUrl} `),
   );
   reply.type('text/html; charset=utf-8');
   reply.header('content-security-policy', siteContentSecurityPolicy(website));

@@ -66,6 +66,8 @@ const NOT_SITE_BOUND = new Set([
   'GET /api/v2/websites/{id}/menus',
   'GET /api/v2/websites/{id}/menus/{handle}',
   'GET /api/v2/menus/{id}',
+  // A preview token is the permission itself (issue 37 #3): whoever holds it may read the draft.
+  'GET /api/v2/preview/{token}',
 ]);
 
 describe('authorization matrix (issue 34): every route x every caller x two websites', () => {
@@ -186,6 +188,25 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     }
     await made('POST', `/posts/${f.returned}/return`, { note: `${SECRET} note` });
     f.page = Number((await made('POST', '/pages', { title: `${SECRET} page`, content: 'x', status: 'draft', website_ids: [f.site2] }))!.id); // prettier-ignore
+    // Two revisions of the draft page (issue 37): its create and an update.
+    await made('PATCH', `/pages/${f.page}`, { title: `${SECRET} page, again` });
+    const pageRevisions = await ctx.services.database.db
+      .selectFrom('revisions')
+      .select('id')
+      .where('resource_type', '=', 'page')
+      .where('resource_id', '=', Number(f.page))
+      .orderBy('id')
+      .execute();
+    assert.equal(pageRevisions.length, 2);
+    f.pageRevision = pageRevisions[0]!.id;
+    f.pageRevision2 = pageRevisions[1]!.id;
+    // Preview links and the administrator's autosaves of the drafts (issue 37); a save clears the
+    // saver's autosave, so the cases keep one (PUT) just before they read it.
+    await made('POST', `/posts/${f.draft}/preview-links`, {});
+    await made('POST', `/pages/${f.page}/preview-links`, {});
+    f.previewDel = Number((await made('POST', `/posts/${f.draft}/preview-links`, {}))!.id);
+    await made('PUT', `/posts/${f.draft}/autosave`, { title: `${SECRET} autosave` });
+    await made('PUT', `/pages/${f.page}/autosave`, { title: `${SECRET} autosave` });
     f.pageW = Number((await made('POST', '/pages', { title: 'Page w', content: 'x', website_ids: [f.site2] }))!.id); // prettier-ignore
     f.pageDel = Number((await made('POST', '/pages', { title: 'Page d', content: 'x', website_ids: [f.site2] }))!.id); // prettier-ignore
     f.tag = Number((await made('POST', '/tags', { name: 'Two tag', type: 'post_tag', website_ids: [f.site2] }))!.id); // prettier-ignore
@@ -243,6 +264,12 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     { name: 'a revision', method: 'GET', route: '/posts/{id}/revisions/{revision}', url: () => `/posts/${f.draft}/revisions/${f.revision}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
     { name: 'compare revisions', method: 'GET', route: '/posts/{id}/revisions/compare', url: () => `/posts/${f.draft}/revisions/compare?from=${f.revision}&to=${f.revision2}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
     { name: 'restore a revision', method: 'POST', route: '/posts/{id}/revisions/{revision}/restore', url: () => `/posts/${f.draft}/revisions/${f.revision}/restore`, body: () => ({}), kind: 'write' }, // prettier-ignore
+    { name: 'issue a preview link', method: 'POST', route: '/posts/{id}/preview-links', url: () => `/posts/${f.draft}/preview-links`, body: () => ({}), kind: 'write' }, // prettier-ignore
+    { name: 'preview links', method: 'GET', route: '/posts/{id}/preview-links', url: () => `/posts/${f.draft}/preview-links`, kind: 'private-read', leaks: hasRows }, // prettier-ignore
+    { name: 'revoke a preview link', method: 'DELETE', route: '/preview-links/{id}', url: () => `/preview-links/${f.previewDel}`, kind: 'write' }, // prettier-ignore
+    { name: 'autosave', method: 'PUT', route: '/posts/{id}/autosave', url: () => `/posts/${f.draft}/autosave`, body: () => ({ title: `${SECRET} autosave` }), kind: 'write' }, // prettier-ignore
+    { name: 'an autosave', method: 'GET', route: '/posts/{id}/autosave', url: () => `/posts/${f.draft}/autosave`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'discard an autosave', method: 'DELETE', route: '/posts/{id}/autosave', url: () => `/posts/${f.draft}/autosave`, kind: 'write' }, // prettier-ignore
     { name: 'review step', method: 'GET', route: '/posts/{id}/review', url: () => `/posts/${f.returned}/review`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
     { name: 'review queue', method: 'GET', route: '/reviews', url: () => `/reviews?website=${s2()}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
     { name: 'bulk publish', method: 'POST', route: '/posts/bulk', url: () => '/posts/bulk', body: () => ({ ids: [f.bulk], action: 'publish' }), kind: 'write', leaks: () => false }, // prettier-ignore
@@ -292,6 +319,15 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     { name: 'show a draft page', method: 'GET', route: '/pages/{id}', url: () => `/pages/${f.page}`, kind: 'private-read' }, // prettier-ignore
     { name: 'create a page', method: 'POST', route: '/pages', url: () => '/pages', body: () => ({ title: `P ${randomBytes(3).toString('hex')}`, content: 'x', website_ids: [s2()] }), kind: 'write' }, // prettier-ignore
     { name: 'change a page', method: 'PATCH', route: '/pages/{id}', url: () => `/pages/${f.pageW}`, body: () => ({ title: 'Page w' }), kind: 'write' }, // prettier-ignore
+    { name: 'page revisions', method: 'GET', route: '/pages/{id}/revisions', url: () => `/pages/${f.page}/revisions`, kind: 'private-read', leaks: hasRows }, // prettier-ignore
+    { name: 'a page revision', method: 'GET', route: '/pages/{id}/revisions/{revision}', url: () => `/pages/${f.page}/revisions/${f.pageRevision}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'compare page revisions', method: 'GET', route: '/pages/{id}/revisions/compare', url: () => `/pages/${f.page}/revisions/compare?from=${f.pageRevision}&to=${f.pageRevision2}`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'restore a page revision', method: 'POST', route: '/pages/{id}/revisions/{revision}/restore', url: () => `/pages/${f.page}/revisions/${f.pageRevision}/restore`, body: () => ({}), kind: 'write' }, // prettier-ignore
+    { name: 'issue a page preview link', method: 'POST', route: '/pages/{id}/preview-links', url: () => `/pages/${f.page}/preview-links`, body: () => ({}), kind: 'write' }, // prettier-ignore
+    { name: 'page preview links', method: 'GET', route: '/pages/{id}/preview-links', url: () => `/pages/${f.page}/preview-links`, kind: 'private-read', leaks: hasRows }, // prettier-ignore
+    { name: 'autosave a page', method: 'PUT', route: '/pages/{id}/autosave', url: () => `/pages/${f.page}/autosave`, body: () => ({ title: `${SECRET} autosave` }), kind: 'write' }, // prettier-ignore
+    { name: 'a page autosave', method: 'GET', route: '/pages/{id}/autosave', url: () => `/pages/${f.page}/autosave`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    { name: 'discard a page autosave', method: 'DELETE', route: '/pages/{id}/autosave', url: () => `/pages/${f.page}/autosave`, kind: 'write' }, // prettier-ignore
     { name: 'delete a page', method: 'DELETE', route: '/pages/{id}', url: () => `/pages/${f.pageDel}?force=true`, kind: 'write' }, // prettier-ignore
     // Menus
     { name: 'create a menu', method: 'POST', route: '/websites/{id}/menus', url: () => `/websites/${s2()}/menus`, body: () => ({ handle: `m-${randomBytes(3).toString('hex')}`, name: 'M' }), kind: 'write' }, // prettier-ignore

@@ -2,7 +2,9 @@
 // slug, its template (a view of the site's theme, or the plain page view), draft or published, and
 // the websites it is on. Saves go one at a time (editor/save-queue.ts), each with the ETag the one
 // before returned (If-Match): a 412 says someone else saved first. A save that gets no answer is said
-// and tried again until the server answers.
+// and tried again until the server answers. History (compare, restore) and Share preview are the
+// post editor's (editor/history.tsx; issue 37), and so is the server autosave: what is typed is kept
+// for this user, and reopening the page on any device offers a newer autosave.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
@@ -17,6 +19,7 @@ import { navigate, setLeaveGuard } from '../nav.js';
 import { useAbilities, useMe } from '../session.js';
 import { useMediaPicker } from './media.js';
 import { useSaveShortcut, wordCountText } from '../editor-keys.js';
+import { HistoryPanel, SharePreview } from '../editor/history.js';
 
 interface Text {
   title: string;
@@ -54,6 +57,8 @@ export function PageEditor({ id }: { id: number | null }) {
   const [generation, setGeneration] = useState(0);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  /** This user's server autosave, newer than the saved page: offered back (issue 37). */
+  const [offered, setOffered] = useState<Text | null>(null);
   // The version the next save builds on: set with the state, never from a render.
   const loadedRef = useRef(loaded);
   const setLoaded = (next: Loaded | null) => {
@@ -108,10 +113,35 @@ export function PageEditor({ id }: { id: number | null }) {
     });
     setDirty(false);
     setGeneration((n) => n + 1);
+    const base = next[me.locales.default];
+    void api
+      .GET('/api/v2/pages/{id}/autosave', { params: { path: { id: String(pageId) } } })
+      .then(({ data: found }) => {
+        const autosave = found?.data;
+        if (!autosave?.newer || !base) return;
+        const kept = { title: autosave.title ?? base.title, content: autosave.content ?? base.content };
+        if (kept.title !== base.title || kept.content !== base.content) setOffered(kept);
+      })
+      .catch(() => undefined);
   };
   useEffect(() => {
     if (id !== null && id !== loadedRef.current?.id) void load(id);
   }, [id]);
+  // The server's autosave of a page that exists: this user's one copy, never what readers see.
+  useEffect(() => {
+    const base = loadedRef.current;
+    const typed = text[me.locales.default];
+    if (!dirty || !base || !typed) return;
+    const timer = setTimeout(() => {
+      void api
+        .PUT('/api/v2/pages/{id}/autosave', {
+          params: { path: { id: String(base.id) } },
+          body: { title: typed.title.slice(0, 255), content: typed.content, base_version: base.updated_at },
+        })
+        .catch(() => undefined);
+    }, 1500);
+    return () => clearTimeout(timer);
+  }, [text, dirty, loaded?.id]);
   useEffect(() => {
     setLeaveGuard(() => dirty);
     return () => setLeaveGuard(null);
@@ -240,6 +270,35 @@ export function PageEditor({ id }: { id: number | null }) {
                   : ''}
         </p>
       </div>
+      {offered && (
+        <div class="notice" role="status">
+          <p>{t('editor.restore.server')}</p>
+          <button
+            type="button"
+            onClick={() => {
+              setText((current) => ({ ...current, [me.locales.default]: offered }));
+              setOffered(null);
+              setDirty(true);
+              setGeneration((n) => n + 1);
+            }}
+          >
+            {t('editor.restore.yes')}
+          </button>{' '}
+          <button
+            type="button"
+            onClick={() => {
+              setOffered(null);
+              if (loaded) {
+                void api
+                  .DELETE('/api/v2/pages/{id}/autosave', { params: { path: { id: String(loaded.id) } } })
+                  .catch(() => undefined);
+              }
+            }}
+          >
+            {t('editor.restore.no')}
+          </button>
+        </div>
+      )}
       <Message message={message} />
       <SaveTroubleNotice trouble={trouble} onRetry={() => queue.retryNow()} />
       {!mayUpdate && (
@@ -304,6 +363,9 @@ export function PageEditor({ id }: { id: number | null }) {
                 </a>
                 {dirty && <span class="help"> {t('editor.preview.saved_only')}</span>}
               </p>
+            )}
+            {loaded && mayUpdate && loaded.status !== 'published' && (
+              <SharePreview kind="page" postId={loaded.id} />
             )}
             {loaded && (pageCan?.delete ?? true) && (
               <button type="button" class="danger" onClick={() => void remove()}>
@@ -385,6 +447,15 @@ export function PageEditor({ id }: { id: number | null }) {
           </fieldset>
         </aside>
       </div>
+      {loaded && mayUpdate && (
+        <HistoryPanel
+          kind="page"
+          postId={loaded.id}
+          etag={loaded.etag}
+          version={loaded.updated_at}
+          onRestored={() => load(loaded.id)}
+        />
+      )}
     </section>
   );
 }

@@ -7,7 +7,9 @@
 // each with the ETag the previous one returned (If-Match): when someone else saved meanwhile, the API
 // answers 412 and the editor says so, listing what keeping one's own version would overwrite. A save
 // that gets no answer is said (an alert) and tried again until the server answers. A post sent back by
-// an editor shows the editor's note.
+// an editor shows the editor's note. What the editor holds is also autosaved on the server for this
+// user (issue 37): reopening the post on any device offers a newer autosave. The History panel lists,
+// compares and restores saved versions; Share preview makes a link for someone without an account.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { components } from '../../../clients/typescript/schema.js';
@@ -15,6 +17,7 @@ import { LocaleTabs, bcp47, hasText } from '../editor/locale-tabs.js';
 import { RichText } from '../editor/rich-text.js';
 import { SaveQueue, idempotencyKey } from '../editor/save-queue.js';
 import { SaveTroubleNotice } from '../editor/save-trouble.js';
+import { HistoryPanel, SharePreview } from '../editor/history.js';
 import type { SaveTrouble } from '../editor/save-queue.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Message } from '../widgets.js';
@@ -67,6 +70,8 @@ interface Conflict {
 }
 
 const AUTOSAVE_MS = 4000;
+/** The server copy of unsaved work (issue 37), sooner than a draft's own save. */
+const SERVER_AUTOSAVE_MS = 1500;
 const copyKey = (id: number | null) => `folio-admin:post:${id ?? 'new'}`;
 
 /** `2026-11-25T21:30` in the browser's time zone, from an ISO time. */
@@ -161,6 +166,8 @@ export function PostEditor({ id }: { id: number | null }) {
   const [review, setReview] = useState<ReviewStep | null>(null);
   const [lastSaved, setLastSaved] = useState<string | null>(null);
   const [restorable, setRestorable] = useState<Form | null>(null);
+  /** Where the restorable work is kept: this browser, or the server's autosave (any device). */
+  const [restorableFrom, setRestorableFrom] = useState<'browser' | 'server'>('browser');
   const [websites, setWebsites] = useState<Array<{ id: number; name: string }>>([]);
   const [note, setNote] = useState('');
   // What the policy lets this user do to the loaded post (API v2's `can`; issue 34 #19).
@@ -270,11 +277,36 @@ export function PostEditor({ id }: { id: number | null }) {
         form: Form;
       } | null;
       if (copy && copy.base === post.updated_at && JSON.stringify(copy.form) !== JSON.stringify(next)) {
+        setRestorableFrom('browser');
         setRestorable(copy.form);
+        return;
       }
     } catch {
       /* no copy */
     }
+    // Else this user's autosave on the server, when it is newer than the saved post (any device).
+    void api
+      .GET('/api/v2/posts/{id}/autosave', { params: { path: { id: String(postId) } } })
+      .then(({ data }) => {
+        const autosave = data?.data;
+        const base = next.text[me.locales.default];
+        if (!autosave?.newer || !base) return;
+        const merged: Form = {
+          ...next,
+          text: {
+            ...next.text,
+            [me.locales.default]: {
+              title: autosave.title ?? base.title,
+              content: autosave.content ?? base.content,
+              excerpt: autosave.excerpt ?? base.excerpt,
+            },
+          },
+        };
+        if (JSON.stringify(merged) === JSON.stringify(next)) return;
+        setRestorableFrom('server');
+        setRestorable(merged);
+      })
+      .catch(() => undefined);
   };
 
   useEffect(() => {
@@ -307,6 +339,27 @@ export function PostEditor({ id }: { id: number | null }) {
     }, 500);
     return () => clearTimeout(timer);
   }, [form, dirty]);
+  // The server's autosave of a post that exists: this user's one copy, never what readers see.
+  useEffect(() => {
+    const base = loadedRef.current;
+    if (!dirty || !base) return;
+    const timer = setTimeout(() => {
+      const text = formRef.current.text[me.locales.default];
+      if (!text) return;
+      void api
+        .PUT('/api/v2/posts/{id}/autosave', {
+          params: { path: { id: String(base.id) } },
+          body: {
+            title: text.title.slice(0, 255),
+            content: text.content,
+            excerpt: text.excerpt,
+            base_version: base.updated_at,
+          },
+        })
+        .catch(() => undefined);
+    }, SERVER_AUTOSAVE_MS);
+    return () => clearTimeout(timer);
+  }, [form, dirty, loaded?.id]);
 
   const change = (patch: Partial<Form>) => {
     setForm((current) => ({ ...current, ...patch }));
@@ -624,7 +677,7 @@ export function PostEditor({ id }: { id: number | null }) {
       )}
       {restorable && (
         <div class="notice" role="status">
-          <p>{t('editor.restore')}</p>
+          <p>{t(restorableFrom === 'server' ? 'editor.restore.server' : 'editor.restore')}</p>
           <button
             type="button"
             onClick={() => {
@@ -641,6 +694,11 @@ export function PostEditor({ id }: { id: number | null }) {
             onClick={() => {
               setRestorable(null);
               localStorage.removeItem(copyKey(loaded?.id ?? null));
+              if (restorableFrom === 'server' && loaded) {
+                void api
+                  .DELETE('/api/v2/posts/{id}/autosave', { params: { path: { id: String(loaded.id) } } })
+                  .catch(() => undefined);
+              }
             }}
           >
             {t('editor.restore.no')}
@@ -817,6 +875,7 @@ export function PostEditor({ id }: { id: number | null }) {
                 {dirty && !autosaves && <span class="help"> {t('editor.preview.saved_only')}</span>}
               </p>
             )}
+            {loaded && loaded.status !== 'published' && <SharePreview postId={loaded.id} />}
             {loaded && (postCan?.delete ?? true) && (
               <button type="button" class="danger" onClick={() => void actions.remove()}>
                 {t('editor.delete')}
@@ -938,6 +997,14 @@ export function PostEditor({ id }: { id: number | null }) {
           </fieldset>
         </aside>
       </div>
+      {loaded && (postCan?.update ?? true) && (
+        <HistoryPanel
+          postId={loaded.id}
+          etag={loaded.etag}
+          version={loaded.updated_at}
+          onRestored={() => load(loaded.id)}
+        />
+      )}
     </section>
   );
 }

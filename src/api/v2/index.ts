@@ -28,6 +28,7 @@ import { registerMenuRoutes } from './menus.js';
 import { registerSystemRoutes } from './system.js';
 import { registerPostRoutes } from './posts.js';
 import { registerRevisionRoutes } from './revisions.js';
+import { registerPreviewRoutes } from './previews.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
 
@@ -147,6 +148,7 @@ export function apiV2(services: Services) {
     const router = new V2Router(app, services);
     registerPostRoutes(router, services);
     registerRevisionRoutes(router, services);
+    registerPreviewRoutes(router, services);
     registerAccountRoutes(router, services);
     registerAuditRoutes(router, services);
     registerCommentRoutes(router, services);

@@ -376,6 +376,7 @@ export function authoringRoutes(kit: FrontendKit): void {
         content: cleanContent(text('content', post.content)),
         preview: true,
       },
+      preview_ribbon: true,
       seo: { title: state.t('post.preview_prefix', { title }), noindex: true },
     });
   });

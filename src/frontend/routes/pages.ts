@@ -40,7 +40,7 @@ export async function renderSitePage(
 }
 
 /** A page (or, without one, a theme's own view named after the slug) through the theme. */
-function renderPage(
+export function renderPage(
   kit: FrontendKit,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -78,6 +78,8 @@ function renderPage(
       description: page?.metaDescription || (page?.content ? plainExcerpt(page.content, 160) : undefined),
       ...(seo.noindex ? { noindex: true } : {}),
     },
+    // The layout's "Preview" ribbon: this is not what readers see (issue 37 #3).
+    ...(seo.preview ? { preview_ribbon: true } : {}),
   };
   if (customView) return kit.render(request, reply, `pages/${slug}`, data);
   if (page?.type === 'template' && page.template && themes.has(theme, `templates/${page.template}`)) {

@@ -1,0 +1,79 @@
+// `folio post:revisions ID` (issue 37 #4): a post's revisions, newest first, as JSON lines, paged;
+// a bad page or an unknown post is a clear error and a non-zero exit.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { main } from '../src/cli.js';
+import { INSTALLATION_OPERATOR } from '../src/domain/policy.js';
+import { createServices } from '../src/services.js';
+import { createTestDatabase, testConfig } from './support/harness.js';
+import type { TestDatabase } from './support/harness.js';
+
+async function folio(args: string[], env: Record<string, string>) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  const out: string[] = [];
+  const err: string[] = [];
+  try {
+    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
+    return { code, out, err: err.join('\n') };
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('folio post:revisions', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let postId: number;
+  before(async () => {
+    database = await createTestDatabase();
+    env = { DATABASE_URL: database.url, LOG_LEVEL: 'silent' };
+    assert.equal((await folio(['migrate'], env)).code, 0);
+    const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
+    try {
+      const site = await services.websites.create({ siteName: 'Site', domain: 'site.test' });
+      const post = await services.postOps.create(INSTALLATION_OPERATOR, {
+        title: 'One',
+        content: 'Body',
+        website_id: site,
+      });
+      postId = post.id;
+      for (const title of ['Two', 'Three']) {
+        await services.postOps.update(INSTALLATION_OPERATOR, String(post.id), { title });
+      }
+    } finally {
+      await services.close();
+    }
+  });
+  after(() => database.drop());
+
+  it('prints the revisions newest first, one JSON line each, with the surface', async () => {
+    const all = await folio(['post:revisions', String(postId)], env);
+    assert.equal(all.code, 0, all.err);
+    const rows = all.out.map(
+      (line) => JSON.parse(line) as { post_id: number; action: string; surface: string },
+    );
+    assert.deepEqual(
+      rows.map((row) => row.action),
+      ['post.update', 'post.update', 'post.create'],
+    );
+    assert.ok(rows.every((row) => row.post_id === postId));
+    const paged = await folio(['post:revisions', String(postId), '--per-page', '2', '--page', '2'], env);
+    assert.equal(paged.code, 0, paged.err);
+    assert.equal(paged.out.length, 1);
+    assert.equal((JSON.parse(paged.out[0]!) as { action: string }).action, 'post.create');
+    const first = await folio(['post:revisions', String(postId), '--per-page', '2'], env);
+    assert.match(first.err, /next: --page 2/);
+  });
+
+  it('refuses a bad page, an unknown post and a missing id', async () => {
+    const bad = await folio(['post:revisions', String(postId), '--page', 'zero'], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /page/);
+    const unknown = await folio(['post:revisions', '999999'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.err, /Post not found/);
+    const missing = await folio(['post:revisions'], env);
+    assert.equal(missing.code, 2);
+  });
+});
