@@ -33,6 +33,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
+    // pg_trgm (the search index, migration 0040) once in `public`: created by a test's migration it
+    // would live in that test's schema, and dropping the schema (CASCADE) would take the extension and
+    // every other running test's trigram index with it.
+    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public').catch((error: Error) => {
+      if (!/already exists|duplicate key/.test(error.message)) throw error;
+    });
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.end();
     const url = new URL(base);
