@@ -18,6 +18,7 @@ import { backupDatabase, BackupUnsupportedError } from './domain/backup.js';
 import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
 import type { Services } from './services.js';
+import { WEBHOOK_USAGE, webhookCommand } from './cli/webhooks.js';
 
 const USAGE = `Usage: folio <command> [options]
 
@@ -45,6 +46,7 @@ Commands:
   job:list [--status queued|running|done|failed]
                                  print background jobs, newest first (JSON lines)
   job:retry --id ID              put a failed job back in the queue
+${WEBHOOK_USAGE}
   comment:list [--website ID|DOMAIN] [--status pending|approved|spam]
                                  print comments, newest first (JSON lines)
   comment:approve ID…, comment:spam ID…, comment:delete ID…
@@ -361,6 +363,13 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
     }
     const config = loadConfig();
 
+    if (command.startsWith('webhook:')) {
+      return await withServices(config, async (services) => {
+        const website = values.website && (await websiteOption(services, single(values.website, 'website')));
+        return webhookCommand(command, { services, actor: CLI_ACTOR, positionals, websiteId: website || undefined,
+          out: output.out, err: output.err, usage: (message) => new UsageError(message) });
+      });
+    }
     switch (command) {
       case 'start':
         return await serve(config, true, output);

@@ -548,6 +548,20 @@ export class Policy {
     return this.administers(actor);
   }
 
+  /**
+   * May the actor manage the webhooks of this website (null: the installation's, told of every
+   * website's events): site admins of it and administrators; the installation's, administrators.
+   * A read-only key manages none (a webhook's secret and target are writes' business).
+   */
+  async managesWebhooks(actor: Actor, websiteId: number | null): Promise<boolean> {
+    if (actor.key?.readOnly === true) return false;
+    if (websiteId === null) return this.managesInstallation(actor);
+    if (!this.inKeyScope(actor, websiteId)) return false;
+    if (this.adminOn(actor, [websiteId])) return true;
+    if (actor.userId === null) return false;
+    return (await this.rolesOf(actor)).get(websiteId) === 'site_admin';
+  }
+
   /** May the actor read the installation's health (database, cache, disk, version): administrators. */
   readsHealth(actor: Actor): boolean {
     return this.administers(actor);
