@@ -366,8 +366,15 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
     if (command.startsWith('webhook:')) {
       return await withServices(config, async (services) => {
         const website = values.website && (await websiteOption(services, single(values.website, 'website')));
-        return webhookCommand(command, { services, actor: CLI_ACTOR, positionals, websiteId: website || undefined,
-          out: output.out, err: output.err, usage: (message) => new UsageError(message) });
+        return webhookCommand(command, {
+          services,
+          actor: CLI_ACTOR,
+          positionals,
+          websiteId: website || undefined,
+          out: output.out,
+          err: output.err,
+          usage: (message) => new UsageError(message),
+        });
       });
     }
     switch (command) {

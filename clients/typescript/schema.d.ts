@@ -6369,6 +6369,806 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation’s webhooks
+         * @description Administrators. Told of every website’s events.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Webhook"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add an installation-wide webhook
+         * @description Administrators. The answer holds the secret, the only time it is shown.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Events: post.published, post.updated, post.unpublished, post.deleted, page.created, page.updated, page.deleted, tag.created, tag.updated, tag.deleted, menu.changed, website.created, website.updated, website.deleted, website.domain_added, website.domain_removed, comment.created, comment.approved, member.added, user.registered. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        url: string;
+                        events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["WebhookWithSecret"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/websites/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A website’s webhooks
+         * @description Its site admins and administrators.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Webhook"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a webhook to a website
+         * @description Its site admins and administrators. The answer holds the secret, the only time it is shown.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Events: post.published, post.updated, post.unpublished, post.deleted, page.created, page.updated, page.deleted, tag.created, tag.updated, tag.deleted, menu.changed, website.created, website.updated, website.deleted, website.domain_added, website.domain_removed, comment.created, comment.approved, member.added, user.registered. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        url: string;
+                        events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["WebhookWithSecret"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Webhook"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook
+         * @description `active: true` enables a webhook Folio disabled (its failures are forgotten).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        url?: string;
+                        events?: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Webhook"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of a webhook
+         * @description Every attempt, newest first (at most 200).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["WebhookDelivery"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}/deliveries/{delivery}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message again
+         * @description The same message id and body, newly signed; once, in the background.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                    /** @description An id. */
+                    delivery: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                job_id: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Sends `webhook.test` now (active or not) and answers the delivery.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["WebhookDelivery"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Background jobs
+         * @description Administrators. Newest first, with the error of a failed one.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "queued" | "running" | "done" | "failed";
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Job"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/jobs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a failed job again
+         * @description Administrators. A failed (or waiting) job is queued to run now, with one more attempt.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7024,6 +7824,69 @@ export interface components {
                 from: unknown;
                 to: unknown;
             }[];
+        };
+        WebhookInput: {
+            id: number;
+            /** @description Null: the installation’s (every website’s events). */
+            website_id: number | null;
+            url: string;
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            active: boolean;
+            /** @description Failed attempts in a row. */
+            failures: number;
+            /** @description Why Folio disabled it (its deliveries kept failing for about a day). */
+            disabled_reason: string | null;
+            created_by: number | null;
+            created_at: string;
+            updated_at: string;
+        };
+        WebhookWithSecretInput: {
+            id: number;
+            /** @description Null: the installation’s (every website’s events). */
+            website_id: number | null;
+            url: string;
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            active: boolean;
+            /** @description Failed attempts in a row. */
+            failures: number;
+            /** @description Why Folio disabled it (its deliveries kept failing for about a day). */
+            disabled_reason: string | null;
+            created_by: number | null;
+            created_at: string;
+            updated_at: string;
+            /** @description `whsec_…`: signs every delivery (Standard Webhooks). Shown in this answer only. */
+            secret: string;
+        };
+        WebhookDeliveryInput: {
+            id: number;
+            webhook_id: number;
+            job_id: number | null;
+            /** @description The `webhook-id` header: the same on every attempt of a message. */
+            message_id: string;
+            event: string;
+            attempt: number;
+            request_body: string;
+            /** @description Null: no answer (see error). */
+            status_code: number | null;
+            /** @description The first 1024 bytes of the answer. */
+            response_body: string | null;
+            error: string | null;
+            duration_ms: number;
+            created_at: string;
+        };
+        JobInput: {
+            id: number;
+            queue: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+            attempts: number;
+            max_attempts: number;
+            /** @description When it runs next (queued), or ran. */
+            run_at: string;
+            last_error: string | null;
+            payload: unknown;
+            created_at: string;
+            updated_at: string;
         };
         LanguageInput: {
             data: {
@@ -7686,6 +8549,69 @@ export interface components {
                 from: unknown;
                 to: unknown;
             }[];
+        };
+        Webhook: {
+            id: number;
+            /** @description Null: the installation’s (every website’s events). */
+            website_id: number | null;
+            url: string;
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            active: boolean;
+            /** @description Failed attempts in a row. */
+            failures: number;
+            /** @description Why Folio disabled it (its deliveries kept failing for about a day). */
+            disabled_reason: string | null;
+            created_by: number | null;
+            created_at: string;
+            updated_at: string;
+        };
+        WebhookWithSecret: {
+            id: number;
+            /** @description Null: the installation’s (every website’s events). */
+            website_id: number | null;
+            url: string;
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            active: boolean;
+            /** @description Failed attempts in a row. */
+            failures: number;
+            /** @description Why Folio disabled it (its deliveries kept failing for about a day). */
+            disabled_reason: string | null;
+            created_by: number | null;
+            created_at: string;
+            updated_at: string;
+            /** @description `whsec_…`: signs every delivery (Standard Webhooks). Shown in this answer only. */
+            secret: string;
+        };
+        WebhookDelivery: {
+            id: number;
+            webhook_id: number;
+            job_id: number | null;
+            /** @description The `webhook-id` header: the same on every attempt of a message. */
+            message_id: string;
+            event: string;
+            attempt: number;
+            request_body: string;
+            /** @description Null: no answer (see error). */
+            status_code: number | null;
+            /** @description The first 1024 bytes of the answer. */
+            response_body: string | null;
+            error: string | null;
+            duration_ms: number;
+            created_at: string;
+        };
+        Job: {
+            id: number;
+            queue: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+            attempts: number;
+            max_attempts: number;
+            /** @description When it runs next (queued), or ran. */
+            run_at: string;
+            last_error: string | null;
+            payload: unknown;
+            created_at: string;
+            updated_at: string;
         };
         Language: {
             data: {

@@ -194,9 +194,10 @@ export class SafeFetcher {
     } catch (error) {
       const cause = error instanceof Error ? (error.cause ?? error) : error;
       if (cause instanceof SafeFetchError) throw cause;
-      const message = (cause as Error)?.name === 'TimeoutError' || signal.aborted
-        ? `no answer within ${timeoutMs} ms`
-        : `request failed: ${(cause as Error)?.message ?? String(cause)}`;
+      const message =
+        (cause as Error)?.name === 'TimeoutError' || signal.aborted
+          ? `no answer within ${timeoutMs} ms`
+          : `request failed: ${(cause as Error)?.message ?? String(cause)}`;
       throw new SafeFetchError(message);
     }
   }

@@ -20,7 +20,12 @@ import type { TestContext, TestUser } from '../support/harness.js';
 interface Received {
   headers: IncomingMessage['headers'];
   body: string;
-  json: { event: string; website: { id: number } | null; resource_type: string | null; resource: any };
+  json: {
+    event: string;
+    website: { id: number } | null;
+    resource_type: string | null;
+    resource: Record<string, unknown>;
+  };
 }
 
 /** A receiver on 127.0.0.1: records every request; `answer` decides the reply. */
@@ -115,7 +120,11 @@ describe('webhooks', () => {
   };
 
   const publish = async (title: string) => {
-    const created = await call(editor, 'POST', '/posts', { title, content: '<p>Hi</p>', status: 'published' });
+    const created = await call(editor, 'POST', '/posts', {
+      title,
+      content: '<p>Hi</p>',
+      status: 'published',
+    });
     assert.equal(created.statusCode, 201, created.body);
     return created.json().data.id as number;
   };
@@ -137,8 +146,12 @@ describe('webhooks', () => {
     assert.equal((await call(editor, 'GET', `/websites/${site}/webhooks`)).statusCode, 403);
     assert.equal((await call(editor, 'GET', `/webhooks/${created.id}`)).statusCode, 404);
     assert.equal(
-      (await call(siteAdmin, 'POST', `/websites/${other}/webhooks`, { url: receiver.url, events: ['tag.created'] }))
-        .statusCode,
+      (
+        await call(siteAdmin, 'POST', `/websites/${other}/webhooks`, {
+          url: receiver.url,
+          events: ['tag.created'],
+        })
+      ).statusCode,
       403,
     );
     assert.equal(
@@ -155,7 +168,8 @@ describe('webhooks', () => {
     assert.equal(bad.statusCode, 422, bad.body);
     assert.ok(bad.json().errors.url && bad.json().errors['events.0'], bad.body);
     assert.equal(
-      (await call(siteAdmin, 'POST', `/websites/${site}/webhooks`, { url: receiver.url, events: [] })).statusCode,
+      (await call(siteAdmin, 'POST', `/websites/${site}/webhooks`, { url: receiver.url, events: [] }))
+        .statusCode,
       422,
     );
     // Changed and deleted by its manager, audited.
@@ -169,7 +183,8 @@ describe('webhooks', () => {
       .where('resource_type', '=', 'webhook')
       .execute();
     const actions = audit.map((row) => row.action);
-    for (const action of ['webhook.create', 'webhook.update', 'webhook.delete']) assert.ok(actions.includes(action));
+    for (const action of ['webhook.create', 'webhook.update', 'webhook.delete'])
+      assert.ok(actions.includes(action));
   });
 
   it('tells a post published, updated, unpublished and deleted, signed per Standard Webhooks, with the resource as API v2 shows it', async () => {
@@ -200,7 +215,10 @@ describe('webhooks', () => {
       }),
     );
 
-    assert.equal((await call(editor, 'PATCH', `/posts/${postId}`, { title: 'Signed news, again' })).statusCode, 200);
+    assert.equal(
+      (await call(editor, 'PATCH', `/posts/${postId}`, { title: 'Signed news, again' })).statusCode,
+      200,
+    );
     assert.equal((await call(editor, 'PATCH', `/posts/${postId}`, { status: 'draft' })).statusCode, 200);
     assert.equal((await call(editor, 'DELETE', `/posts/${postId}`)).statusCode, 204);
     await work();
@@ -234,7 +252,11 @@ describe('webhooks', () => {
       'webhook-timestamp': String(receiver.received[0]!.headers['webhook-timestamp']),
       'webhook-signature': String(receiver.received[0]!.headers['webhook-signature']),
     });
-    const again = await call(siteAdmin, 'POST', `/webhooks/${created.id}/deliveries/${tested.json().data.id}/redeliver`);
+    const again = await call(
+      siteAdmin,
+      'POST',
+      `/webhooks/${created.id}/deliveries/${tested.json().data.id}/redeliver`,
+    );
     assert.equal(again.statusCode, 202, again.body);
     await work();
     assert.equal(receiver.received.length, 2);
@@ -253,10 +275,17 @@ describe('webhooks', () => {
     assert.equal(elsewhere.statusCode, 403);
     const everywhere = await hook(['tag.created', 'post.published'], admin, null);
     await publish('Not for the deleted-only hook');
-    const tag = await call(admin, 'POST', '/tags', { name: 'Hooked', type: 'post_tag', website_ids: [other] });
+    const tag = await call(admin, 'POST', '/tags', {
+      name: 'Hooked',
+      type: 'post_tag',
+      website_ids: [other],
+    });
     assert.equal(tag.statusCode, 201, tag.body);
     await work();
-    assert.deepEqual(receiver.received.map((entry) => entry.json.event).sort(), ['post.published', 'tag.created']);
+    assert.deepEqual(receiver.received.map((entry) => entry.json.event).sort(), [
+      'post.published',
+      'tag.created',
+    ]);
     const tagged = receiver.received.find((entry) => entry.json.event === 'tag.created')!;
     assert.equal(tagged.json.resource.name, 'Hooked');
     assert.ok(everywhere.id);
@@ -344,7 +373,9 @@ describe('webhooks', () => {
       assert.match(tested.json().data.error, /refused address 127\.0\.0\.1/);
       assert.equal(receiver.received.length, 0);
       // Site admins cannot allow a host: it is an installation setting.
-      const allowed = await call(siteAdmin, 'PATCH', '/settings', { [WEBHOOK_ALLOWED_HOSTS_SETTING]: '127.0.0.1' });
+      const allowed = await call(siteAdmin, 'PATCH', '/settings', {
+        [WEBHOOK_ALLOWED_HOSTS_SETTING]: '127.0.0.1',
+      });
       assert.equal(allowed.statusCode, 403);
     } finally {
       await ctx.services.settings.set(WEBHOOK_ALLOWED_HOSTS_SETTING, '127.0.0.1');

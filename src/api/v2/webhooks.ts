@@ -160,7 +160,8 @@ export function registerWebhookRoutes(router: V2Router, services: Services): voi
     method: 'POST',
     url: '/websites/:id/webhooks',
     summary: 'Add a webhook to a website',
-    description: 'Its site admins and administrators. The answer holds the secret, the only time it is shown.',
+    description:
+      'Its site admins and administrators. The answer holds the secret, the only time it is shown.',
     tags: ['webhooks'],
     params: z.object({ id }),
     body: createBody,
@@ -222,7 +223,14 @@ export function registerWebhookRoutes(router: V2Router, services: Services): voi
     description: 'Every attempt, newest first (at most 200).',
     tags: ['webhooks'],
     params: z.object({ id }),
-    querystring: z.object({ limit: z.string().regex(/^\d{1,3}$/).optional() }).strict(),
+    querystring: z
+      .object({
+        limit: z
+          .string()
+          .regex(/^\d{1,3}$/)
+          .optional(),
+      })
+      .strict(),
     response: { 200: z.object({ data: z.array(deliverySchema) }) },
     handler: async (request) => {
       const params = request.params as { id: string };
@@ -278,7 +286,10 @@ export function registerWebhookRoutes(router: V2Router, services: Services): voi
     querystring: z
       .object({
         status: z.enum(['queued', 'running', 'done', 'failed']).optional(),
-        limit: z.string().regex(/^\d{1,3}$/).optional(),
+        limit: z
+          .string()
+          .regex(/^\d{1,3}$/)
+          .optional(),
       })
       .strict(),
     response: { 200: z.object({ data: z.array(jobSchema) }) },

@@ -33,9 +33,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema
     .createTable('webhook_deliveries')
     .addColumn('id', 'integer', id)
-    .addColumn('webhook_id', 'integer', (col) =>
-      col.notNull().references('webhooks.id').onDelete('cascade'),
-    )
+    .addColumn('webhook_id', 'integer', (col) => col.notNull().references('webhooks.id').onDelete('cascade'))
     .addColumn('job_id', 'integer')
     // The Standard Webhooks message id (the same on every attempt of one message).
     .addColumn('message_id', 'varchar(100)', (col) => col.notNull())

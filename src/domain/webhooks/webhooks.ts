@@ -148,8 +148,8 @@ const toWebhook = (row: Row): Webhook => ({
   failures: Number(row.failures),
   disabledReason: row.disabled_reason,
   createdBy: row.created_by,
-  createdAt: toIso(row.created_at)!,
-  updatedAt: toIso(row.updated_at)!,
+  createdAt: toIso(row.created_at),
+  updatedAt: toIso(row.updated_at),
 });
 
 const COLUMNS = [
@@ -250,7 +250,11 @@ export class WebhookService {
 
   private async find(id: number): Promise<Webhook | null> {
     if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) return null;
-    const row = await this.deps.db.selectFrom('webhooks').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.deps.db
+      .selectFrom('webhooks')
+      .select(COLUMNS)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? toWebhook(row) : null;
   }
 
@@ -343,7 +347,7 @@ export class WebhookService {
       responseBody: row.response_body,
       error: row.error,
       durationMs: Number(row.duration_ms),
-      createdAt: toIso(row.created_at)!,
+      createdAt: toIso(row.created_at),
     }));
   }
 
