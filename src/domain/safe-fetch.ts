@@ -171,6 +171,8 @@ export class SafeFetcher {
         dispatcher: this.agent,
         signal,
         body,
+        // A connection per delivery: a kept-alive socket the receiver closed meanwhile would fail it.
+        reset: true,
         headers: { 'user-agent': 'Folio webhooks', ...headers },
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

@@ -11,10 +11,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { PostScheduler } from '../../src/domain/scheduler.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { WEBHOOK_ALLOWED_HOSTS_SETTING, WEBHOOK_MAX_ATTEMPTS } from '../../src/domain/webhooks/index.js';
 import { createServices } from '../../src/services.js';
-import { createTestContext, manualClock, testConfig } from '../support/harness.js';
+import { createTestContext, manualClock, testConfig, usingPostgres } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 
 interface Received {
@@ -477,6 +478,60 @@ describe('webhooks', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('tells a scheduled post published once when two nodes run the scheduler', async () => {
+    await hook(['post.published', 'post.updated']);
+    const at = new Date(clock.now().getTime() + 10 * 60_000).toISOString();
+    const created = await call(editor, 'POST', '/posts', {
+      title: 'Later news',
+      content: '<p>Soon</p>',
+      status: 'scheduled',
+      published_at: at,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const postId = created.json().data.id as number;
+    await work();
+    assert.deepEqual(
+      receiver.received.map((entry) => entry.json.event),
+      ['post.updated'],
+      'scheduled: not public yet',
+    );
+    // Two app nodes on PostgreSQL; on SQLite (one node by design: a second connection's writer would
+    // wait synchronously, holding this process) two schedulers of one node.
+    const second = usingPostgres
+      ? createServices(testConfig(ctx.database.url), {
+          pgSchema: ctx.database.pgSchema,
+          clock,
+          warn: () => undefined,
+        })
+      : ctx.services;
+    try {
+      const nodes = [ctx.services, second].map(
+        (services) =>
+          new PostScheduler(services.posts, { announce: { runner: services.runner, audit: services.audit } }),
+      );
+      clock.advance(11 * 60_000);
+      const published = await Promise.all(nodes.map((node) => node.tick()));
+      assert.deepEqual(published.flat(), [postId], 'one node publishes it');
+      await Promise.all([ctx.services.jobs.runDue(), second.jobs.runDue()]);
+      await work();
+    } finally {
+      if (second !== ctx.services) await second.close();
+    }
+    assert.deepEqual(
+      receiver.received.map((entry) => entry.json.event),
+      ['post.updated', 'post.published'],
+    );
+    assert.equal(receiver.received[1]!.json.resource.title, 'Later news');
+    const audited = await ctx.services.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'surface'])
+      .where('resource_type', '=', 'post')
+      .where('resource_id', '=', String(postId))
+      .where('action', '=', 'post.publish')
+      .execute();
+    assert.deepEqual(audited, [{ action: 'post.publish', surface: 'system' }]);
   });
 
   it('administrators list background jobs with their errors and retry a failed one (API v2 jobs)', async () => {
