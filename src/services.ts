@@ -552,6 +552,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     authoring: new AuthoringService(posts, postOps, policy, tags, settings),
     async close() {
       await services.accounts.drain();
+      await runner.settle();
       await commentNotices.drain();
       await services.mailer.close();
       redis?.disconnect();

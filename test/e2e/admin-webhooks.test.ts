@@ -102,6 +102,7 @@ describe(
         payload: { title: 'Hooked post', content: '<p>x</p>', status: 'published' },
       });
       assert.equal(created.statusCode, 201, created.body);
+      await ctx.services.runner.settle();
       await ctx.services.jobs.runDue();
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();
       await signInToAdmin(page, origin, admin, '/admin/system');

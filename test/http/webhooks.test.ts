@@ -11,6 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { buildApp } from '../../src/app.js';
 import { PostScheduler } from '../../src/domain/scheduler.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { WEBHOOK_ALLOWED_HOSTS_SETTING, WEBHOOK_MAX_ATTEMPTS } from '../../src/domain/webhooks/index.js';
@@ -117,6 +118,7 @@ describe('webhooks', () => {
 
   /** Runs the due jobs until none is left (deliveries may queue nothing more). */
   const work = async () => {
+    await ctx.services.runner.settle();
     while ((await ctx.services.jobs.runDue()) > 0);
   };
 
@@ -465,6 +467,7 @@ describe('webhooks', () => {
     try {
       receiver.answer = (_request, res) => setTimeout(() => res.writeHead(200).end('ok'), 20);
       for (let i = 0; i < 5; i += 1) await publish(`Busy ${i}`);
+      await ctx.services.runner.settle();
       await Promise.all([
         ctx.services.jobs.runDue(),
         second.jobs.runDue(),
@@ -506,6 +509,8 @@ describe('webhooks', () => {
           warn: () => undefined,
         })
       : ctx.services;
+    // A serving node builds the app: API v2 tells its webhooks how to show resources.
+    const secondApp = second === ctx.services ? null : await buildApp(second, { logger: false });
     try {
       const nodes = [ctx.services, second].map(
         (services) =>
@@ -514,9 +519,11 @@ describe('webhooks', () => {
       clock.advance(11 * 60_000);
       const published = await Promise.all(nodes.map((node) => node.tick()));
       assert.deepEqual(published.flat(), [postId], 'one node publishes it');
+      await Promise.all([ctx.services.runner.settle(), second.runner.settle()]);
       await Promise.all([ctx.services.jobs.runDue(), second.jobs.runDue()]);
       await work();
     } finally {
+      await secondApp?.close();
       if (second !== ctx.services) await second.close();
     }
     assert.deepEqual(

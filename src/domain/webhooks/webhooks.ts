@@ -196,7 +196,8 @@ export class WebhookService {
 
   /** Hooks the service onto the runner's events and the job queue (once, at wiring). */
   install(): this {
-    this.deps.runner.onEvent((event, outboxId) => this.enqueue(event, outboxId));
+    // After the answer: queueing costs the answer nothing (the outbox row waits for it).
+    this.deps.runner.onEvent((event, outboxId) => this.enqueue(event, outboxId), { afterAnswer: true });
     this.deps.jobs.work(WEBHOOK_QUEUE, (payload, job) =>
       this.deliverJob(payload as DeliveryJob, job.id, job.attempt),
     );
