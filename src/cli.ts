@@ -282,6 +282,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
       .get(AUDIT_RETENTION_SETTING)
       .then((days) => services.audit.prune(retentionDays(days)))
       .then(() => services.idempotency.prune())
+      .then(() => services.webhooks.prune())
       .then(() => analyzeDatabase(services.database))
       .catch((error: unknown) => app.log.error({ err: error }, 'hourly upkeep failed'));
   const auditTimer = setInterval(() => void pruneAudit(), 3_600_000).unref();

@@ -13,6 +13,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { buildApp } from '../../src/app.js';
 import { PostScheduler } from '../../src/domain/scheduler.js';
+import { INSTALLATION_OPERATOR } from '../../src/domain/policy.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { WEBHOOK_ALLOWED_HOSTS_SETTING, WEBHOOK_MAX_ATTEMPTS } from '../../src/domain/webhooks/index.js';
 import { createServices } from '../../src/services.js';
@@ -539,6 +540,31 @@ describe('webhooks', () => {
       .where('action', '=', 'post.publish')
       .execute();
     assert.deepEqual(audited, [{ action: 'post.publish', surface: 'system' }]);
+  });
+
+  it('keeps the delivery log and done jobs for 30 days (hourly upkeep); failed jobs stay', async () => {
+    const created = await hook(['post.published']);
+    await publish('Logged');
+    await work();
+    await call(siteAdmin, 'POST', `/webhooks/${created.id}/test`);
+    assert.equal((await ctx.services.webhooks.deliveries(INSTALLATION_OPERATOR, created.id)).length, 2);
+    const failed = (await ctx.services.jobs.enqueue('never-worked', {}, { maxAttempts: 1 }))!;
+    await ctx.services.database.db
+      .updateTable('jobs')
+      .set({ status: 'failed' })
+      .where('id', '=', failed)
+      .execute();
+    clock.advance(29 * 86_400_000);
+    await ctx.services.webhooks.prune();
+    assert.equal((await ctx.services.webhooks.deliveries(INSTALLATION_OPERATOR, created.id)).length, 2);
+    clock.advance(2 * 86_400_000);
+    await ctx.services.webhooks.prune();
+    assert.equal((await ctx.services.webhooks.deliveries(INSTALLATION_OPERATOR, created.id)).length, 0);
+    const left = await ctx.services.jobs.list();
+    assert.deepEqual(
+      left.map((job) => [job.id, job.status]),
+      [[failed, 'failed']],
+    );
   });
 
   it('administrators list background jobs with their errors and retry a failed one (API v2 jobs)', async () => {

@@ -48,6 +48,8 @@ export const WEBHOOK_ALLOWED_HOSTS_SETTING = 'webhook_allowed_hosts';
 /** How much of an answer the delivery log keeps. */
 export const RESPONSE_LOG_BYTES = 1024;
 const MAX_WEBHOOKS_PER_OWNER = 50;
+/** How long the delivery log and done jobs are kept. */
+export const DELIVERY_LOG_DAYS = 30;
 
 const httpUrl = z
   .string()
@@ -413,6 +415,19 @@ export class WebhookService {
       websiteIds: hook.websiteId === null ? [] : [hook.websiteId],
       input,
     });
+  }
+
+  /**
+   * Hourly upkeep (every serving node; deletes are idempotent): the delivery log keeps
+   * DELIVERY_LOG_DAYS days, the queue its done jobs as long.
+   */
+  async prune(): Promise<void> {
+    const before = new Date(this.deps.clock.now().getTime() - DELIVERY_LOG_DAYS * 86_400_000);
+    await this.deps.db
+      .deleteFrom('webhook_deliveries')
+      .where('created_at', '<', before.toISOString())
+      .execute();
+    await this.deps.jobs.pruneDone(before);
   }
 
   // ---- From a committed event to queued deliveries -------------------------------------------
