@@ -20,7 +20,7 @@ import { newWebhookSecret, webhookHeaders } from '../../jobs/standard-webhooks.j
 import { recordWrite } from '../audit.js';
 import type { AuditLog } from '../audit.js';
 import type { Clock } from '../clock.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { ForbiddenError, InputError, NotFoundError } from '../errors.js';
 import type { Actor, Policy } from '../policy.js';
 import type { OperationRunner } from '../run.js';
 import { SafeFetcher, SafeFetchError } from '../safe-fetch.js';
@@ -275,7 +275,7 @@ export class WebhookService {
         .where((eb) => (websiteId === null ? eb('website_id', 'is', null) : eb('website_id', '=', websiteId)))
         .executeTakeFirstOrThrow();
       if (Number(count.n) >= MAX_WEBHOOKS_PER_OWNER) {
-        throw new ForbiddenError(`At most ${MAX_WEBHOOKS_PER_OWNER} webhooks per website.`);
+        throw new InputError('url', `At most ${MAX_WEBHOOKS_PER_OWNER} webhooks per website.`);
       }
       const secret = newWebhookSecret();
       const now = this.deps.clock.now().toISOString();
@@ -502,8 +502,9 @@ export class WebhookService {
 
   private async deliverJob(job: DeliveryJob, jobId: number, attempt: number): Promise<void> {
     const hook = await this.find(job.webhookId);
-    // Deleted or disabled since: nothing to send (a disabled webhook's queue is dropped, not kept).
-    if (!hook || !hook.active) return;
+    // Deleted or disabled since: nothing to send (a disabled webhook's queue is dropped, not kept);
+    // a message sent again by hand goes even to a disabled webhook (to check a fixed receiver).
+    if (!hook || (!hook.active && !job.manual)) return;
     const deliveryId = await this.send(job, jobId, attempt);
     const row = await this.deps.db
       .selectFrom('webhook_deliveries')
