@@ -19,6 +19,7 @@ import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.
 import type { StorageConfig } from './storage/config.js';
 import type { Services } from './services.js';
 import { POST_REVISIONS_USAGE, postRevisionsCommand } from './cli/revisions.js';
+import { WEBHOOK_USAGE, webhookCommand } from './cli/webhooks.js';
 
 const USAGE = `Usage: folio <command> [options]
 
@@ -46,6 +47,7 @@ Commands:
   job:list [--status queued|running|done|failed]
                                  print background jobs, newest first (JSON lines)
   job:retry --id ID              put a failed job back in the queue
+${WEBHOOK_USAGE}
   comment:list [--website ID|DOMAIN] [--status pending|approved|spam]
                                  print comments, newest first (JSON lines)
   comment:approve ID…, comment:spam ID…, comment:delete ID…
@@ -247,6 +249,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
       : null;
   app.addHook('onClose', async () => checkpoints?.stop());
   const scheduler = new PostScheduler(services.posts, {
+    announce: { runner: services.runner, audit: services.audit },
     onPublished: (ids) => app.log.info({ ids }, `published ${ids.length} scheduled post(s)`),
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
   });
@@ -266,6 +269,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
       .get(AUDIT_RETENTION_SETTING)
       .then((days) => services.audit.prune(retentionDays(days)))
       .then(() => services.idempotency.prune())
+      .then(() => services.webhooks.prune())
       .then(() => analyzeDatabase(services.database))
       .catch((error: unknown) => app.log.error({ err: error }, 'hourly upkeep failed'));
   const auditTimer = setInterval(() => void pruneAudit(), 3_600_000).unref();
@@ -350,6 +354,20 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
     }
     const config = loadConfig();
 
+    if (command.startsWith('webhook:')) {
+      return await withServices(config, async (services) => {
+        const website = values.website && (await websiteOption(services, single(values.website, 'website')));
+        return webhookCommand(command, {
+          services,
+          actor: CLI_ACTOR,
+          positionals,
+          websiteId: website || undefined,
+          out: output.out,
+          err: output.err,
+          usage: (message) => new UsageError(message),
+        });
+      });
+    }
     switch (command) {
       case 'start':
         return await serve(config, true, output);

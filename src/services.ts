@@ -2,6 +2,7 @@
 import { TableJobQueue } from './jobs/queue.js';
 import type { JobQueue } from './jobs/queue.js';
 import { JobOperations } from './domain/job-operations.js';
+import { WebhookService } from './domain/webhooks/webhooks.js';
 import { SearchIndexService } from './domain/search.js';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -148,6 +149,8 @@ export interface Services {
   jobs: JobQueue;
   /** Listing and retrying jobs for administrators (domain/job-operations.ts). */
   jobOps: JobOperations;
+  /** Webhooks: their management, the runner's listener that queues deliveries, the delivery job. */
+  webhooks: WebhookService;
   media: MediaService;
   /** The media library's records (items of a website, their texts, variants and uses). */
   mediaLibrary: MediaLibrary;
@@ -440,6 +443,17 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   );
   const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
   const clicks = new ClicksService(db, database.dialect, clock);
+  const webhooks = new WebhookService({
+    db,
+    clock,
+    policy,
+    runner,
+    audit,
+    jobs,
+    settings,
+    websites,
+    warn,
+  }).install();
   const inviteOps = new InviteOperations({
     runner,
     db,
@@ -530,6 +544,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     comments,
     jobs,
     jobOps: new JobOperations(jobs, policy),
+    webhooks,
     commentModeration: new CommentModeration(db, clock, changes, { policy, audit, settings, runner }),
     commentNotices,
     clicks,
@@ -561,11 +576,13 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     authoring: new AuthoringService(posts, postOps, policy, tags, settings),
     async close() {
       await services.accounts.drain();
+      await runner.settle();
       await commentNotices.drain();
       await services.mailer.close();
       redis?.disconnect();
       await updates.releaseAll();
       await fetcher.close();
+      await webhooks.close();
       await cache.close();
       await feed.close();
       await mediaStore.close();

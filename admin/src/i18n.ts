@@ -3,6 +3,7 @@ import { editorMessages } from './messages-editor.js';
 import { historyMessages } from './messages-history.js';
 import { panelMessages } from './messages-panel.js';
 import { sitesMessages } from './messages-sites.js';
+import { webhooksMessages } from './messages-webhooks.js';
 import { ja, zh_CN, zh_TW } from './messages-translations.js';
 
 // The panel's words, one catalogue per locale (English first; zh-TW next). `t('posts.count', { n })`.
@@ -224,6 +225,7 @@ const en = {
   'media.as.page': 'page',
   'media.pick': 'Choose an image',
   'nav.system': 'System',
+  'nav.webhooks': 'Webhooks',
   'nav.links': 'Links',
   'links.title': 'Links directory',
   'links.add': 'Add the link',
@@ -264,6 +266,7 @@ const en = {
   'picker.create': 'Create “{name}”',
   ...sitesMessages,
   ...communityMessages,
+  ...webhooksMessages,
   ...editorMessages,
   ...historyMessages,
   ...panelMessages,

@@ -160,6 +160,37 @@ export interface JobsTable {
   updated_at: Timestamp;
 }
 
+/** Webhooks (0050_webhooks, domain/webhooks/). */
+export interface WebhooksTable {
+  id: Generated<number>;
+  website_id: number | null;
+  url: string;
+  events: string;
+  secret: string;
+  active: number;
+  failures: ColumnType<number, number | undefined, number>;
+  disabled_reason: string | null;
+  created_by: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Every attempt to deliver a webhook message (0050_webhooks). */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  job_id: number | null;
+  message_id: string;
+  event: string;
+  attempt: number;
+  request_body: string;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Timestamp;
+}
+
 /** A named API key with scopes (issue 20); only its SHA-256 is stored. */
 export interface ApiKeysTable {
   id: Generated<number>;
@@ -481,6 +512,9 @@ export interface Database {
   preview_links: PreviewLinksTable;
   autosaves: AutosavesTable;
   jobs: JobsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_public_posts: { post_id: number };
   api_keys: ApiKeysTable;
   invites: InvitesTable;
   api_key_websites: ApiKeyWebsitesTable;

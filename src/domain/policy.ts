@@ -242,6 +242,12 @@ export interface PolicyActions {
   'installation.manage': Record<string, never>;
   /** Be the installation's operator (the CLI): set secret settings. */
   'installation.operate': Record<string, never>;
+  /**
+   * Manage the webhooks of a website (null: the installation's, told of every website's events): its
+   * site admins and administrators; the installation's, administrators. Never with a read-only key
+   * (a webhook's target and secret are writes' business).
+   */
+  'webhook.manage': { websiteId: number | null };
   /** See and retry background jobs (issue 38). */
   'job.manage': Record<string, never>;
   /** Read the installation's health. */
@@ -314,6 +320,14 @@ const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
   'installation.manage': (s, actor) => s.administers(actor) && actor.key?.readOnly !== true,
   'installation.operate': (_s, actor) =>
     actor.isAdmin && actor.userId === null && actor.origin?.surface === 'cli',
+  'webhook.manage': async (s, actor, { websiteId }) => {
+    if (actor.key?.readOnly === true) return false;
+    if (websiteId === null) return s.administers(actor);
+    if (!s.inKeyScope(actor, websiteId)) return false;
+    if (s.adminOn(actor, [websiteId])) return true;
+    if (actor.userId === null) return false;
+    return (await s.rolesOf(actor)).get(websiteId) === 'site_admin';
+  },
   'job.manage': (s, actor) => s.administers(actor),
   'health.read': (s, actor) => s.administers(actor),
 };

@@ -53,9 +53,21 @@ export interface OperationSpec<I, F, R> {
   execute: (input: I, facts: F, actor: Actor, scope: WriteScope) => Promise<R>;
 }
 
+export interface EventListenerOptions {
+  /**
+   * Told after the operation has answered, not before (webhooks: queueing deliveries must not slow
+   * the answer). The event's outbox row is kept until these listeners are done, so a node that stops
+   * meanwhile leaves it to the drain; on one node they are told one event at a time, in commit order.
+   */
+  afterAnswer?: boolean;
+}
+
 export class OperationRunner {
   private readonly hooks: WriteHook[] = [];
   private readonly listeners: EventListener[] = [];
+  private readonly laterListeners: EventListener[] = [];
+  /** The events told after the answer, in order (settle() waits for it). */
+  private later: Promise<void> = Promise.resolve();
   private draining: Promise<number> | null = null;
 
   constructor(private readonly deps: RunnerDeps) {}
@@ -66,8 +78,17 @@ export class OperationRunner {
   }
 
   /** Tells `listener` of every committed event. */
-  onEvent(listener: EventListener): void {
-    this.listeners.push(listener);
+  onEvent(listener: EventListener, options: EventListenerOptions = {}): void {
+    (options.afterAnswer ? this.laterListeners : this.listeners).push(listener);
+  }
+
+  /** Waits until the events told after the answer so far have been told (tests, shutdown). */
+  async settle(): Promise<void> {
+    let current: Promise<void>;
+    do {
+      current = this.later;
+      await current;
+    } while (current !== this.later);
   }
 
   /**
@@ -97,7 +118,7 @@ export class OperationRunner {
       await scope.rolledBack(this.deps.warn);
       throw error;
     }
-    await this.tell(this.itemsOf(scope), outboxIds);
+    await this.tell(this.itemsOf(scope), outboxIds, { answering: true });
     await scope.committed(this.deps.warn);
     return result;
   }
@@ -124,7 +145,7 @@ export class OperationRunner {
   async unscopedEvent(event: DomainEvent): Promise<void> {
     const item: OutboxItem = { topic: 'event', payload: event };
     const ids = await this.insertOutbox([item]);
-    await this.tell([item], ids);
+    await this.tell([item], ids, { answering: true });
   }
 
   /**
@@ -204,21 +225,64 @@ export class OperationRunner {
     return rows.map((row) => row.id);
   }
 
-  /** Tells the caches and listeners, then deletes the told rows. Listener failures are logged. */
-  private async tell(items: OutboxItem[], ids: number[]): Promise<void> {
+  /**
+   * Tells the caches and listeners, then deletes the told rows. Listener failures are logged. When
+   * `answering` (an operation waits to answer), listeners that asked to be told after the answer are
+   * told in the background, and the rows of their events deleted once they are done (kept when one
+   * failed: the drain tells the event again).
+   */
+  private async tell(
+    items: OutboxItem[],
+    ids: number[],
+    options: { answering?: boolean } = {},
+  ): Promise<void> {
+    const done: number[] = [];
+    const later: Array<{ event: DomainEvent; id: number }> = [];
     for (const [index, item] of items.entries()) {
+      const id = ids[index];
       if (item.topic === 'change') {
         await this.deps.changes.dispatch(item.payload);
+        if (id !== undefined) done.push(id);
         continue;
       }
-      for (const listener of this.listeners) {
-        try {
-          await listener(item.payload, ids[index] ?? 0);
-        } catch (error) {
-          this.deps.warn(`event ${item.payload.action}: listener failed: ${(error as Error).message}`);
-        }
+      await this.callEach(this.listeners, item.payload, id ?? 0);
+      if (this.laterListeners.length === 0) {
+        if (id !== undefined) done.push(id);
+      } else if (options.answering) {
+        later.push({ event: item.payload, id: id ?? 0 });
+      } else if (await this.callEach(this.laterListeners, item.payload, id ?? 0)) {
+        if (id !== undefined) done.push(id);
       }
     }
+    await this.deleteTold(done);
+    if (later.length === 0) return;
+    this.later = this.later.then(async () => {
+      // Past the answer: the reply is written before this work takes the thread (SQLite's queries
+      // run synchronously).
+      await new Promise((resolve) => setImmediate(resolve));
+      const told: number[] = [];
+      for (const { event, id } of later) {
+        if ((await this.callEach(this.laterListeners, event, id)) && id > 0) told.push(id);
+      }
+      await this.deleteTold(told);
+    });
+  }
+
+  /** Calls each listener; answers whether all of them succeeded (failures are logged). */
+  private async callEach(listeners: EventListener[], event: DomainEvent, id: number): Promise<boolean> {
+    let ok = true;
+    for (const listener of listeners) {
+      try {
+        await listener(event, id);
+      } catch (error) {
+        ok = false;
+        this.deps.warn(`event ${event.action}: listener failed: ${(error as Error).message}`);
+      }
+    }
+    return ok;
+  }
+
+  private async deleteTold(ids: number[]): Promise<void> {
     if (ids.length === 0) return;
     try {
       await this.deps.db.deleteFrom('outbox').where('id', 'in', ids).execute();

@@ -143,6 +143,67 @@ export class SafeFetcher {
     return { body: fetched.body.toString('utf8'), finalUrl: fetched.finalUrl };
   }
 
+  /**
+   * Sends a POST (a webhook delivery) under the same guard: the address checked at connect time, no
+   * redirect followed (a 3xx is an answer like any other), the whole exchange within `timeoutMs`, and
+   * at most `maxBytes` of the answer read (the rest is dropped, not an error). A network failure, a
+   * refused address or the timeout throws SafeFetchError.
+   */
+  async post(
+    input: string,
+    body: string,
+    headers: Record<string, string>,
+    options: { timeoutMs?: number; maxBytes?: number } = {},
+  ): Promise<{ status: number; body: string; truncated: boolean }> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const maxBytes = options.maxBytes ?? 1024;
+    let url: URL;
+    try {
+      url = new URL(input);
+    } catch {
+      throw new SafeFetchError('not a valid URL');
+    }
+    this.checkUrl(url);
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        signal,
+        body,
+        // A connection per delivery: a kept-alive socket the receiver closed meanwhile would fail it.
+        reset: true,
+        headers: { 'user-agent': 'Folio webhooks', ...headers },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      for await (const chunk of response.body) {
+        const part = chunk as Buffer;
+        const room = maxBytes - size;
+        if (part.length > room) {
+          if (room > 0) chunks.push(part.subarray(0, room));
+          truncated = true;
+          response.body.destroy();
+          break;
+        }
+        chunks.push(part);
+        size += part.length;
+      }
+      return { status: response.statusCode, body: Buffer.concat(chunks).toString('utf8'), truncated };
+    } catch (error) {
+      const cause = error instanceof Error ? (error.cause ?? error) : error;
+      if (cause instanceof SafeFetchError) throw cause;
+      const message =
+        (cause as Error)?.name === 'TimeoutError' || signal.aborted
+          ? `no answer within ${timeoutMs} ms`
+          : `request failed: ${(cause as Error)?.message ?? String(cause)}`;
+      throw new SafeFetchError(message);
+    }
+  }
+
   private async download(
     input: string,
     options: { accept: string; agent: string; kind: 'image' | 'text'; maxBytes?: number },

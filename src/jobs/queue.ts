@@ -47,6 +47,8 @@ export interface JobQueue {
   list(filter?: { status?: JobStatus; limit?: number }): Promise<JobView[]>;
   /** Puts a failed (or queued) job back to run now; false when there is no such job. */
   retry(id: number): Promise<boolean>;
+  /** Deletes the jobs done before `before` (failed ones stay until retried); answers how many. */
+  pruneDone(before: Date): Promise<number>;
 }
 
 export interface JobQueueOptions {
@@ -244,6 +246,15 @@ export class TableJobQueue implements JobQueue {
       createdAt: iso(row.created_at),
       updatedAt: iso(row.updated_at),
     }));
+  }
+
+  async pruneDone(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('jobs')
+      .where('status', '=', 'done')
+      .where('updated_at', '<', before.toISOString())
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async retry(id: number): Promise<boolean> {

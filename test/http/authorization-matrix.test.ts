@@ -223,6 +223,12 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     f.invite = Number((await made('POST', `/websites/${f.site2}/invites`, { email: 'invited@example.test', role: 'reader' }))!.id); // prettier-ignore
     f.inviteDel = Number((await made('POST', `/websites/${f.site2}/invites`, { email: 'invited2@example.test', role: 'reader' }))!.id); // prettier-ignore
     f.writerKey = (await ctx.services.apiKeys.create(writer2.id, { name: 'w2' })).key.id;
+    // Webhooks of two (issue 38): their target is refused by the SSRF guard, so a test answers at once.
+    const hookBody = { url: 'http://127.0.0.1:9/hook', events: ['post.published'] };
+    f.hook = Number((await made('POST', `/websites/${f.site2}/webhooks`, hookBody))!.id);
+    f.hookDel = Number((await made('POST', `/websites/${f.site2}/webhooks`, hookBody))!.id);
+    f.delivery = Number((await made('POST', `/webhooks/${f.hook}/test`))!.id);
+    f.job = (await ctx.services.jobs.enqueue('matrix-test', {}))!;
     for (const name of ['media', 'mediaDel']) {
       const form = await multipart();
       const uploaded = await ctx.request({
@@ -355,6 +361,18 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     { name: 'update the core', method: 'POST', route: '/updates', url: () => '/updates', body: () => ({ package: 'folio', version: '9.9.9' }), kind: 'installation', control: 'not-refused' }, // prettier-ignore
     { name: 'update progress', method: 'GET', route: '/updates/progress', url: () => '/updates/progress', kind: 'installation' }, // prettier-ignore
     { name: 'health', method: 'GET', route: '/system/health', url: () => '/system/health', kind: 'installation' }, // prettier-ignore
+    { name: 'webhooks of two', method: 'GET', route: '/websites/{id}/webhooks', url: () => `/websites/${s2()}/webhooks`, kind: 'private-read' }, // prettier-ignore
+    { name: 'add a webhook to two', method: 'POST', route: '/websites/{id}/webhooks', url: () => `/websites/${s2()}/webhooks`, body: () => ({ url: 'https://example.com/h', events: ['post.published'] }), kind: 'write' }, // prettier-ignore
+    { name: 'a webhook of two', method: 'GET', route: '/webhooks/{id}', url: () => `/webhooks/${f.hook}`, kind: 'private-read' }, // prettier-ignore
+    { name: 'change a webhook of two', method: 'PATCH', route: '/webhooks/{id}', url: () => `/webhooks/${f.hook}`, body: () => ({ active: true }), kind: 'write' }, // prettier-ignore
+    { name: 'delete a webhook of two', method: 'DELETE', route: '/webhooks/{id}', url: () => `/webhooks/${f.hookDel}`, kind: 'write' }, // prettier-ignore
+    { name: 'deliveries of a webhook of two', method: 'GET', route: '/webhooks/{id}/deliveries', url: () => `/webhooks/${f.hook}/deliveries`, kind: 'private-read' }, // prettier-ignore
+    { name: 'redeliver to a webhook of two', method: 'POST', route: '/webhooks/{id}/deliveries/{delivery}/redeliver', url: () => `/webhooks/${f.hook}/deliveries/${f.delivery}/redeliver`, kind: 'write' }, // prettier-ignore
+    { name: 'test a webhook of two', method: 'POST', route: '/webhooks/{id}/test', url: () => `/webhooks/${f.hook}/test`, kind: 'write' }, // prettier-ignore
+    { name: 'installation webhooks', method: 'GET', route: '/webhooks', url: () => '/webhooks', kind: 'installation' }, // prettier-ignore
+    { name: 'add an installation webhook', method: 'POST', route: '/webhooks', url: () => '/webhooks', body: () => ({ url: 'https://example.com/i', events: ['user.registered'] }), kind: 'installation' }, // prettier-ignore
+    { name: 'jobs', method: 'GET', route: '/jobs', url: () => '/jobs', kind: 'installation' }, // prettier-ignore
+    { name: 'retry a job', method: 'POST', route: '/jobs/{id}/retry', url: () => `/jobs/${f.job}/retry`, kind: 'installation' }, // prettier-ignore
   ];
 
   it('classifies every API v2 route (a new route joins the matrix)', async () => {

@@ -58,7 +58,46 @@ describe('operation runner: one transaction, outbox, announcements after commit'
       events.map((event) => [event.action, event.resourceId, event.websiteIds]),
       [['website.create', String(id), [id]]],
     );
+    // Listeners told after the answer (webhooks) finish in the background; then every row is gone.
+    await runner.settle();
     assert.deepEqual(await outboxRows(), [], 'told rows are deleted');
+  });
+
+  it('keeps an event\u2019s outbox row when a listener told after the answer fails, for the drain to tell again', async () => {
+    const { runner, websites, audit } = ctx.services;
+    let fail = true;
+    const heard: number[] = [];
+    runner.onEvent(
+      async (event, outboxId) => {
+        if (event.action !== 'website.later') return;
+        if (fail) throw new Error('queue away');
+        heard.push(outboxId);
+      },
+      { afterAnswer: true },
+    );
+    const before = (await outboxRows()).length;
+    await runner.run(async () => {
+      const created = await websites.create({ siteName: 'runner-later', domain: 'runner-later.test' });
+      await audit.record({
+        userId: null,
+        action: 'website.later',
+        resourceType: 'website',
+        resourceId: created,
+        websiteId: created,
+        surface: 'system',
+      });
+    });
+    await runner.settle();
+    const left = await outboxRows();
+    assert.equal(left.length, before + 1, 'the failed event waits in the outbox');
+    fail = false;
+    await ctx.services.database.db
+      .updateTable('outbox')
+      .set({ created_at: '2000-01-01T00:00:00.000Z' })
+      .execute();
+    await runner.drain();
+    assert.equal(heard.length, 1);
+    assert.deepEqual(await outboxRows(), []);
   });
 
   it('rolls back every write, records and announces nothing, and runs the undo steps', async () => {
@@ -221,6 +260,7 @@ describe('operation runner: one transaction, outbox, announcements after commit'
       events.map((event) => [event.action, event.surface]),
       [['setting.set', 'cli']],
     );
+    await ctx.services.runner.settle();
     assert.deepEqual(await outboxRows(), []);
   });
   it('a setting written in an operation: the operation reads it, a read outside until commit never keeps the old value', async () => {

@@ -15,6 +15,7 @@ import {
   useSettingsChanges,
 } from './settings-sections.js';
 import type { Field } from './settings-sections.js';
+import { JobsSection } from './webhooks.js';
 
 /** A setting shown as a toggle: the API switches and other on/off flags. */
 const isSwitch = (key: string, value: string) =>
@@ -284,6 +285,7 @@ export function SystemScreen() {
       )}
       <Caches />
       {me.is_admin && <Updates />}
+      {me.is_admin && <JobsSection />}
       {me.is_admin && <Settings />}
     </section>
   );

@@ -29,6 +29,7 @@ import { registerSystemRoutes } from './system.js';
 import { registerPostRoutes } from './posts.js';
 import { registerRevisionRoutes } from './revisions.js';
 import { registerPreviewRoutes } from './previews.js';
+import { registerWebhookRoutes } from './webhooks.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
 
@@ -134,7 +135,11 @@ export function apiV2(services: Services) {
           },
           { name: 'media', description: 'The media library of each website: uploads, alt texts, uses' },
           { name: 'links', description: 'The link directory: links, their categories and clicks' },
-          { name: 'system', description: 'Settings, caches and updates' },
+          { name: 'system', description: 'Settings, caches, updates and background jobs' },
+          {
+            name: 'webhooks',
+            description: 'Signed HTTP calls to your URLs when content changes (Standard Webhooks)',
+          },
           {
             name: 'insights',
             description: 'A website\u2019s views and clicks; the installation\u2019s health',
@@ -163,6 +168,7 @@ export function apiV2(services: Services) {
     registerLinkRoutes(router, services);
     registerSystemRoutes(router, services);
     registerInsightRoutes(router, services);
+    registerWebhookRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);

@@ -6,6 +6,7 @@ import { PAGE_STATUSES } from '../../domain/pages.js';
 import type { Page } from '../../domain/pages.js';
 import type { ContentAbilities } from '../../domain/resource-abilities.js';
 import type { Services } from '../../services.js';
+import { WEBHOOK_READER } from '../../domain/webhooks/index.js';
 import { actorOf } from './auth.js';
 import {
   createOnce,
@@ -188,4 +189,9 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
       return reply.code(204).send();
     },
   });
+}
+
+/** A page as this API shows it, for webhook payloads (issue 38). */
+export async function pageResource(services: Services, id: string): Promise<unknown> {
+  return pageJson(await services.pageOps.show(WEBHOOK_READER, Number(id)));
 }

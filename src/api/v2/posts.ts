@@ -23,6 +23,7 @@ import { normalizeLocale } from '../../domain/translations.js';
 import type { PostAbilities } from '../../domain/resource-abilities.js';
 import { memoized } from '../../lib/memo.js';
 import type { Services } from '../../services.js';
+import { WEBHOOK_READER } from '../../domain/webhooks/index.js';
 import { actorOf } from './auth.js';
 import {
   createOnce,
@@ -602,4 +603,14 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       };
     },
   });
+}
+
+/** A post as this API shows it, for webhook payloads (issue 38): read as the installation sees it. */
+export async function postResource(services: Services, id: string): Promise<Json> {
+  const post = await services.postOps.show(WEBHOOK_READER, id, {
+    name: 'v2',
+    build: (found: PostDetail) => found,
+    size: (found: PostDetail) => 256 + (found.content.length + JSON.stringify(found.translations).length) * 3,
+  });
+  return detailJson(post, new Set(INCLUDES), undefined, services.clock.now().toISOString());
 }

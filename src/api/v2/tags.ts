@@ -168,3 +168,9 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     },
   });
 }
+
+/** A tag as this API shows it, for webhook payloads (issue 38). */
+export async function tagResource(services: Services, id: string): Promise<unknown> {
+  const tag = await services.tagOps.show(Number(id));
+  return tagJson(tag, tag.websiteIds);
+}
