@@ -18,6 +18,7 @@ import { backupDatabase, BackupUnsupportedError } from './domain/backup.js';
 import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
 import type { Services } from './services.js';
+import { PORTING_COMMANDS, PORTING_USAGE, runPortingCommand } from './cli/porting.js';
 
 const USAGE = `Usage: folio <command> [options]
 
@@ -27,6 +28,7 @@ Commands:
   migrate                        bring the database schema up to date
   backup --out FILE              copy the database (SQLite) to FILE while the server keeps serving
                                  (a consistent snapshot; PostgreSQL: use pg_dump for now)
+${PORTING_USAGE}
   db:analyze                     fold the post counters and refresh the query planner's statistics (after a bulk import)
   search:reindex                 rebuild the full-text search index of posts (with a progress bar)
   user:create --email E --name N --password P [--admin]
@@ -325,6 +327,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
 
 export async function main(argv: string[], output: Output = consoleOutput): Promise<number> {
   const [command = 'help', ...rest] = argv;
+  if (PORTING_COMMANDS.has(command)) return runPortingCommand(command, rest, output);
   try {
     const { values, positionals } = parseArgs({
       args: rest,

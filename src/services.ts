@@ -47,6 +47,7 @@ import type { Mailer } from './domain/mailer.js';
 import { MediaService } from './domain/media.js';
 import { MediaMaintenance } from './domain/media-maintenance.js';
 import { createStore } from './storage/config.js';
+import { Exporter } from './domain/porting/export.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
@@ -146,6 +147,8 @@ export interface Services {
   mediaOps: MediaOperations;
   /** Orphan files and moving the library between storage drivers (the CLI's media:prune, media:migrate). */
   mediaMaintenance: MediaMaintenance;
+  /** Export to and import from a Folio archive, WordPress and Ghost (issue 39, domain/porting). */
+  exporter: Exporter;
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
   /** Whether a domain leads to this server (tests replace its resolver). */
@@ -472,6 +475,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       audit,
     }),
     mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock }),
+    exporter: new Exporter({ db, store: mediaStore, policy }),
     fetcher,
     websites,
     websiteOps,

@@ -1,0 +1,144 @@
+// The CLI's moving-in and safety commands (issue 39): `folio export`, `folio import`. A face like the
+// others: it turns arguments into (actor, input), calls the domain (services.exporter, …) and prints
+// the result, with a progress bar (cli-progress) on a terminal and a line per tenth of the way elsewhere.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { loadConfig } from '../config.js';
+import { migrate } from '../db/database.js';
+import { INSTALLATION_OPERATOR } from '../domain/policy.js';
+import { createServices } from '../services.js';
+import type { Services } from '../services.js';
+
+export type Output = { out: (line: string) => void; err: (line: string) => void };
+
+/** The commands this module answers; cli.ts hands them over before its own argument parsing. */
+export const PORTING_COMMANDS = new Set(['export']);
+
+export const PORTING_USAGE = `  export [--website ID|DOMAIN] --out FILE [--with-secrets]
+                                 write a website (or the whole installation) and its media to a
+                                 Folio archive (.tar.gz; docs/export-format.md); users' password
+                                 hashes and secret settings only with --with-secrets`;
+
+export class PortingUsageError extends Error {}
+
+/** Progress with a total: a cli-progress bar on a terminal, a line per tenth of the way elsewhere. */
+export function progress(output: Output, label: string, total: number, tty = process.stderr.isTTY === true) {
+  if (tty) {
+    const bar = new cliProgress.SingleBar(
+      { format: `${label} [{bar}] {percentage}% {value}/{total} ETA {eta_formatted}`, stream: process.stderr },
+      cliProgress.Presets.legacy,
+    );
+    bar.start(total, 0);
+    return { update: (done: number) => bar.update(Math.min(done, total)), end: () => bar.stop() };
+  }
+  let shownTenth = -1;
+  return {
+    update: (done: number) => {
+      const tenth = total === 0 ? 10 : Math.floor((Math.min(done, total) / total) * 10);
+      if (tenth !== shownTenth) {
+        shownTenth = tenth;
+        output.err(`${label} ${String(tenth * 10).padStart(3)}% ${Math.min(done, total)}/${total}`);
+      }
+    },
+    end: () => undefined,
+  };
+}
+
+async function websiteOption(services: Services, value: string | undefined): Promise<number | null> {
+  if (value === undefined) return null;
+  const id = /^\d{1,10}$/.test(value)
+    ? (await services.websites.find(Number(value)))?.id
+    : await services.websites.findIdByDomain(value);
+  if (id == null) throw new PortingUsageError(`no website ${value}`);
+  return id;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export async function runPortingCommand(command: string, args: string[], output: Output): Promise<number> {
+  try {
+    const { values } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        out: { type: 'string' },
+        website: { type: 'string' },
+        'with-secrets': { type: 'boolean', default: false },
+      },
+    });
+    const config = loadConfig();
+    const services = createServices(config);
+    try {
+      await migrate(services.database);
+      switch (command) {
+        case 'export':
+          return await exportCommand(services, values, output);
+        default:
+          throw new PortingUsageError(`unknown command "${command}"`);
+      }
+    } finally {
+      await services.close();
+    }
+  } catch (error) {
+    const usage =
+      error instanceof PortingUsageError ||
+      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
+    output.err(`folio: ${error instanceof Error ? error.message : String(error)}`);
+    return usage ? 2 : 1;
+  }
+}
+
+async function exportCommand(
+  services: Services,
+  values: { out?: string; website?: string; 'with-secrets'?: boolean },
+  output: Output,
+): Promise<number> {
+  if (!values.out) throw new PortingUsageError('usage: export [--website ID|DOMAIN] --out FILE');
+  const file = path.resolve(values.out);
+  if (fs.existsSync(file)) throw new PortingUsageError(`${values.out} already exists; not overwritten`);
+  const websiteId = await websiteOption(services, values.website);
+  const counts = await services.exporter.count(INSTALLATION_OPERATOR, websiteId);
+  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  const bar = progress(output, 'export', total);
+  const done: Record<string, number> = {};
+  const partial = `${file}.partial`;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    const result = await services.exporter.export(
+      INSTALLATION_OPERATOR,
+      {
+        websiteId,
+        withSecrets: values['with-secrets'] === true,
+        onProgress: ({ kind, done: n }) => {
+          if (kind === 'media') return;
+          done[kind] = n;
+          bar.update(Object.values(done).reduce((sum, k) => sum + k, 0));
+        },
+      },
+      fs.createWriteStream(partial),
+    );
+    bar.end();
+    fs.renameSync(partial, file);
+    const { counts: written, media_files, media_bytes, missing_media } = result.summary;
+    const parts = Object.entries(written)
+      .filter(([, n]) => n)
+      .map(([kind, n]) => `${n} ${kind}`);
+    output.out(`Exported to ${file} (${formatBytes(fs.statSync(file).size)}): ${parts.join(', ') || 'nothing'}.`);
+    output.out(`Media: ${media_files} files, ${formatBytes(media_bytes)}.`);
+    if (missing_media.length) {
+      output.err(`folio: ${missing_media.length} media file(s) named by the library were missing from the storage:`);
+      for (const missing of missing_media.slice(0, 20)) output.err(`  ${missing}`);
+    }
+    return 0;
+  } catch (error) {
+    bar.end();
+    fs.rmSync(partial, { force: true });
+    throw error;
+  }
+}
