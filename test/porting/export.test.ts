@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import sharp from 'sharp';
 import { main } from '../../src/cli.js';
 import { readArchive } from '../../src/domain/porting/archive-reader.js';
@@ -65,7 +67,7 @@ describe('folio export', () => {
     await ctx.services.settings.set('smtp_password', 'hunter2');
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c33' } }).png().toBuffer();
     await ctx.services.mediaOps.upload(
-      { userId: installation.userId ?? null, isAdmin: true, websiteId: siteOne },
+      { userId: (await ctx.services.users.findByEmail(installation.email))!.id, isAdmin: true, websiteId: siteOne },
       { files: { filename: 'red.png', data: png, truncated: false } },
     );
   });
@@ -104,6 +106,16 @@ describe('folio export', () => {
     assert.deepEqual(read.media.get(String(item.path)), Buffer.concat(chunks));
     assert.equal(read.summary!.media_files, read.media.size);
     assert.deepEqual(read.summary!.missing_media, []);
+    // Every document matches docs/folio-export.schema.json.
+    const schema = JSON.parse(fs.readFileSync(new URL('../../docs/folio-export.schema.json', import.meta.url), 'utf8'));
+    const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(schema);
+    const check = (ref: string, value: unknown) =>
+      assert.ok(ajv.validate(`${schema.$id}#/$defs/${ref}`, value), `${ref}: ${ajv.errorsText()}`);
+    check('manifest', read.manifest);
+    check('summary', read.summary);
+    for (const [kind, list] of Object.entries(read.records)) for (const record of list) check(kind, record);
   });
 
   it('with secrets (the operator only): password hashes and secret settings', async () => {
@@ -170,6 +182,16 @@ describe('folio export', () => {
       assert.match(err.join('\n'), /already exists/);
       assert.equal(await run(['export', '--website', 'nowhere.test', '--out', path.join(dir, 'n.tar.gz')]), 2);
       assert.match(err.join('\n'), /no website nowhere.test/);
+      const out: string[] = [];
+      const file = path.join(dir, 'cli.tar.gz');
+      const code = await main(['export', '--website', 'two.example.test', '--out', file], {
+        out: (line) => out.push(line),
+        err: (line) => err.push(line),
+      });
+      assert.equal(code, 0, err.join('\n'));
+      assert.match(out.join('\n'), /Exported to .*cli\.tar\.gz/);
+      assert.equal((await readWhole(file)).records.websites![0]!.id, siteTwo);
+      assert.equal(fs.existsSync(`${file}.partial`), false);
     } finally {
       process.env = saved;
     }
