@@ -8,18 +8,26 @@ import cliProgress from 'cli-progress';
 import { loadConfig } from '../config.js';
 import { migrate } from '../db/database.js';
 import { INSTALLATION_OPERATOR } from '../domain/policy.js';
+import { detectFormat, UnknownFormatError } from '../domain/porting/detect.js';
+import { ArchiveError } from '../domain/porting/archive-reader.js';
+import { ImportError } from '../domain/porting/import-folio.js';
+import type { ImportReport } from '../domain/porting/import-folio.js';
 import { createServices } from '../services.js';
 import type { Services } from '../services.js';
 
 export type Output = { out: (line: string) => void; err: (line: string) => void };
 
 /** The commands this module answers; cli.ts hands them over before its own argument parsing. */
-export const PORTING_COMMANDS = new Set(['export']);
+export const PORTING_COMMANDS = new Set(['export', 'import']);
 
 export const PORTING_USAGE = `  export [--website ID|DOMAIN] --out FILE [--with-secrets]
                                  write a website (or the whole installation) and its media to a
                                  Folio archive (.tar.gz; docs/export-format.md); users' password
-                                 hashes and secret settings only with --with-secrets`;
+                                 hashes and secret settings only with --with-secrets
+  import FILE [--website ID|DOMAIN] [--dry-run]
+                                 bring in a Folio archive, a WordPress export (WXR) or a Ghost
+                                 export (recognized by content); --dry-run reports what it would
+                                 do. Into --website, or as the archive's own websites`;
 
 export class PortingUsageError extends Error {}
 
@@ -63,13 +71,15 @@ function formatBytes(bytes: number): string {
 
 export async function runPortingCommand(command: string, args: string[], output: Output): Promise<number> {
   try {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
       options: {
         out: { type: 'string' },
         website: { type: 'string' },
         'with-secrets': { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        'no-media': { type: 'boolean', default: false },
       },
     });
     const config = loadConfig();
@@ -79,6 +89,8 @@ export async function runPortingCommand(command: string, args: string[], output:
       switch (command) {
         case 'export':
           return await exportCommand(services, values, output);
+        case 'import':
+          return await importCommand(services, positionals, values, output);
         default:
           throw new PortingUsageError(`unknown command "${command}"`);
       }
@@ -86,6 +98,10 @@ export async function runPortingCommand(command: string, args: string[], output:
       await services.close();
     }
   } catch (error) {
+    if (error instanceof ArchiveError || error instanceof ImportError || error instanceof UnknownFormatError) {
+      output.err(`folio: nothing was imported: ${error.message}`);
+      return 1;
+    }
     const usage =
       error instanceof PortingUsageError ||
       (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
@@ -141,4 +157,55 @@ async function exportCommand(
     fs.rmSync(partial, { force: true });
     throw error;
   }
+}
+
+/** The report of an import (or dry run), for people: counts first, then what was renamed or left out. */
+function printReport(report: ImportReport, output: Output): void {
+  const list = (bucket: Record<string, number>) =>
+    Object.entries(bucket)
+      .filter(([, n]) => n)
+      .map(([kind, n]) => `${n} ${kind}`)
+      .join(', ') || 'nothing';
+  output.out(
+    `${report.dry_run ? 'Dry run (nothing written): would create' : 'Imported'} from a ${report.format} export: ${list(report.created)}; ${report.media_files} media files.`,
+  );
+  if (Object.keys(report.merged).length) output.out(`Already here, reused: ${list(report.merged)}.`);
+  for (const rename of report.renamed.slice(0, 50)) output.out(`Renamed ${rename.kind}: ${rename.from} -> ${rename.to}`);
+  if (report.renamed.length > 50) output.out(`… and ${report.renamed.length - 50} more renamed`);
+  for (const skip of report.skipped.slice(0, 50)) output.out(`Skipped ${skip.kind} ${String(skip.id)}: ${skip.reason}`);
+  if (report.skipped.length > 50) output.out(`… and ${report.skipped.length - 50} more skipped`);
+  if (!report.dry_run && report.websites.length) output.out(`Websites written to: ${report.websites.join(', ')}.`);
+}
+
+async function importCommand(
+  services: Services,
+  positionals: string[],
+  values: { website?: string; 'dry-run'?: boolean; 'no-media'?: boolean },
+  output: Output,
+): Promise<number> {
+  if (positionals.length !== 1) throw new PortingUsageError('usage: import FILE [--website ID|DOMAIN] [--dry-run]');
+  const file = path.resolve(positionals[0]!);
+  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new PortingUsageError(`no file ${positionals[0]}`);
+  const websiteId = await websiteOption(services, values.website);
+  const format = detectFormat(file);
+  const dryRun = values['dry-run'] === true;
+  let bar: ReturnType<typeof progress> | null = null;
+  const onProgress = (done: number, total: number) => {
+    bar ??= progress(output, 'import', total);
+    bar.update(done);
+  };
+  let report: ImportReport;
+  try {
+    switch (format) {
+      case 'folio':
+        report = await services.folioImporter.import(INSTALLATION_OPERATOR, file, { websiteId, dryRun, onProgress });
+        break;
+      default:
+        throw new PortingUsageError(`importing a ${format} export is not available yet`);
+    }
+  } finally {
+    (bar as ReturnType<typeof progress> | null)?.end();
+  }
+  printReport(report, output);
+  return 0;
 }
