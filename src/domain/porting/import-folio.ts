@@ -351,6 +351,17 @@ export class FolioImporter {
       return id;
     };
 
+    const bound = new Set<string>();
+    const bind = async (website: number, modelType: string, modelId: number) => {
+      const id = `${modelType}:${modelId}`;
+      const binding = { website_id: website, model_type: modelType, model_id: modelId };
+      if (bound.has(`${website}:${id}`)) return;
+      bound.add(`${website}:${id}`);
+      bound.add(id);
+      await db.insertInto('website_bindings').values(binding).execute();
+      createdBindings.push(binding);
+    };
+
     const writeRecord = async (kind: RecordKind, record: Row): Promise<void> => {
       const sourceId = record.id;
       if (plan.merge.has(key(kind, sourceId))) return;
@@ -466,9 +477,7 @@ export class FolioImporter {
           const website = mapped('websites', row.website_id);
           const target = model ? mapped(model, row.model_id) : null;
           if (website == null || target == null || (model && plan.merge.has(key(model, row.model_id)))) return;
-          const binding = { website_id: website, model_type: row.model_type, model_id: target };
-          await db.insertInto('website_bindings').values(binding).execute();
-          createdBindings.push(binding);
+          await bind(website, String(row.model_type), target);
           return;
         }
         case 'taggables': {
@@ -494,17 +503,6 @@ export class FolioImporter {
         if (entry.type === 'records') {
           await runner.run(async () => {
             for (const record of entry.records) await writeRecord(entry.kind, record);
-            // Into one website: what the archive bound to no website (global) is bound to it.
-            if (options.websiteId != null && ['posts', 'pages', 'tags', 'media'].includes(entry.kind)) {
-              const model = Object.keys(MODEL_KINDS).find((m) => MODEL_KINDS[m] === entry.kind)!;
-              for (const record of entry.records) {
-                const id = mapped(entry.kind, record.id);
-                if (id == null || plan.merge.has(key(entry.kind, record.id))) continue;
-                const binding = { website_id: options.websiteId, model_type: model, model_id: id };
-                await db.insertInto('website_bindings').values(binding).execute();
-                createdBindings.push(binding);
-              }
-            }
           });
           done += entry.records.length;
           options.onProgress?.(done, plan.total);
@@ -515,6 +513,17 @@ export class FolioImporter {
           } else {
             entry.body.resume();
           }
+        }
+      }
+      // Into one website: what the archive bound to no website (global there) is bound to it here.
+      if (options.websiteId != null) {
+        const target = options.websiteId;
+        const models: Partial<Record<RecordKind, string>> = { posts: 'post', pages: 'page', tags: 'tag', media: 'media' };
+        const unbound = created.filter(({ kind, id }) => models[kind] && !bound.has(`${models[kind]}:${id}`));
+        for (let start = 0; start < unbound.length; start += 500) {
+          await runner.run(async () => {
+            for (const { kind, id } of unbound.slice(start, start + 500)) await bind(target, models[kind]!, id);
+          });
         }
       }
       // Parents that came after their children in the archive.
