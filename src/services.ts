@@ -49,6 +49,7 @@ import { MediaMaintenance } from './domain/media-maintenance.js';
 import { createStore } from './storage/config.js';
 import { Exporter } from './domain/porting/export.js';
 import { FolioImporter } from './domain/porting/import-folio.js';
+import { RedirectsService } from './domain/redirects.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
@@ -151,6 +152,8 @@ export interface Services {
   /** Export to and import from a Folio archive, WordPress and Ghost (issue 39, domain/porting). */
   exporter: Exporter;
   folioImporter: FolioImporter;
+  /** Old URLs answered with a 301 (imported WordPress permalinks). */
+  redirects: RedirectsService;
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
   /** Whether a domain leads to this server (tests replace its resolver). */
@@ -478,6 +481,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     }),
     mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock }),
     exporter: new Exporter({ db, store: mediaStore, policy }),
+    redirects: new RedirectsService(db),
     folioImporter: new FolioImporter({ db, store: mediaStore, policy, runner, audit, changes }),
     fetcher,
     websites,

@@ -34,6 +34,7 @@ import * as outbox from './migrations/0028_outbox.js';
 import * as jobs from './migrations/0033_jobs.js';
 import * as searchIndex from './migrations/0040_search_index.js';
 import * as userLocale from './migrations/0045_user_locale.js';
+import * as redirects from './migrations/0055_redirects.js';
 import * as revisions from './migrations/0030_revisions.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
@@ -210,6 +211,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0033_jobs', up: jobs.up },
   { name: '0040_search_index', up: searchIndex.up },
   { name: '0045_user_locale', up: userLocale.up },
+  { name: '0055_redirects', up: redirects.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

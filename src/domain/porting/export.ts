@@ -70,6 +70,7 @@ const KEYS: Record<RecordKind, readonly string[]> = {
   menus: ['id'],
   menu_items: ['id'],
   comments: ['id'],
+  redirects: ['id'],
   translations: ['id'],
   revisions: ['id'],
   website_bindings: ['website_id', 'model_type', 'model_id'],
@@ -297,6 +298,7 @@ function scopeFilter(kind: RecordKind, websiteId: number): ((eb: Eb) => Expressi
     case 'memberships':
     case 'menus':
     case 'menu_items':
+    case 'redirects':
       return (eb) => eb(`${kind}.website_id`, '=', websiteId as never);
     case 'website_bindings':
       return (eb) => eb('website_bindings.website_id', '=', websiteId as never);

@@ -31,6 +31,7 @@ export const RECORD_KINDS = [
   'menus',
   'menu_items',
   'comments',
+  'redirects',
   'translations',
   'revisions',
   'website_bindings',

@@ -456,6 +456,20 @@ export class FolioImporter {
           if (parent != null && row.parent_id == null) fixups.push({ table: 'comments', id, column: 'parent_id', kind: 'comments', source: parent });
           return;
         }
+        case 'redirects': {
+          const website = mapped('websites', row.website_id);
+          if (website == null) return;
+          const taken = await db
+            .selectFrom('redirects')
+            .select('id')
+            .where('website_id', '=', website)
+            .where('from_path', '=', String(row.from_path))
+            .executeTakeFirst();
+          if (taken) return;
+          Object.assign(row, { website_id: website, post_id: mapped('posts', row.post_id), page_id: mapped('pages', row.page_id) });
+          await insert(kind, row, sourceId);
+          return;
+        }
         case 'translations': {
           const model = MODEL_KINDS[String(row.model_type)];
           const target = model ? mapped(model, row.model_id) : null;
