@@ -49,6 +49,7 @@ import { MediaMaintenance } from './domain/media-maintenance.js';
 import { createStore } from './storage/config.js';
 import { Exporter } from './domain/porting/export.js';
 import { FolioImporter } from './domain/porting/import-folio.js';
+import { WordPressImporter } from './domain/porting/wxr.js';
 import { RedirectsService } from './domain/redirects.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
@@ -152,6 +153,7 @@ export interface Services {
   /** Export to and import from a Folio archive, WordPress and Ghost (issue 39, domain/porting). */
   exporter: Exporter;
   folioImporter: FolioImporter;
+  wordpressImporter: WordPressImporter;
   /** Old URLs answered with a 301 (imported WordPress permalinks). */
   redirects: RedirectsService;
   /** Guarded downloads of remote images (localize_images). */
@@ -443,6 +445,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     warn,
     rateLimits,
   });
+  const folioImporter = new FolioImporter({ db, store: mediaStore, policy, runner, audit, changes });
   const services: Services = {
     config,
     database,
@@ -482,7 +485,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock }),
     exporter: new Exporter({ db, store: mediaStore, policy }),
     redirects: new RedirectsService(db),
-    folioImporter: new FolioImporter({ db, store: mediaStore, policy, runner, audit, changes }),
+    folioImporter,
+    wordpressImporter: new WordPressImporter({ policy, fetcher, store: mediaStore, folio: folioImporter }),
     fetcher,
     websites,
     websiteOps,

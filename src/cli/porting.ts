@@ -24,10 +24,11 @@ export const PORTING_USAGE = `  export [--website ID|DOMAIN] --out FILE [--with-
                                  write a website (or the whole installation) and its media to a
                                  Folio archive (.tar.gz; docs/export-format.md); users' password
                                  hashes and secret settings only with --with-secrets
-  import FILE [--website ID|DOMAIN] [--dry-run]
+  import FILE [--website ID|DOMAIN] [--dry-run] [--no-media]
                                  bring in a Folio archive, a WordPress export (WXR) or a Ghost
                                  export (recognized by content); --dry-run reports what it would
-                                 do. Into --website, or as the archive's own websites`;
+                                 do. Into --website, or as the archive's own websites; --no-media
+                                 leaves a WordPress site's images at their old URLs`;
 
 export class PortingUsageError extends Error {}
 
@@ -199,6 +200,14 @@ async function importCommand(
     switch (format) {
       case 'folio':
         report = await services.folioImporter.import(INSTALLATION_OPERATOR, file, { websiteId, dryRun, onProgress });
+        break;
+      case 'wordpress':
+        report = await services.wordpressImporter.import(INSTALLATION_OPERATOR, file, {
+          websiteId,
+          dryRun,
+          noMedia: values['no-media'] === true,
+          onProgress,
+        });
         break;
       default:
         throw new PortingUsageError(`importing a ${format} export is not available yet`);
