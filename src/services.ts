@@ -50,6 +50,7 @@ import { createStore } from './storage/config.js';
 import { Exporter } from './domain/porting/export.js';
 import { FolioImporter } from './domain/porting/import-folio.js';
 import { WordPressImporter } from './domain/porting/wxr.js';
+import { GhostImporter } from './domain/porting/ghost.js';
 import { RedirectsService } from './domain/redirects.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
@@ -154,6 +155,7 @@ export interface Services {
   exporter: Exporter;
   folioImporter: FolioImporter;
   wordpressImporter: WordPressImporter;
+  ghostImporter: GhostImporter;
   /** Old URLs answered with a 301 (imported WordPress permalinks). */
   redirects: RedirectsService;
   /** Guarded downloads of remote images (localize_images). */
@@ -486,6 +488,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     exporter: new Exporter({ db, store: mediaStore, policy }),
     redirects: new RedirectsService(db),
     folioImporter,
+    ghostImporter: new GhostImporter({ policy, folio: folioImporter }),
     wordpressImporter: new WordPressImporter({ policy, fetcher, store: mediaStore, folio: folioImporter }),
     fetcher,
     websites,

@@ -209,8 +209,9 @@ async function importCommand(
           onProgress,
         });
         break;
-      default:
-        throw new PortingUsageError(`importing a ${format} export is not available yet`);
+      case 'ghost':
+        report = await services.ghostImporter.import(INSTALLATION_OPERATOR, file, { websiteId, dryRun, onProgress });
+        break;
     }
   } finally {
     (bar as ReturnType<typeof progress> | null)?.end();
