@@ -36,7 +36,10 @@ export class PortingUsageError extends Error {}
 export function progress(output: Output, label: string, total: number, tty = process.stderr.isTTY === true) {
   if (tty) {
     const bar = new cliProgress.SingleBar(
-      { format: `${label} [{bar}] {percentage}% {value}/{total} ETA {eta_formatted}`, stream: process.stderr },
+      {
+        format: `${label} [{bar}] {percentage}% {value}/{total} ETA {eta_formatted}`,
+        stream: process.stderr,
+      },
       cliProgress.Presets.legacy,
     );
     bar.start(total, 0);
@@ -99,7 +102,11 @@ export async function runPortingCommand(command: string, args: string[], output:
       await services.close();
     }
   } catch (error) {
-    if (error instanceof ArchiveError || error instanceof ImportError || error instanceof UnknownFormatError) {
+    if (
+      error instanceof ArchiveError ||
+      error instanceof ImportError ||
+      error instanceof UnknownFormatError
+    ) {
       output.err(`folio: nothing was imported: ${error.message}`);
       return 1;
     }
@@ -146,10 +153,14 @@ async function exportCommand(
     const parts = Object.entries(written)
       .filter(([, n]) => n)
       .map(([kind, n]) => `${n} ${kind}`);
-    output.out(`Exported to ${file} (${formatBytes(fs.statSync(file).size)}): ${parts.join(', ') || 'nothing'}.`);
+    output.out(
+      `Exported to ${file} (${formatBytes(fs.statSync(file).size)}): ${parts.join(', ') || 'nothing'}.`,
+    );
     output.out(`Media: ${media_files} files, ${formatBytes(media_bytes)}.`);
     if (missing_media.length) {
-      output.err(`folio: ${missing_media.length} media file(s) named by the library were missing from the storage:`);
+      output.err(
+        `folio: ${missing_media.length} media file(s) named by the library were missing from the storage:`,
+      );
       for (const missing of missing_media.slice(0, 20)) output.err(`  ${missing}`);
     }
     return 0;
@@ -171,11 +182,14 @@ function printReport(report: ImportReport, output: Output): void {
     `${report.dry_run ? 'Dry run (nothing written): would create' : 'Imported'} from a ${report.format} export: ${list(report.created)}; ${report.media_files} media files.`,
   );
   if (Object.keys(report.merged).length) output.out(`Already here, reused: ${list(report.merged)}.`);
-  for (const rename of report.renamed.slice(0, 50)) output.out(`Renamed ${rename.kind}: ${rename.from} -> ${rename.to}`);
+  for (const rename of report.renamed.slice(0, 50))
+    output.out(`Renamed ${rename.kind}: ${rename.from} -> ${rename.to}`);
   if (report.renamed.length > 50) output.out(`… and ${report.renamed.length - 50} more renamed`);
-  for (const skip of report.skipped.slice(0, 50)) output.out(`Skipped ${skip.kind} ${String(skip.id)}: ${skip.reason}`);
+  for (const skip of report.skipped.slice(0, 50))
+    output.out(`Skipped ${skip.kind} ${String(skip.id)}: ${skip.reason}`);
   if (report.skipped.length > 50) output.out(`… and ${report.skipped.length - 50} more skipped`);
-  if (!report.dry_run && report.websites.length) output.out(`Websites written to: ${report.websites.join(', ')}.`);
+  if (!report.dry_run && report.websites.length)
+    output.out(`Websites written to: ${report.websites.join(', ')}.`);
 }
 
 async function importCommand(
@@ -184,9 +198,11 @@ async function importCommand(
   values: { website?: string; 'dry-run'?: boolean; 'no-media'?: boolean },
   output: Output,
 ): Promise<number> {
-  if (positionals.length !== 1) throw new PortingUsageError('usage: import FILE [--website ID|DOMAIN] [--dry-run]');
+  if (positionals.length !== 1)
+    throw new PortingUsageError('usage: import FILE [--website ID|DOMAIN] [--dry-run]');
   const file = path.resolve(positionals[0]!);
-  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new PortingUsageError(`no file ${positionals[0]}`);
+  if (!fs.existsSync(file) || !fs.statSync(file).isFile())
+    throw new PortingUsageError(`no file ${positionals[0]}`);
   const websiteId = await websiteOption(services, values.website);
   const format = detectFormat(file);
   const dryRun = values['dry-run'] === true;
@@ -199,7 +215,11 @@ async function importCommand(
   try {
     switch (format) {
       case 'folio':
-        report = await services.folioImporter.import(INSTALLATION_OPERATOR, file, { websiteId, dryRun, onProgress });
+        report = await services.folioImporter.import(INSTALLATION_OPERATOR, file, {
+          websiteId,
+          dryRun,
+          onProgress,
+        });
         break;
       case 'wordpress':
         report = await services.wordpressImporter.import(INSTALLATION_OPERATOR, file, {
@@ -210,7 +230,11 @@ async function importCommand(
         });
         break;
       case 'ghost':
-        report = await services.ghostImporter.import(INSTALLATION_OPERATOR, file, { websiteId, dryRun, onProgress });
+        report = await services.ghostImporter.import(INSTALLATION_OPERATOR, file, {
+          websiteId,
+          dryRun,
+          onProgress,
+        });
         break;
     }
   } finally {

@@ -25,8 +25,12 @@ export class RedirectsService {
     if (!path || path === '/') return null;
     const row = await this.db
       .selectFrom('redirects')
-      .leftJoin('posts', (join) => join.onRef('posts.id', '=', 'redirects.post_id').on('posts.deleted_at', 'is', null))
-      .leftJoin('pages', (join) => join.onRef('pages.id', '=', 'redirects.page_id').on('pages.deleted_at', 'is', null))
+      .leftJoin('posts', (join) =>
+        join.onRef('posts.id', '=', 'redirects.post_id').on('posts.deleted_at', 'is', null),
+      )
+      .leftJoin('pages', (join) =>
+        join.onRef('pages.id', '=', 'redirects.page_id').on('pages.deleted_at', 'is', null),
+      )
       .select(['redirects.to_url', 'posts.slug as post_slug', 'pages.slug as page_slug'])
       .where('redirects.website_id', '=', websiteId)
       .where('redirects.from_path', '=', path)

@@ -37,9 +37,15 @@ describe('folio export', () => {
     await ctx.services.bindings.sync(db, 'post', onlyOnTwo, [siteTwo]);
     await ctx.services.bindings.sync(db, 'post', onlyOnOne, [siteOne]);
     await ctx.services.settings.set('smtp_password', 'hunter2');
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c33' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c33' } })
+      .png()
+      .toBuffer();
     await ctx.services.mediaOps.upload(
-      { userId: (await ctx.services.users.findByEmail(installation.email))!.id, isAdmin: true, websiteId: siteOne },
+      {
+        userId: (await ctx.services.users.findByEmail(installation.email))!.id,
+        isAdmin: true,
+        websiteId: siteOne,
+      },
       { files: { filename: 'red.png', data: png, truncated: false } },
     );
   });
@@ -61,14 +67,36 @@ describe('folio export', () => {
     assert.deepEqual(read.manifest.scope, { kind: 'installation' });
     assert.deepEqual(read.summary, result.summary);
     const db = ctx.services.database.db;
-    for (const table of ['users', 'websites', 'domains', 'posts', 'pages', 'tags', 'taggables', 'menus', 'menu_items', 'media', 'website_bindings', 'translations'] as const) {
-      const row = await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    for (const table of [
+      'users',
+      'websites',
+      'domains',
+      'posts',
+      'pages',
+      'tags',
+      'taggables',
+      'menus',
+      'menu_items',
+      'media',
+      'website_bindings',
+      'translations',
+    ] as const) {
+      const row = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(read.records[table]?.length ?? 0, Number(row.n), `${table}: every row`);
     }
     assert.ok((read.records.posts?.length ?? 0) > 2, 'sample posts exported');
-    assert.ok(read.records.users!.every((user) => !('password_hash' in user)), 'no password hashes');
+    assert.ok(
+      read.records.users!.every((user) => !('password_hash' in user)),
+      'no password hashes',
+    );
     assert.ok(!read.records.settings?.some((s) => s.key === 'smtp_password'), 'no secret settings');
-    assert.ok(read.records.users!.every((user) => typeof user.is_admin === 'boolean'), 'flags as booleans');
+    assert.ok(
+      read.records.users!.every((user) => typeof user.is_admin === 'boolean'),
+      'flags as booleans',
+    );
     // The media files are the stored bytes, under their stored paths.
     const item = read.records.media![0]!;
     const stored = await ctx.services.media.store.read(String(item.path));
@@ -76,10 +104,12 @@ describe('folio export', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of stored) chunks.push(chunk as Buffer);
     assert.deepEqual(read.media.get(String(item.path)), Buffer.concat(chunks));
-    assert.equal(read.summary!.media_files, read.media.size);
-    assert.deepEqual(read.summary!.missing_media, []);
+    assert.equal(read.summary.media_files, read.media.size);
+    assert.deepEqual(read.summary.missing_media, []);
     // Every document matches docs/folio-export.schema.json.
-    const schema = JSON.parse(fs.readFileSync(new URL('../../docs/folio-export.schema.json', import.meta.url), 'utf8'));
+    const schema = JSON.parse(
+      fs.readFileSync(new URL('../../docs/folio-export.schema.json', import.meta.url), 'utf8'),
+    );
     const ajv = new Ajv2020.default({ strict: false, allErrors: true });
     addFormats.default(ajv);
     ajv.addSchema(schema);
@@ -92,7 +122,11 @@ describe('folio export', () => {
 
   it('with secrets (the operator only): password hashes and secret settings', async () => {
     const file = path.join(dir, 'secrets.tar.gz');
-    await ctx.services.exporter.export(INSTALLATION_OPERATOR, { websiteId: null, withSecrets: true }, fs.createWriteStream(file));
+    await ctx.services.exporter.export(
+      INSTALLATION_OPERATOR,
+      { websiteId: null, withSecrets: true },
+      fs.createWriteStream(file),
+    );
     const read = await readWhole(file);
     assert.ok(read.records.users!.every((user) => typeof user.password_hash === 'string'));
     assert.equal(read.records.settings!.find((s) => s.key === 'smtp_password')?.value, 'hunter2');
@@ -112,30 +146,49 @@ describe('folio export', () => {
     );
   });
 
-  it('one website: its posts and the global ones, its domains and menus, not another website\'s', async () => {
+  it("one website: its posts and the global ones, its domains and menus, not another website's", async () => {
     const file = path.join(dir, 'two.tar.gz');
-    await ctx.services.exporter.export(INSTALLATION_OPERATOR, { websiteId: siteTwo, withSecrets: false }, fs.createWriteStream(file));
+    await ctx.services.exporter.export(
+      INSTALLATION_OPERATOR,
+      { websiteId: siteTwo, withSecrets: false },
+      fs.createWriteStream(file),
+    );
     const read = await readWhole(file);
-    assert.deepEqual(read.manifest.scope, { kind: 'website', website_id: siteTwo, domain: 'two.example.test' });
+    assert.deepEqual(read.manifest.scope, {
+      kind: 'website',
+      website_id: siteTwo,
+      domain: 'two.example.test',
+    });
     const postIds = read.records.posts!.map((post) => post.id);
     assert.ok(postIds.includes(onlyOnTwo));
     assert.ok(!postIds.includes(onlyOnOne));
-    assert.deepEqual(read.records.websites!.map((w) => w.id), [siteTwo]);
+    assert.deepEqual(
+      read.records.websites!.map((w) => w.id),
+      [siteTwo],
+    );
     assert.ok(read.records.domains!.every((d) => d.website_id === siteTwo));
     assert.equal(read.records.settings, undefined, 'installation settings stay out of a website export');
     assert.ok(read.records.website_bindings!.every((b) => b.website_id === siteTwo));
-    assert.equal(read.media.size, 0, 'site one\'s upload is bound to site one');
+    assert.equal(read.media.size, 0, "site one's upload is bound to site one");
   });
 
   it('streams in chunks of at most 500 records', async () => {
     const db = ctx.services.database.db;
     for (let i = 0; i < 520; i += 1) await insertPost(db, { title: `Bulk ${i}`, slug: `bulk-${i}` });
     const file = path.join(dir, 'bulk.tar.gz');
-    await ctx.services.exporter.export(INSTALLATION_OPERATOR, { websiteId: null, withSecrets: false }, fs.createWriteStream(file));
+    await ctx.services.exporter.export(
+      INSTALLATION_OPERATOR,
+      { websiteId: null, withSecrets: false },
+      fs.createWriteStream(file),
+    );
     const read = await readWhole(file);
     assert.equal(read.names.filter((name) => name === 'posts').length, 2);
     const ids = read.records.posts!.map((post) => Number(post.id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'in id order');
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'in id order',
+    );
     assert.equal(new Set(ids).size, ids.length, 'no post twice');
   });
 
@@ -152,7 +205,10 @@ describe('folio export', () => {
       fs.writeFileSync(existing, 'x');
       assert.equal(await run(['export', '--out', existing]), 2);
       assert.match(err.join('\n'), /already exists/);
-      assert.equal(await run(['export', '--website', 'nowhere.test', '--out', path.join(dir, 'n.tar.gz')]), 2);
+      assert.equal(
+        await run(['export', '--website', 'nowhere.test', '--out', path.join(dir, 'n.tar.gz')]),
+        2,
+      );
       assert.match(err.join('\n'), /no website nowhere.test/);
       const out: string[] = [];
       const file = path.join(dir, 'cli.tar.gz');

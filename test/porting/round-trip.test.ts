@@ -46,7 +46,7 @@ async function emptyInstallation(dialect: 'sqlite' | 'postgres') {
   } else {
     const db = await createTestDatabase();
     url = db.url;
-    drop = db.drop;
+    drop = () => db.drop();
   }
   const services = createServices(testConfig(url, { mediaDir }), { pgSchema, warn: () => undefined });
   await migrate(services.database);
@@ -104,16 +104,20 @@ const TYPE_KIND: Record<string, string> = {
 function normalized(records: Record<string, Array<Record<string, unknown>>>) {
   const position = new Map<string, number>();
   for (const [kind, list] of Object.entries(records)) {
-    list.forEach((record, index) => record.id !== undefined && position.set(`${kind}:${String(record.id)}`, index));
+    list.forEach(
+      (record, index) => record.id !== undefined && position.set(`${kind}:${Number(record.id)}`, index),
+    );
   }
-  const ref = (kind: string, id: unknown) => (id == null ? null : (position.get(`${kind}:${String(id)}`) ?? `missing ${kind}:${String(id)}`));
+  const ref = (kind: string, id: unknown) =>
+    id == null ? null : (position.get(`${kind}:${Number(id)}`) ?? `missing ${kind}:${Number(id)}`);
   const out: Record<string, string[]> = {};
   for (const [kind, list] of Object.entries(records)) {
     out[kind] = list
       .map((record) => {
         const copy: Record<string, unknown> = { ...record };
         delete copy.id;
-        for (const [column, target] of Object.entries(REFS[kind] ?? {})) copy[column] = ref(target, record[column]);
+        for (const [column, target] of Object.entries(REFS[kind] ?? {}))
+          copy[column] = ref(target, record[column]);
         const poly = POLY[kind];
         if (poly) copy[poly[1]] = ref(TYPE_KIND[String(record[poly[0]])] ?? '?', record[poly[1]]);
         if (kind === 'revisions') copy.api_key_id = null;
@@ -140,8 +144,12 @@ describe('export -> import round trip across SQLite and PostgreSQL', () => {
     const second = await services.websites.create({ siteName: 'Second', domain: 'second.example.test' });
     await services.memberOps.grant(INSTALLATION_OPERATOR, second, writer.id, { role: 'author' });
     const actor = { userId: admin.id, isAdmin: true, websiteId: installation.websiteId };
-    const png = await sharp({ create: { width: 12, height: 8, channels: 3, background: '#36c' } }).png().toBuffer();
-    const [item] = await services.mediaOps.upload(actor, { files: { filename: 'blue.png', data: png, truncated: false } });
+    const png = await sharp({ create: { width: 12, height: 8, channels: 3, background: '#36c' } })
+      .png()
+      .toBuffer();
+    const [item] = await services.mediaOps.upload(actor, {
+      files: { filename: 'blue.png', data: png, truncated: false },
+    });
     const post = await services.postOps.create(actor, {
       title: 'Round trip',
       content: `<p>With an image</p><img src="${item!.url}" alt="">`,
@@ -153,12 +161,30 @@ describe('export -> import round trip across SQLite and PostgreSQL', () => {
     const now = new Date().toISOString();
     const top = await db
       .insertInto('comments')
-      .values({ post_id: post.id, author_name: 'Ann', author_email: 'ann@example.test', content: 'First', status: 'approved', website_id: installation.websiteId, created_at: now, updated_at: now })
+      .values({
+        post_id: post.id,
+        author_name: 'Ann',
+        author_email: 'ann@example.test',
+        content: 'First',
+        status: 'approved',
+        website_id: installation.websiteId,
+        created_at: now,
+        updated_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await db
       .insertInto('comments')
-      .values({ post_id: post.id, user_id: writer.id, parent_id: top.id, content: 'A reply', status: 'approved', website_id: installation.websiteId, created_at: now, updated_at: now })
+      .values({
+        post_id: post.id,
+        user_id: writer.id,
+        parent_id: top.id,
+        content: 'A reply',
+        status: 'approved',
+        website_id: installation.websiteId,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     await services.settings.set('site_title_suffix', ' | Folio');
   });
@@ -170,7 +196,11 @@ describe('export -> import round trip across SQLite and PostgreSQL', () => {
 
   async function exportOf(services: Services, name: string) {
     const file = path.join(dir, name);
-    await services.exporter.export(INSTALLATION_OPERATOR, { websiteId: null, withSecrets: true }, fs.createWriteStream(file));
+    await services.exporter.export(
+      INSTALLATION_OPERATOR,
+      { websiteId: null, withSecrets: true },
+      fs.createWriteStream(file),
+    );
     return { file, read: await readWhole(file) };
   }
 
@@ -181,25 +211,39 @@ describe('export -> import round trip across SQLite and PostgreSQL', () => {
     assert.ok(first.read.media.size >= 1, 'media seeded');
 
     const other = await emptyInstallation(usingPostgres ? 'sqlite' : 'postgres');
-    closers.push(other.close);
-    const report = await other.services.folioImporter.import(INSTALLATION_OPERATOR, first.file, { websiteId: null, dryRun: false });
+    closers.push(() => other.close());
+    const report = await other.services.folioImporter.import(INSTALLATION_OPERATOR, first.file, {
+      websiteId: null,
+      dryRun: false,
+    });
     assert.deepEqual(report.renamed, []);
     const second = await exportOf(other.services, 'second.tar.gz');
 
     const back = await emptyInstallation(usingPostgres ? 'postgres' : 'sqlite');
-    closers.push(back.close);
-    await back.services.folioImporter.import(INSTALLATION_OPERATOR, second.file, { websiteId: null, dryRun: false });
+    closers.push(() => back.close());
+    await back.services.folioImporter.import(INSTALLATION_OPERATOR, second.file, {
+      websiteId: null,
+      dryRun: false,
+    });
     const third = await exportOf(back.services, 'third.tar.gz');
 
     const expected = normalized(first.read.records);
-    for (const [label, archive] of [['the other database', second], ['back again', third]] as const) {
+    for (const [label, archive] of [
+      ['the other database', second],
+      ['back again', third],
+    ] as const) {
       const actual = normalized(archive.read.records);
       for (const kind of Object.keys(expected)) {
         assert.deepEqual(actual[kind], expected[kind], `${label}: ${kind}`);
       }
       assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), `${label}: the same kinds`);
-      assert.deepEqual([...archive.read.media.keys()].sort(), [...first.read.media.keys()].sort(), `${label}: media paths`);
-      for (const [file, bytes] of first.read.media) assert.ok(archive.read.media.get(file)?.equals(bytes), `${label}: ${file}`);
+      assert.deepEqual(
+        [...archive.read.media.keys()].sort(),
+        [...first.read.media.keys()].sort(),
+        `${label}: media paths`,
+      );
+      for (const [file, bytes] of first.read.media)
+        assert.ok(archive.read.media.get(file)?.equals(bytes), `${label}: ${file}`);
     }
   });
 });

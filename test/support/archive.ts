@@ -29,7 +29,6 @@ export async function readWhole(file: string): Promise<Read> {
   return { manifest: manifest!, records, media, summary, names };
 }
 
-
 /** Writes a Folio archive by hand (for bad-input tests): entries in the order given. */
 export async function writeArchive(
   file: string,
@@ -62,6 +61,8 @@ export const manifestOf = (version = 1) =>
     with_secrets: false,
   });
 
-export const summaryOf = () => JSON.stringify({ counts: {}, media_files: 0, media_bytes: 0, missing_media: [] });
+export const summaryOf = () =>
+  JSON.stringify({ counts: {}, media_files: 0, media_bytes: 0, missing_media: [] });
 
-export const jsonl = (records: Array<Record<string, unknown>>) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+export const jsonl = (records: Array<Record<string, unknown>>) =>
+  `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;

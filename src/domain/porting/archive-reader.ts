@@ -73,7 +73,8 @@ export async function* readArchive(
     for await (const entry of extract) {
       const name = entry.header.name;
       if (!manifest) {
-        if (name !== 'manifest.json') throw new ArchiveError('not a Folio archive: manifest.json is not its first entry');
+        if (name !== 'manifest.json')
+          throw new ArchiveError('not a Folio archive: manifest.json is not its first entry');
         let parsed: unknown;
         try {
           parsed = JSON.parse((await readAll(entry, 1024 * 1024, name)).toString('utf8'));
@@ -112,12 +113,19 @@ export async function* readArchive(
         yield { type: 'records', kind, records };
       } else if (name.startsWith('media/')) {
         last = name;
-        yield { type: 'media', path: name.slice('media/'.length), size: entry.header.size ?? 0, body: Readable.from(entry) };
+        yield {
+          type: 'media',
+          path: name.slice('media/'.length),
+          size: entry.header.size ?? 0,
+          body: Readable.from(entry),
+        };
         entry.resume();
       } else if (name === 'summary.json') {
         let parsed: ArchiveSummary;
         try {
-          parsed = JSON.parse((await readAll(entry, 64 * 1024 * 1024, name)).toString('utf8')) as ArchiveSummary;
+          parsed = JSON.parse(
+            (await readAll(entry, 64 * 1024 * 1024, name)).toString('utf8'),
+          ) as ArchiveSummary;
         } catch {
           throw new ArchiveError('summary.json is not valid JSON');
         }

@@ -15,7 +15,9 @@ import type { ArchiveManifest, ArchiveSummary, RecordKind } from './format.js';
 
 function addEntry(pack: Pack, name: string, body: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
-    pack.entry({ name, size: body.length, mtime: new Date(0) }, body, (error) => (error ? reject(error) : resolve()));
+    pack.entry({ name, size: body.length, mtime: new Date(0) }, body, (error) =>
+      error ? reject(error) : resolve(),
+    );
   });
 }
 
@@ -67,7 +69,10 @@ export class ArchiveBuilder {
           await addEntry(pack, recordEntryName(kind, chunk), Buffer.from(`${lines.join('\n')}\n`));
           lines = [];
         };
-        for await (const line of readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity })) {
+        for await (const line of readline.createInterface({
+          input: fs.createReadStream(file),
+          crlfDelay: Infinity,
+        })) {
           if (line === '') continue;
           lines.push(line);
           if (lines.length === CHUNK) await flush();
@@ -79,7 +84,12 @@ export class ArchiveBuilder {
         await addEntry(pack, `media/${item.path}`, fs.readFileSync(item.file));
         bytes += item.size;
       }
-      const summary: ArchiveSummary = { counts: this.counts, media_files: this.media.length, media_bytes: bytes, missing_media: [] };
+      const summary: ArchiveSummary = {
+        counts: this.counts,
+        media_files: this.media.length,
+        media_bytes: bytes,
+        missing_media: [],
+      };
       await addEntry(pack, 'summary.json', Buffer.from(JSON.stringify(summary)));
       pack.finalize();
     } catch (error) {

@@ -24,10 +24,15 @@ export function detectFormat(file: string): ImportFormat {
   }
   if (head.length === 0) throw new UnknownFormatError(`${file} is empty`);
   if (head[0] === 0x1f && head[1] === 0x8b) return 'folio';
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (text.startsWith('<')) {
     if (text.includes('wordpress.org/export/')) return 'wordpress';
-    throw new UnknownFormatError(`${file} is XML but not a WordPress export (WXR): no wordpress.org/export namespace`);
+    throw new UnknownFormatError(
+      `${file} is XML but not a WordPress export (WXR): no wordpress.org/export namespace`,
+    );
   }
   if (text.startsWith('{')) {
     if (/"db"\s*:\s*\[/.test(text) || (/"meta"\s*:/.test(text) && /"data"\s*:/.test(text))) return 'ghost';

@@ -172,7 +172,8 @@ export class Exporter {
 
   /** How many records of each kind an export would write (for a progress bar's total). */
   async count(actor: Actor, websiteId: number | null): Promise<Record<RecordKind, number>> {
-    if (!this.deps.policy.readsInstallation(actor)) throw new ForbiddenError('Exporting is for administrators.');
+    if (!this.deps.policy.readsInstallation(actor))
+      throw new ForbiddenError('Exporting is for administrators.');
     const db = this.deps.db as unknown as LooseDb;
     const counts = {} as Record<RecordKind, number>;
     for (const kind of RECORD_KINDS) {
@@ -185,7 +186,12 @@ export class Exporter {
     return counts;
   }
 
-  private async writeKind(pack: Pack, db: LooseDb, kind: RecordKind, options: ExportOptions): Promise<number> {
+  private async writeKind(
+    pack: Pack,
+    db: LooseDb,
+    kind: RecordKind,
+    options: ExportOptions,
+  ): Promise<number> {
     let count = 0;
     let chunk = 0;
     for await (const rows of this.pages(db, kind, options.websiteId, options.withSecrets)) {
@@ -259,8 +265,9 @@ export class Exporter {
             continue;
           }
           await new Promise<void>((resolve, reject) => {
-            const entry = pack.entry({ name: `media/${file}`, size: info.size, mtime: info.modifiedAt }, (error) =>
-              error ? reject(error) : resolve(),
+            const entry = pack.entry(
+              { name: `media/${file}`, size: info.size, mtime: info.modifiedAt },
+              (error) => (error ? reject(error) : resolve()),
             );
             body.on('error', reject);
             body.pipe(entry);
@@ -285,13 +292,13 @@ function scopeFilter(kind: RecordKind, websiteId: number): ((eb: Eb) => Expressi
         .selectFrom(`${table} as m`)
         .select('m.id')
         .where('m.id', '=', eb.ref(idColumn) as never)
-        .where((inner) => visible(inner as Eb, model, 'm.id')),
+        .where((inner) => visible(inner, model, 'm.id')),
     );
   };
   switch (kind) {
     case 'settings':
       // The installation's settings are not a website's.
-      return (eb) => eb.val(false) as unknown as Expression<SqlBool>;
+      return (eb) => eb.val(false);
     case 'websites':
       return (eb) => eb('websites.id', '=', websiteId as never);
     case 'domains':
@@ -322,14 +329,20 @@ function scopeFilter(kind: RecordKind, websiteId: number): ((eb: Eb) => Expressi
       return (eb) =>
         eb.or(
           ['post', 'page'].map((model) =>
-            eb.and([eb('revisions.resource_type', '=', model as never), visibleModel(eb, model, 'revisions.resource_id')]),
+            eb.and([
+              eb('revisions.resource_type', '=', model as never),
+              visibleModel(eb, model, 'revisions.resource_id'),
+            ]),
           ),
         );
     case 'translations':
       return (eb) =>
         eb.or([
           ...Object.keys(MODEL_TABLES).map((model) =>
-            eb.and([eb('translations.model_type', '=', model as never), visibleModel(eb, model, 'translations.model_id')]),
+            eb.and([
+              eb('translations.model_type', '=', model as never),
+              visibleModel(eb, model, 'translations.model_id'),
+            ]),
           ),
           eb.and([
             eb('translations.model_type', '=', 'website' as never),
@@ -382,7 +395,7 @@ function scopeFilter(kind: RecordKind, websiteId: number): ((eb: Eb) => Expressi
                 .selectFrom(`${MODEL_TABLES[model]!} as a`)
                 .select('a.id')
                 .where('a.author_id', '=', eb.ref('users.id') as never)
-                .where((inner) => visible(inner as Eb, model, 'a.id')),
+                .where((inner) => visible(inner, model, 'a.id')),
             ),
           ),
           eb.exists(

@@ -19,8 +19,12 @@ export const MAX_GHOST_BYTES = 512 * 1024 * 1024;
 type Obj = Record<string, unknown>;
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
-const safeUrl = (url: string) => (/^(https?:|mailto:|\/|#|__GHOST_URL__)/i.test(url.trim()) ? url.trim() : '#');
+  text.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
+const safeUrl = (url: string) =>
+  /^(https?:|mailto:|\/|#|__GHOST_URL__)/i.test(url.trim()) ? url.trim() : '#';
 
 /** Lexical's text formats (a bit field) as HTML elements, innermost first. */
 const FORMATS: Array<[number, string]> = [
@@ -37,7 +41,7 @@ export function lexicalToHtml(json: string): string {
   try {
     doc = JSON.parse(json) as Obj;
   } catch {
-    throw new ImportError('a post\'s lexical document is not valid JSON');
+    throw new ImportError("a post's lexical document is not valid JSON");
   }
   const children = (node: Obj): string => ((node.children as Obj[] | undefined) ?? []).map(render).join('');
   const render = (node: Obj): string => {
@@ -74,7 +78,9 @@ export function lexicalToHtml(json: string): string {
       case 'image': {
         const caption = str(node.caption);
         const img = `<img src="${escape(safeUrl(str(node.src)))}" alt="${escape(str(node.alt))}">`;
-        return caption ? `<figure>${img}<figcaption>${caption}</figcaption></figure>` : `<figure>${img}</figure>`;
+        return caption
+          ? `<figure>${img}<figcaption>${caption}</figcaption></figure>`
+          : `<figure>${img}</figure>`;
       }
       case 'codeblock':
         return `<pre><code>${escape(str(node.code))}</code></pre>`;
@@ -95,7 +101,7 @@ export function mobiledocToHtml(json: string): string {
   try {
     doc = JSON.parse(json) as Obj;
   } catch {
-    throw new ImportError('a post\'s mobiledoc document is not valid JSON');
+    throw new ImportError("a post's mobiledoc document is not valid JSON");
   }
   const markups = (doc.markups as Array<[string, string[]?]> | undefined) ?? [];
   const cards = (doc.cards as Array<[string, Obj]> | undefined) ?? [];
@@ -106,7 +112,9 @@ export function mobiledocToHtml(json: string): string {
       const [, opens = [], closes = 0, text = ''] = marker;
       for (const index of opens) {
         const [tag = 'span', attrs = []] = markups[index] ?? [];
-        const safeTag = ['a', 'strong', 'b', 'em', 'i', 'u', 's', 'code', 'sup', 'sub'].includes(tag) ? tag : 'span';
+        const safeTag = ['a', 'strong', 'b', 'em', 'i', 'u', 's', 'code', 'sup', 'sub'].includes(tag)
+          ? tag
+          : 'span';
         const href = safeTag === 'a' ? attrs[attrs.indexOf('href') + 1] : undefined;
         html += href !== undefined ? `<a href="${escape(safeUrl(String(href)))}">` : `<${safeTag}>`;
         open.push(safeTag);
@@ -122,7 +130,9 @@ export function mobiledocToHtml(json: string): string {
     .map((section) => {
       const [kind, tagOrIndex, content] = section as [number, string | number, unknown[]];
       if (kind === 1) {
-        const tag = ['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'aside'].includes(String(tagOrIndex).toLowerCase())
+        const tag = ['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'aside'].includes(
+          String(tagOrIndex).toLowerCase(),
+        )
           ? String(tagOrIndex).toLowerCase()
           : 'p';
         return `<${tag}>${markers(content ?? [])}</${tag}>`;
@@ -135,7 +145,8 @@ export function mobiledocToHtml(json: string): string {
         const [name, payload = {}] = cards[Number(tagOrIndex)] ?? ['', {}];
         if (name === 'html') return str(payload.html);
         if (name === 'markdown' || name === 'card-markdown') return markdownToHtml(str(payload.markdown));
-        if (name === 'image') return `<figure><img src="${escape(safeUrl(str(payload.src)))}" alt="${escape(str(payload.alt))}"></figure>`;
+        if (name === 'image')
+          return `<figure><img src="${escape(safeUrl(str(payload.src)))}" alt="${escape(str(payload.alt))}"></figure>`;
         if (name === 'code') return `<pre><code>${escape(str(payload.code))}</code></pre>`;
         if (name === 'hr') return '<hr>';
         return '';
@@ -151,15 +162,24 @@ export class GhostImporter {
   async import(
     actor: Actor,
     file: string,
-    options: { websiteId: number | null; dryRun: boolean; onProgress?: (done: number, total: number) => void },
+    options: {
+      websiteId: number | null;
+      dryRun: boolean;
+      onProgress?: (done: number, total: number) => void;
+    },
   ): Promise<ImportReport> {
-    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError('Importing is for administrators.');
+    if (!this.deps.policy.managesInstallation(actor))
+      throw new ForbiddenError('Importing is for administrators.');
     if (options.websiteId == null) {
-      throw new ImportError('a Ghost export names no domain: import it into a website with --website ID|DOMAIN');
+      throw new ImportError(
+        'a Ghost export names no domain: import it into a website with --website ID|DOMAIN',
+      );
     }
     const size = fs.statSync(file).size;
     if (size > MAX_GHOST_BYTES) {
-      throw new ImportError(`the Ghost export is ${Math.round(size / 1024 / 1024)} MB; at most ${MAX_GHOST_BYTES / 1024 / 1024} MB are read`);
+      throw new ImportError(
+        `the Ghost export is ${Math.round(size / 1024 / 1024)} MB; at most ${MAX_GHOST_BYTES / 1024 / 1024} MB are read`,
+      );
     }
     let parsed: Obj;
     try {
@@ -199,15 +219,39 @@ export class GhostImporter {
       const ghostId = str(user.id);
       const email = str(user.email).trim().toLowerCase();
       if (!email) {
-        notes.push({ kind: 'users', id: ghostId, reason: 'a Ghost author without an email: their posts have no author' });
+        notes.push({
+          kind: 'users',
+          id: ghostId,
+          reason: 'a Ghost author without an email: their posts have no author',
+        });
         continue;
       }
-      if (emails.has(email)) throw new ImportError(`two authors of the Ghost export (${emails.get(email)} and ${ghostId}) have the email ${email}`);
+      if (emails.has(email))
+        throw new ImportError(
+          `two authors of the Ghost export (${emails.get(email)} and ${ghostId}) have the email ${email}`,
+        );
       emails.set(email, ghostId);
       const id = users.size + 1;
       users.set(ghostId, id);
-      out.add('users', { id, name: str(user.name) || email, email, username: str(user.slug) || null, is_admin: false, is_active: true, created_at: date(user.created_at) ?? now, updated_at: date(user.updated_at) ?? now, locale: null });
-      out.add('memberships', { id, user_id: id, website_id: 1, role: 'author', created_at: now, updated_at: now });
+      out.add('users', {
+        id,
+        name: str(user.name) || email,
+        email,
+        username: str(user.slug) || null,
+        is_admin: false,
+        is_active: true,
+        created_at: date(user.created_at) ?? now,
+        updated_at: date(user.updated_at) ?? now,
+        locale: null,
+      });
+      out.add('memberships', {
+        id,
+        user_id: id,
+        website_id: 1,
+        role: 'author',
+        created_at: now,
+        updated_at: now,
+      });
     }
 
     const tags = new Map<string, number>();
@@ -215,17 +259,34 @@ export class GhostImporter {
       const ghostId = str(tag.id);
       const slug = str(tag.slug);
       if (!slug || str(tag.name).startsWith('#')) {
-        notes.push({ kind: 'tags', id: str(tag.name) || ghostId, reason: 'an internal Ghost tag (#…): not imported' });
+        notes.push({
+          kind: 'tags',
+          id: str(tag.name) || ghostId,
+          reason: 'an internal Ghost tag (#…): not imported',
+        });
         continue;
       }
       const id = tags.size + 1;
       tags.set(ghostId, id);
-      out.add('tags', { id, name: str(tag.name) || slug, slug, type: 'post_tag', parent_id: null, description: str(tag.description) || null, icon: null, sort: 0, created_at: date(tag.created_at) ?? now, updated_at: date(tag.updated_at) ?? now });
+      out.add('tags', {
+        id,
+        name: str(tag.name) || slug,
+        slug,
+        type: 'post_tag',
+        parent_id: null,
+        description: str(tag.description) || null,
+        icon: null,
+        sort: 0,
+        created_at: date(tag.created_at) ?? now,
+        updated_at: date(tag.updated_at) ?? now,
+      });
       out.add('website_bindings', { website_id: 1, model_type: 'tag', model_id: id });
     }
 
     const authorOf = new Map<string, string>();
-    for (const link of list('posts_authors').sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0))) {
+    for (const link of list('posts_authors').sort(
+      (a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0),
+    )) {
       if (!authorOf.has(str(link.post_id))) authorOf.set(str(link.post_id), str(link.author_id));
     }
     const posts = new Map<string, { id: number; page: boolean }>();
@@ -250,7 +311,21 @@ export class GhostImporter {
       const status = str(post.status);
       const slug = str(post.slug) || `ghost-${id}`;
       if (page) {
-        out.add('pages', { id, author_id: author, title: str(post.title) || '(untitled)', slug, content: html, type: 'plain', template: null, status: status === 'published' ? 'published' : 'draft', meta_title: str(post.meta_title) || null, meta_description: str(post.meta_description) || null, created_at: created, updated_at: updated, deleted_at: null });
+        out.add('pages', {
+          id,
+          author_id: author,
+          title: str(post.title) || '(untitled)',
+          slug,
+          content: html,
+          type: 'plain',
+          template: null,
+          status: status === 'published' ? 'published' : 'draft',
+          meta_title: str(post.meta_title) || null,
+          meta_description: str(post.meta_description) || null,
+          created_at: created,
+          updated_at: updated,
+          deleted_at: null,
+        });
         out.add('website_bindings', { website_id: 1, model_type: 'page', model_id: id });
       } else {
         out.add('posts', {
@@ -278,10 +353,19 @@ export class GhostImporter {
     for (const link of list('posts_tags')) {
       const post = posts.get(str(link.post_id));
       const tag = tags.get(str(link.tag_id));
-      if (post && tag) out.add('taggables', { tag_id: tag, taggable_type: post.page ? 'page' : 'post', taggable_id: post.id });
+      if (post && tag)
+        out.add('taggables', {
+          tag_id: tag,
+          taggable_type: post.page ? 'page' : 'post',
+          taggable_id: post.id,
+        });
     }
     if (ghostUrls) {
-      notes.push({ kind: 'media', id: '__GHOST_URL__', reason: `${ghostUrls} post(s) name images at Ghost's own paths (__GHOST_URL__/content/images/…): copy those files and replace the prefix` });
+      notes.push({
+        kind: 'media',
+        id: '__GHOST_URL__',
+        reason: `${ghostUrls} post(s) name images at Ghost's own paths (__GHOST_URL__/content/images/…): copy those files and replace the prefix`,
+      });
     }
     return notes;
   }

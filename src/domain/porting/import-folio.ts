@@ -88,7 +88,9 @@ function validate(kind: string, value: unknown): string | null {
     validator = (k, v) =>
       ajv.validate(`${schema.$id}#/$defs/${k}`, v)
         ? null
-        : (ajv.errors ?? []).map((e) => `${e.instancePath || '(record)'} ${e.message ?? ''}`.trim()).join('; ');
+        : (ajv.errors ?? [])
+            .map((e) => `${e.instancePath || '(record)'} ${e.message ?? ''}`.trim())
+            .join('; ');
   }
   return validator(kind, value);
 }
@@ -121,7 +123,8 @@ export class FolioImporter {
   ) {}
 
   async import(actor: Actor, file: string, options: ImportOptions): Promise<ImportReport> {
-    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError('Importing is for administrators.');
+    if (!this.deps.policy.managesInstallation(actor))
+      throw new ForbiddenError('Importing is for administrators.');
     const plan = await this.plan(file, options);
     if (options.dryRun) return plan.report;
     return this.write(actor, file, options, plan);
@@ -171,17 +174,26 @@ export class FolioImporter {
       const { kind, records } = entry;
       for (const [index, record] of records.entries()) {
         const problem = validate(kind, record);
-        if (problem) throw new ImportError(`${kind} record ${index + 1} of an entry (id ${String(record.id)}): ${problem}`);
+        if (problem)
+          throw new ImportError(
+            `${kind} record ${index + 1} of an entry (id ${String(record.id)}): ${problem}`,
+          );
         plan.total += 1;
         const id = record.id;
         switch (kind) {
           case 'users': {
             const email = String(record.email).trim().toLowerCase();
             if (emails.has(email)) {
-              throw new ImportError(`two users of the archive (${String(emails.get(email))} and ${String(id)}) have the email ${email}`);
+              throw new ImportError(
+                `two users of the archive (${String(emails.get(email))} and ${String(id)}) have the email ${email}`,
+              );
             }
             emails.set(email, id);
-            const existing = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+            const existing = await db
+              .selectFrom('users')
+              .select('id')
+              .where('email', '=', email)
+              .executeTakeFirst();
             if (existing) {
               plan.merge.set(key(kind, id), Number(existing.id));
               count(report.merged, kind);
@@ -189,7 +201,12 @@ export class FolioImporter {
             }
             if (typeof record.username === 'string') {
               let name = record.username;
-              for (let n = 2; usernames.has(name) || (await db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst()); n += 1) {
+              for (
+                let n = 2;
+                usernames.has(name) ||
+                (await db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst());
+                n += 1
+              ) {
                 name = `${record.username}-${n}`;
               }
               usernames.add(name);
@@ -202,10 +219,16 @@ export class FolioImporter {
           }
           case 'settings':
             if (options.websiteId != null) {
-              skip(kind, record.key, 'settings are the installation\'s: not imported into a website');
+              skip(kind, record.key, "settings are the installation's: not imported into a website");
               continue;
             }
-            if (await db.selectFrom('settings').select('key').where('key', '=', String(record.key)).executeTakeFirst()) {
+            if (
+              await db
+                .selectFrom('settings')
+                .select('key')
+                .where('key', '=', String(record.key))
+                .executeTakeFirst()
+            ) {
               skip(kind, record.key, 'already set here: kept');
               continue;
             }
@@ -246,7 +269,9 @@ export class FolioImporter {
               .selectFrom('tags')
               .select('id')
               .where('type', '=', type)
-              .where((eb) => eb.or([eb('slug', '=', String(record.slug)), eb('name', '=', String(record.name))]))
+              .where((eb) =>
+                eb.or([eb('slug', '=', String(record.slug)), eb('name', '=', String(record.name))]),
+              )
               .executeTakeFirst();
             if (existing) {
               plan.merge.set(key(kind, id), Number(existing.id));
@@ -264,7 +289,11 @@ export class FolioImporter {
             const table: string = kind;
             const clash = async (candidate: string) => {
               if (taken.has(scoped + candidate)) return true;
-              let query = db.selectFrom(table).select('id').where('slug', '=', candidate).where('deleted_at', 'is', null);
+              let query = db
+                .selectFrom(table)
+                .select('id')
+                .where('slug', '=', candidate)
+                .where('deleted_at', 'is', null);
               if (kind === 'posts') query = query.where('type', '=', String(record.type));
               return (await query.executeTakeFirst()) != null;
             };
@@ -337,7 +366,13 @@ export class FolioImporter {
     const created: Array<{ kind: RecordKind; id: number }> = [];
     const createdBindings: Row[] = [];
     const copied: string[] = [];
-    const fixups: Array<{ table: RecordKind; id: number; column: string; kind: RecordKind; source: unknown }> = [];
+    const fixups: Array<{
+      table: RecordKind;
+      id: number;
+      column: string;
+      kind: RecordKind;
+      source: unknown;
+    }> = [];
     const websites = new Set<number>(options.websiteId != null ? [options.websiteId] : []);
     let done = 0;
     const mapped = (kind: RecordKind, source: unknown): number | null =>
@@ -365,7 +400,12 @@ export class FolioImporter {
     const writeRecord = async (kind: RecordKind, record: Row): Promise<void> => {
       const sourceId = record.id;
       if (plan.merge.has(key(kind, sourceId))) return;
-      if (plan.skip.has(key(kind, kind === 'settings' ? record.key : kind === 'domains' ? record.domain : sourceId))) return;
+      if (
+        plan.skip.has(
+          key(kind, kind === 'settings' ? record.key : kind === 'domains' ? record.domain : sourceId),
+        )
+      )
+        return;
       const { id: _id, ...row } = record;
       const renamed = plan.rename.get(key(kind, sourceId));
       switch (kind) {
@@ -411,7 +451,8 @@ export class FolioImporter {
           const parent = row.parent_id;
           row.parent_id = mapped('tags', parent);
           const id = await insert(kind, row, sourceId);
-          if (parent != null && row.parent_id == null) fixups.push({ table: 'tags', id, column: 'parent_id', kind: 'tags', source: parent });
+          if (parent != null && row.parent_id == null)
+            fixups.push({ table: 'tags', id, column: 'parent_id', kind: 'tags', source: parent });
           return;
         }
         case 'posts':
@@ -423,7 +464,10 @@ export class FolioImporter {
         case 'links': {
           const post = mapped('posts', row.post_id);
           if (post == null) return;
-          await db.insertInto('links').values({ ...row, post_id: post }).execute();
+          await db
+            .insertInto('links')
+            .values({ ...row, post_id: post })
+            .execute();
           return;
         }
         case 'menu_items': {
@@ -439,7 +483,8 @@ export class FolioImporter {
             tag_id: mapped('tags', row.tag_id),
           });
           const id = await insert(kind, row, sourceId);
-          if (parent != null && row.parent_id == null) fixups.push({ table: 'menu_items', id, column: 'parent_id', kind: 'menu_items', source: parent });
+          if (parent != null && row.parent_id == null)
+            fixups.push({ table: 'menu_items', id, column: 'parent_id', kind: 'menu_items', source: parent });
           return;
         }
         case 'comments': {
@@ -453,7 +498,8 @@ export class FolioImporter {
             website_id: mapped('websites', row.website_id),
           });
           const id = await insert(kind, row, sourceId);
-          if (parent != null && row.parent_id == null) fixups.push({ table: 'comments', id, column: 'parent_id', kind: 'comments', source: parent });
+          if (parent != null && row.parent_id == null)
+            fixups.push({ table: 'comments', id, column: 'parent_id', kind: 'comments', source: parent });
           return;
         }
         case 'redirects': {
@@ -466,7 +512,11 @@ export class FolioImporter {
             .where('from_path', '=', String(row.from_path))
             .executeTakeFirst();
           if (taken) return;
-          Object.assign(row, { website_id: website, post_id: mapped('posts', row.post_id), page_id: mapped('pages', row.page_id) });
+          Object.assign(row, {
+            website_id: website,
+            post_id: mapped('posts', row.post_id),
+            page_id: mapped('pages', row.page_id),
+          });
           await insert(kind, row, sourceId);
           return;
         }
@@ -482,7 +532,11 @@ export class FolioImporter {
           const model = MODEL_KINDS[String(row.resource_type)];
           const target = model ? mapped(model, row.resource_id) : null;
           if (target == null) return;
-          Object.assign(row, { resource_id: target, user_id: mapped('users', row.user_id), api_key_id: null });
+          Object.assign(row, {
+            resource_id: target,
+            user_id: mapped('users', row.user_id),
+            api_key_id: null,
+          });
           await insert(kind, row, sourceId);
           return;
         }
@@ -490,7 +544,8 @@ export class FolioImporter {
           const model = MODEL_KINDS[String(row.model_type)];
           const website = mapped('websites', row.website_id);
           const target = model ? mapped(model, row.model_id) : null;
-          if (website == null || target == null || (model && plan.merge.has(key(model, row.model_id)))) return;
+          if (website == null || target == null || (model && plan.merge.has(key(model, row.model_id))))
+            return;
           await bind(website, String(row.model_type), target);
           return;
         }
@@ -506,7 +561,11 @@ export class FolioImporter {
             .where('taggable_type', '=', String(row.taggable_type))
             .where('taggable_id', '=', target)
             .executeTakeFirst();
-          if (!exists) await db.insertInto('taggables').values({ tag_id: tag, taggable_type: row.taggable_type, taggable_id: target }).execute();
+          if (!exists)
+            await db
+              .insertInto('taggables')
+              .values({ tag_id: tag, taggable_type: row.taggable_type, taggable_id: target })
+              .execute();
           return;
         }
       }
@@ -532,11 +591,17 @@ export class FolioImporter {
       // Into one website: what the archive bound to no website (global there) is bound to it here.
       if (options.websiteId != null) {
         const target = options.websiteId;
-        const models: Partial<Record<RecordKind, string>> = { posts: 'post', pages: 'page', tags: 'tag', media: 'media' };
+        const models: Partial<Record<RecordKind, string>> = {
+          posts: 'post',
+          pages: 'page',
+          tags: 'tag',
+          media: 'media',
+        };
         const unbound = created.filter(({ kind, id }) => models[kind] && !bound.has(`${models[kind]}:${id}`));
         for (let start = 0; start < unbound.length; start += 500) {
           await runner.run(async () => {
-            for (const { kind, id } of unbound.slice(start, start + 500)) await bind(target, models[kind]!, id);
+            for (const { kind, id } of unbound.slice(start, start + 500))
+              await bind(target, models[kind]!, id);
           });
         }
       }
@@ -544,7 +609,11 @@ export class FolioImporter {
       if (fixups.length) {
         await runner.run(async () => {
           for (const fix of fixups) {
-            await db.updateTable(fix.table).set({ [fix.column]: mapped(fix.kind, fix.source) }).where('id', '=', fix.id).execute();
+            await db
+              .updateTable(fix.table)
+              .set({ [fix.column]: mapped(fix.kind, fix.source) })
+              .where('id', '=', fix.id)
+              .execute();
           }
         });
       }
@@ -557,7 +626,9 @@ export class FolioImporter {
           websiteIds: [...websites],
           input: { created: plan.report.created, media_files: plan.report.media_files },
         });
-        for (const website of websites) this.deps.changes.announce({ kind: 'website', id: website, domainsChanged: true });
+        for (const website of websites) {
+          await this.deps.changes.announce({ kind: 'website', id: website, domainsChanged: true });
+        }
       });
     } catch (error) {
       await this.undo(created, createdBindings, copied);
@@ -580,7 +651,11 @@ export class FolioImporter {
       }
       for (const { kind, id } of [...created].reverse()) {
         if (kind === 'posts') {
-          await db.deleteFrom('taggables').where('taggable_type', '=', 'post').where('taggable_id', '=', id).execute();
+          await db
+            .deleteFrom('taggables')
+            .where('taggable_type', '=', 'post')
+            .where('taggable_id', '=', id)
+            .execute();
           await db.deleteFrom('links').where('post_id', '=', id).execute();
         }
         await db.deleteFrom(kind).where('id', '=', id).execute();

@@ -27,7 +27,7 @@ import { ImportError } from './import-folio.js';
 import type { FolioImporter, ImportReport } from './import-folio.js';
 
 type Fields = Record<string, string>;
-interface Item extends Fields {}
+type Item = Fields;
 interface ItemExtras {
   categories: Array<{ domain: string; nicename: string; name: string }>;
   meta: Array<{ key: string; value: string }>;
@@ -123,7 +123,8 @@ async function parseWxr(
     }
   });
   const addText = (value: string) => {
-    if (text.length + value.length > MAX_TEXT) throw new ImportError(`an element of the WXR file is larger than ${MAX_TEXT} bytes`);
+    if (text.length + value.length > MAX_TEXT)
+      throw new ImportError(`an element of the WXR file is larger than ${MAX_TEXT} bytes`);
     text += value;
   };
   parser.on('text', addText);
@@ -175,13 +176,16 @@ async function parseWxr(
     if (error instanceof ImportError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     if (/^.*:\d+:\d+: /.test(message) || parser.line) {
-      throw new ImportError(`the WXR file is not well-formed XML (${message.replace(/^undefined:/, `line `)})`);
+      throw new ImportError(
+        `the WXR file is not well-formed XML (${message.replace(/^undefined:/, `line `)})`,
+      );
     }
     throw error;
   } finally {
     stream.destroy();
   }
-  if (!sawRss || !sawWxr) throw new ImportError('the file is XML but not a WordPress export (WXR): no <rss> with wp: elements');
+  if (!sawRss || !sawWxr)
+    throw new ImportError('the file is XML but not a WordPress export (WXR): no <rss> with wp: elements');
   channel = {};
 }
 
@@ -238,7 +242,8 @@ export class WordPressImporter {
   ) {}
 
   async import(actor: Actor, file: string, options: ConvertOptions): Promise<ImportReport> {
-    if (!this.deps.policy.managesInstallation(actor)) throw new ForbiddenError('Importing is for administrators.');
+    if (!this.deps.policy.managesInstallation(actor))
+      throw new ForbiddenError('Importing is for administrators.');
     const builder = new ArchiveBuilder();
     try {
       const notes = await this.convert(file, builder, options);
@@ -255,7 +260,11 @@ export class WordPressImporter {
   }
 
   /** Writes the WXR file's records (and fetched images) into the builder; answers what it left out. */
-  private async convert(file: string, out: ArchiveBuilder, options: ConvertOptions): Promise<ImportReport['skipped']> {
+  private async convert(
+    file: string,
+    out: ArchiveBuilder,
+    options: ConvertOptions,
+  ): Promise<ImportReport['skipped']> {
     const notes: ImportReport['skipped'] = [];
     const now = new Date().toISOString();
     // Pass 1: authors, terms, attachments; the XML checked from end to end.
@@ -272,7 +281,9 @@ export class WordPressImporter {
         const login = fields['wp:author_login'] ?? '';
         const email = (fields['wp:author_email'] ?? '').trim().toLowerCase();
         if (email && emails.has(email)) {
-          throw new ImportError(`two authors of the WXR file (${emails.get(email)} and ${login}) have the email ${email}`);
+          throw new ImportError(
+            `two authors of the WXR file (${emails.get(email)} and ${login}) have the email ${email}`,
+          );
         }
         if (email) emails.set(email, login);
         authors.set(login, fields);
@@ -289,14 +300,16 @@ export class WordPressImporter {
 
     // The website and its domain (used as they are when importing as a new website).
     const base = channel['wp:base_blog_url'] || channel.link || '';
-    let host: string | null = null;
+    let host: string | null;
     try {
       host = base ? new URL(base).hostname.toLowerCase() : null;
     } catch {
       host = null;
     }
     if (options.websiteId == null && !host) {
-      throw new ImportError('the WXR file names no site URL (<link>): import it into a website with --website');
+      throw new ImportError(
+        'the WXR file names no site URL (<link>): import it into a website with --website',
+      );
     }
     out.add('websites', {
       id: 1,
@@ -309,7 +322,15 @@ export class WordPressImporter {
       created_at: now,
       updated_at: now,
     });
-    if (host) out.add('domains', { id: 1, website_id: 1, domain: host, is_primary: true, created_at: now, updated_at: now });
+    if (host)
+      out.add('domains', {
+        id: 1,
+        website_id: 1,
+        domain: host,
+        is_primary: true,
+        created_at: now,
+        updated_at: now,
+      });
 
     // Authors: users without a password, authors on the website.
     const userIds = new Map<string, number>();
@@ -317,7 +338,11 @@ export class WordPressImporter {
     for (const [login, fields] of authors) {
       const email = (fields['wp:author_email'] ?? '').trim().toLowerCase();
       if (!email) {
-        notes.push({ kind: 'users', id: login, reason: 'a WordPress author without an email: their posts have no author' });
+        notes.push({
+          kind: 'users',
+          id: login,
+          reason: 'a WordPress author without an email: their posts have no author',
+        });
         continue;
       }
       userId += 1;
@@ -333,16 +358,40 @@ export class WordPressImporter {
         updated_at: now,
         locale: null,
       });
-      out.add('memberships', { id: userId, user_id: userId, website_id: 1, role: 'author', created_at: now, updated_at: now });
+      out.add('memberships', {
+        id: userId,
+        user_id: userId,
+        website_id: 1,
+        role: 'author',
+        created_at: now,
+        updated_at: now,
+      });
     }
 
     // Categories (a tree) and tags.
     const tagIds = new Map<string, number>();
     let tagId = 0;
-    const addTag = (type: string, slug: string, name: string, description: string | null, parent: number | null) => {
+    const addTag = (
+      type: string,
+      slug: string,
+      name: string,
+      description: string | null,
+      parent: number | null,
+    ) => {
       tagId += 1;
       tagIds.set(`${type}:${slug}`, tagId);
-      out.add('tags', { id: tagId, name, slug, type, parent_id: parent, description, icon: null, sort: 0, created_at: now, updated_at: now });
+      out.add('tags', {
+        id: tagId,
+        name,
+        slug,
+        type,
+        parent_id: parent,
+        description,
+        icon: null,
+        sort: 0,
+        created_at: now,
+        updated_at: now,
+      });
       out.add('website_bindings', { website_id: 1, model_type: 'tag', model_id: tagId });
       return tagId;
     };
@@ -357,12 +406,19 @@ export class WordPressImporter {
       placing.add(nicename);
       const parentName = category['wp:category_parent'] ?? '';
       const parent = parentName ? placeCategory(parentName) : null;
-      return addTag('post_category', nicename, category['wp:cat_name'] || nicename, category['wp:category_description'] || null, parent);
+      return addTag(
+        'post_category',
+        nicename,
+        category['wp:cat_name'] || nicename,
+        category['wp:category_description'] || null,
+        parent,
+      );
     };
     for (const nicename of byNicename.keys()) if (nicename) placeCategory(nicename);
     for (const tag of tags) {
       const slug = tag['wp:tag_slug'] ?? '';
-      if (slug && !tagIds.has(`post_tag:${slug}`)) addTag('post_tag', slug, tag['wp:tag_name'] || slug, tag['wp:tag_description'] || null, null);
+      if (slug && !tagIds.has(`post_tag:${slug}`))
+        addTag('post_tag', slug, tag['wp:tag_name'] || slug, tag['wp:tag_description'] || null, null);
     }
 
     // Images: fetched once per URL, stored by their content's hash.
@@ -406,7 +462,11 @@ export class WordPressImporter {
         out.add('website_bindings', { website_id: 1, model_type: 'media', model_id: mediaId });
         local = this.deps.store.url(stored);
       } catch (error) {
-        notes.push({ kind: 'media', id: url, reason: `not fetched, left as an external URL: ${(error as Error).message}` });
+        notes.push({
+          kind: 'media',
+          id: url,
+          reason: `not fetched, left as an external URL: ${(error as Error).message}`,
+        });
       }
       images.set(url, local);
       return local;
@@ -427,7 +487,14 @@ export class WordPressImporter {
     };
 
     // Pass 2: posts, pages, their comments, terms and old URLs.
-    const STATUS: Record<string, string> = { publish: 'published', future: 'scheduled', draft: 'draft', 'auto-draft': 'draft', pending: 'pending', private: 'draft' };
+    const STATUS: Record<string, string> = {
+      publish: 'published',
+      future: 'scheduled',
+      draft: 'draft',
+      'auto-draft': 'draft',
+      pending: 'pending',
+      private: 'draft',
+    };
     let done = 0;
     let redirectId = 0;
     const seenIds = new Set<string>();
@@ -444,16 +511,25 @@ export class WordPressImporter {
           return;
         }
         if (!/^\d+$/.test(wpId) || seenIds.has(wpId)) {
-          notes.push({ kind: type === 'page' ? 'pages' : 'posts', id: wpId, reason: 'no post id, or the same id twice' });
+          notes.push({
+            kind: type === 'page' ? 'pages' : 'posts',
+            id: wpId,
+            reason: 'no post id, or the same id twice',
+          });
           return;
         }
         seenIds.add(wpId);
         const wpStatus = item['wp:status'] ?? 'draft';
         if (wpStatus === 'trash' || wpStatus === 'inherit') {
-          notes.push({ kind: type === 'page' ? 'pages' : 'posts', id: wpId, reason: `in WordPress's ${wpStatus}: not imported` });
+          notes.push({
+            kind: type === 'page' ? 'pages' : 'posts',
+            id: wpId,
+            reason: `in WordPress's ${wpStatus}: not imported`,
+          });
           return;
         }
-        if (wpStatus === 'private') notes.push({ kind: 'posts', id: wpId, reason: 'private in WordPress: imported as a draft' });
+        if (wpStatus === 'private')
+          notes.push({ kind: 'posts', id: wpId, reason: 'private in WordPress: imported as a draft' });
         const id = Number(wpId);
         const title = (item.title ?? '').trim() || '(untitled)';
         const slug = (item['wp:post_name'] ?? '').trim() || slugify(title, `${type}-${id}`);
@@ -504,7 +580,8 @@ export class WordPressImporter {
           });
           out.add('website_bindings', { website_id: 1, model_type: 'post', model_id: id });
           for (const term of extras.categories) {
-            const kind = term.domain === 'category' ? 'post_category' : term.domain === 'post_tag' ? 'post_tag' : null;
+            const kind =
+              term.domain === 'category' ? 'post_category' : term.domain === 'post_tag' ? 'post_tag' : null;
             if (!kind) continue;
             const slugOfTerm = term.nicename || slugify(term.name, '');
             let tag = tagIds.get(`${kind}:${slugOfTerm}`);
@@ -513,7 +590,12 @@ export class WordPressImporter {
           }
           for (const comment of extras.comments) {
             const approved = comment['wp:comment_approved'] ?? '0';
-            if (approved === 'trash' || (comment['wp:comment_type'] ?? '') === 'pingback' || (comment['wp:comment_type'] ?? '') === 'trackback') continue;
+            if (
+              approved === 'trash' ||
+              (comment['wp:comment_type'] ?? '') === 'pingback' ||
+              (comment['wp:comment_type'] ?? '') === 'trackback'
+            )
+              continue;
             const commentId = Number(comment['wp:comment_id']);
             if (!Number.isInteger(commentId)) continue;
             const parent = Number(comment['wp:comment_parent'] ?? 0);
