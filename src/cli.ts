@@ -14,7 +14,6 @@ import { installIfNeeded } from './setup/install.js';
 import { PostScheduler } from './domain/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
 import { createServices } from './services.js';
-import { backupDatabase, BackupUnsupportedError } from './domain/backup.js';
 import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
 import type { Services } from './services.js';
@@ -26,8 +25,6 @@ Commands:
   start                          migrate, install on first start (prints the admin token), serve
   serve                          migrate and serve
   migrate                        bring the database schema up to date
-  backup --out FILE              copy the database (SQLite) to FILE while the server keeps serving
-                                 (a consistent snapshot; PostgreSQL: use pg_dump for now)
 ${PORTING_USAGE}
   db:analyze                     fold the post counters and refresh the query planner's statistics (after a bulk import)
   search:reindex                 rebuild the full-text search index of posts (with a progress bar)
@@ -379,23 +376,6 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         } finally {
           await services.close();
         }
-      }
-      case 'backup': {
-        const out = values.out;
-        if (!out) throw new UsageError('usage: backup --out FILE');
-        return await withServices(config, async (services) => {
-          try {
-            const result = await backupDatabase(services.database, out);
-            output.out(`Backup written to ${result.file} (${formatBytes(result.bytes)}).`);
-            return 0;
-          } catch (error) {
-            if (error instanceof BackupUnsupportedError) {
-              output.err(`folio: ${error.message}`);
-              return 2;
-            }
-            throw error;
-          }
-        });
       }
       case 'db:analyze':
         return await withServices(config, async (services) => {

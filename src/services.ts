@@ -14,7 +14,9 @@ import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import { migrate, openDatabase } from './db/database.js';
-import { backupBeforeUpdate } from './domain/backup.js';
+import fs from 'node:fs';
+import { BACKUP_KEEP_SETTING, DEFAULT_BACKUP_KEEP, backupBeforeUpdate } from './domain/backup.js';
+import { INSTALLATION_OPERATOR } from './domain/policy.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
@@ -345,6 +347,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     audit,
   }).install();
   const pages = new PagesService(db, clock, translations, bindings, changes);
+  const exporter = new Exporter({ db, store: mediaStore, policy });
   const updates = new UpdateService({
     db,
     clock,
@@ -353,7 +356,19 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     migrate: () => migrate(database),
     audit,
     releasePackage: config.releasePackage,
-    backup: () => backupBeforeUpdate(database, clock.now()),
+    backup: async () =>
+      backupBeforeUpdate(database, clock.now(), {
+        databaseUrl: config.database.url,
+        // Without pg_dump, the backup of a PostgreSQL database is a Folio archive with secrets.
+        archive: async (file) => {
+          await exporter.export(
+            INSTALLATION_OPERATOR,
+            { websiteId: null, withSecrets: true },
+            fs.createWriteStream(file),
+          );
+        },
+        keep: Number(await settings.get(BACKUP_KEEP_SETTING)) || DEFAULT_BACKUP_KEEP,
+      }),
     packageManager:
       options.packageManager ??
       new NpmPackageManager({
@@ -485,7 +500,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       audit,
     }),
     mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock }),
-    exporter: new Exporter({ db, store: mediaStore, policy }),
+    exporter,
     redirects: new RedirectsService(db),
     folioImporter,
     ghostImporter: new GhostImporter({ policy, folio: folioImporter }),

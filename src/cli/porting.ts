@@ -6,6 +6,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig } from '../config.js';
+import type { Config } from '../config.js';
+import {
+  backupDatabase,
+  backupKind,
+  BackupUnsupportedError,
+  currentSchema,
+  databaseHasContent,
+  restorePgDump,
+  restoreSqlite,
+} from '../domain/backup.js';
 import { migrate } from '../db/database.js';
 import { INSTALLATION_OPERATOR } from '../domain/policy.js';
 import { detectFormat, UnknownFormatError } from '../domain/porting/detect.js';
@@ -18,9 +28,14 @@ import type { Services } from '../services.js';
 export type Output = { out: (line: string) => void; err: (line: string) => void };
 
 /** The commands this module answers; cli.ts hands them over before its own argument parsing. */
-export const PORTING_COMMANDS = new Set(['export', 'import']);
+export const PORTING_COMMANDS = new Set(['export', 'import', 'backup', 'restore']);
 
-export const PORTING_USAGE = `  export [--website ID|DOMAIN] --out FILE [--with-secrets]
+export const PORTING_USAGE = `  backup --out FILE              a consistent copy of the database while the server keeps serving:
+                                 SQLite through its online backup API, PostgreSQL through pg_dump
+                                 (without pg_dump: a Folio archive with secrets)
+  restore FILE [--force]         put a backup back (stop the server first); refuses a database
+                                 that has content without --force
+  export [--website ID|DOMAIN] --out FILE [--with-secrets]
                                  write a website (or the whole installation) and its media to a
                                  Folio archive (.tar.gz; docs/export-format.md); users' password
                                  hashes and secret settings only with --with-secrets
@@ -84,9 +99,12 @@ export async function runPortingCommand(command: string, args: string[], output:
         'with-secrets': { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
         'no-media': { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
       },
     });
     const config = loadConfig();
+    if (command === 'restore')
+      return await restoreCommand(config, positionals, values.force === true, output);
     const services = createServices(config);
     try {
       await migrate(services.database);
@@ -95,6 +113,8 @@ export async function runPortingCommand(command: string, args: string[], output:
           return await exportCommand(services, values, output);
         case 'import':
           return await importCommand(services, positionals, values, output);
+        case 'backup':
+          return await backupCommand(services, config, values.out, output);
         default:
           throw new PortingUsageError(`unknown command "${command}"`);
       }
@@ -102,6 +122,10 @@ export async function runPortingCommand(command: string, args: string[], output:
       await services.close();
     }
   } catch (error) {
+    if (error instanceof BackupUnsupportedError) {
+      output.err(`folio: ${error.message}`);
+      return 2;
+    }
     if (
       error instanceof ArchiveError ||
       error instanceof ImportError ||
@@ -241,5 +265,83 @@ async function importCommand(
     (bar as ReturnType<typeof progress> | null)?.end();
   }
   printReport(report, output);
+  return 0;
+}
+
+async function backupCommand(services: Services, config: Config, out: string | undefined, output: Output) {
+  if (!out) throw new PortingUsageError('usage: backup --out FILE');
+  const result = await backupDatabase(services.database, out, {
+    databaseUrl: config.database.url,
+    archive: async (file) => {
+      await services.exporter.export(
+        INSTALLATION_OPERATOR,
+        { websiteId: null, withSecrets: true },
+        fs.createWriteStream(file),
+      );
+    },
+  });
+  const how = { sqlite: 'SQLite online backup', pg_dump: 'pg_dump, custom format', archive: 'Folio archive' }[
+    result.kind
+  ];
+  output.out(`Backup written to ${result.file} (${formatBytes(result.bytes)}, ${how}).`);
+  if (result.kind !== 'archive') {
+    output.out('Media files are not in it: copy MEDIA_DIR (or the bucket) alongside, or use folio export.');
+  }
+  return 0;
+}
+
+async function restoreCommand(config: Config, positionals: string[], force: boolean, output: Output) {
+  if (positionals.length !== 1) throw new PortingUsageError('usage: restore FILE [--force]');
+  const file = path.resolve(positionals[0]!);
+  if (!fs.existsSync(file) || !fs.statSync(file).isFile())
+    throw new PortingUsageError(`no file ${positionals[0]}`);
+  const kind = backupKind(file);
+  if (!kind)
+    throw new PortingUsageError(`${positionals[0]} is not a Folio backup (SQLite, pg_dump or Folio archive)`);
+  const wanted = { sqlite: 'sqlite', pg_dump: 'postgres', archive: config.database.dialect }[kind];
+  if (wanted !== config.database.dialect) {
+    throw new PortingUsageError(
+      `${positionals[0]} is a ${kind} backup; DATABASE_URL names a ${config.database.dialect} database`,
+    );
+  }
+  // Whether the database has content: a restore over it only with --force.
+  let services = createServices(config);
+  let schema = 'public';
+  try {
+    if (kind === 'pg_dump') schema = await currentSchema(services.database);
+    await migrate(services.database);
+    if (!force && (await databaseHasContent(services.database))) {
+      throw new PortingUsageError(
+        'the database is not empty: restoring replaces its content; add --force to do so',
+      );
+    }
+    if (kind === 'archive') {
+      const report = await services.folioImporter.import(INSTALLATION_OPERATOR, file, {
+        websiteId: null,
+        dryRun: false,
+      });
+      printReport(report, output);
+      output.out(`Restored from ${file}.`);
+      return 0;
+    }
+  } finally {
+    await services.close();
+  }
+  if (kind === 'sqlite') {
+    if (config.database.dialect !== 'sqlite' || config.database.file === ':memory:') {
+      throw new PortingUsageError('a SQLite backup is restored into a SQLite database file');
+    }
+    await restoreSqlite(file, config.database.file);
+  } else {
+    await restorePgDump(file, config.database.url, schema);
+  }
+  // A backup of an older Folio: its schema brought up to date.
+  services = createServices(config);
+  try {
+    const applied = await migrate(services.database);
+    output.out(`Restored from ${file}${applied.length ? ` (then migrated: ${applied.join(', ')})` : ''}.`);
+  } finally {
+    await services.close();
+  }
   return 0;
 }
