@@ -14,12 +14,12 @@ import { installIfNeeded } from './setup/install.js';
 import { PostScheduler } from './domain/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
 import { createServices } from './services.js';
-import { backupDatabase, BackupUnsupportedError } from './domain/backup.js';
 import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
 import type { Services } from './services.js';
 import { POST_REVISIONS_USAGE, postRevisionsCommand } from './cli/revisions.js';
 import { WEBHOOK_USAGE, webhookCommand } from './cli/webhooks.js';
+import { PORTING_COMMANDS, PORTING_USAGE, runPortingCommand } from './cli/porting.js';
 
 const USAGE = `Usage: folio <command> [options]
 
@@ -27,8 +27,7 @@ Commands:
   start                          migrate, install on first start (prints the admin token), serve
   serve                          migrate and serve
   migrate                        bring the database schema up to date
-  backup --out FILE              copy the database (SQLite) to FILE while the server keeps serving
-                                 (a consistent snapshot; PostgreSQL: use pg_dump for now)
+${PORTING_USAGE}
   db:analyze                     fold the post counters and refresh the query planner's statistics (after a bulk import)
   search:reindex                 rebuild the full-text search index of posts (with a progress bar)
   user:create --email E --name N --password P [--admin]
@@ -316,6 +315,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
 
 export async function main(argv: string[], output: Output = consoleOutput): Promise<number> {
   const [command = 'help', ...rest] = argv;
+  if (PORTING_COMMANDS.has(command)) return runPortingCommand(command, rest, output);
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -383,23 +383,6 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         } finally {
           await services.close();
         }
-      }
-      case 'backup': {
-        const out = values.out;
-        if (!out) throw new UsageError('usage: backup --out FILE');
-        return await withServices(config, async (services) => {
-          try {
-            const result = await backupDatabase(services.database, out);
-            output.out(`Backup written to ${result.file} (${formatBytes(result.bytes)}).`);
-            return 0;
-          } catch (error) {
-            if (error instanceof BackupUnsupportedError) {
-              output.err(`folio: ${error.message}`);
-              return 2;
-            }
-            throw error;
-          }
-        });
       }
       case 'db:analyze':
         return await withServices(config, async (services) => {

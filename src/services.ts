@@ -15,7 +15,9 @@ import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import { migrate, openDatabase } from './db/database.js';
-import { backupBeforeUpdate } from './domain/backup.js';
+import fs from 'node:fs';
+import { BACKUP_KEEP_SETTING, DEFAULT_BACKUP_KEEP, backupBeforeUpdate } from './domain/backup.js';
+import { INSTALLATION_OPERATOR } from './domain/policy.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
 import type { Clock } from './domain/clock.js';
@@ -48,6 +50,11 @@ import type { Mailer } from './domain/mailer.js';
 import { MediaService } from './domain/media.js';
 import { MediaMaintenance } from './domain/media-maintenance.js';
 import { createStore } from './storage/config.js';
+import { Exporter } from './domain/porting/export.js';
+import { FolioImporter } from './domain/porting/import-folio.js';
+import { WordPressImporter } from './domain/porting/wxr.js';
+import { GhostImporter } from './domain/porting/ghost.js';
+import { RedirectsService } from './domain/redirects.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
 import { TagOperations } from './domain/tag-operations.js';
@@ -158,6 +165,13 @@ export interface Services {
   mediaOps: MediaOperations;
   /** Orphan files and moving the library between storage drivers (the CLI's media:prune, media:migrate). */
   mediaMaintenance: MediaMaintenance;
+  /** Export to and import from a Folio archive, WordPress and Ghost (issue 39, domain/porting). */
+  exporter: Exporter;
+  folioImporter: FolioImporter;
+  wordpressImporter: WordPressImporter;
+  ghostImporter: GhostImporter;
+  /** Old URLs answered with a 301 (imported WordPress permalinks). */
+  redirects: RedirectsService;
   /** Guarded downloads of remote images (localize_images). */
   fetcher: SafeFetcher;
   /** Whether a domain leads to this server (tests replace its resolver). */
@@ -339,6 +353,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });
   const pages = new PagesService(db, clock, translations, bindings, changes);
+  const exporter = new Exporter({ db, store: mediaStore, policy });
   const updates = new UpdateService({
     db,
     clock,
@@ -347,7 +362,19 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     migrate: () => migrate(database),
     audit,
     releasePackage: config.releasePackage,
-    backup: () => backupBeforeUpdate(database, clock.now()),
+    backup: async () =>
+      backupBeforeUpdate(database, clock.now(), {
+        databaseUrl: config.database.url,
+        // Without pg_dump, the backup of a PostgreSQL database is a Folio archive with secrets.
+        archive: async (file) => {
+          await exporter.export(
+            INSTALLATION_OPERATOR,
+            { websiteId: null, withSecrets: true },
+            fs.createWriteStream(file),
+          );
+        },
+        keep: Number(await settings.get(BACKUP_KEEP_SETTING)) || DEFAULT_BACKUP_KEEP,
+      }),
     packageManager:
       options.packageManager ??
       new NpmPackageManager({
@@ -469,6 +496,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     warn,
     rateLimits,
   });
+  const folioImporter = new FolioImporter({ db, store: mediaStore, policy, runner, audit, changes });
   const services: Services = {
     config,
     database,
@@ -508,6 +536,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       audit,
     }),
     mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock, audit }),
+    exporter,
+    redirects: new RedirectsService(db),
+    folioImporter,
+    ghostImporter: new GhostImporter({ policy, folio: folioImporter }),
+    wordpressImporter: new WordPressImporter({ policy, fetcher, store: mediaStore, folio: folioImporter }),
     fetcher,
     websites,
     websiteOps,

@@ -1186,6 +1186,1085 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/pages/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a page's revisions
+         * @description Newest first, paged. Those who may change the page may see its history.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1. */
+                    page?: number;
+                    /** @description Items per page (1–100, default 20). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PageRevisionSummary"][];
+                            meta: {
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/pages/{id}/revisions/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two revisions of a page
+         * @description A word-level diff of the title and content per locale, and the other fields that differ.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The older revision. */
+                    from: string;
+                    /** @description The newer revision. */
+                    to: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PageRevisionComparison"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/pages/{id}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one revision of a page */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The page id. */
+                    id: string;
+                    /** @description The revision id. */
+                    revision: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PageRevision"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/pages/{id}/revisions/{revision}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision of a page
+         * @description The page takes the revision’s fields (a new revision itself); its status only when `status` is sent. Websites deleted since are left out and named in `missing`. `If-Match`: 412 when the page changed since.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The page id. */
+                    id: string;
+                    /** @description The revision id. */
+                    revision: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The status the post gets; absent: its status does not change. */
+                        status?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                page_id: number;
+                                status: string;
+                                updated_at: string;
+                                missing: {
+                                    websites: number[];
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{id}/preview-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live preview links of a post
+         * @description Those not expired nor revoked, newest first (their tokens are never shown again).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PreviewLink"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Issue a preview link to a post
+         * @description A signed link that anyone holding it may open until it expires (setting `preview_link_days`, default 7) or is revoked: the post on its website’s theme, never cached, never indexed. The token is shown once. `autosave: true`: the link shows your autosave instead. Only for a post that is not public yet (or an autosave).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        autosave?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["IssuedPreviewLink"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{id}/autosave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your autosave of a post
+         * @description One per post and user; `newer` when it was saved after the post’s current version.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Autosave"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Autosave a post
+         * @description Keeps what your editor holds (title, content, excerpt): never what readers see, not a revision. A later autosave replaces it; saving the post clears it.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title?: string;
+                        content?: string;
+                        excerpt?: string | null;
+                        base_version?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Autosave"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Discard your autosave of a post */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/pages/{id}/preview-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live preview links of a page
+         * @description Those not expired nor revoked, newest first (their tokens are never shown again).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PreviewLink"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Issue a preview link to a page
+         * @description A signed link that anyone holding it may open until it expires (setting `preview_link_days`, default 7) or is revoked: the page on its website’s theme, never cached, never indexed. The token is shown once. `autosave: true`: the link shows your autosave instead. Only for a page that is not public yet (or an autosave).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        autosave?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["IssuedPreviewLink"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/pages/{id}/autosave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your autosave of a page
+         * @description One per post and user; `newer` when it was saved after the post’s current version.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Autosave"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Autosave a page
+         * @description Keeps what your editor holds (title, content, excerpt): never what readers see, not a revision. A later autosave replaces it; saving the post clears it.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        title?: string;
+                        content?: string;
+                        excerpt?: string | null;
+                        base_version?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Autosave"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Discard your autosave of a page */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The post or page id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/preview-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a preview link
+         * @description From then on the link answers 404.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The resource’s id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/preview/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Draft content by a preview token
+         * @description For headless front ends: the post or page a preview link shows, with no other credential. A malformed, unknown, expired or revoked token, or a deleted post, is the same 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PreviewContent"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/me": {
         parameters: {
             query?: never;
@@ -7767,6 +8846,52 @@ export interface components {
             surface: string;
             created_at: string;
         };
+        PageRevisionSummaryInput: {
+            id: number;
+            /** @description page.create, page.update, page.restore */
+            action: string;
+            /** @description The page status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+            page_id: number;
+        };
+        PageRevisionInput: {
+            id: number;
+            /** @description page.create, page.update, page.restore */
+            action: string;
+            /** @description The page status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+            page_id: number;
+            data: {
+                title: {
+                    [key: string]: string;
+                };
+                content: {
+                    [key: string]: string;
+                };
+                slug: string;
+                type: string;
+                template: string | null;
+                status: string;
+                meta_title: string | null;
+                meta_description: string | null;
+                author_id: number | null;
+                website_ids: number[];
+            };
+        };
         RevisionInput: {
             id: number;
             post_id: number;
@@ -7824,6 +8949,83 @@ export interface components {
                 from: unknown;
                 to: unknown;
             }[];
+        };
+        PageRevisionComparisonInput: {
+            from: components["schemas"]["PageRevisionSummaryInput"];
+            to: components["schemas"]["PageRevisionSummaryInput"];
+            text: {
+                field: string;
+                locale: string;
+                parts: {
+                    value: string;
+                    added?: boolean;
+                    removed?: boolean;
+                }[];
+            }[];
+            fields: {
+                field: string;
+                from: unknown;
+                to: unknown;
+            }[];
+        };
+        PreviewLinkInput: {
+            id: number;
+            /** @enum {string} */
+            type: "post" | "page";
+            resource_id: number;
+            /** @description The link shows its issuer’s autosave, not the saved version. */
+            autosave: boolean;
+            created_by: number | null;
+            created_at: string;
+            expires_at: string;
+        };
+        IssuedPreviewLinkInput: {
+            id: number;
+            /** @enum {string} */
+            type: "post" | "page";
+            resource_id: number;
+            /** @description The link shows its issuer’s autosave, not the saved version. */
+            autosave: boolean;
+            created_by: number | null;
+            created_at: string;
+            expires_at: string;
+            /** @description Shown once: only its hash is stored. */
+            token: string;
+            /** @description The preview on the website’s theme. */
+            url: string;
+        };
+        AutosaveInput: {
+            /** @enum {string} */
+            type: "post" | "page";
+            resource_id: number;
+            title?: string;
+            content?: string;
+            excerpt?: string | null;
+            /** @description The version of the post the editor started from. */
+            base_version: string | null;
+            updated_at: string;
+            /** @description Saved after the post’s current version: worth offering on reopen. */
+            newer: boolean;
+        };
+        PreviewContentInput: {
+            /** @enum {string} */
+            type: "post" | "page";
+            id: number;
+            title: string;
+            slug: string;
+            content: string | null;
+            excerpt: string | null;
+            status: string;
+            published_at: string | null;
+            updated_at: string;
+            website_ids: number[];
+            translations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            autosave: boolean;
+            expires_at: string;
         };
         WebhookInput: {
             id: number;
@@ -8492,6 +9694,52 @@ export interface components {
             surface: string;
             created_at: string;
         };
+        PageRevisionSummary: {
+            id: number;
+            /** @description page.create, page.update, page.restore */
+            action: string;
+            /** @description The page status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+            page_id: number;
+        };
+        PageRevision: {
+            id: number;
+            /** @description page.create, page.update, page.restore */
+            action: string;
+            /** @description The page status this revision recorded. */
+            status: string;
+            /** @description A published version: kept however many revisions follow. */
+            published: boolean;
+            user_id: number | null;
+            api_key_id: number | null;
+            /** @description Where the save came from: api, api-v2, site, admin, cli, system. */
+            surface: string;
+            created_at: string;
+            page_id: number;
+            data: {
+                title: {
+                    [key: string]: string;
+                };
+                content: {
+                    [key: string]: string;
+                };
+                slug: string;
+                type: string;
+                template: string | null;
+                status: string;
+                meta_title: string | null;
+                meta_description: string | null;
+                author_id: number | null;
+                website_ids: number[];
+            };
+        };
         Revision: {
             id: number;
             post_id: number;
@@ -8549,6 +9797,83 @@ export interface components {
                 from: unknown;
                 to: unknown;
             }[];
+        };
+        PageRevisionComparison: {
+            from: components["schemas"]["PageRevisionSummary"];
+            to: components["schemas"]["PageRevisionSummary"];
+            text: {
+                field: string;
+                locale: string;
+                parts: {
+                    value: string;
+                    added?: boolean;
+                    removed?: boolean;
+                }[];
+            }[];
+            fields: {
+                field: string;
+                from: unknown;
+                to: unknown;
+            }[];
+        };
+        PreviewLink: {
+            id: number;
+            /** @enum {string} */
+            type: "post" | "page";
+            resource_id: number;
+            /** @description The link shows its issuer’s autosave, not the saved version. */
+            autosave: boolean;
+            created_by: number | null;
+            created_at: string;
+            expires_at: string;
+        };
+        IssuedPreviewLink: {
+            id: number;
+            /** @enum {string} */
+            type: "post" | "page";
+            resource_id: number;
+            /** @description The link shows its issuer’s autosave, not the saved version. */
+            autosave: boolean;
+            created_by: number | null;
+            created_at: string;
+            expires_at: string;
+            /** @description Shown once: only its hash is stored. */
+            token: string;
+            /** @description The preview on the website’s theme. */
+            url: string;
+        };
+        Autosave: {
+            /** @enum {string} */
+            type: "post" | "page";
+            resource_id: number;
+            title?: string;
+            content?: string;
+            excerpt?: string | null;
+            /** @description The version of the post the editor started from. */
+            base_version: string | null;
+            updated_at: string;
+            /** @description Saved after the post’s current version: worth offering on reopen. */
+            newer: boolean;
+        };
+        PreviewContent: {
+            /** @enum {string} */
+            type: "post" | "page";
+            id: number;
+            title: string;
+            slug: string;
+            content: string | null;
+            excerpt: string | null;
+            status: string;
+            published_at: string | null;
+            updated_at: string;
+            website_ids: number[];
+            translations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            autosave: boolean;
+            expires_at: string;
         };
         Webhook: {
             id: number;

@@ -37,6 +37,7 @@ import * as userLocale from './migrations/0045_user_locale.js';
 import * as previewLinks from './migrations/0046_preview_links.js';
 import * as autosaves from './migrations/0047_autosaves.js';
 import * as webhooks from './migrations/0050_webhooks.js';
+import * as redirects from './migrations/0055_redirects.js';
 import * as revisions from './migrations/0030_revisions.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
@@ -216,6 +217,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0046_preview_links', up: previewLinks.up },
   { name: '0047_autosaves', up: autosaves.up },
   { name: '0050_webhooks', up: webhooks.up },
+  { name: '0055_redirects', up: redirects.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

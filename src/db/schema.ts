@@ -498,6 +498,17 @@ export interface PendingRegistrationsTable {
   expires_at: Timestamp;
 }
 
+/** An old URL of a website answered with a 301 (0055_redirects, domain/redirects.ts). */
+export interface RedirectsTable {
+  id: Generated<number>;
+  website_id: number;
+  from_path: string;
+  post_id: number | null;
+  page_id: number | null;
+  to_url: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -538,4 +549,5 @@ export interface Database {
   sessions: SessionsTable;
   password_resets: PasswordResetsTable;
   pending_registrations: PendingRegistrationsTable;
+  redirects: RedirectsTable;
 }

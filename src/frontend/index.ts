@@ -316,6 +316,14 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
       if ((await services.settings.get(INSTALLED_SETTING)) === undefined) return null;
       const website = await currentWebsite(services, request);
       if (!website) return null;
+      // An old URL (an imported WordPress permalink) answers with a 301 to what it became.
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        const moved = await services.redirects.resolve(website.id, request.url);
+        if (moved) {
+          void reply.code(301).header('location', moved).send();
+          return null;
+        }
+      }
       if (!maybeFrontendState(request)) {
         const flushCount = services.cache.flushCount;
         const locales = await localeSettings(services.settings);

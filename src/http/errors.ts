@@ -152,6 +152,7 @@ export function installErrorHandling(
     if (options.notFoundPage) {
       try {
         const themed = await options.notFoundPage(request, reply);
+        if (reply.sent) return reply;
         if (themed !== null) return reply.code(404).type('text/html; charset=utf-8').send(themed);
       } catch (error) {
         request.log.error({ err: error }, 'themed 404 page failed');
