@@ -109,6 +109,7 @@ const SITE_CASES: Case[] = [
   })),
   ask("read the website's audit log", 'audit.read', (f) => ({ websiteId: f.site })),
   ask("read the website's statistics", 'stats.read', (f) => ({ websiteId: f.site })),
+  ask("manage the website's webhooks", 'webhook.manage', (f) => ({ websiteId: f.site })),
 ];
 
 /** The questions about the whole installation (asked once). */
@@ -131,6 +132,7 @@ const INSTALLATION_CASES: Case[] = [
   ask('manage the installation', 'installation.manage', () => ({})),
   ask('operate the installation (the CLI)', 'installation.operate', () => ({})),
   ask('manage jobs', 'job.manage', () => ({})),
+  ask("manage the installation's webhooks", 'webhook.manage', () => ({ websiteId: null })),
   ask('read health', 'health.read', () => ({})),
   ask("read the installation's audit log", 'audit.read', () => ({})),
 ];
@@ -175,6 +177,7 @@ make a member an editor                       | Y Y - - - - - - Y - - Y
 make a member a site admin                    | Y - - - - - - - Y - - Y
 read the website's audit log                  | Y Y - - - - - - Y - - Y
 read the website's statistics                 | Y Y Y Y Y - - - Y - - Y
+manage the website's webhooks                 | Y Y - - - - - - - - - Y
 `;
 
 const EXPECTED_ON_SITE_TWO = `
@@ -207,6 +210,7 @@ make a member an editor                       | Y - - - - - - - Y Y - Y
 make a member a site admin                    | Y - - - - - - - Y Y - Y
 read the website's audit log                  | Y - - - - - - - Y Y - Y
 read the website's statistics                 | Y - - - - - - - Y Y - Y
+manage the website's webhooks                 | Y - - - - - - - - Y - Y
 `;
 
 const EXPECTED_ON_THE_INSTALLATION = `
@@ -228,6 +232,7 @@ moderate every website's comments             | Y - - - - - - - - - - Y
 manage the installation                       | Y - - - - - - - - - - Y
 operate the installation (the CLI)            | - - - - - - - - - - - Y
 manage jobs                                   | Y - - - - - - - Y - - Y
+manage the installation's webhooks            | Y - - - - - - - - - - Y
 read health                                   | Y - - - - - - - Y - - Y
 read the installation's audit log             | Y - - - - - - - Y - - Y
 `;
