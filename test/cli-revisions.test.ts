@@ -25,6 +25,7 @@ describe('folio post:revisions', () => {
   let database: TestDatabase;
   let env: Record<string, string>;
   let postId: number;
+  let siteId: number;
   before(async () => {
     database = await createTestDatabase();
     env = { DATABASE_URL: database.url, LOG_LEVEL: 'silent' };
@@ -32,6 +33,7 @@ describe('folio post:revisions', () => {
     const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
     try {
       const site = await services.websites.create({ siteName: 'Site', domain: 'site.test' });
+      siteId = site;
       const post = await services.postOps.create(INSTALLATION_OPERATOR, {
         title: 'One',
         content: 'Body',
@@ -64,6 +66,28 @@ describe('folio post:revisions', () => {
     assert.equal((JSON.parse(paged.out[0]!) as { action: string }).action, 'post.create');
     const first = await folio(['post:revisions', String(postId), '--per-page', '2'], env);
     assert.match(first.err, /next: --page 2/);
+  });
+
+  it("a save through the CLI keeps a revision too: post:approve, recorded as the command line's", async () => {
+    const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
+    let pendingId: number;
+    try {
+      const draft = await services.postOps.create(INSTALLATION_OPERATOR, {
+        title: 'Waiting',
+        content: 'For review',
+        website_id: siteId,
+        status: 'draft',
+      });
+      pendingId = (await services.postOps.submit(INSTALLATION_OPERATOR, String(draft.id))).id;
+    } finally {
+      await services.close();
+    }
+    const approved = await folio(['post:approve', String(pendingId)], env);
+    assert.equal(approved.code, 0, approved.err);
+    const listed = await folio(['post:revisions', String(pendingId)], env);
+    assert.equal(listed.code, 0, listed.err);
+    const newest = JSON.parse(listed.out[0]!) as { action: string; surface: string; status: string };
+    assert.deepEqual([newest.action, newest.surface, newest.status], ['post.approve', 'cli', 'published']);
   });
 
   it('refuses a bad page, an unknown post and a missing id', async () => {

@@ -123,6 +123,38 @@ describe('post authoring', () => {
     assert.match(edit.body, new RegExp(`value="${categoryId}" checked`));
   });
 
+  it("issue 37: a save through the site's forms keeps a revision, recorded as the site's", async () => {
+    const created = await store(author, {
+      title: 'Kept in history',
+      content: '<p>First words</p>',
+      status: 'draft',
+    });
+    assert.equal(created.statusCode, 303, created.body);
+    const id = idFrom(created.headers.location);
+    const updated = await (
+      await as(author)
+    ).submit(`/post/edit/${id}`, `/post/update/${id}`, {
+      title: 'Kept in history',
+      content: '<p>Second words</p>',
+      status: 'draft',
+    });
+    assert.equal(updated.statusCode, 303, updated.body);
+    const revisions = await ctx.services.database.db
+      .selectFrom('revisions')
+      .select(['action', 'surface', 'user_id'])
+      .where('resource_type', '=', 'post')
+      .where('resource_id', '=', id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      revisions.map((revision) => [revision.action, revision.surface, Number(revision.user_id)]),
+      [
+        ['post.create', 'site', author.id],
+        ['post.update', 'site', author.id],
+      ],
+    );
+  });
+
   it('validation errors re-render the form (422) with the messages and the values entered', async () => {
     const response = await store(author, {
       title: '',

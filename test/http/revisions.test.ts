@@ -43,7 +43,7 @@ describe('post revisions', () => {
       body,
       headers = {},
     }: {
-      method?: 'GET' | 'POST' | 'PATCH';
+      method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
       as?: TestUser;
       body?: Record<string, unknown>;
       headers?: Record<string, string>;
@@ -193,6 +193,56 @@ describe('post revisions', () => {
     });
     assert.equal(withStatus.statusCode, 200, withStatus.body);
     assert.equal((await ctx.services.posts.findDetail(id))?.status, 'published');
+  });
+
+  it('a restore keeps what still exists and names the tags and websites deleted since', async () => {
+    const gone = await ctx.services.websites.create({ siteName: 'Gone', domain: 'gone-post.test' });
+    const kept = await ctx.services.tags.storeInternal({
+      name: 'Kept',
+      type: 'post_tag',
+      updateWhenDuplicated: false,
+      defaultLocale: 'en',
+    });
+    const dropped = await ctx.services.tags.storeInternal({
+      name: 'Dropped',
+      type: 'post_tag',
+      updateWhenDuplicated: false,
+      defaultLocale: 'en',
+    });
+    const created = await v2('/posts', {
+      method: 'POST',
+      body: {
+        title: 'Tagged',
+        content: 'Body',
+        website_id: [site, gone],
+        tags: [kept.tag.id, dropped.tag.id],
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = created.json<{ data: { id: number } }>().data.id;
+    const changed = await v2(`/posts/${id}`, {
+      method: 'PATCH',
+      body: { title: 'Tagged, changed', tags: [] },
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    const [, first] = (await listOf(id)).data;
+    const tagGone = await v2(`/tags/${dropped.tag.id}`, { method: 'DELETE' });
+    assert.ok([200, 204].includes(tagGone.statusCode), tagGone.body);
+    const siteGone = await v2(`/websites/${gone}`, { method: 'DELETE' });
+    assert.ok([200, 204].includes(siteGone.statusCode), siteGone.body);
+    const restored = await v2(`/posts/${id}/revisions/${first!.id}/restore`, { method: 'POST', body: {} });
+    assert.equal(restored.statusCode, 200, restored.body);
+    assert.deepEqual(restored.json<{ data: { missing: unknown } }>().data.missing, {
+      tags: [dropped.tag.id],
+      websites: [gone],
+    });
+    const post = await ctx.services.posts.findDetail(id);
+    assert.equal(post?.title, 'Tagged');
+    assert.deepEqual(post?.websiteIds, [site]);
+    assert.deepEqual(
+      post?.tagList.map((tag) => tag.id),
+      [kept.tag.id],
+    );
   });
 
   it('keeps the last N revisions plus every published one', async () => {
