@@ -5,26 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { main } from '../src/cli.js';
+import { folio } from './support/cli.js';
 import { createServices } from '../src/services.js';
 import { migrate } from '../src/db/database.js';
 import { backupBeforeUpdate } from '../src/domain/backup.js';
 import { createTestDatabase, testConfig, usingPostgres } from './support/harness.js';
 import { insertPost } from './support/seed.js';
 import type { TestDatabase } from './support/harness.js';
-
-async function folio(args: string[], env: Record<string, string>) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
 
 describe('folio backup', () => {
   let database: TestDatabase;

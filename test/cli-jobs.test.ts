@@ -2,23 +2,10 @@
 // and put them back in the queue.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../src/cli.js';
+import { folio } from './support/cli.js';
 import { createServices } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
 import type { TestDatabase } from './support/harness.js';
-
-async function folio(args: string[], env: Record<string, string>) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
 
 describe('folio job:list and job:retry', () => {
   let database: TestDatabase;

@@ -2,24 +2,11 @@
 // a bad page or an unknown post is a clear error and a non-zero exit.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../src/cli.js';
+import { folio } from './support/cli.js';
 import { INSTALLATION_OPERATOR } from '../src/domain/policy.js';
 import { createServices } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
 import type { TestDatabase } from './support/harness.js';
-
-async function folio(args: string[], env: Record<string, string>) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
-    return { code, out, err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
 
 describe('folio post:revisions', () => {
   let database: TestDatabase;
@@ -52,9 +39,9 @@ describe('folio post:revisions', () => {
   it('prints the revisions newest first, one JSON line each, with the surface', async () => {
     const all = await folio(['post:revisions', String(postId)], env);
     assert.equal(all.code, 0, all.err);
-    const rows = all.out.map(
-      (line) => JSON.parse(line) as { post_id: number; action: string; surface: string },
-    );
+    const rows = all.out
+      .split('\n')
+      .map((line) => JSON.parse(line) as { post_id: number; action: string; surface: string });
     assert.deepEqual(
       rows.map((row) => row.action),
       ['post.update', 'post.update', 'post.create'],
@@ -62,8 +49,8 @@ describe('folio post:revisions', () => {
     assert.ok(rows.every((row) => row.post_id === postId));
     const paged = await folio(['post:revisions', String(postId), '--per-page', '2', '--page', '2'], env);
     assert.equal(paged.code, 0, paged.err);
-    assert.equal(paged.out.length, 1);
-    assert.equal((JSON.parse(paged.out[0]!) as { action: string }).action, 'post.create');
+    assert.equal(paged.out.split('\n').length, 1);
+    assert.equal((JSON.parse(paged.out.split('\n')[0]!) as { action: string }).action, 'post.create');
     const first = await folio(['post:revisions', String(postId), '--per-page', '2'], env);
     assert.match(first.err, /next: --page 2/);
   });
@@ -86,7 +73,11 @@ describe('folio post:revisions', () => {
     assert.equal(approved.code, 0, approved.err);
     const listed = await folio(['post:revisions', String(pendingId)], env);
     assert.equal(listed.code, 0, listed.err);
-    const newest = JSON.parse(listed.out[0]!) as { action: string; surface: string; status: string };
+    const newest = JSON.parse(listed.out.split('\n')[0]!) as {
+      action: string;
+      surface: string;
+      status: string;
+    };
     assert.deepEqual([newest.action, newest.surface, newest.status], ['post.approve', 'cli', 'published']);
   });
 

@@ -4,25 +4,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../src/cli.js';
+import { folio } from './support/cli.js';
 import { INSTALLATION_OPERATOR } from '../src/domain/policy.js';
 import { WEBHOOK_ALLOWED_HOSTS_SETTING } from '../src/domain/webhooks/index.js';
 import { createServices } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
 import type { TestDatabase } from './support/harness.js';
-
-async function folio(args: string[], env: Record<string, string>) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
 
 describe('folio webhook:list and webhook:test', () => {
   let database: TestDatabase;

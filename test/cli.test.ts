@@ -3,25 +3,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../src/cli.js';
+import { folio } from './support/cli.js';
 import { createServices } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
 import { insertPost } from './support/seed.js';
 import { freePort } from './support/net.js';
 import type { TestDatabase } from './support/harness.js';
-
-async function folio(args: string[], env: Record<string, string>) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
 
 describe('folio CLI', () => {
   let database: TestDatabase;

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { buildApp } from '../../src/app.js';
-import { main } from '../../src/cli.js';
+import { folio } from '../support/cli.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createServices } from '../../src/services.js';
 import { parseStorageUrl } from '../../src/storage/config.js';
@@ -51,19 +51,6 @@ const noisyPng = (width: number, height: number) =>
   sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
     .png()
     .toBuffer();
-
-async function folio(args: string[], env: Record<string, string>) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
 
 interface Item {
   id: number;
