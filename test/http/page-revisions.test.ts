@@ -3,8 +3,8 @@
 // editors), the restore audited and guarded by If-Match (412) like PATCH; deleted websites are named.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { createTestContext } from '../support/harness.js';
+import { createSiteContext } from '../support/site-context.js';
+import type { SiteContext } from '../support/site-context.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 
 describe('page revisions', () => {
@@ -14,39 +14,16 @@ describe('page revisions', () => {
   let editor: TestUser;
   let author: TestUser;
 
+  let v2: SiteContext['v2'];
+
   before(async () => {
-    ctx = await createTestContext();
-    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.enableApi();
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    admin = await ctx.createUser({ admin: true });
-    editor = await ctx.createUser();
-    author = await ctx.createUser();
-    await ctx.services.memberships.grant(editor.id, site, 'editor');
-    await ctx.services.memberships.grant(author.id, site, 'author');
+    const fixture = await createSiteContext({ apiV1: true, roles: { editor: 'editor', author: 'author' } });
+    ({ ctx, site, admin } = fixture);
+    ({ editor, author } = fixture.users as { editor: TestUser; author: TestUser });
+    v2 = fixture.v2As(editor);
   });
   after(() => ctx.close());
 
-  const v2 = (
-    url: string,
-    {
-      method = 'GET',
-      as = editor,
-      body,
-      headers = {},
-    }: {
-      method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-      as?: TestUser;
-      body?: Record<string, unknown>;
-      headers?: Record<string, string>;
-    } = {},
-  ) =>
-    ctx.request({
-      method,
-      url: `/api/v2${url}`,
-      headers: { host: 'site.test', authorization: `Bearer ${as.token}`, ...headers },
-      ...(body === undefined ? {} : { payload: body }),
-    });
   type Summary = { id: number; page_id: number; action: string; surface: string; status: string };
   const listOf = async (pageId: number, query = '', as = editor) => {
     const response = await v2(`/pages/${pageId}/revisions${query}`, { as });

@@ -3,9 +3,9 @@
 // compare (word-level diff) and restore through API v2, with the policy's answer and the 412 flow.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { REVISIONS_KEEP_SETTING } from '../../src/domain/revisions.js';
-import { createTestContext } from '../support/harness.js';
+import { createSiteContext } from '../support/site-context.js';
+import type { SiteContext } from '../support/site-context.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 
 describe('post revisions', () => {
@@ -15,16 +15,12 @@ describe('post revisions', () => {
   let author: TestUser;
   let stranger: TestUser;
 
+  let v2: SiteContext['v2'];
+
   before(async () => {
-    ctx = await createTestContext();
-    await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.enableApi();
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    admin = await ctx.createUser({ admin: true });
-    author = await ctx.createUser();
-    stranger = await ctx.createUser();
-    await ctx.services.memberships.grant(author.id, site, 'author');
-    await ctx.services.memberships.grant(stranger.id, site, 'author');
+    const fixture = await createSiteContext({ apiV1: true, roles: { author: 'author', stranger: 'author' } });
+    ({ ctx, site, admin, v2 } = fixture);
+    ({ author, stranger } = fixture.users as { author: TestUser; stranger: TestUser });
   });
   after(() => ctx.close());
 
@@ -34,26 +30,6 @@ describe('post revisions', () => {
       url: `/api/v1${url}`,
       headers: { host: 'site.test', authorization: `Bearer ${as.token}` },
       payload,
-    });
-  const v2 = (
-    url: string,
-    {
-      method = 'GET',
-      as = admin,
-      body,
-      headers = {},
-    }: {
-      method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-      as?: TestUser;
-      body?: Record<string, unknown>;
-      headers?: Record<string, string>;
-    } = {},
-  ) =>
-    ctx.request({
-      method,
-      url: `/api/v2${url}`,
-      headers: { host: 'site.test', authorization: `Bearer ${as.token}`, ...headers },
-      ...(body === undefined ? {} : { payload: body }),
     });
   const countOf = async (postId: number) =>
     Number(
