@@ -61,7 +61,15 @@ function savepointBuilder(state: AmbientState) {
   return builder;
 }
 
-export function withAmbientTransactions<DB>(root: Kysely<DB>): AmbientDatabase<DB> {
+export interface AmbientOptions {
+  /** Runs first in every transaction `transact` opens (SQLite: take the write lock at once). */
+  begin?: (trx: Transaction<never>) => Promise<void>;
+}
+
+export function withAmbientTransactions<DB>(
+  root: Kysely<DB>,
+  options: AmbientOptions = {},
+): AmbientDatabase<DB> {
   // Methods of the pool bound once: the proxy adds one lookup per query, not an allocation.
   const boundToRoot = new Map<PropertyKey, unknown>();
   const db = new Proxy(root, {
@@ -92,6 +100,7 @@ export function withAmbientTransactions<DB>(root: Kysely<DB>): AmbientDatabase<D
         open: true,
         savepoints: 0,
       };
+      if (options.begin) await options.begin(state.trx);
       return ambient.run(state, async () => {
         try {
           return await work();

@@ -110,7 +110,15 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
       dialect: new SqliteDialect({ database: sqliteForKysely(sqlite) }),
       log: log && ((event) => log(event)),
     });
-    const { db, transact, inTransaction } = withAmbientTransactions(pool);
+    const { db, transact, inTransaction } = withAmbientTransactions(pool, {
+      // An operation's transaction takes SQLite's write lock with its first statement (as BEGIN
+      // IMMEDIATE would), waiting up to busy_timeout for another process's write to end. Begun as a
+      // reader, it would fail at once with "database is locked" when it comes to write after another
+      // process (the CLI, a second server) wrote meanwhile: WAL cannot upgrade a stale snapshot.
+      begin: async (trx) => {
+        await sql`update folio_migrations set name = name where 0`.execute(trx);
+      },
+    });
     const longReads =
       config.file === ':memory:'
         ? db

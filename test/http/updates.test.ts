@@ -432,7 +432,7 @@ describe('updates API', { timeout: 120_000 }, () => {
         assert.deepEqual(first.json(), IN_PROGRESS);
         // The winner took the lock before the loser answered; its install starts a few awaits later.
         const started = () => here.installs.length + there.installs.length;
-        for (let wait = 0; wait < 100 && started() < round + 1; wait++) await sleep(10);
+        for (let wait = 0; wait < 1000 && started() < round + 1; wait++) await sleep(10);
         assert.equal(started(), round + 1, 'exactly one run started');
         here.open();
         there.open();

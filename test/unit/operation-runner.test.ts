@@ -8,7 +8,9 @@ import type { ContentChange } from '../../src/domain/changes.js';
 import { ForbiddenError, ValidationError } from '../../src/domain/errors.js';
 import { OUTBOX_GRACE_MS } from '../../src/domain/run.js';
 import type { DomainEvent } from '../../src/domain/run.js';
-import { createTestContext } from '../support/harness.js';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { createTestContext, usingPostgres } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 
 describe('operation runner: one transaction, outbox, announcements after commit', () => {
@@ -289,4 +291,47 @@ describe('operation runner: one transaction, outbox, announcements after commit'
     );
     assert.equal(await settings.get('runner.setting'), undefined, 'a rolled-back write is forgotten');
   });
+  it(
+    'SQLite: another process writing during an operation waits for it; the operation never fails as "database is locked"',
+    {
+      skip: usingPostgres && 'SQLite only',
+    },
+    async () => {
+      const { runner, settings } = ctx.services;
+      const file = ctx.database.url.replace(/^sqlite:/, '');
+      let worker: Worker | null = null;
+      await runner.run(async () => {
+        await settings.get('anything'); // the operation reads first
+        // Another process's write, on its own connection in another thread (it may wait, we go on).
+        worker = new Worker(
+          `const { parentPort, workerData } = require('node:worker_threads');
+         const Database = require('better-sqlite3');
+         const db = new Database(workerData.file);
+         db.pragma('busy_timeout = 5000');
+         try {
+           db.prepare("insert into settings (key, value, updated_at) values ('other.process', '1', '2026-01-01T00:00:00.000Z')").run();
+           parentPort.postMessage('written');
+         } catch (error) {
+           parentPort.postMessage(String(error.message));
+         }`,
+          { eval: true, workerData: { file } },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        await settings.set('runner.after.other', '1'); // begun as a reader, this write would fail now
+      });
+      const [outcome] = (await once(worker!, 'message')) as [string];
+      await worker!.terminate();
+      assert.equal(outcome, 'written', 'the other process wrote once the operation had committed');
+      const rows = await ctx.services.database.db
+        .selectFrom('settings')
+        .select('key')
+        .where('key', 'in', ['other.process', 'runner.after.other'])
+        .orderBy('key')
+        .execute();
+      assert.deepEqual(
+        rows.map((row) => row.key),
+        ['other.process', 'runner.after.other'],
+      );
+    },
+  );
 });
