@@ -11,12 +11,12 @@ import { formatIssues, validationMessages } from '../../http/validation-messages
 import { MAX_TAG_NAME, MAX_TAG_NAMES, previewHtml } from '../../domain/authoring.js';
 import type { PostForm } from '../../domain/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
-import { cleanContent } from '../content.js';
 import { frontendState, urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { checkCsrf, csrfToken } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { redirectToLogin } from '../session.js';
+import { renderPostPreview } from './previews.js';
 import { localizeErrors, localizeMessage } from '../site-messages.js';
 
 type Errors = Record<string, string[]>;
@@ -357,28 +357,7 @@ export function authoringRoutes(kit: FrontendKit): void {
     const post = await open(request, reply, state);
     if (!post) return reply;
     reply.header('cache-control', 'private, no-store');
-    const text = (field: 'title' | 'content' | 'excerpt', base: string) =>
-      post.translations[field]?.[state.locale] || base;
-    const title = text('title', post.title);
-    return kit.render(request, reply, 'post', {
-      post: {
-        id: post.id,
-        title,
-        slug: post.slug,
-        url: urlFor(state, `/post/preview/${post.id}`),
-        excerpt: text('excerpt', post.excerpt ?? ''),
-        thumbnail: post.thumbnail,
-        published_at: post.publishedAt ?? post.updatedAt,
-        updated_at: post.updatedAt,
-        author: post.author ? { name: post.author.name, url: null } : null,
-        tags: [],
-        categories: [],
-        content: cleanContent(text('content', post.content)),
-        preview: true,
-      },
-      preview_ribbon: true,
-      seo: { title: state.t('post.preview_prefix', { title }), noindex: true },
-    });
+    return renderPostPreview(kit, request, reply, state, post, urlFor(state, `/post/preview/${post.id}`));
   });
 
   kit.page('POST', '/post/update/:post', UPDATE_ROUTE, async (request, reply, state) => {

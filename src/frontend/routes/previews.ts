@@ -4,9 +4,12 @@
 // `private, no-store`), never indexed (`X-Robots-Tag` and the meta robots tag), with a visible
 // "Preview" ribbon. A malformed, unknown, expired or revoked token, or a post that is gone or not on
 // this website, is the site's plain 404: nothing tells whether the post exists.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../domain/errors.js';
+import type { PostDetail } from '../../domain/posts/index.js';
 import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
+import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
 import { renderPage } from './pages.js';
 
@@ -42,28 +45,43 @@ export function previewRoutes(kit: FrontendKit): void {
         });
       }
       const post = target.post;
-      const text = (field: 'title' | 'content' | 'excerpt', base: string) =>
-        post.translations[field]?.[state.locale] || base;
-      const title = text('title', post.title);
-      return kit.render(request, reply, 'post', {
-        post: {
-          id: post.id,
-          title,
-          slug: post.slug,
-          url: urlFor(state, `/preview/${token}`),
-          excerpt: text('excerpt', post.excerpt ?? ''),
-          thumbnail: post.thumbnail,
-          published_at: post.publishedAt ?? post.updatedAt,
-          updated_at: post.updatedAt,
-          author: post.author ? { name: post.author.name, url: null } : null,
-          tags: [],
-          categories: [],
-          content: cleanContent(text('content', post.content)),
-          preview: true,
-        },
-        preview_ribbon: true,
-        seo: { title: state.t('post.preview_prefix', { title }), noindex: true },
-      });
+      return renderPostPreview(kit, request, reply, state, post, urlFor(state, `/preview/${token}`));
     },
   );
+}
+
+/**
+ * A post's version on the website's real theme with the "Preview" ribbon, for a preview link and for
+ * the editor's preview: not indexed, the comment thread and related posts left out by the theme.
+ */
+export function renderPostPreview(
+  kit: FrontendKit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: FrontendState,
+  post: PostDetail,
+  url: string,
+) {
+  const text = (field: 'title' | 'content' | 'excerpt', base: string) =>
+    post.translations[field]?.[state.locale] || base;
+  const title = text('title', post.title);
+  return kit.render(request, reply, 'post', {
+    post: {
+      id: post.id,
+      title,
+      slug: post.slug,
+      url,
+      excerpt: text('excerpt', post.excerpt ?? ''),
+      thumbnail: post.thumbnail,
+      published_at: post.publishedAt ?? post.updatedAt,
+      updated_at: post.updatedAt,
+      author: post.author ? { name: post.author.name, url: null } : null,
+      tags: [],
+      categories: [],
+      content: cleanContent(text('content', post.content)),
+      preview: true,
+    },
+    preview_ribbon: true,
+    seo: { title: state.t('post.preview_prefix', { title }), noindex: true },
+  });
 }
