@@ -365,6 +365,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     backup: async () =>
       backupBeforeUpdate(database, clock.now(), {
         databaseUrl: config.database.url,
+        // PostgreSQL's backups go beside the media directory (data/backups by default).
+        dataDir: path.dirname(config.mediaDir),
         // Without pg_dump, the backup of a PostgreSQL database is a Folio archive with secrets.
         archive: async (file) => {
           await exporter.export(

@@ -138,7 +138,10 @@ export async function backupBeforeUpdate(
   } else {
     return null;
   }
-  const result = await backupDatabase(handle, path.join(dir, `folio-backup-${stamp}.${extension}`), options);
+  // Two backups in one millisecond (two updates one after the other, a test's fixed clock) get two names.
+  let file = path.join(dir, `folio-backup-${stamp}.${extension}`);
+  for (let n = 2; fs.existsSync(file); n++) file = path.join(dir, `folio-backup-${stamp}-${n}.${extension}`);
+  const result = await backupDatabase(handle, file, options);
   rotateBackups(dir, options.keep ?? DEFAULT_BACKUP_KEEP);
   return result.file;
 }

@@ -403,7 +403,10 @@ describe('updates API', { timeout: 120_000 }, () => {
       there = new GatedPackageManager('5.0.0');
       useUpdates(ctx.services, here);
       otherServices = createServices(
-        testConfig(ctx.database.url, { releasePackage: '@folio-test/release' }),
+        testConfig(ctx.database.url, {
+          releasePackage: '@folio-test/release',
+          mediaDir: ctx.services.config.mediaDir,
+        }),
         {
           pgSchema: ctx.database.pgSchema,
           clock,
