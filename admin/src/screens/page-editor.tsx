@@ -114,6 +114,8 @@ export function PageEditor({ id }: { id: number | null }) {
     setDirty(false);
     setGeneration((n) => n + 1);
     const base = next[me.locales.default];
+    // A page the user may not change has no autosave to offer (and asking would be refused).
+    if (page.can && !page.can.update) return;
     void api
       .GET('/api/v2/pages/{id}/autosave', { params: { path: { id: String(pageId) } } })
       .then(({ data: found }) => {

@@ -284,7 +284,9 @@ export function PostEditor({ id }: { id: number | null }) {
     } catch {
       /* no copy */
     }
-    // Else this user's autosave on the server, when it is newer than the saved post (any device).
+    // Else this user's autosave on the server, when it is newer than the saved post (any device); a
+    // post the user may not change has none to offer (and asking would be refused).
+    if (post.can && !post.can.update) return;
     void api
       .GET('/api/v2/posts/{id}/autosave', { params: { path: { id: String(postId) } } })
       .then(({ data }) => {
