@@ -2,6 +2,7 @@
 // (issue 41). A key missing here reads in English; the catalogue check (test/unit/i18n.test.ts) names
 // the screens whose every key must be here.
 import type { Catalogue } from './i18n.js';
+import { zhCNScreens } from './messages-zh_CN.js';
 import { zhTWScreens } from './messages-zh_TW.js';
 
 export const zh_TW: Catalogue = {
@@ -277,6 +278,7 @@ export const zh_CN: Catalogue = {
   'dashboard.pending.link': '去审核',
   'dashboard.comments': '条评论等待审核',
   'dashboard.comments.link': '去审核',
+  ...zhCNScreens,
 };
 
 export const ja: Catalogue = {
