@@ -2,6 +2,8 @@
 // (issue 41). A key missing here reads in English; the catalogue check (test/unit/i18n.test.ts) names
 // the screens whose every key must be here.
 import type { Catalogue } from './i18n.js';
+import { zhCNScreens } from './messages-zh_CN.js';
+import { zhTWScreens } from './messages-zh_TW.js';
 
 export const zh_TW: Catalogue = {
   'app.title': 'Folio 管理後台',
@@ -138,6 +140,7 @@ export const zh_TW: Catalogue = {
   'dashboard.pending.link': '前往審核',
   'dashboard.comments': '則留言等待審核',
   'dashboard.comments.link': '前往審核',
+  ...zhTWScreens,
 };
 
 export const zh_CN: Catalogue = {
@@ -275,6 +278,7 @@ export const zh_CN: Catalogue = {
   'dashboard.pending.link': '去审核',
   'dashboard.comments': '条评论等待审核',
   'dashboard.comments.link': '去审核',
+  ...zhCNScreens,
 };
 
 export const ja: Catalogue = {
