@@ -125,11 +125,13 @@ describe('scheduled publishing', () => {
       return handle;
     }) as typeof setInterval);
     const runs: Array<Promise<unknown>> = [];
+    let runStarted: (() => void) | undefined;
     const posts = {
       publishDue: () => ctx.services.posts.publishDue(),
       compactCounts: () => {
         const done = ctx.services.posts.compactCounts();
         runs.push(done);
+        runStarted?.();
         return done;
       },
     } as unknown as PostsService;
@@ -139,9 +141,15 @@ describe('scheduled publishing', () => {
       onPublished: (ids) => published.push(ids),
     });
     // A run ends with compactCounts(); then its promise settles (a turn of the event loop later).
+    // The wait is on the run itself (a loaded database can take many event-loop turns to answer),
+    // with a real timeout of 10 s as the failure bound (setTimeout is not mocked).
     const runEnded = async (count: number) => {
-      for (let i = 0; i < 1000 && runs.length < count; i++)
-        await new Promise((resolve) => setImmediate(resolve));
+      const giveUpAt = Date.now() + 10_000;
+      while (runs.length < count && Date.now() < giveUpAt)
+        await new Promise<void>((resolve) => {
+          runStarted = resolve;
+          setTimeout(resolve, 100);
+        });
       assert.equal(runs.length, count, `run ${count} took place`);
       await runs[count - 1];
       await new Promise((resolve) => setImmediate(resolve));
