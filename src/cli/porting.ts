@@ -39,11 +39,13 @@ export const PORTING_USAGE = `  backup --out FILE              a consistent copy
                                  write a website (or the whole installation) and its media to a
                                  Folio archive (.tar.gz; docs/export-format.md); users' password
                                  hashes and secret settings only with --with-secrets
-  import FILE [--website ID|DOMAIN] [--dry-run] [--no-media]
+  import FILE [--website ID|DOMAIN] [--dry-run] [--no-media] [--keep-html]
                                  bring in a Folio archive, a WordPress export (WXR) or a Ghost
                                  export (recognized by content); --dry-run reports what it would
                                  do. Into --website, or as the archive's own websites; --no-media
-                                 leaves a WordPress site's images at their old URLs`;
+                                 leaves a WordPress site's images at their old URLs; a WordPress
+                                 or Ghost site's HTML is cut to the site's allow-list unless
+                                 --keep-html (a source you trust)`;
 
 export class PortingUsageError extends Error {}
 
@@ -99,6 +101,7 @@ export async function runPortingCommand(command: string, args: string[], output:
         'with-secrets': { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
         'no-media': { type: 'boolean', default: false },
+        'keep-html': { type: 'boolean', default: false },
         force: { type: 'boolean', default: false },
       },
     });
@@ -219,7 +222,7 @@ function printReport(report: ImportReport, output: Output): void {
 async function importCommand(
   services: Services,
   positionals: string[],
-  values: { website?: string; 'dry-run'?: boolean; 'no-media'?: boolean },
+  values: { website?: string; 'dry-run'?: boolean; 'no-media'?: boolean; 'keep-html'?: boolean },
   output: Output,
 ): Promise<number> {
   if (positionals.length !== 1)
@@ -250,6 +253,7 @@ async function importCommand(
           websiteId,
           dryRun,
           noMedia: values['no-media'] === true,
+          keepHtml: values['keep-html'] === true,
           onProgress,
         });
         break;
@@ -257,6 +261,7 @@ async function importCommand(
         report = await services.ghostImporter.import(INSTALLATION_OPERATOR, file, {
           websiteId,
           dryRun,
+          keepHtml: values['keep-html'] === true,
           onProgress,
         });
         break;

@@ -131,6 +131,19 @@ export function sanitizePostHtml(html: string): string {
 }
 
 /**
+ * HTML of a site brought in from elsewhere (a WordPress or Ghost import): the same allow-list, but its
+ * links keep the `rel` they had (they are the publisher's own, not a visitor's), and elements keep
+ * their `class` (WordPress's blocks and Ghost's cards are styled by it; a class runs nothing).
+ */
+export function sanitizeImportedHtml(html: string): string {
+  return sanitizeHtml(html, {
+    ...POST_HTML,
+    allowedAttributes: { ...POST_HTML.allowedAttributes, '*': ['class'] },
+    transformTags: { iframe: PLAYER_EMBEDS.transform },
+  });
+}
+
+/**
  * Text that must carry no markup (an excerpt from a non-admin): tags dropped (scripts and styles with
  * their content), entities decoded. The result is plain text, which themes escape like a title.
  */

@@ -90,7 +90,7 @@ describe('folio import (Ghost JSON)', () => {
     assert.equal(
       lexical.content,
       '<h2>Tides &amp; moons</h2><p>The sea is <strong>loud</strong><em> &lt;tonight&gt;.</em></p><ul><li>high at six</li></ul>' +
-        '<p><a href="#">bad link</a></p><figure><img src="__GHOST_URL__/content/images/2026/05/sea.jpg" alt="The sea"></figure>',
+        '<p><a href="#">bad link</a></p><figure><img src="__GHOST_URL__/content/images/2026/05/sea.jpg" alt="The sea" /></figure>',
     );
     const page = await db
       .selectFrom('pages')

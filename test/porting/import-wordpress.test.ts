@@ -294,6 +294,58 @@ describe('folio import (WordPress WXR)', () => {
     );
   });
 
+  it('a foreign site\u2019s HTML is cut to the allow-list (posts, excerpts) and comments are cleaned; --keep-html keeps the posts\u2019', async () => {
+    const hostile = (name: string, domain: string) =>
+      withText(name, (text) =>
+        text
+          .replace(
+            '<p>The first roses opened this morning.</p>',
+            '<p onclick="steal()">Hostile roses<script>alert(1)</script></p><iframe src="https://evil.test/"></iframe>',
+          )
+          .replace('Roses, at last.', '<b>Roses</b>, at <script>alert(2)</script>last.')
+          .replace('Lovely colour!', 'Lovely <img src=x onerror=alert(3)> colour!<script>alert(4)</script>')
+          .replace('old-garden.example.test</link>', `${domain}</link>`)
+          .replaceAll(
+            '<wp:base_blog_url>http://old-garden.example.test',
+            `<wp:base_blog_url>http://${domain}`,
+          ),
+      );
+    const imported = async (file: string, keepHtml: boolean) => {
+      await ctx.services.wordpressImporter.import(INSTALLATION_OPERATOR, file, {
+        websiteId: null,
+        dryRun: false,
+        noMedia: true,
+        keepHtml,
+      });
+      const db = ctx.services.database.db;
+      const post = await db
+        .selectFrom('posts')
+        .select(['id', 'content', 'excerpt'])
+        .where('content', 'like', '%Hostile roses%')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      const comment = await db
+        .selectFrom('comments')
+        .select('content')
+        .where('post_id', '=', post.id)
+        .where('content', 'like', '%Lovely%')
+        .executeTakeFirstOrThrow();
+      return { ...post, comment: comment.content };
+    };
+
+    const cleaned = await imported(hostile('hostile.xml', 'hostile.example.test'), false);
+    assert.doesNotMatch(cleaned.content, /<script|onclick|alert\(1\)|evil\.test/);
+    assert.match(cleaned.content, /<p>Hostile roses<\/p>/);
+    assert.match(cleaned.content, /<img[^>]+alt="A red rose"/, 'the allow-list keeps images');
+    assert.equal(cleaned.excerpt, 'Roses, at last.');
+    assert.doesNotMatch(cleaned.comment, /<script|onerror|alert/);
+    assert.match(cleaned.comment, /Lovely/);
+
+    const kept = await imported(hostile('trusted.xml', 'trusted.example.test'), true);
+    assert.match(kept.content, /<script>alert\(1\)<\/script>/, '--keep-html keeps the posts\u2019 HTML');
+    assert.doesNotMatch(kept.comment, /<script|onerror/, 'comments are cleaned whatever the flag');
+  });
+
   it('broken XML is refused with its line, and nothing is written', async () => {
     const file = withText('broken.xml', (text) => text.slice(0, Math.floor(text.length * 0.7)));
     const before = await counts();

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ForbiddenError } from '../errors.js';
+import { plainText, sanitizeImportedHtml } from '../html-sanitizer.js';
 import { markdownToHtml } from '../markdown.js';
 import type { Actor, Policy } from '../policy.js';
 import { ArchiveBuilder } from './archive-writer.js';
@@ -166,6 +167,8 @@ export class GhostImporter {
       websiteId: number | null;
       dryRun: boolean;
       onProgress?: (done: number, total: number) => void;
+      /** Keep the HTML as written (a trusted source); else cut to the public site's allow-list. */
+      keepHtml?: boolean;
     },
   ): Promise<ImportReport> {
     if (!(await this.deps.policy.can(actor, 'installation.manage', {})))
@@ -194,7 +197,7 @@ export class GhostImporter {
     }
     const builder = new ArchiveBuilder();
     try {
-      const notes = this.convert(data, builder);
+      const notes = this.convert(data, builder, options.keepHtml === true);
       const archive = await builder.finish(path.join(builder.dir, 'ghost.tar.gz'));
       const report = await this.deps.folio.import(actor, archive, options);
       return { ...report, format: 'ghost', skipped: [...notes, ...report.skipped] };
@@ -203,7 +206,7 @@ export class GhostImporter {
     }
   }
 
-  private convert(data: Obj, out: ArchiveBuilder): ImportReport['skipped'] {
+  private convert(data: Obj, out: ArchiveBuilder, keepHtml: boolean): ImportReport['skipped'] {
     const notes: ImportReport['skipped'] = [];
     const now = new Date().toISOString();
     const list = (name: string) => (Array.isArray(data[name]) ? (data[name] as Obj[]) : []);
@@ -303,6 +306,7 @@ export class GhostImporter {
       if (!html && str(post.lexical)) html = lexicalToHtml(str(post.lexical));
       if (!html && str(post.mobiledoc)) html = mobiledocToHtml(str(post.mobiledoc));
       if (html.includes('__GHOST_URL__')) ghostUrls += 1;
+      if (!keepHtml) html = sanitizeImportedHtml(html);
       const id = posts.size + 1;
       posts.set(ghostId, { id, page });
       const author = users.get(authorOf.get(ghostId) ?? str(post.author_id)) ?? null;
@@ -334,7 +338,7 @@ export class GhostImporter {
           author_id: author,
           title: str(post.title) || '(untitled)',
           slug,
-          excerpt: str(post.custom_excerpt) || null,
+          excerpt: (keepHtml ? str(post.custom_excerpt) : plainText(str(post.custom_excerpt)).trim()) || null,
           content: html,
           keywords: null,
           thumbnail: str(post.feature_image) || null,

@@ -18,7 +18,9 @@ import * as cheerio from 'cheerio';
 import { SaxesParser } from 'saxes';
 import sharp from 'sharp';
 import type { MediaStore } from '../../storage/store.js';
+import { sanitizeComment } from '../comments.js';
 import { ForbiddenError } from '../errors.js';
+import { plainText, sanitizeImportedHtml } from '../html-sanitizer.js';
 import type { Actor, Policy } from '../policy.js';
 import { redirectPath } from '../redirects.js';
 import type { SafeFetcher } from '../safe-fetch.js';
@@ -39,6 +41,12 @@ export interface ConvertOptions {
   dryRun: boolean;
   /** Leave images where they are (external URLs) instead of fetching them. */
   noMedia: boolean;
+  /**
+   * Keep the posts' and pages' HTML as written (a source the administrator trusts). Else it is cut
+   * to the public site's allow-list, as a non-administrator's writing is. Comments, written by
+   * visitors, are always cleaned like every comment Folio takes.
+   */
+  keepHtml?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -536,7 +544,8 @@ export class WordPressImporter {
         const created = iso(item['wp:post_date_gmt'], item['wp:post_date']) ?? now;
         const modified = iso(item['wp:post_modified_gmt'], item['wp:post_modified']) ?? created;
         const author = userIds.get((item['dc:creator'] ?? '').trim()) ?? null;
-        const content = await localizeContent(paragraphs(item['content:encoded'] ?? ''));
+        const written = await localizeContent(paragraphs(item['content:encoded'] ?? ''));
+        const content = options.keepHtml ? written : sanitizeImportedHtml(written);
         if (type === 'page') {
           out.add('pages', {
             id,
@@ -558,7 +567,8 @@ export class WordPressImporter {
           const thumbnailId = extras.meta.find((m) => m.key === '_thumbnail_id')?.value;
           const thumbnailUrl = thumbnailId ? attachments.get(thumbnailId) : undefined;
           const thumbnail = thumbnailUrl ? ((await localImage(thumbnailUrl)) ?? thumbnailUrl) : null;
-          const excerpt = (item['excerpt:encoded'] ?? '').trim();
+          const writtenExcerpt = (item['excerpt:encoded'] ?? '').trim();
+          const excerpt = options.keepHtml ? writtenExcerpt : plainText(writtenExcerpt).trim();
           out.add('posts', {
             id,
             type: 'post',
@@ -607,7 +617,7 @@ export class WordPressImporter {
               parent_id: parent > 0 ? parent : null,
               author_name: comment['wp:comment_author'] || null,
               author_email: comment['wp:comment_author_email'] || null,
-              content: comment['wp:comment_content'] ?? '',
+              content: sanitizeComment(comment['wp:comment_content'] ?? ''),
               status: approved === '1' ? 'approved' : approved === 'spam' ? 'spam' : 'pending',
               likes: 0,
               reports: 0,
