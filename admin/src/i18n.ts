@@ -87,6 +87,7 @@ const en = {
   'editor.saving': 'Saving…',
   'editor.unsaved': 'Unsaved changes',
   'editor.saved': 'Saved {time}',
+  'editor.autosaved': 'Not saved yet; kept as your autosave {time}',
   'editor.locales': 'Languages',
   'editor.locale.missing': 'missing',
   'editor.title': 'Title',

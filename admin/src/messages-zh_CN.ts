@@ -9,6 +9,7 @@ export const zhCNScreens: Catalogue = {
   'editor.saving': '正在保存…',
   'editor.unsaved': '有未保存的更改',
   'editor.saved': '已于 {time} 保存',
+  'editor.autosaved': '尚未保存（已于 {time} 自动备份）',
   'editor.locales': '语言',
   'editor.locale.missing': '未翻译',
   'editor.title': '标题',

@@ -9,6 +9,7 @@ export const zhTWScreens: Catalogue = {
   'editor.saving': '儲存中…',
   'editor.unsaved': '有尚未儲存的變更',
   'editor.saved': '已於 {time} 儲存',
+  'editor.autosaved': '尚未儲存（已於 {time} 自動備份）',
   'editor.locales': '語言',
   'editor.locale.missing': '尚未翻譯',
   'editor.title': '標題',

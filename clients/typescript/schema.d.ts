@@ -1722,6 +1722,13 @@ export interface paths {
                         title?: string;
                         content?: string;
                         excerpt?: string | null;
+                        translations?: {
+                            [key: string]: {
+                                title?: string;
+                                content?: string;
+                                excerpt?: string | null;
+                            };
+                        };
                         base_version?: string;
                     };
                 };
@@ -2046,6 +2053,13 @@ export interface paths {
                         title?: string;
                         content?: string;
                         excerpt?: string | null;
+                        translations?: {
+                            [key: string]: {
+                                title?: string;
+                                content?: string;
+                                excerpt?: string | null;
+                            };
+                        };
                         base_version?: string;
                     };
                 };
@@ -9001,6 +9015,14 @@ export interface components {
             title?: string;
             content?: string;
             excerpt?: string | null;
+            /** @description The other locales’ text, by locale code (the fields above are the default locale’s). */
+            translations?: {
+                [key: string]: {
+                    title?: string;
+                    content?: string;
+                    excerpt?: string | null;
+                };
+            };
             /** @description The version of the post the editor started from. */
             base_version: string | null;
             updated_at: string;
@@ -9849,6 +9871,14 @@ export interface components {
             title?: string;
             content?: string;
             excerpt?: string | null;
+            /** @description The other locales’ text, by locale code (the fields above are the default locale’s). */
+            translations?: {
+                [key: string]: {
+                    title?: string;
+                    content?: string;
+                    excerpt?: string | null;
+                };
+            };
             /** @description The version of the post the editor started from. */
             base_version: string | null;
             updated_at: string;

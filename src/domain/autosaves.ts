@@ -16,16 +16,42 @@ import { toIso } from './values.js';
 
 export const MAX_AUTOSAVE_TEXT = 1_000_000;
 
-export const autosaveInput = z
+/** The most locales one autosave keeps (a website has a handful; this bounds the row's size). */
+export const MAX_AUTOSAVE_LOCALES = 20;
+
+const autosaveText = z
   .object({
     title: z.string().max(255).optional(),
     content: z.string().max(MAX_AUTOSAVE_TEXT).optional(),
     excerpt: z.string().max(65535).nullable().optional(),
+  })
+  .strict();
+
+export const autosaveInput = autosaveText
+  .extend({
+    /** The other locales' text the editor holds, by locale code (the fields above are the default's). */
+    translations: z
+      .record(z.string().regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8}){0,2}$/), autosaveText)
+      .superRefine((locales, check) => {
+        if (Object.keys(locales).length > MAX_AUTOSAVE_LOCALES)
+          // Worded as a list's size ("may not have more than 20 items").
+          check.addIssue({
+            code: 'too_big',
+            origin: 'array',
+            maximum: MAX_AUTOSAVE_LOCALES,
+            inclusive: true,
+            input: locales,
+          });
+      })
+      .optional(),
     /** The version (`updated_at`) of the post the editor started from. */
     base_version: z.string().max(40).optional(),
   })
   .strict();
-export type AutosaveFields = Pick<z.infer<typeof autosaveInput>, 'title' | 'content' | 'excerpt'>;
+export type AutosaveFields = Pick<
+  z.infer<typeof autosaveInput>,
+  'title' | 'content' | 'excerpt' | 'translations'
+>;
 
 export interface Autosave {
   resourceType: ContentKind;

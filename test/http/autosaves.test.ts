@@ -153,6 +153,45 @@ describe('autosaves', () => {
     );
   });
 
+  it('keeps every locale the editor holds, and refuses a bad locale code or too many locales', async () => {
+    const saved = await post();
+    const kept = await v2(`/posts/${saved.id}/autosave`, {
+      method: 'PUT',
+      body: {
+        title: 'English draft',
+        translations: { zh_TW: { title: '草稿標題', content: '<p>一半的想法</p>' }, ja: { excerpt: null } },
+      },
+    });
+    assert.equal(kept.statusCode, 200, kept.body);
+    const mine = (await autosaveOf(saved.id)) as Autosave & { translations?: Record<string, unknown> };
+    assert.equal(mine.title, 'English draft');
+    assert.deepEqual(mine.translations, {
+      zh_TW: { title: '草稿標題', content: '<p>一半的想法</p>' },
+      ja: { excerpt: null },
+    });
+    assert.equal((await ctx.services.posts.findDetail(saved.id))?.title, 'Saved title');
+    const badCode = await v2(`/posts/${saved.id}/autosave`, {
+      method: 'PUT',
+      body: { translations: { '../x': { title: 'No' } } },
+    });
+    assert.equal(badCode.statusCode, 422, badCode.body);
+    const badField = await v2(`/posts/${saved.id}/autosave`, {
+      method: 'PUT',
+      body: { translations: { fr: { status: 'published' } } },
+    });
+    assert.equal(badField.statusCode, 422, badField.body);
+    const many = Object.fromEntries(
+      Array.from({ length: 21 }, (_, i) => [`l${String.fromCharCode(97 + i)}`, { title: 'x' }]),
+    );
+    const tooMany = await v2(`/posts/${saved.id}/autosave`, { method: 'PUT', body: { translations: many } });
+    assert.equal(tooMany.statusCode, 422, tooMany.body);
+    assert.deepEqual(tooMany.json<{ errors: Record<string, string[]> }>().errors, {
+      translations: ['The translations may not have more than 20 items.'],
+    });
+    // The refused writes left the kept copy as it was.
+    assert.equal(((await autosaveOf(saved.id)) as Autosave).title, 'English draft');
+  });
+
   it('keeps an autosave of a page, cleared when that page is saved', async () => {
     const created = await v2('/pages', {
       method: 'POST',

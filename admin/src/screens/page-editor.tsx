@@ -58,7 +58,7 @@ export function PageEditor({ id }: { id: number | null }) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   /** This user's server autosave, newer than the saved page: offered back (issue 37). */
-  const [offered, setOffered] = useState<Text | null>(null);
+  const [offered, setOffered] = useState<Record<string, Text> | null>(null);
   // The version the next save builds on: set with the state, never from a render.
   const loadedRef = useRef(loaded);
   const setLoaded = (next: Loaded | null) => {
@@ -121,8 +121,16 @@ export function PageEditor({ id }: { id: number | null }) {
       .then(({ data: found }) => {
         const autosave = found?.data;
         if (!autosave?.newer || !base) return;
-        const kept = { title: autosave.title ?? base.title, content: autosave.content ?? base.content };
-        if (kept.title !== base.title || kept.content !== base.content) setOffered(kept);
+        // The autosave's text over the saved one, in every locale it kept.
+        const overlay = (code: string, kept: { title?: string; content?: string }) => {
+          const saved = next[code] ?? { title: '', content: '' };
+          return { title: kept.title ?? saved.title, content: kept.content ?? saved.content };
+        };
+        const merged = { ...next, [me.locales.default]: overlay(me.locales.default, autosave) };
+        for (const [code, kept] of Object.entries(autosave.translations ?? {})) {
+          if (code in next) merged[code] = overlay(code, kept);
+        }
+        if (JSON.stringify(merged) !== JSON.stringify(next)) setOffered(merged);
       })
       .catch(() => undefined);
   };
@@ -135,10 +143,16 @@ export function PageEditor({ id }: { id: number | null }) {
     const typed = text[me.locales.default];
     if (!dirty || !base || !typed) return;
     const timer = setTimeout(() => {
+      const kept = (each: Text) => ({ title: each.title.slice(0, 255), content: each.content });
+      const translations = Object.fromEntries(
+        Object.entries(text)
+          .filter(([code]) => code !== me.locales.default)
+          .map(([code, each]) => [code, kept(each)]),
+      );
       void api
         .PUT('/api/v2/pages/{id}/autosave', {
           params: { path: { id: String(base.id) } },
-          body: { title: typed.title.slice(0, 255), content: typed.content, base_version: base.updated_at },
+          body: { ...kept(typed), translations, base_version: base.updated_at },
         })
         .catch(() => undefined);
     }, 1500);
@@ -278,7 +292,7 @@ export function PageEditor({ id }: { id: number | null }) {
           <button
             type="button"
             onClick={() => {
-              setText((current) => ({ ...current, [me.locales.default]: offered }));
+              setText(offered);
               setOffered(null);
               setDirty(true);
               setGeneration((n) => n + 1);

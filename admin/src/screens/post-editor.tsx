@@ -69,8 +69,12 @@ interface Conflict {
   fields: string[] | null;
 }
 
-const AUTOSAVE_MS = 4000;
-/** The server copy of unsaved work (issue 37), sooner than a draft's own save. */
+/** A new post becomes a draft by itself this long after it has a title and content. */
+const FIRST_SAVE_MS = 4000;
+/**
+ * The server's autosave of unsaved work (issue 37 #2): this user's one copy of the post, in every
+ * locale. It never changes the post, so it writes no revision: only Save and Publish do.
+ */
 const SERVER_AUTOSAVE_MS = 1500;
 const copyKey = (id: number | null) => `folio-admin:post:${id ?? 'new'}`;
 
@@ -165,6 +169,8 @@ export function PostEditor({ id }: { id: number | null }) {
   const [trouble, setTrouble] = useState<SaveTrouble | null>(null);
   const [review, setReview] = useState<ReviewStep | null>(null);
   const [lastSaved, setLastSaved] = useState<string | null>(null);
+  /** The form as last kept in this user's autosave on the server, and when. */
+  const [autosaved, setAutosaved] = useState<{ form: Form; at: string } | null>(null);
   const [restorable, setRestorable] = useState<Form | null>(null);
   /** Where the restorable work is kept: this browser, or the server's autosave (any device). */
   const [restorableFrom, setRestorableFrom] = useState<'browser' | 'server'>('browser');
@@ -291,19 +297,24 @@ export function PostEditor({ id }: { id: number | null }) {
       .GET('/api/v2/posts/{id}/autosave', { params: { path: { id: String(postId) } } })
       .then(({ data }) => {
         const autosave = data?.data;
-        const base = next.text[me.locales.default];
-        if (!autosave?.newer || !base) return;
-        const merged: Form = {
-          ...next,
-          text: {
-            ...next.text,
-            [me.locales.default]: {
-              title: autosave.title ?? base.title,
-              content: autosave.content ?? base.content,
-              excerpt: autosave.excerpt ?? base.excerpt,
-            },
-          },
+        if (!autosave?.newer || !next.text[me.locales.default]) return;
+        // The autosave's text over the saved one, field by field, in every locale it kept.
+        const overlay = (
+          code: string,
+          kept: { title?: string; content?: string; excerpt?: string | null },
+        ) => {
+          const saved = next.text[code] ?? { title: '', content: '', excerpt: '' };
+          return {
+            title: kept.title ?? saved.title,
+            content: kept.content ?? saved.content,
+            excerpt: kept.excerpt ?? saved.excerpt,
+          };
         };
+        const text = { ...next.text, [me.locales.default]: overlay(me.locales.default, autosave) };
+        for (const [code, kept] of Object.entries(autosave.translations ?? {})) {
+          if (code in next.text) text[code] = overlay(code, kept);
+        }
+        const merged: Form = { ...next, text };
         if (JSON.stringify(merged) === JSON.stringify(next)) return;
         setRestorableFrom('server');
         setRestorable(merged);
@@ -346,17 +357,26 @@ export function PostEditor({ id }: { id: number | null }) {
     const base = loadedRef.current;
     if (!dirty || !base) return;
     const timer = setTimeout(() => {
-      const text = formRef.current.text[me.locales.default];
+      const snapshot = formRef.current;
+      const text = snapshot.text[me.locales.default];
       if (!text) return;
+      const kept = (each: LocaleText) => ({
+        title: each.title.slice(0, 255),
+        content: each.content,
+        excerpt: each.excerpt,
+      });
+      const translations = Object.fromEntries(
+        Object.entries(snapshot.text)
+          .filter(([code]) => code !== me.locales.default)
+          .map(([code, each]) => [code, kept(each)]),
+      );
       void api
         .PUT('/api/v2/posts/{id}/autosave', {
           params: { path: { id: String(base.id) } },
-          body: {
-            title: text.title.slice(0, 255),
-            content: text.content,
-            excerpt: text.excerpt,
-            base_version: base.updated_at,
-          },
+          body: { ...kept(text), translations, base_version: base.updated_at },
+        })
+        .then(({ data }) => {
+          if (data) setAutosaved({ form: snapshot, at: data.data.updated_at });
         })
         .catch(() => undefined);
     }, SERVER_AUTOSAVE_MS);
@@ -434,7 +454,8 @@ export function PostEditor({ id }: { id: number | null }) {
 
   /**
    * Saves the form (with `status` when given) after every save queued before; the saved post, or null.
-   * `quiet`: the autosave, which sends nothing when the form is as last saved or a conflict is open.
+   * `quiet`: a new post's first save by itself, which sends nothing when the form is as last saved or
+   * a conflict is open.
    */
   const save = async (status?: string, quiet = false): Promise<Loaded | null> => {
     // A create's retries send what its first try sent (the server keeps its answer for the key).
@@ -507,13 +528,14 @@ export function PostEditor({ id }: { id: number | null }) {
     return result === 'again' ? save(status) : result;
   };
 
-  // Drafts save themselves a few seconds after the last change, once they have a title and content.
+  // A new post becomes a draft by itself a few seconds after it has a title and content (so that its
+  // autosave has a post to belong to); after that only Save and Publish change the post.
   const autosaves = (loaded === null || loaded.status === 'draft') && !conflict;
   useEffect(() => {
-    if (!dirty || !autosaves || !Object.values(form.text).some(complete)) return;
-    const timer = setTimeout(() => void save(undefined, true), AUTOSAVE_MS);
+    if (!dirty || loaded !== null || conflict || !Object.values(form.text).some(complete)) return;
+    const timer = setTimeout(() => void save(undefined, true), FIRST_SAVE_MS);
     return () => clearTimeout(timer);
-  }, [form, dirty, autosaves]);
+  }, [form, dirty, loaded, conflict]);
 
   const run = async (work: () => Promise<boolean>, done: MessageKey) => {
     setMessage(null);
@@ -653,7 +675,9 @@ export function PostEditor({ id }: { id: number | null }) {
             : saving
               ? t('editor.saving')
               : dirty
-                ? t('editor.unsaved')
+                ? autosaved?.form === form
+                  ? t('editor.autosaved', { time: formatDateTime(autosaved.at) })
+                  : t('editor.unsaved')
                 : lastSaved
                   ? t('editor.saved', { time: formatDateTime(lastSaved) })
                   : ''}

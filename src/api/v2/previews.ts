@@ -42,6 +42,19 @@ const autosaveSchema = z
     title: z.string().optional(),
     content: z.string().optional(),
     excerpt: z.string().nullable().optional(),
+    translations: z
+      .record(
+        z.string(),
+        z.object({
+          title: z.string().optional(),
+          content: z.string().optional(),
+          excerpt: z.string().nullable().optional(),
+        }),
+      )
+      .optional()
+      .describe(
+        'The other locales\u2019 text, by locale code (the fields above are the default locale\u2019s).',
+      ),
     base_version: z.string().nullable().describe('The version of the post the editor started from.'),
     updated_at: z.string(),
     newer: z.boolean().describe('Saved after the post\u2019s current version: worth offering on reopen.'),
