@@ -3,17 +3,28 @@
 // route matched; the answer is a 301 to the post's or page's current address.
 import type { Db } from '../db/database.js';
 
-/** The path a redirect is stored and looked up by: no query, no fragment, no trailing slash. */
+/** WordPress's links by id, which it answers whatever its permalinks: `/?p=12`, `/?page_id=5`. */
+export const WORDPRESS_ID_PARAMETERS = ['p', 'page_id'] as const;
+
+/**
+ * The path a redirect is stored and looked up by: no query, no fragment, no trailing slash; but the
+ * home page with a WordPress id (`/?p=12`) is kept as that, so that old links by id keep answering.
+ */
 export function redirectPath(url: string): string | null {
-  let pathname: string;
+  let parsed: URL;
   try {
-    pathname = new URL(url, 'http://x.invalid').pathname;
+    parsed = new URL(url, 'http://x.invalid');
   } catch {
     return null;
   }
-  if (pathname.length > 2048) return null;
-  const trimmed = pathname.replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
+  if (parsed.pathname.length > 2048) return null;
+  const trimmed = parsed.pathname.replace(/\/+$/, '');
+  if (trimmed !== '') return trimmed;
+  for (const name of WORDPRESS_ID_PARAMETERS) {
+    const id = parsed.searchParams.get(name);
+    if (id !== null && /^[1-9]\d{0,18}$/.test(id)) return `/?${name}=${id}`;
+  }
+  return '/';
 }
 
 export class RedirectsService {

@@ -118,11 +118,12 @@ export const baseTags = (websiteId: number) => [
 const shortUrl = (url: string) => (url.length > 200 ? createHash('sha1').update(url).digest('hex') : url);
 
 /**
- * The query parameters a cached page may read (the list's `page`, the post's `comment` notice). Any
+ * The query parameters a cached page may read (the list's `page`, the post's `comment` notice, the
+ * home page's WordPress ids `p` and `page_id`, which it answers with a redirect when it knows them). Any
  * other parameter changes nothing on a page, so it makes no entry of its own: random query strings
  * cannot fill the cache (issue 21 #4). A page route that starts reading another one adds it here.
  */
-export const PAGE_QUERY_PARAMETERS = ['comment', 'page'] as const;
+export const PAGE_QUERY_PARAMETERS = ['comment', 'page', 'p', 'page_id'] as const;
 
 const honoured = new WeakMap<FastifyRequest, Set<string>>();
 

@@ -241,6 +241,21 @@ describe('folio import (WordPress WXR)', () => {
     const page = await ctx.request({ url: '/about/', headers: host });
     assert.equal(page.statusCode, 301);
     assert.equal(page.headers.location, '/page/about-2');
+    // WordPress's links by id answer too, whatever the permalinks were (a page also by page_id).
+    const byId = await ctx.request({ url: '/?p=10', headers: host });
+    assert.equal(byId.statusCode, 301);
+    assert.equal(byId.headers.location, '/post/first-roses');
+    assert.equal(
+      (await ctx.request({ url: '/?page_id=14', headers: host })).headers.location,
+      '/page/about-2',
+    );
+    assert.equal(
+      (await ctx.request({ url: '/?p=14&utm=x', headers: host })).headers.location,
+      '/page/about-2',
+    );
+    const unknownId = await ctx.request({ url: '/?p=999', headers: host });
+    assert.equal(unknownId.statusCode, 200, 'an id it never had: the home page');
+    assert.equal((await ctx.request({ url: '/?p=10', headers: host })).statusCode, 301, 'not cached as home');
     const target = await ctx.request({ url: '/post/first-roses', headers: host });
     assert.equal(target.statusCode, 200);
     assert.equal((await ctx.request({ url: '/2026/05/never-was/', headers: host })).statusCode, 404);

@@ -505,6 +505,7 @@ export class WordPressImporter {
     };
     let done = 0;
     let redirectId = 0;
+    const redirected = new Set<string>();
     const seenIds = new Set<string>();
     await parseWxr(file, {
       item: async (item, extras) => {
@@ -629,10 +630,17 @@ export class WordPressImporter {
             });
           }
         }
-        // The old permalink keeps answering: a 301 to the post or page.
-        const from = item.link ? redirectPath(item.link) : null;
+        // The old permalink keeps answering: a 301 to the post or page; so do WordPress's links by id
+        // (`/?p=12`, and `/?page_id=12` for a page), which it answers whatever its permalinks.
         const target = type === 'page' ? `/page/${slug}` : `/post/${slug}`;
-        if (from && from !== '/' && from !== target) {
+        const oldPaths = [
+          item.link ? redirectPath(item.link) : null,
+          `/?p=${id}`,
+          type === 'page' ? `/?page_id=${id}` : null,
+        ];
+        for (const from of new Set(oldPaths)) {
+          if (!from || from === '/' || from === target || redirected.has(from)) continue;
+          redirected.add(from);
           redirectId += 1;
           out.add('redirects', {
             id: redirectId,

@@ -7,6 +7,11 @@ export function homeRoutes(kit: FrontendKit): void {
   const { services } = kit;
 
   kit.page('GET', '/', { name: 'pages.home', cacheable: true }, async (request, reply, state) => {
+    // An imported WordPress site's links by id (`/?p=12`) answer with a 301 to what they became.
+    if (request.url.includes('?')) {
+      const moved = await services.redirects.resolve(state.website.id, request.url);
+      if (moved) return reply.code(301).header('location', moved).send();
+    }
     const homepage = homepageSlug(state);
     if (homepage !== null) {
       const shown = await renderSitePage(kit, request, reply, state, homepage);
