@@ -498,7 +498,15 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     warn,
     rateLimits,
   });
-  const folioImporter = new FolioImporter({ db, store: mediaStore, policy, runner, audit, changes });
+  const folioImporter = new FolioImporter({
+    db,
+    store: mediaStore,
+    policy,
+    runner,
+    audit,
+    changes,
+    revisions: options.revisions !== false ? revisions : undefined,
+  });
   const services: Services = {
     config,
     database,

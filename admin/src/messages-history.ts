@@ -16,6 +16,7 @@ export const historyMessages = {
   'history.action.approve': 'Approved',
   'history.action.return': 'Sent back',
   'history.action.restore': 'Restored',
+  'history.action.import': 'Imported',
   'history.compare': 'Compare',
   'history.comparison': 'Comparison of two versions',
   'history.same': 'These two versions are the same.',

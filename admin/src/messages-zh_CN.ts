@@ -528,6 +528,7 @@ export const zhCNScreens: Catalogue = {
   'history.action.approve': '通过',
   'history.action.return': '退回',
   'history.action.restore': '恢复',
+  'history.action.import': '导入',
   'history.compare': '比较',
   'history.comparison': '两个版本的比较',
   'history.same': '这两个版本相同。',

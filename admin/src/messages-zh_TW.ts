@@ -530,6 +530,7 @@ export const zhTWScreens: Catalogue = {
   'history.action.approve': '核准',
   'history.action.return': '退回',
   'history.action.restore': '還原',
+  'history.action.import': '匯入',
   'history.compare': '比較',
   'history.comparison': '兩個版本的比較',
   'history.same': '這兩個版本相同。',

@@ -220,12 +220,35 @@ export class RevisionsService {
     }
   }
 
+  /**
+   * The first revision of posts or pages an import brought without history of their own (issue 39:
+   * imported content has a history like any other). Written in the caller's transaction.
+   */
+  async recordImported(actor: Actor, kind: RevisionKind, ids: readonly number[]): Promise<void> {
+    const locale = await this.defaultLocale();
+    const event = {
+      action: `${kind}.import`,
+      userId: actor.userId,
+      apiKeyId: actor.origin?.apiKeyId ?? null,
+      surface: actor.origin?.surface ?? 'system',
+    };
+    for (const id of ids) {
+      if (kind === 'post') {
+        const post = await this.deps.posts.findDetail(id);
+        if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
+      } else {
+        const page = await this.deps.pages.findById(id);
+        if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
+      }
+    }
+  }
+
   private async write(
     kind: RevisionKind,
     id: number,
     status: string,
     data: RevisionSnapshot | PageSnapshot,
-    event: DomainEvent,
+    event: Pick<DomainEvent, 'action' | 'userId' | 'apiKeyId' | 'surface'>,
   ): Promise<void> {
     const db = this.deps.db;
     await db

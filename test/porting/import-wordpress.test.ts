@@ -229,6 +229,15 @@ describe('folio import (WordPress WXR)', () => {
       tagged.map((t) => t.slug),
       ['roses', 'spring'],
     );
+    // Each imported post and page starts its history: one revision, its action the import.
+    const history = await ctx.services.database.db
+      .selectFrom('revisions')
+      .innerJoin('posts', 'posts.id', 'revisions.resource_id')
+      .select(['revisions.action', 'revisions.status'])
+      .where('revisions.resource_type', '=', 'post')
+      .where('posts.slug', '=', 'first-roses')
+      .execute();
+    assert.deepEqual(history, [{ action: 'post.import', status: 'published' }]);
   });
 
   it('old permalinks answer with a 301 to the new address', async () => {

@@ -199,7 +199,7 @@ export class GhostImporter {
     try {
       const notes = this.convert(data, builder, options.keepHtml === true);
       const archive = await builder.finish(path.join(builder.dir, 'ghost.tar.gz'));
-      const report = await this.deps.folio.import(actor, archive, options);
+      const report = await this.deps.folio.import(actor, archive, { ...options, startHistory: true });
       return { ...report, format: 'ghost', skipped: [...notes, ...report.skipped] };
     } finally {
       builder.dispose();

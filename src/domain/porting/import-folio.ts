@@ -22,6 +22,7 @@ import { recordWrite } from '../audit.js';
 import type { AuditLog } from '../audit.js';
 import type { ContentChanges } from '../changes.js';
 import { ForbiddenError } from '../errors.js';
+import type { RevisionsService } from '../revisions.js';
 import type { Actor, Policy } from '../policy.js';
 import type { OperationRunner } from '../run.js';
 import { ArchiveError, readArchive } from './archive-reader.js';
@@ -60,6 +61,11 @@ export interface ImportOptions {
   websiteId: number | null;
   dryRun: boolean;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Give each post and page a first revision (action `import`): for a site converted from elsewhere
+   * (WordPress, Ghost). A Folio archive carries its own history, and a round trip keeps it as it was.
+   */
+  startHistory?: boolean;
 }
 
 const NO_PASSWORD = '!imported: no password set (reset it to sign in)';
@@ -119,6 +125,8 @@ export class FolioImporter {
       runner: OperationRunner;
       audit?: AuditLog;
       changes: ContentChanges;
+      /** Absent when the installation keeps no revisions. */
+      revisions?: RevisionsService;
     },
   ) {}
 
@@ -617,6 +625,19 @@ export class FolioImporter {
           }
         });
       }
+      // Posts and pages from elsewhere get their first revision (its action: import).
+      const revisions = this.deps.revisions;
+      if (revisions && options.startHistory === true) {
+        for (const [kind, model] of [
+          ['posts', 'post'],
+          ['pages', 'page'],
+        ] as const) {
+          const ids = created.filter((each) => each.kind === kind).map((each) => each.id);
+          for (let start = 0; start < ids.length; start += 500) {
+            await runner.run(() => revisions.recordImported(actor, model, ids.slice(start, start + 500)));
+          }
+        }
+      }
       // Into one website: the bindings the archive made to a website it did not bring are dropped.
       await runner.run(async () => {
         await recordWrite(this.deps.audit, actor, {
@@ -650,6 +671,13 @@ export class FolioImporter {
           .execute();
       }
       for (const { kind, id } of [...created].reverse()) {
+        if (kind === 'posts' || kind === 'pages') {
+          await db
+            .deleteFrom('revisions')
+            .where('resource_type', '=', kind === 'posts' ? 'post' : 'page')
+            .where('resource_id', '=', id)
+            .execute();
+        }
         if (kind === 'posts') {
           await db
             .deleteFrom('taggables')

@@ -260,6 +260,7 @@ export class WordPressImporter {
         websiteId: options.websiteId,
         dryRun: options.dryRun,
         onProgress: options.onProgress,
+        startHistory: true,
       });
       return { ...report, format: 'wordpress', skipped: [...notes, ...report.skipped] };
     } finally {
