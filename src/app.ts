@@ -209,6 +209,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     }
   });
 
+  // Readiness (issue 40 #4): a load balancer sends requests to this node only while its database,
+  // Redis (when configured) and media storage answer; /healthz above is the liveness check.
+  app.get('/readyz', async (request, reply) => {
+    const parts = await services.readiness();
+    const ready = Object.values(parts).every((state) => state !== 'unavailable');
+    if (!ready) request.log.warn({ parts }, 'readiness check: not ready');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'fail', ...parts });
+  });
+
   await app.register(apiV1(services), { prefix: '/api/v1' });
   await app.register(apiV2(services), { prefix: '/api/v2' });
   await app.register(adminPanel, { prefix: '/admin', mediaBase: `${mediaStore.baseUrl}/` });

@@ -11,6 +11,7 @@ import { MemoryCache } from './cache/cache.js';
 import type { Cache } from './cache/cache.js';
 import { RedisCache } from './cache/redis-cache.js';
 import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
@@ -107,6 +108,13 @@ import type { PackageManager } from './domain/updates.js';
 import { UsersService } from './domain/users.js';
 import { WebsitesService } from './domain/websites.js';
 import { WebsiteOperations } from './domain/website-operations.js';
+
+/** What `GET /readyz` reports: each part this node needs, `none` for Redis when it is not configured. */
+export interface Readiness {
+  database: 'ok' | 'unavailable';
+  redis: 'ok' | 'unavailable' | 'none';
+  storage: 'ok' | 'unavailable';
+}
 
 export interface Services {
   config: Config;
@@ -234,6 +242,11 @@ export interface Services {
   /** Writing posts from the public site (the posts service with the authors' rules). */
   authoring: AuthoringService;
   /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
+  /**
+   * Whether this node can serve (issue 40 #4, `GET /readyz`): the database, Redis (when configured)
+   * and the media storage each answer within a couple of seconds.
+   */
+  readiness(): Promise<Readiness>;
   close(): Promise<void>;
 }
 
@@ -617,6 +630,29 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       links,
     }),
     authoring: new AuthoringService(posts, postOps, policy, tags, settings),
+    async readiness() {
+      const probe = async (check: () => Promise<unknown>): Promise<'ok' | 'unavailable'> => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer in 2 s')), 2000);
+        });
+        try {
+          await Promise.race([check(), late]);
+          return 'ok';
+        } catch {
+          return 'unavailable';
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+      const [databaseState, redisState, storageState] = await Promise.all([
+        probe(() => sql`select 1`.execute(db)),
+        redis ? probe(() => redis.ping()) : Promise.resolve('none' as const),
+        // A key nobody writes: an answer (found or not) proves the storage is reachable.
+        probe(() => mediaStore.stat('.folio-readiness-probe')),
+      ]);
+      return { database: databaseState, redis: redisState, storage: storageState };
+    },
     async close() {
       await services.accounts.drain();
       await runner.settle();

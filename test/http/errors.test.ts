@@ -156,6 +156,17 @@ describe('HTTP envelope and errors', () => {
     assert.deepEqual(response.json(), { status: 'ok', database: 'ok' });
   });
 
+  it('/readyz checks the database, Redis (when configured) and the media storage', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/readyz' });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), {
+      status: 'ok',
+      database: 'ok',
+      redis: ctx.services.config.redisUrl ? 'ok' : 'none',
+      storage: 'ok',
+    });
+  });
+
   it('logs never contain an api_token, and a 500 is logged with its request id', async () => {
     const lines: string[] = [];
     const stream = new Writable({
@@ -207,6 +218,11 @@ describe('HTTP when the database is gone', () => {
     const health = await ctx.request({ method: 'GET', url: '/healthz' });
     assert.equal(health.statusCode, 503);
     assert.deepEqual(health.json(), { status: 'fail', database: 'unavailable' });
+    const ready = await ctx.request({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.json().status, 'fail');
+    assert.equal(ready.json().database, 'unavailable');
+    assert.equal(ready.json().storage, 'ok');
     await ctx.services.settings.set('x', 'y').catch(() => undefined); // drop the snapshot
     const api = await ctx.request({
       method: 'POST',

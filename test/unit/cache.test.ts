@@ -1,16 +1,14 @@
 // One contract for both cache drivers (in-process and the real Redis on this machine), plus what
 // only Redis does: a flush seen by a second app instance, and an outage that degrades to no caching.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
 import { freePort } from '../support/net.js';
+import { startPrivateRedis, stopPrivateRedis } from '../support/private-redis.js';
 import {
   cacheTestRedisUrl,
   redisAnswers,
@@ -232,38 +230,10 @@ async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void
   }
 }
 
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  for (let i = 0; i < 50; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (up) return child;
-    await sleep(100);
-  }
-  throw new Error('redis-server did not start');
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 describe('redis cache when Redis goes away', { skip: redisServerSkip }, () => {
   it('degrades to no caching with a warning, never an error, and is correct once Redis is back', async () => {
     const port = await freePort();
-    let server = await startRedis(port);
+    let server = await startPrivateRedis(port);
     const warnings: string[] = [];
     const cache = new RedisCache({
       url: `redis://127.0.0.1:${port}`,
@@ -274,7 +244,7 @@ describe('redis cache when Redis goes away', { skip: redisServerSkip }, () => {
       await cache.set('page', 'cached', { tags: ['posts'] });
       assert.equal(await cache.get('page'), 'cached');
 
-      await stop(server);
+      await stopPrivateRedis(server);
       await sleep(100);
       assert.equal(await cache.get('page'), undefined);
       await cache.set('other', 'value'); // no throw
@@ -288,7 +258,7 @@ describe('redis cache when Redis goes away', { skip: redisServerSkip }, () => {
       assert.match(warnings[0] ?? '', /^cache: Redis unavailable/);
 
       // The same server comes back (a fresh one here; a real one would still hold 'page').
-      server = await startRedis(port);
+      server = await startPrivateRedis(port);
       const deadline = Date.now() + 5000;
       while (Date.now() < deadline) {
         await cache.set('probe', 1);
@@ -298,7 +268,7 @@ describe('redis cache when Redis goes away', { skip: redisServerSkip }, () => {
       assert.equal(await cache.get('probe'), 1);
     } finally {
       await cache.close();
-      await stop(server);
+      await stopPrivateRedis(server);
     }
   });
 });
@@ -306,7 +276,7 @@ describe('redis cache when Redis goes away', { skip: redisServerSkip }, () => {
 describe('redis cache across a Redis restart (issue 21 #14)', { skip: redisServerSkip }, () => {
   it('a stamp from before an empty restart is never current again, on either of two nodes', async () => {
     const port = await freePort();
-    let server = await startRedis(port);
+    let server = await startPrivateRedis(port);
     const url = `redis://127.0.0.1:${port}`;
     const a = new RedisCache({ url, warn: () => undefined, commandTimeoutMs: 300 });
     const b = new RedisCache({ url, warn: () => undefined, commandTimeoutMs: 300 });
@@ -328,9 +298,9 @@ describe('redis cache across a Redis restart (issue 21 #14)', { skip: redisServe
       await b.stamp(['post:1']); // mirrored now
       assert.equal(b.isCurrent(before), true);
 
-      await stop(server);
+      await stopPrivateRedis(server);
       await waitFor(() => !(b as unknown as { mirrorLive: boolean }).mirrorLive, 5000);
-      server = await startRedis(port);
+      server = await startPrivateRedis(port);
       await Promise.all([live(a), live(b)]);
       // The counters climb back to the numbers the old stamp holds (a flush lost to a slow command
       // under load only means one more round).
@@ -351,7 +321,7 @@ describe('redis cache across a Redis restart (issue 21 #14)', { skip: redisServe
     } finally {
       await a.close();
       await b.close();
-      await stop(server);
+      await stopPrivateRedis(server);
     }
   });
 });
