@@ -18,7 +18,7 @@ export interface paths {
                     page?: number;
                     /** @description Items per page (1–100, default 20). */
                     per_page?: number;
-                    /** @description Up to 3 of id, title, slug, created_at, updated_at, published_at, comma-separated (the next break the first's ties); `-` before a field for descending (default -created_at). A list sorted by several fields, or by published_at, is paged by number only (no next_cursor). */
+                    /** @description Up to 3 of id, title, slug, created_at, updated_at, published_at, comma-separated (the next break the first's ties); `-` before a field for descending (default -created_at). With `q`, `relevance` first puts the best match first (title above the rest; the fields after it break ties). A list sorted by several fields, by relevance, or by published_at, is paged by number only (no next_cursor). */
                     sort?: string;
                     /** @description Words to search in titles, excerpts and contents. */
                     q?: string;

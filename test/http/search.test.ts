@@ -140,6 +140,32 @@ describe('full-text search (issue 40 #2)', () => {
     assert.ok(harvest < walk, 'the better match comes first');
   });
 
+  it('API v2 lists by relevance with sort=relevance (q needed), newest first otherwise; numbered pages only', async () => {
+    const list = (query: string) =>
+      ctx.request({
+        method: 'GET',
+        url: `/api/v2/posts?${query}`,
+        headers: { authorization: `Bearer ${user.token}` },
+      });
+    const idsOf = (response: Awaited<ReturnType<typeof list>>) =>
+      response.json<{ data: Array<{ id: number }> }>().data.map((post) => post.id);
+    const newest = await list('q=apple');
+    assert.equal(newest.statusCode, 200, newest.body);
+    assert.deepEqual(idsOf(newest), [ids.passing, ids.apples], 'the default order: newest first');
+    const ranked = await list('q=apple&sort=relevance');
+    assert.equal(ranked.statusCode, 200, ranked.body);
+    assert.deepEqual(idsOf(ranked), [ids.apples, ids.passing], 'the post about apples first');
+    assert.equal(ranked.json<{ meta: { next_cursor?: string | null } }>().meta.next_cursor ?? null, null);
+    // Ties of relevance broken by the fields after it; pages by number.
+    const second = await list('q=apple&sort=relevance,created_at&per_page=1&page=2');
+    assert.deepEqual(idsOf(second), [ids.passing]);
+    const alone = await list('sort=relevance');
+    assert.equal(alone.statusCode, 422, alone.body);
+    assert.deepEqual(alone.json<{ errors: Record<string, string[]> }>().errors, {
+      sort: ['The sort relevance needs a search (q).'],
+    });
+  });
+
   it('shows the text around the match, highlighted and escaped', async () => {
     const html = await page('zebrafish');
     assert.match(html, /<mark>zebrafish<\/mark> tank/);

@@ -90,8 +90,10 @@ const listQuery = z
       .optional()
       .describe(
         `Up to ${MAX_SORT_KEYS} of ${SORTABLE_POST_FIELDS.join(', ')}, comma-separated (the next break the ` +
-          `first's ties); \`-\` before a field for descending (default -created_at). A list sorted by several ` +
-          'fields, or by published_at, is paged by number only (no next_cursor).',
+          `first's ties); \`-\` before a field for descending (default -created_at). With \`q\`, ` +
+          '`relevance` first puts the best match first (title above the rest; the fields after it break ' +
+          'ties). A list sorted by several fields, by relevance, or by published_at, is paged by number ' +
+          'only (no next_cursor).',
       ),
     q: z.string().max(100).optional().describe('Words to search in titles, excerpts and contents.'),
     filter: z
@@ -239,6 +241,8 @@ interface ListRequest {
   include: Set<string>;
   page: PageRequest;
   thenBy: ReturnType<typeof sortKeysOf<(typeof SORTABLE_POST_FIELDS)[number]>>;
+  /** `sort=relevance` (with `q`): best match first, then the fields after it. */
+  relevance: boolean;
   input: ReturnType<Services['postOps']['parseList']>;
 }
 const listRequests = new Map<string, ListRequest>();
@@ -304,8 +308,14 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
       const parse = (): ListRequest => {
         const query = queryOf(listQuery, request);
         const page = pageOf(query);
+        // `relevance` first: best match of `q`; the fields after it (default -created_at) break ties.
+        const keys = (query.sort ?? '').split(',').map((key) => key.trim());
+        const relevance = keys[0] === 'relevance';
+        if (relevance && !query.q?.trim()) {
+          throw new ValidationError({ sort: ['The sort relevance needs a search (q).'] });
+        }
         const [sort, ...thenBy] = sortKeysOf(
-          query.sort,
+          relevance ? keys.slice(1).join(',') || undefined : query.sort,
           SORTABLE_POST_FIELDS,
           { field: 'created_at', direction: 'desc' },
           MAX_SORT_KEYS,
@@ -319,9 +329,9 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
           page: page.page,
           page_size: page.perPage,
         });
-        return { query, include: includesOf(query.include), page, thenBy, input };
+        return { query, include: includesOf(query.include), page, thenBy, relevance, input };
       };
-      const { query, include, page, thenBy, input } =
+      const { query, include, page, thenBy, relevance, input } =
         request.url.length > 1000 ? parse() : memoized(listRequests, request.url, 500, parse);
       const actor = await actorOf(services, request, query.filter?.website);
       const { query: listed, answer } = await ops.list(actor, input, listView, {
@@ -329,6 +339,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
         authorId: query.filter?.author,
         thenBy,
         timed: true,
+        relevance,
       });
       const cans = wantsCan(query.fields) ? await abilitiesOf(actor, answer.items) : null;
       const variant = cans === null ? request.url : `${request.url}\n${cans.map(canKey).join('')}`;

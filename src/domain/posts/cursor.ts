@@ -28,8 +28,13 @@ function sortValue(post: PostSummary, sort: PostSortField): string | number | nu
  * Whether lists in this order can be walked by cursor: not a random one, not one by a nullable field,
  * not one by several fields.
  */
-export function hasCursors(query: Pick<PostListQuery, 'sort' | 'random' | 'thenBy'>): boolean {
-  return query.random !== true && query.sort !== 'published_at' && (query.thenBy ?? []).length === 0;
+export function hasCursors(query: Pick<PostListQuery, 'sort' | 'random' | 'thenBy' | 'relevance'>): boolean {
+  return (
+    query.random !== true &&
+    query.relevance !== true &&
+    query.sort !== 'published_at' &&
+    (query.thenBy ?? []).length === 0
+  );
 }
 
 /** The cursor of the page after this one, or null when it is the last (or the order has none). */
@@ -45,7 +50,7 @@ export function nextCursor(query: PostListQuery, page: Page<PostSummary>): strin
 /** The place a cursor names, for a list in this order; a cursor of another order is invalid. */
 export function decodeCursor(
   text: string,
-  query: Pick<PostListQuery, 'sort' | 'direction' | 'random' | 'thenBy'>,
+  query: Pick<PostListQuery, 'sort' | 'direction' | 'random' | 'thenBy' | 'relevance'>,
 ): PostCursor {
   if (!hasCursors(query)) throw INVALID();
   let parsed: unknown;

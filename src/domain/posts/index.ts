@@ -123,8 +123,17 @@ export class PostOperations {
     actor: Actor,
     input: ListPostsInput,
     view: AnswerView<Page<PostSummary>, Out>,
-    /** `timed`: statuses by what the site shows (PostListQuery.timed, API v2). */
-    options?: { cursor?: string; authorId?: number; thenBy?: PostSortKey[]; timed?: boolean },
+    /**
+     * `timed`: statuses by what the site shows (PostListQuery.timed, API v2); `relevance`: best match
+     * of the keywords first (PostListQuery.relevance).
+     */
+    options?: {
+      cursor?: string;
+      authorId?: number;
+      thenBy?: PostSortKey[];
+      timed?: boolean;
+      relevance?: boolean;
+    },
   ) {
     return listPosts(this.ctx, actor, input, view, options);
   }

@@ -59,12 +59,19 @@ export async function listPosts<Out extends object>(
   actor: Actor,
   input: ListPostsInput,
   view: AnswerView<Page<PostSummary>, Out>,
-  options: { cursor?: string; authorId?: number; thenBy?: PostSortKey[]; timed?: boolean } = {},
+  options: {
+    cursor?: string;
+    authorId?: number;
+    thenBy?: PostSortKey[];
+    timed?: boolean;
+    relevance?: boolean;
+  } = {},
 ): Promise<{ query: PostListQuery; answer: Out }> {
   const query = await listQueryOf(ctx, actor, input);
   if (options.timed) query.timed = true;
   if (options.authorId !== undefined) query.authorId = options.authorId;
   if (options.thenBy?.length) query.thenBy = options.thenBy;
+  if (options.relevance) query.relevance = true;
   if (options.cursor !== undefined) query.after = decodeCursor(options.cursor, query);
   const read = () => ctx.reads.listPage(query, view);
   // A list that searches is counted per client (issue 34 #11); the others are not. A signed-in caller

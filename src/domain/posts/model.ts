@@ -73,6 +73,11 @@ export interface PostListQuery {
   direction: 'asc' | 'desc';
   /** The orders that break the first one's ties (before the id, which breaks every tie). */
   thenBy?: PostSortKey[];
+  /**
+   * Best match of `keywords` first (the search index's rank, issue 40 #2); `sort` and `thenBy` then
+   * break its ties. Such a list is paged by number only (no cursors).
+   */
+  relevance?: boolean;
   /** The current website: its posts and global posts (bound to no website). Null: every post. */
   websiteId: number | null;
   /** Default `published`. */

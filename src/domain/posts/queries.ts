@@ -7,7 +7,7 @@ import { visibleOnWebsite } from '../bindings.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
 
-import { dialectOf, termMatches } from '../search.js';
+import { dialectOf, rankedPosts, termMatches } from '../search.js';
 import type { TermKind } from '../search.js';
 
 /** What decides the SQL text of a list's queries (the values are Params). */
@@ -32,6 +32,11 @@ export interface ListShape {
   direction: 'asc' | 'desc';
   /** Orders after the first (never with `keyset`: such lists have no cursors). */
   thenBy: PostSortKey[];
+  /**
+   * Best match first, by the search index's score for Param `rank` (a rankQuery()); the sort then
+   * breaks ties. Never with `keyset` or `reversed`.
+   */
+  ranked: boolean;
   /** Only rows after a cursor (keyset pagination): Params `after:value` and `after:id`; offset 0. */
   keyset: boolean;
   /**
@@ -173,7 +178,15 @@ export function listQueries(db: Db, shape: ListShape) {
   // A deferred join (issue 26 #2): the page's ids first, read in index order (the listing index
   // covers the filters and the default order, so skipped rows are index entries, not posts), then only
   // those rows in full.
-  let pageIds = ids.orderBy(`posts.${shape.sort}`, order.sort);
+  // Ranked: the index's score of each post (0 for one matched otherwise), carried to the outer order.
+  let pageIds = ids
+    .$if(shape.ranked, (qb) =>
+      qb
+        .leftJoin(rankedPosts(dialectOf(db), param<string>('rank')), 'ranked.id', 'posts.id')
+        .select(sql<number>`coalesce(ranked.score, 0)`.as('score'))
+        .orderBy(sql`coalesce(ranked.score, 0)`, 'desc'),
+    )
+    .orderBy(`posts.${shape.sort}`, order.sort);
   for (const key of shape.thenBy) {
     pageIds = pageIds.orderBy(`posts.${key.field}`, shape.reversed ? flip(key.direction) : key.direction);
   }
@@ -182,8 +195,9 @@ export function listQueries(db: Db, shape: ListShape) {
     .selectFrom('posts')
     .innerJoin(pageIds.as('page_ids'), 'page_ids.id', 'posts.id')
     .leftJoin('users', 'users.id', 'posts.author_id')
-    .select(columns)
-    .orderBy(`posts.${shape.sort}`, shape.direction);
+    .select(columns);
+  if (shape.ranked) page = page.orderBy(sql`page_ids.score`, 'desc');
+  page = page.orderBy(`posts.${shape.sort}`, shape.direction);
   for (const key of shape.thenBy) page = page.orderBy(`posts.${key.field}`, key.direction);
   page = page.orderBy('posts.id', 'desc');
   return { count, page };

@@ -43,7 +43,7 @@ import type {
 } from './model.js';
 import { compactPostCounts, keptPostCount, publishedNotDue } from './counts.js';
 import { detailQuery, listQueries } from './queries.js';
-import { dialectOf, planTerms } from '../search.js';
+import { dialectOf, planTerms, rankQuery } from '../search.js';
 import type { DetailRow, ListRow, ListShape } from './queries.js';
 
 /** Who writes, as the store needs it (the author of a new post; the owner of stored media). */
@@ -135,6 +135,8 @@ export class PostsService {
     const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
     // Each term looked up in the search index as its kind says (domain/search.ts).
     const planned = planTerms(dialectOf(this.db), terms);
+    // Best match first (PostListQuery.relevance): what the index ranks by; null when nothing ranks.
+    const ranking = query.relevance === true && !query.random ? rankQuery(dialectOf(this.db), terms) : null;
     const tagIds = query.tagIds ?? [];
     const excludedIds = query.excludedIds ?? [];
     const websiteId = query.websiteId;
@@ -171,6 +173,8 @@ export class PostsService {
           return query.viewer?.userId ?? 0; // no user has id 0: an anonymous viewer owns nothing
         case 'now':
           return now;
+        case 'rank':
+          return ranking;
       }
       throw new Error(`posts list: no value for ${name}`);
     };
@@ -189,6 +193,7 @@ export class PostsService {
       sort: query.sort,
       direction: query.direction,
       thenBy: query.thenBy ?? [],
+      ranked: ranking !== null,
       keyset: query.after !== undefined,
       reversed: false,
     };
