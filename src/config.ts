@@ -41,6 +41,11 @@ export interface Config {
   /** FOLIO_QUERY_COUNTER=1: count SQL queries per request into `x-folio-queries` (benchmarks). */
   queryCounter: boolean;
   /**
+   * JOB_LEASE_SECONDS: how long a node holds a background job it claimed; a job of a node that died
+   * (even by kill -9) is taken over by another once its lease lapses (jobs/queue.ts). Default 300.
+   */
+  jobLeaseSeconds: number;
+  /**
    * FOLIO_RELEASE_PACKAGE: the npm package whose versions are this installation's releases (the update
    * check asks the registry for its newest). None by default: the name `folio` on npm is someone
    * else's package, so without it the newest version is "not known" rather than a stranger's.
@@ -204,6 +209,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('CACHE_MEMORY_MB', `"${cacheMemoryRaw}" is not a number of MiB (at least 16)`);
   }
 
+  const jobLeaseRaw = env.JOB_LEASE_SECONDS?.trim() || '300';
+  if (!/^\d{1,5}$/.test(jobLeaseRaw) || Number(jobLeaseRaw) < 2 || Number(jobLeaseRaw) > 86_400) {
+    throw new ConfigError('JOB_LEASE_SECONDS', `"${jobLeaseRaw}" is not a number of seconds from 2 to 86400`);
+  }
+
   const releasePackage = env.FOLIO_RELEASE_PACKAGE?.trim() || null;
   if (releasePackage !== null && !isValidPackageName(releasePackage)) {
     throw new ConfigError('FOLIO_RELEASE_PACKAGE', `"${releasePackage}" is not an npm package name`);
@@ -239,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     cacheMemoryMb: Number(cacheMemoryRaw),
     queryCounter: env.FOLIO_QUERY_COUNTER?.trim() === '1',
+    jobLeaseSeconds: Number(jobLeaseRaw),
     releasePackage,
     development: env.NODE_ENV?.trim() !== 'production',
   };

@@ -304,7 +304,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const changes = new ContentChanges(warn);
   changes.subscribe(cacheInvalidator(cache, bindings, new MenuReferences(db)));
   const runner = new OperationRunner({ db, transact: database.transact, clock, changes, warn });
-  const jobs = new TableJobQueue(db, clock);
+  const jobs = new TableJobQueue(db, clock, { leaseMs: config.jobLeaseSeconds * 1000 });
   // STORAGE_URL's driver (the local disk at MEDIA_DIR when unset); MEDIA_BASE_URL puts a CDN in front.
   const mediaStore = createStore(config.storage ?? { driver: 'local', dir: config.mediaDir }, {
     appUrl: config.appUrl,

@@ -19,6 +19,8 @@ describe('config', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.bodyLimit, 10 * 1024 * 1024);
     assert.equal(config.trustProxy, false);
+    assert.equal(config.jobLeaseSeconds, 300);
+    assert.equal(loadConfig({ JOB_LEASE_SECONDS: '5' }).jobLeaseSeconds, 5);
   });
 
   it('TRUST_PROXY: off, a number of hops, or proxy addresses and CIDR ranges', () => {
@@ -90,6 +92,8 @@ describe('config', () => {
     ['BODY_LIMIT', '10MB', /^Invalid BODY_LIMIT: /],
     ['TRUST_PROXY', 'true', /^Invalid TRUST_PROXY: "true" is not an IP address/],
     ['TRUST_PROXY', '10.0.0.0/33', /^Invalid TRUST_PROXY: /],
+    ['JOB_LEASE_SECONDS', '1', /^Invalid JOB_LEASE_SECONDS: "1" is not a number of seconds from 2 to 86400/],
+    ['JOB_LEASE_SECONDS', 'ten', /^Invalid JOB_LEASE_SECONDS: /],
   ];
   for (const [variable, value, message] of bad) {
     it(`stops with one line naming ${variable} for ${JSON.stringify(value)}`, () => {
