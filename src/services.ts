@@ -562,7 +562,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     exporter,
     redirects: new RedirectsService(db),
     folioImporter,
-    ghostImporter: new GhostImporter({ policy, folio: folioImporter }),
+    ghostImporter: new GhostImporter({ policy, folio: folioImporter, fetcher, store: mediaStore }),
     wordpressImporter: new WordPressImporter({ policy, fetcher, store: mediaStore, folio: folioImporter }),
     fetcher,
     websites,

@@ -39,13 +39,14 @@ export const PORTING_USAGE = `  backup --out FILE              a consistent copy
                                  write a website (or the whole installation) and its media to a
                                  Folio archive (.tar.gz; docs/export-format.md); users' password
                                  hashes and secret settings only with --with-secrets
-  import FILE [--website ID|DOMAIN] [--dry-run] [--no-media] [--keep-html]
+  import FILE [--website ID|DOMAIN] [--dry-run] [--no-media] [--keep-html] [--site-url URL]
                                  bring in a Folio archive, a WordPress export (WXR) or a Ghost
                                  export (recognized by content); --dry-run reports what it would
                                  do. Into --website, or as the archive's own websites; --no-media
                                  leaves a WordPress site's images at their old URLs; a WordPress
                                  or Ghost site's HTML is cut to the site's allow-list unless
-                                 --keep-html (a source you trust)`;
+                                 --keep-html (a source you trust); --site-url names a Ghost site's
+                                 address, so that its own images are fetched`;
 
 export class PortingUsageError extends Error {}
 
@@ -102,6 +103,7 @@ export async function runPortingCommand(command: string, args: string[], output:
         'dry-run': { type: 'boolean', default: false },
         'no-media': { type: 'boolean', default: false },
         'keep-html': { type: 'boolean', default: false },
+        'site-url': { type: 'string' },
         force: { type: 'boolean', default: false },
       },
     });
@@ -222,7 +224,13 @@ function printReport(report: ImportReport, output: Output): void {
 async function importCommand(
   services: Services,
   positionals: string[],
-  values: { website?: string; 'dry-run'?: boolean; 'no-media'?: boolean; 'keep-html'?: boolean },
+  values: {
+    website?: string;
+    'dry-run'?: boolean;
+    'no-media'?: boolean;
+    'keep-html'?: boolean;
+    'site-url'?: string;
+  },
   output: Output,
 ): Promise<number> {
   if (positionals.length !== 1)
@@ -262,6 +270,8 @@ async function importCommand(
           websiteId,
           dryRun,
           keepHtml: values['keep-html'] === true,
+          siteUrl: values['site-url'] ?? null,
+          noMedia: values['no-media'] === true,
           onProgress,
         });
         break;

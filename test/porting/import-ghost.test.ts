@@ -3,12 +3,16 @@
 // mobiledoc rendered to HTML where there is none, tags, authors, pages.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { main } from '../../src/cli.js';
 import { INSTALLATION_OPERATOR } from '../../src/domain/policy.js';
+import { isPublicAddress } from '../../src/domain/safe-fetch.js';
 import { installIfNeeded } from '../../src/setup/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -146,6 +150,50 @@ describe('folio import (Ghost JSON)', () => {
       assert.match(out.join('\n'), /Renamed posts: hello-from-ghost -> hello-from-ghost-2/);
     } finally {
       process.env = saved;
+    }
+  });
+  it('--site-url: Ghost\u2019s own images (__GHOST_URL__) are fetched from the old site into the library', async () => {
+    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#36c' } })
+      .png()
+      .toBuffer();
+    const requested: string[] = [];
+    const server = http.createServer((request, response) => {
+      requested.push(request.url ?? '');
+      if (request.url === '/content/images/2026/05/sea.jpg')
+        response.writeHead(200, { 'content-type': 'image/png' }).end(png);
+      else response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    ctx.services.fetcher.setAddressPolicy((address) => address === '127.0.0.1');
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const site = await ctx.services.websites.create({ siteName: 'Sea', domain: 'sea.example.test' });
+      const report = await ctx.services.ghostImporter.import(INSTALLATION_OPERATOR, FIXTURE, {
+        websiteId: site,
+        dryRun: false,
+        siteUrl: `${origin}/`,
+      });
+      assert.ok(!report.skipped.some((s) => s.id === '__GHOST_URL__'), 'no image left at Ghost\u2019s paths');
+      assert.deepEqual(requested, ['/content/images/2026/05/sea.jpg']);
+      const db = ctx.services.database.db;
+      const media = await db
+        .selectFrom('media')
+        .select(['path', 'url', 'source_url'])
+        .where('source_url', '=', `${origin}/content/images/2026/05/sea.jpg`)
+        .executeTakeFirstOrThrow();
+      assert.match(media.path, /^library\/imported\/[0-9a-f]{32}\.png$/);
+      const stored = await ctx.services.media.store.stat(media.path);
+      assert.equal(stored?.size, png.length, 'the file is in the library');
+      const post = await db
+        .selectFrom('posts')
+        .select('content')
+        .where('content', 'like', '%The sea%')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      assert.ok(post.content.includes(`src="${media.url}"`), post.content);
+    } finally {
+      server.close();
+      ctx.services.fetcher.setAddressPolicy(isPublicAddress);
     }
   });
 });

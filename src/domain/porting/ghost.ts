@@ -10,7 +10,10 @@ import { ForbiddenError } from '../errors.js';
 import { plainText, sanitizeImportedHtml } from '../html-sanitizer.js';
 import { markdownToHtml } from '../markdown.js';
 import type { Actor, Policy } from '../policy.js';
+import type { MediaStore } from '../../storage/store.js';
+import type { SafeFetcher } from '../safe-fetch.js';
 import { ArchiveBuilder } from './archive-writer.js';
+import { ImportedImages } from './images.js';
 import { ImportError } from './import-folio.js';
 import type { FolioImporter, ImportReport } from './import-folio.js';
 
@@ -158,7 +161,9 @@ export function mobiledocToHtml(json: string): string {
 }
 
 export class GhostImporter {
-  constructor(private readonly deps: { policy: Policy; folio: FolioImporter }) {}
+  constructor(
+    private readonly deps: { policy: Policy; folio: FolioImporter; fetcher: SafeFetcher; store: MediaStore },
+  ) {}
 
   async import(
     actor: Actor,
@@ -169,6 +174,13 @@ export class GhostImporter {
       onProgress?: (done: number, total: number) => void;
       /** Keep the HTML as written (a trusted source); else cut to the public site's allow-list. */
       keepHtml?: boolean;
+      /**
+       * The Ghost site's address (`https://blog.example.com`): what its `__GHOST_URL__` stands for, so
+       * that its own images can be fetched. Without it they stay at Ghost's paths (the report says so).
+       */
+      siteUrl?: string | null;
+      /** Leave images where they are (external URLs) instead of fetching them into the library. */
+      noMedia?: boolean;
     },
   ): Promise<ImportReport> {
     if (!(await this.deps.policy.can(actor, 'installation.manage', {})))
@@ -197,7 +209,22 @@ export class GhostImporter {
     }
     const builder = new ArchiveBuilder();
     try {
-      const notes = this.convert(data, builder, options.keepHtml === true);
+      const notes: ImportReport['skipped'] = [];
+      const images = new ImportedImages({
+        fetcher: this.deps.fetcher,
+        store: this.deps.store,
+        out: builder,
+        notes,
+        skip: options.noMedia === true || options.dryRun,
+        now: new Date().toISOString(),
+      });
+      const siteUrl = options.siteUrl?.trim().replace(/\/+$/, '') || null;
+      if (siteUrl !== null && !/^https?:\/\/[^/]+/i.test(siteUrl)) {
+        throw new ImportError(`the Ghost site's address "${siteUrl}" is not an http(s) URL`);
+      }
+      notes.push(
+        ...(await this.convert(data, builder, { keepHtml: options.keepHtml === true, siteUrl, images })),
+      );
       const archive = await builder.finish(path.join(builder.dir, 'ghost.tar.gz'));
       const report = await this.deps.folio.import(actor, archive, { ...options, startHistory: true });
       return { ...report, format: 'ghost', skipped: [...notes, ...report.skipped] };
@@ -206,7 +233,14 @@ export class GhostImporter {
     }
   }
 
-  private convert(data: Obj, out: ArchiveBuilder, keepHtml: boolean): ImportReport['skipped'] {
+  private async convert(
+    data: Obj,
+    out: ArchiveBuilder,
+    options: { keepHtml: boolean; siteUrl: string | null; images: ImportedImages },
+  ): Promise<ImportReport['skipped']> {
+    const { keepHtml, siteUrl, images } = options;
+    /** Ghost's own paths (`__GHOST_URL__/content/images/…`) on the site's address, when it is known. */
+    const onSite = (text: string) => (siteUrl === null ? text : text.replaceAll('__GHOST_URL__', siteUrl));
     const notes: ImportReport['skipped'] = [];
     const now = new Date().toISOString();
     const list = (name: string) => (Array.isArray(data[name]) ? (data[name] as Obj[]) : []);
@@ -305,8 +339,12 @@ export class GhostImporter {
       let html = str(post.html);
       if (!html && str(post.lexical)) html = lexicalToHtml(str(post.lexical));
       if (!html && str(post.mobiledoc)) html = mobiledocToHtml(str(post.mobiledoc));
+      html = onSite(html);
       if (html.includes('__GHOST_URL__')) ghostUrls += 1;
       if (!keepHtml) html = sanitizeImportedHtml(html);
+      html = await images.localizeContent(html);
+      const cover = onSite(str(post.feature_image));
+      const thumbnail = /^https?:\/\//i.test(cover) ? ((await images.local(cover)) ?? cover) : cover || null;
       const id = posts.size + 1;
       posts.set(ghostId, { id, page });
       const author = users.get(authorOf.get(ghostId) ?? str(post.author_id)) ?? null;
@@ -341,7 +379,7 @@ export class GhostImporter {
           excerpt: (keepHtml ? str(post.custom_excerpt) : plainText(str(post.custom_excerpt)).trim()) || null,
           content: html,
           keywords: null,
-          thumbnail: str(post.feature_image) || null,
+          thumbnail,
           status: status === 'published' ? 'published' : status === 'scheduled' ? 'scheduled' : 'draft',
           published_at: status === 'published' || status === 'scheduled' ? date(post.published_at) : null,
           meta_title: str(post.meta_title) || null,
@@ -368,7 +406,7 @@ export class GhostImporter {
       notes.push({
         kind: 'media',
         id: '__GHOST_URL__',
-        reason: `${ghostUrls} post(s) name images at Ghost's own paths (__GHOST_URL__/content/images/…): copy those files and replace the prefix`,
+        reason: `${ghostUrls} post(s) name images at Ghost's own paths (__GHOST_URL__/content/images/…): import again with the Ghost site's address (--site-url) to fetch them`,
       });
     }
     return notes;

@@ -11,12 +11,10 @@
 //
 // Two passes over the file: the first collects authors, terms and attachments (small) and checks the
 // XML; the second writes records one item at a time. Memory holds one item, not the file.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cheerio from 'cheerio';
 import { SaxesParser } from 'saxes';
-import sharp from 'sharp';
 import type { MediaStore } from '../../storage/store.js';
 import { sanitizeComment } from '../comments.js';
 import { ForbiddenError } from '../errors.js';
@@ -25,6 +23,7 @@ import type { Actor, Policy } from '../policy.js';
 import { redirectPath } from '../redirects.js';
 import type { SafeFetcher } from '../safe-fetch.js';
 import { ArchiveBuilder } from './archive-writer.js';
+import { ImportedImages } from './images.js';
 import { ImportError } from './import-folio.js';
 import type { FolioImporter, ImportReport } from './import-folio.js';
 
@@ -230,15 +229,6 @@ function paragraphs(content: string): string {
     .join('\n');
 }
 
-const EXTENSIONS: Record<string, string> = {
-  jpeg: 'jpg',
-  png: 'png',
-  gif: 'gif',
-  webp: 'webp',
-  avif: 'avif',
-  svg: 'svg',
-};
-
 export class WordPressImporter {
   constructor(
     private readonly deps: {
@@ -431,69 +421,16 @@ export class WordPressImporter {
     }
 
     // Images: fetched once per URL, stored by their content's hash.
-    const images = new Map<string, string | null>();
-    let mediaId = 0;
-    const localImage = async (url: string): Promise<string | null> => {
-      if (images.has(url)) return images.get(url)!;
-      let local: string | null = null;
-      if (options.noMedia || options.dryRun) {
-        images.set(url, null);
-        return null;
-      }
-      try {
-        const fetched = await this.deps.fetcher.fetchImage(url);
-        const meta = await sharp(fetched.body).metadata();
-        const ext = EXTENSIONS[meta.format ?? ''];
-        if (!ext) throw new Error(`not an image Folio keeps (${meta.format ?? 'unknown'})`);
-        const sha256 = createHash('sha256').update(fetched.body).digest('hex');
-        const stored = `library/imported/${sha256.slice(0, 32)}.${ext}`;
-        mediaId += 1;
-        out.addMedia(stored, fetched.body);
-        out.add('media', {
-          id: mediaId,
-          user_id: null,
-          disk: this.deps.store.disk,
-          path: stored,
-          url: this.deps.store.url(stored),
-          mime_type: ext === 'svg' ? 'image/svg+xml' : `image/${meta.format}`,
-          size: fetched.body.length,
-          width: meta.width ?? null,
-          height: meta.height ?? null,
-          source_url: url,
-          sha256,
-          created_at: now,
-          file_name: decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || null,
-          alt: null,
-          caption: null,
-          variants: null,
-          updated_at: now,
-        });
-        out.add('website_bindings', { website_id: 1, model_type: 'media', model_id: mediaId });
-        local = this.deps.store.url(stored);
-      } catch (error) {
-        notes.push({
-          kind: 'media',
-          id: url,
-          reason: `not fetched, left as an external URL: ${(error as Error).message}`,
-        });
-      }
-      images.set(url, local);
-      return local;
-    };
-    const localizeContent = async (html: string): Promise<string> => {
-      const $ = cheerio.load(html, null, false);
-      let changed = false;
-      for (const element of $('img[src]').toArray()) {
-        const src = $(element).attr('src') ?? '';
-        if (!/^https?:\/\//i.test(src)) continue;
-        const local = await localImage(src);
-        if (local) {
-          $(element).attr('src', local).removeAttr('srcset').removeAttr('sizes');
-          changed = true;
-        }
-      }
-      return changed ? $.html() : html;
-    };
+    const images = new ImportedImages({
+      fetcher: this.deps.fetcher,
+      store: this.deps.store,
+      out,
+      notes,
+      skip: options.noMedia || options.dryRun,
+      now,
+    });
+    const localImage = (url: string) => images.local(url);
+    const localizeContent = (html: string) => images.localizeContent(html);
 
     // Pass 2: posts, pages, their comments, terms and old URLs.
     const STATUS: Record<string, string> = {
