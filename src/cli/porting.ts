@@ -18,6 +18,7 @@ import {
 } from '../domain/backup.js';
 import { migrate } from '../db/database.js';
 import { INSTALLATION_OPERATOR } from '../domain/policy.js';
+import { siteOrigin } from '../domain/site-urls.js';
 import { detectFormat, UnknownFormatError } from '../domain/porting/detect.js';
 import { ArchiveError } from '../domain/porting/archive-reader.js';
 import { ImportError } from '../domain/porting/import-folio.js';
@@ -40,13 +41,15 @@ export const PORTING_USAGE = `  backup --out FILE              a consistent copy
                                  Folio archive (.tar.gz; docs/export-format.md); users' password
                                  hashes and secret settings only with --with-secrets
   import FILE [--website ID|DOMAIN] [--dry-run] [--no-media] [--keep-html] [--site-url URL]
+              [--invite-authors]
                                  bring in a Folio archive, a WordPress export (WXR) or a Ghost
                                  export (recognized by content); --dry-run reports what it would
                                  do. Into --website, or as the archive's own websites; --no-media
                                  leaves a WordPress site's images at their old URLs; a WordPress
                                  or Ghost site's HTML is cut to the site's allow-list unless
                                  --keep-html (a source you trust); --site-url names a Ghost site's
-                                 address, so that its own images are fetched`;
+                                 address, so that its own images are fetched; --invite-authors
+                                 mails the authors it brings a link to choose a password`;
 
 export class PortingUsageError extends Error {}
 
@@ -104,6 +107,7 @@ export async function runPortingCommand(command: string, args: string[], output:
         'no-media': { type: 'boolean', default: false },
         'keep-html': { type: 'boolean', default: false },
         'site-url': { type: 'string' },
+        'invite-authors': { type: 'boolean', default: false },
         force: { type: 'boolean', default: false },
       },
     });
@@ -221,6 +225,37 @@ function printReport(report: ImportReport, output: Output): void {
     output.out(`Websites written to: ${report.websites.join(', ')}.`);
 }
 
+/**
+ * Mails each account the import made without a password a link to choose one (a week), on the first
+ * website written to; answers how many were invited. One that cannot be invited is said and skipped.
+ */
+async function inviteAuthors(services: Services, report: ImportReport, output: Output): Promise<number> {
+  const website = report.websites[0] === undefined ? null : await services.websites.find(report.websites[0]);
+  const origin = (website ? siteOrigin(website, services.config.appUrl) : services.config.appUrl).replace(
+    /\/$/,
+    '',
+  );
+  const site = {
+    name: website?.fields.site_name ?? 'Folio',
+    domain: website?.domain ?? new URL(services.config.appUrl).hostname,
+  };
+  let invited = 0;
+  for (const account of report.without_password) {
+    try {
+      await services.accounts.inviteImportedUser(
+        INSTALLATION_OPERATOR,
+        account.id,
+        (token) => `${origin}/user/password/reset/${token}`,
+        site,
+      );
+      invited += 1;
+    } catch (error) {
+      output.err(`folio: ${account.email} not invited: ${(error as Error).message}`);
+    }
+  }
+  return invited;
+}
+
 async function importCommand(
   services: Services,
   positionals: string[],
@@ -230,6 +265,7 @@ async function importCommand(
     'no-media'?: boolean;
     'keep-html'?: boolean;
     'site-url'?: string;
+    'invite-authors'?: boolean;
   },
   output: Output,
 ): Promise<number> {
@@ -280,6 +316,20 @@ async function importCommand(
     (bar as ReturnType<typeof progress> | null)?.end();
   }
   printReport(report, output);
+  if (!report.dry_run && report.without_password.length > 0) {
+    if (values['invite-authors'] === true) {
+      const invited = await inviteAuthors(services, report, output);
+      output.out(`Invited ${invited} of ${report.without_password.length} authors to choose a password.`);
+    } else {
+      output.out(
+        `${report.without_password.length} accounts have no password yet (${report.without_password
+          .slice(0, 5)
+          .map((account) => account.email)
+          .join(', ')}${report.without_password.length > 5 ? ', …' : ''}): import with --invite-authors, ` +
+          'or send each a reset link from the admin panel (People).',
+      );
+    }
+  }
   return 0;
 }
 

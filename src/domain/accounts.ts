@@ -25,7 +25,7 @@ import { mailLocale, mailOf } from './mail-texts.js';
 import type { SessionService } from './sessions.js';
 import type { SettingsService } from './settings.js';
 import { slugify, uniqueSlug } from './slugs.js';
-import { normalizeEmail } from './users.js';
+import { IMPORTED_WITHOUT_PASSWORD, normalizeEmail } from './users.js';
 import type { User, UsersService } from './users.js';
 
 /** Public usernames (they appear in `/user/{username}/posts`): 3 to 32 of a-z, 0-9, `_`, `-`. */
@@ -41,6 +41,8 @@ export const REGISTRATION_ROLES = ['reader', 'contributor', 'author'] as const;
 export const RESET_LIFETIME_SETTING = 'password_reset_lifetime';
 /** Minutes a reset link stays valid. */
 export const DEFAULT_RESET_LIFETIME = 60;
+/** How long the link an imported author is sent to choose a password lives: a week. */
+export const IMPORTED_INVITE_MINUTES = 7 * 24 * 60;
 export const REGISTRATION_LIFETIME_SETTING = 'registration_confirm_lifetime';
 /** Minutes a registration's confirmation link stays valid. */
 export const DEFAULT_REGISTRATION_LIFETIME = 60;
@@ -557,10 +559,50 @@ export class AccountsService {
     return user;
   }
 
-  private async mailResetLink(user: User, link: (token: string) => string, site: MailSite) {
+  /**
+   * Invites the owner of an account an import brought without a password (issue 39: a WordPress or
+   * Ghost author) to choose one: a one-time link valid for a week, in a mail that says the site moved.
+   * Administrators only; an account that has a password, or is disabled, gets none.
+   */
+  async inviteImportedUser(
+    actor: Actor,
+    userId: number,
+    link: (token: string) => string,
+    site: MailSite,
+  ): Promise<User> {
+    if (!(await this.deps.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
+    const user = await this.deps.users.findById(userId);
+    if (!user) throw new NotFoundError('User not found');
+    if (!user.isActive) {
+      throw new InputError('user', 'The account is disabled: enable it before inviting its owner.');
+    }
+    const row = await this.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (row?.password_hash !== IMPORTED_WITHOUT_PASSWORD) {
+      throw new InputError('user', 'The account has a password: send a reset link instead.');
+    }
+    await this.mailResetLink(user, link, site, { mail: 'moved_in', minutes: IMPORTED_INVITE_MINUTES });
+    await recordWrite(this.deps.audit, actor, {
+      action: 'user.invited_after_import',
+      resourceType: 'user',
+      resourceId: user.id,
+      websiteIds: [],
+    });
+    return user;
+  }
+
+  private async mailResetLink(
+    user: User,
+    link: (token: string) => string,
+    site: MailSite,
+    as: { mail: 'reset' | 'moved_in'; minutes?: number } = { mail: 'reset' },
+  ) {
     const siteName = site.name;
     const token = randomBytes(32).toString('base64url');
-    const minutes = await this.resetLifetimeMinutes();
+    const minutes = as.minutes ?? (await this.resetLifetimeMinutes());
     const now = this.clock.now();
     // One live link per account: a new request replaces the previous one.
     await this.db.deleteFrom('password_resets').where('user_id', '=', user.id).execute();
@@ -577,10 +619,11 @@ export class AccountsService {
     await this.deps.mailer().send({
       to: user.email,
       siteDomain: site.domain,
-      ...mailOf(await this.localeFor(user, site.locale), 'reset', {
+      ...mailOf(await this.localeFor(user, site.locale), as.mail, {
         site: siteName,
         name: user.name,
         minutes: String(minutes),
+        days: String(Math.round(minutes / 1440)),
         link: link(token),
       }),
     });

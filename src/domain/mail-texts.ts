@@ -37,6 +37,12 @@ const en = {
     'Someone (hopefully you) asked to reset the password of your account on {site}.\n' +
     'To choose a new password, open this link within {minutes} minutes:\n\n{link}\n\n' +
     'The link works once. If you did not ask for it, ignore this message: your password stays as it is.\n',
+  'moved_in.subject': 'Your account on {site} is ready: choose a password',
+  'moved_in.text':
+    'Hello {name},\n\n' +
+    '{site} has moved to a new home, and your account came along with what you wrote.\n' +
+    'To choose your password, open this link within {days} days:\n\n{link}\n\n' +
+    'The link works once. Until you choose a password, nobody can sign in to your account.\n',
   'comment_held.subject': 'A comment waits for approval on {site}',
   'comment_held.text':
     'A comment on {site} waits for your approval' +
@@ -94,6 +100,12 @@ const zh_TW: Catalogue = {
     '有人（希望是您）要求重設您在 {site} 的帳號密碼。\n' +
     '請在 {minutes} 分鐘內開啟以下連結設定新密碼：\n\n{link}\n\n' +
     '連結只能使用一次。如果您沒有提出這項要求，請忽略這封信，您的密碼不會變更。\n',
+  'moved_in.subject': '您在 {site} 的帳號已準備好：請設定密碼',
+  'moved_in.text':
+    '{name} 您好：\n\n' +
+    '{site} 已經搬到新家，您的帳號和您寫的文章也一起搬過來了。\n' +
+    '請在 {days} 天內開啟以下連結設定密碼：\n\n{link}\n\n' +
+    '連結只能使用一次。在您設定密碼之前，任何人都無法登入您的帳號。\n',
   'comment_held.subject': '{site} 有一則留言等待核准',
   'comment_held.text':
     '{site} 有一則留言等待您核准' +
@@ -146,6 +158,12 @@ const zh_CN: Catalogue = {
     '有人（希望是您）申请重置您在 {site} 的账号密码。\n' +
     '请在 {minutes} 分钟内打开以下链接设置新密码：\n\n{link}\n\n' +
     '链接只能使用一次。如果不是您本人申请，请忽略此邮件，您的密码不会改变。\n',
+  'moved_in.subject': '您在 {site} 的账号已准备好：请设置密码',
+  'moved_in.text':
+    '{name}，您好：\n\n' +
+    '{site} 已经迁移到新平台，您的账号和您写的文章也一起迁移过来了。\n' +
+    '请在 {days} 天内打开以下链接设置密码：\n\n{link}\n\n' +
+    '链接只能使用一次。在您设置密码之前，任何人都无法登录您的账号。\n',
   'comment_held.subject': '{site} 有一条评论等待审核',
   'comment_held.text':
     '{site} 有一条评论等待您审核' +
@@ -198,6 +216,12 @@ const ja: Catalogue = {
     '{site} のアカウントのパスワード再設定が申し込まれました。\n' +
     '{minutes} 分以内に次のリンクを開いて新しいパスワードを設定してください：\n\n{link}\n\n' +
     'リンクは一度だけ使えます。お心当たりがない場合は、このメールを無視してください。パスワードは変わりません。\n',
+  'moved_in.subject': '{site} のアカウントの準備ができました：パスワードを設定してください',
+  'moved_in.text':
+    '{name} 様\n\n' +
+    '{site} は新しい場所に移転しました。あなたのアカウントと書いた記事も一緒に移されています。\n' +
+    '{days} 日以内に次のリンクを開いてパスワードを設定してください：\n\n{link}\n\n' +
+    'リンクは一度だけ使えます。パスワードを設定するまで、誰もあなたのアカウントにログインできません。\n',
   'comment_held.subject': '{site} に承認待ちのコメントがあります',
   'comment_held.text':
     '{site} のコメントがあなたの承認を待っています' +
@@ -249,6 +273,7 @@ export function mailOf(
     | 'email_taken'
     | 'email_change'
     | 'reset'
+    | 'moved_in'
     | 'comment_held'
     | 'invite'
     | 'test',

@@ -34,6 +34,12 @@ export interface NewUser {
 }
 
 export const MIN_PASSWORD_LENGTH = 8;
+
+/**
+ * The password hash of an account an import brought without a password (a WordPress or Ghost
+ * author): no password verifies against it; the owner chooses one through the link they are sent.
+ */
+export const IMPORTED_WITHOUT_PASSWORD = '!imported: no password set (reset it to sign in)';
 const TOKEN_PREFIX = 'folio_';
 // A real hash of a random password: verifying against it makes an unknown email cost as much as a
 // known one, so response times do not reveal which emails exist. Made on first use.

@@ -14,6 +14,7 @@ import { main } from '../../src/cli.js';
 import { INSTALLATION_OPERATOR } from '../../src/domain/policy.js';
 import { installIfNeeded } from '../../src/setup/install.js';
 import { createTestContext } from '../support/harness.js';
+import { RecordingMailer } from '../support/mail.js';
 import type { TestContext } from '../support/harness.js';
 
 const FIXTURE = new URL('../fixtures/wordpress/wxr-1.2.xml', import.meta.url);
@@ -409,6 +410,95 @@ describe('folio import (WordPress WXR)', () => {
       /two authors of the WXR file \(rosa and tom\) have the email rosa@old-garden\.example\.test/,
     );
     assert.deepEqual(await counts(), before);
+  });
+
+  it('--invite-authors: each author it brought is mailed a week-long link to choose a password, and can sign in', async () => {
+    const file = withText('invite.xml', (text) =>
+      text
+        .replaceAll('@old-garden.example.test', '@invited.example.test')
+        .replace('old-garden.example.test</link>', 'invited.example.test</link>')
+        .replaceAll(
+          '<wp:base_blog_url>http://old-garden.example.test',
+          '<wp:base_blog_url>http://invited.example.test',
+        ),
+    );
+    const mailer = new RecordingMailer();
+    const previous = ctx.services.mailer;
+    ctx.services.mailer = mailer;
+    const saved = { ...process.env };
+    process.env.DATABASE_URL = ctx.database.url;
+    process.env.LOG_LEVEL = 'silent';
+    const out: string[] = [];
+    try {
+      // Through the CLI on the test database: with the flag each author is invited (the mail goes to
+      // the CLI's own mailer, the log); without it, the CLI says who has no password.
+      const cli = async (args: string[]) => {
+        out.length = 0;
+        const code = await main(args, { out: (l) => out.push(l), err: (l) => out.push(l) });
+        assert.equal(code, 0, out.join('\n'));
+        return out.join('\n');
+      };
+      assert.match(
+        await cli(['import', file, '--no-media', '--invite-authors']),
+        /Invited 2 of 2 authors to choose a password\./,
+      );
+      const third = withText('invite-3.xml', (text) =>
+        text
+          .replaceAll('@old-garden.example.test', '@third.example.test')
+          .replace('old-garden.example.test</link>', 'third.example.test</link>')
+          .replaceAll(
+            '<wp:base_blog_url>http://old-garden.example.test',
+            '<wp:base_blog_url>http://third.example.test',
+          ),
+      );
+      assert.match(
+        await cli(['import', third, '--no-media']),
+        /2 accounts have no password yet \(rosa@third\.example\.test, tom@third\.example\.test\)/,
+      );
+      const report = await ctx.services.wordpressImporter.import(
+        INSTALLATION_OPERATOR,
+        withText('invite-2.xml', (text) =>
+          text
+            .replaceAll('@old-garden.example.test', '@second.example.test')
+            .replace('old-garden.example.test</link>', 'second.example.test</link>')
+            .replaceAll(
+              '<wp:base_blog_url>http://old-garden.example.test',
+              '<wp:base_blog_url>http://second.example.test',
+            ),
+        ),
+        { websiteId: null, dryRun: false, noMedia: true },
+      );
+      assert.deepEqual(
+        report.without_password.map((account) => account.email),
+        ['rosa@second.example.test', 'tom@second.example.test'],
+      );
+      const rosa = report.without_password[0]!;
+      await ctx.services.accounts.inviteImportedUser(
+        INSTALLATION_OPERATOR,
+        rosa.id,
+        (token) => `http://second.example.test/user/password/reset/${token}`,
+        { name: 'The old garden', domain: 'second.example.test' },
+      );
+      const mail = mailer.sent.at(-1)!;
+      assert.equal(mail.to, rosa.email);
+      assert.match(mail.subject, /Your account on The old garden is ready/);
+      assert.match(mail.text, /within 7 days/);
+      const token = /\/user\/password\/reset\/([\w-]+)/.exec(mail.text)![1]!;
+      assert.equal(await ctx.services.accounts.resetTokenValid(token), true);
+      assert.equal(await ctx.services.accounts.resetPassword(token, 'roses in June'), true);
+      assert.ok(await ctx.services.users.authenticatePassword(rosa.email, 'roses in June'));
+      // Once it has a password, the account is not "imported without one" any more.
+      await assert.rejects(
+        ctx.services.accounts.inviteImportedUser(INSTALLATION_OPERATOR, rosa.id, (t) => t, {
+          name: 'x',
+          domain: 'second.example.test',
+        }),
+        /has a password/,
+      );
+    } finally {
+      process.env = saved;
+      ctx.services.mailer = previous;
+    }
   });
 
   it('the CLI recognizes a WXR file by its content (whatever its name) and prints the report', async () => {

@@ -23,6 +23,7 @@ import type { AuditLog } from '../audit.js';
 import type { ContentChanges } from '../changes.js';
 import { ForbiddenError } from '../errors.js';
 import type { RevisionsService } from '../revisions.js';
+import { IMPORTED_WITHOUT_PASSWORD } from '../users.js';
 import type { Actor, Policy } from '../policy.js';
 import type { OperationRunner } from '../run.js';
 import { ArchiveError, readArchive } from './archive-reader.js';
@@ -47,6 +48,11 @@ export interface ImportReport {
   media_files: number;
   /** The websites written to (ids of this installation; none in a dry run). */
   websites: number[];
+  /**
+   * The accounts this import made without a password (a WordPress or Ghost author; a Folio archive
+   * without its secrets): their owners sign in once invited to choose one (none in a dry run).
+   */
+  without_password: Array<{ id: number; email: string }>;
 }
 
 export class ImportError extends Error {
@@ -68,7 +74,7 @@ export interface ImportOptions {
   startHistory?: boolean;
 }
 
-const NO_PASSWORD = '!imported: no password set (reset it to sign in)';
+const NO_PASSWORD = IMPORTED_WITHOUT_PASSWORD;
 /** Models of `website_bindings`, `translations`, `revisions` and `taggables` and their kinds. */
 const MODEL_KINDS: Record<string, RecordKind> = {
   post: 'posts',
@@ -152,6 +158,7 @@ export class FolioImporter {
       skipped: [],
       media_files: 0,
       websites: [],
+      without_password: [],
     };
     const plan: Plan = {
       manifest: null as unknown as ArchiveManifest,
@@ -655,7 +662,20 @@ export class FolioImporter {
       await this.undo(created, createdBindings, copied);
       throw error;
     }
-    return { ...plan.report, websites: [...websites] };
+    const madeUsers = created.filter((each) => each.kind === 'users').map((each) => each.id);
+    const withoutPassword = [];
+    for (let start = 0; start < madeUsers.length; start += 500) {
+      withoutPassword.push(
+        ...(await this.deps.db
+          .selectFrom('users')
+          .select(['id', 'email'])
+          .where('id', 'in', madeUsers.slice(start, start + 500))
+          .where('password_hash', '=', NO_PASSWORD)
+          .orderBy('id')
+          .execute()),
+      );
+    }
+    return { ...plan.report, websites: [...websites], without_password: withoutPassword };
   }
 
   /** Deletes what an import that failed half way wrote (newest first) and the files it copied. */
