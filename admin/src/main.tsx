@@ -180,7 +180,7 @@ function Navigation({ can, section }: { can: Abilities | undefined; section: str
       >
         {t('app.menu')}
       </button>
-      <nav id="admin-nav" aria-label="Admin" class={open ? 'open' : undefined}>
+      <nav id="admin-nav" aria-label={t('app.nav')} class={open ? 'open' : undefined}>
         {SECTIONS.filter((entry) => !can || entry.shown(can)).map((entry) => (
           <a
             key={entry.path}

@@ -9,6 +9,7 @@ export const panelMessages = {
   'app.signout': 'Sign out',
   'app.menu': 'Menu',
   'app.language': 'Language',
+  'app.nav': 'Admin',
   'post.status.draft': 'Draft',
   'post.status.pending': 'Waiting for review',
   'post.status.published': 'Published',

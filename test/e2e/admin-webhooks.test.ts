@@ -110,7 +110,7 @@ describe(
       await page.getByLabel('Status').selectOption('queued');
       const row = page.locator('[data-job]').first();
       await row.waitFor();
-      assert.match((await row.textContent()) ?? '', /webhook\.deliver.*queued.*HTTP 500/);
+      assert.match((await row.textContent()) ?? '', /webhook\.deliver.*Queued.*HTTP 500/);
       status = 200;
       await row.getByRole('button', { name: 'Run again' }).click();
       await page.getByText(/is queued again/).waitFor();

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { load } from 'cheerio';
+import ts from 'typescript';
 import { formatDate } from '../../src/frontend/dates.js';
 import { ThemeTranslations } from '../../src/frontend/theme-i18n.js';
 import { THEMES_DIR, ThemeRenderer } from '../../src/frontend/themes.js';
@@ -15,15 +16,6 @@ import { MAIL_CATALOGUES, mailLocale, mailOf } from '../../src/domain/mail-texts
 import { CATALOGUE_LOCALES, formatMessage, matchLocale, messageArguments } from '../../src/lib/messages.js';
 import { PANEL_CATALOGUES } from '../../admin/src/i18n.js';
 
-const PANEL_SCREENS_TRANSLATED = [
-  'app.',
-  'nav.',
-  'dashboard.',
-  'posts.',
-  'post.status.',
-  'reviews.',
-  'comments.',
-];
 const THEME_LOCALES = path.join(THEMES_DIR, 'default', 'locales');
 const readCatalogue = (locale: string): Record<string, string> =>
   JSON.parse(fs.readFileSync(path.join(THEME_LOCALES, `${locale}.json`), 'utf8')) as Record<string, string>;
@@ -225,22 +217,31 @@ describe('the catalogue check', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('the admin panel: every key of the translated screens in every language, with the same arguments', () => {
+  it('the admin panel: every English key of every screen in every language, with the same arguments', () => {
     const { en, ...others } = PANEL_CATALOGUES;
     assert.deepEqual(Object.keys(others).sort(), ['ja', 'zh_CN', 'zh_TW']);
-    // The screens translated so far (the frame, navigation, dashboard, posts, reviews, comments);
-    // every other key must match English where it is translated. Add a screen's prefix here once its
-    // words are in every catalogue.
-    const translated = (key: string) => PANEL_SCREENS_TRANSLATED.some((prefix) => key.startsWith(prefix));
+    assert.ok(Object.keys(en).length > 600, `${Object.keys(en).length} English keys`);
     const problems = Object.entries(others).flatMap(([locale, catalogue]) =>
-      compareCatalogues(
-        `panel ${locale}`,
-        en as Record<string, string>,
-        catalogue as Record<string, string>,
-        translated,
-      ),
+      compareCatalogues(`panel ${locale}`, en as Record<string, string>, catalogue as Record<string, string>),
     );
     assert.deepEqual(problems, []);
+  });
+
+  it('the panel\u2019s Traditional and Simplified Chinese are written apart; its Japanese is not Chinese', () => {
+    const { zh_TW, zh_CN, ja } = PANEL_CATALOGUES;
+    const tw = Object.values(zh_TW).join('\n');
+    const cn = Object.values(zh_CN).join('\n');
+    for (const simplified of ['登录', '评论', '账号', '设置', '搜索', '网站', '链接', '帖子']) {
+      assert.ok(!tw.includes(simplified), `panel zh_TW uses ${simplified}`);
+    }
+    for (const traditional of ['登入', '留言', '帳號', '設定', '搜尋', '網站', '連結', '貼文']) {
+      assert.ok(!cn.includes(traditional), `panel zh_CN uses ${traditional}`);
+    }
+    // Japanese says 投稿 and 固定ページ, never the Chinese 文章 or 頁面, and writes full-width 「」.
+    const jp = Object.values(ja).join('\n');
+    for (const chinese of ['文章', '頁面', '页面', '登入', '“']) {
+      assert.ok(!jp.includes(chinese), `panel ja uses ${chinese}`);
+    }
   });
 
   it('no visible English is hard-coded in the default theme\u2019s templates', () => {
@@ -259,6 +260,41 @@ describe('the catalogue check', () => {
     ]);
     assert.deepEqual(visibleText('<h2>Related posts</h2><img alt="{{ a }}">'), ['Related posts']);
     assert.deepEqual(visibleText('{% comment %}Notes for themers{% endcomment %}<p>{{ "k" | t }}</p>'), []);
+  });
+
+  it('no visible English is hard-coded in the panel\u2019s screens (JSX text, aria-label, title, alt, placeholder)', () => {
+    const files = panelSources();
+    assert.ok(files.length > 20, `scanned ${files.length} files`);
+    const problems: string[] = [];
+    for (const file of files) {
+      for (const text of hardCodedEnglish(fs.readFileSync(file, 'utf8'))) {
+        problems.push(`${path.relative(ADMIN_SRC, file)}:${text}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('the panel scan finds English where a screen has some (it can fail)', () => {
+    const screen = `
+      export function Screen({ n, ok }: { n: number; ok: boolean }) {
+        return (
+          <section aria-label="Recent posts">
+            <h2>{t('posts.title')}</h2>
+            <p>No post yet.</p>
+            <img alt={ok ? t('media.alt') : 'A picture'} src="/x.png" class="wide" />
+            <input placeholder={\`Search \${n} posts\`} title={t('posts.search')} />
+            {ok && 'Saved'}
+            {n > 1 ? t('editor.words', { n }) : t('editor.word')}
+            <p>{n} / {n}</p>
+            <option value="draft">{status === 'draft' ? t('post.status.draft') : ''}</option>
+          </section>
+        );
+      }`;
+    assert.deepEqual(
+      hardCodedEnglish(screen).map((found) => found.replace(/^\d+: /, '')),
+      ['Recent posts', 'No post yet.', 'A picture', 'Search posts', 'Saved'],
+    );
+    assert.deepEqual(hardCodedEnglish(`const a = <p title={t('x.y')}>{t('x.y')} · Folio</p>;`), []);
   });
 
   it('a zh_TW page renders its words from the catalogue and <html lang="zh-TW">, through the theme', async () => {
@@ -317,5 +353,95 @@ function visibleText(template: string): string[] {
   for (const attribute of ['aria-label', 'title', 'alt', 'placeholder']) {
     $(`[${attribute}]`).each((_, element) => check($(element).attr(attribute) ?? ''));
   }
+  return found;
+}
+
+const ADMIN_SRC = path.join(import.meta.dirname, '..', '..', 'admin', 'src');
+
+/** The panel's screens and components: every .tsx under admin/src. */
+function panelSources(): string[] {
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return walk(full);
+      return entry.name.endsWith('.tsx') ? [full] : [];
+    });
+  return walk(ADMIN_SRC);
+}
+
+/**
+ * Not words to translate: names, and examples of what to type (addresses, an audit action's prefix,
+ * the address path a search result shows, which is the site's own URL).
+ */
+const PANEL_NAMES = /\b(Folio|Markdown|HTML|Ctrl\+[A-Z])\b/g;
+const PANEL_ALLOWED = new Set([
+  'https://',
+  'https://example.com/folio-hook',
+  'blog.example.com',
+  'www.example.com',
+  'post.',
+  '› page ›',
+  '› post ›',
+]);
+const PANEL_ATTRIBUTES = new Set(['aria-label', 'title', 'alt', 'placeholder']);
+
+/**
+ * English a screen writes itself, not through t(): JSX text, and string literals a JSX child or an
+ * aria-label, title, alt or placeholder attribute renders (also inside `a ? 'x' : t()`, `a && 'x'`,
+ * `'x' + y`, and template literals). A literal compared (`status === 'draft'`) is not rendered.
+ */
+function hardCodedEnglish(source: string): string[] {
+  const file = ts.createSourceFile('screen.tsx', source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+  const found: string[] = [];
+  const check = (node: ts.Node, text: string) => {
+    const clean = text.replace(/\s+/g, ' ').trim();
+    if (/[A-Za-z]{2,}/.test(clean.replace(PANEL_NAMES, '')) && !PANEL_ALLOWED.has(clean)) {
+      const { line } = file.getLineAndCharacterOfPosition(node.getStart(file));
+      found.push(`${line + 1}: ${clean}`);
+    }
+  };
+  const rendered = (expression: ts.Expression, node: ts.Node): void => {
+    if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) {
+      check(node, expression.text);
+    } else if (ts.isTemplateExpression(expression)) {
+      check(
+        node,
+        [expression.head.text, ...expression.templateSpans.map((span) => span.literal.text)].join(' '),
+      );
+    } else if (ts.isConditionalExpression(expression)) {
+      rendered(expression.whenTrue, node);
+      rendered(expression.whenFalse, node);
+    } else if (ts.isParenthesizedExpression(expression)) {
+      rendered(expression.expression, node);
+    } else if (ts.isBinaryExpression(expression)) {
+      const operator = expression.operatorToken.kind;
+      if (operator === ts.SyntaxKind.AmpersandAmpersandToken) rendered(expression.right, node);
+      if (
+        operator === ts.SyntaxKind.BarBarToken ||
+        operator === ts.SyntaxKind.QuestionQuestionToken ||
+        operator === ts.SyntaxKind.PlusToken
+      ) {
+        rendered(expression.left, node);
+        rendered(expression.right, node);
+      }
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isJsxText(node)) check(node, node.text);
+    else if (
+      ts.isJsxExpression(node) &&
+      node.expression &&
+      (ts.isJsxElement(node.parent) || ts.isJsxFragment(node.parent))
+    ) {
+      rendered(node.expression, node);
+    } else if (ts.isJsxAttribute(node) && PANEL_ATTRIBUTES.has(node.name.getText(file)) && node.initializer) {
+      if (ts.isStringLiteral(node.initializer)) check(node, node.initializer.text);
+      else if (ts.isJsxExpression(node.initializer) && node.initializer.expression) {
+        rendered(node.initializer.expression, node);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
   return found;
 }

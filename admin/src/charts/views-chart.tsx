@@ -17,12 +17,20 @@ function cssColour(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 }
 
+/** A UTC day (seconds since the epoch) in the panel's language. */
+function formatDay(ts: number): string {
+  return new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
+    dateStyle: 'medium',
+    timeZone: 'UTC',
+  }).format(new Date(ts * 1000));
+}
+
 export function ViewsChart({
   days,
   labels,
 }: {
   days: DayPoint[];
-  labels: { views: string; clicks: string };
+  labels: { day: string; views: string; clicks: string };
 }) {
   const box = useRef<HTMLDivElement>(null);
 
@@ -42,7 +50,11 @@ export function ViewsChart({
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, 4)] } },
         axes: [axis, { ...axis, size: 48 }],
         series: [
-          {},
+          {
+            // The legend's day in the panel's language (uPlot's own would say "Time" and "am").
+            label: labels.day,
+            value: (_chart, ts) => (ts === null ? '--' : formatDay(ts)),
+          },
           {
             label: labels.views,
             stroke: cssColour('--accent', '#0b5cad'),
@@ -63,7 +75,7 @@ export function ViewsChart({
       resize.disconnect();
       chart.destroy();
     };
-  }, [days, labels.views, labels.clicks]);
+  }, [days, labels.day, labels.views, labels.clicks]);
 
   return <div ref={box} class="views-chart" aria-hidden="true" />;
 }

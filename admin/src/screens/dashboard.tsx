@@ -66,7 +66,7 @@ function StatsSection({ stats }: { stats: Stats }) {
         {module ? (
           <module.ViewsChart
             days={stats.days}
-            labels={{ views: t('stats.views'), clicks: t('stats.clicks') }}
+            labels={{ day: t('stats.date'), views: t('stats.views'), clicks: t('stats.clicks') }}
           />
         ) : (
           <p aria-live="polite">{t('app.loading')}</p>

@@ -80,7 +80,7 @@ function Deliveries({ hook }: { hook: Webhook }) {
           {list.map((delivery) => (
             <tr key={delivery.id} data-delivery={delivery.id}>
               <td data-label={t('webhooks.col.time')}>
-                {when(delivery.created_at)} ({delivery.duration_ms} ms)
+                {t('webhooks.col.time.value', { time: when(delivery.created_at), ms: delivery.duration_ms })}
               </td>
               <td data-label={t('webhooks.col.event')}>
                 <code>{delivery.event}</code>
@@ -310,10 +310,10 @@ export function JobsSection() {
           onChange={(event) => setStatus(event.currentTarget.value as '' | Job['status'])}
         >
           <option value="">{t('jobs.status.any')}</option>
-          <option value="queued">queued</option>
-          <option value="running">running</option>
-          <option value="failed">failed</option>
-          <option value="done">done</option>
+          <option value="queued">{t('jobs.status.queued')}</option>
+          <option value="running">{t('jobs.status.running')}</option>
+          <option value="failed">{t('jobs.status.failed')}</option>
+          <option value="done">{t('jobs.status.done')}</option>
         </select>
       </div>
       <Message message={note} />
@@ -341,7 +341,7 @@ export function JobsSection() {
                 <td data-label={t('jobs.col.queue')}>
                   <code>{job.queue}</code>
                 </td>
-                <td data-label={t('jobs.status')}>{job.status}</td>
+                <td data-label={t('jobs.status')}>{t(`jobs.status.${job.status}`)}</td>
                 <td data-label={t('jobs.col.attempts')}>
                   {job.attempts} / {job.max_attempts}
                 </td>
