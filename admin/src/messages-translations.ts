@@ -3,6 +3,7 @@
 // the screens whose every key must be here.
 import type { Catalogue } from './i18n.js';
 import { zhCNScreens } from './messages-zh_CN.js';
+import { transfersMessagesJa, transfersMessagesZhCN, transfersMessagesZhTW } from './messages-transfers.js';
 import { zhTWScreens } from './messages-zh_TW.js';
 
 export const zh_TW: Catalogue = {
@@ -141,6 +142,7 @@ export const zh_TW: Catalogue = {
   'dashboard.comments': '則留言等待審核',
   'dashboard.comments.link': '前往審核',
   ...zhTWScreens,
+  ...transfersMessagesZhTW,
 };
 
 export const zh_CN: Catalogue = {
@@ -279,6 +281,7 @@ export const zh_CN: Catalogue = {
   'dashboard.comments': '条评论等待审核',
   'dashboard.comments.link': '去审核',
   ...zhCNScreens,
+  ...transfersMessagesZhCN,
 };
 
 export const ja: Catalogue = {
@@ -418,4 +421,5 @@ export const ja: Catalogue = {
   'dashboard.pending.link': 'レビューする',
   'dashboard.comments': '件のコメントが承認待ち',
   'dashboard.comments.link': '承認する',
+  ...transfersMessagesJa,
 };

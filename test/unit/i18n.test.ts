@@ -23,6 +23,7 @@ const PANEL_SCREENS_TRANSLATED = [
   'post.status.',
   'reviews.',
   'comments.',
+  'transfers.',
 ];
 const THEME_LOCALES = path.join(THEMES_DIR, 'default', 'locales');
 const readCatalogue = (locale: string): Record<string, string> =>

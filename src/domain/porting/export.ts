@@ -127,7 +127,8 @@ export class Exporter {
 
   /**
    * Writes the archive to `out` (a file stream); the caller removes a partial file on error.
-   * Administrators export; only the installation's operator includes secrets.
+   * A website's managers export it, administrators the installation; secrets (password hashes, secret
+   * settings) only with the whole installation, for its administrators and the operator.
    */
   async export(actor: Actor, options: ExportOptions, out: Writable): Promise<ExportResult> {
     const { policy } = this.deps;
@@ -138,7 +139,9 @@ export class Exporter {
       !(await policy.can(actor, 'installation.operate', {})) &&
       !(options.websiteId === null && (await policy.can(actor, 'installation.manage', {})))
     ) {
-      throw new ForbiddenError('Only the installation\u2019s administrators export secrets.');
+      throw new ForbiddenError(
+        'Secrets are exported only with the whole installation, by its administrators.',
+      );
     }
     const db = this.deps.db as unknown as LooseDb;
     let domain: string | null = null;
