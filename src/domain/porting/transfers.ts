@@ -47,6 +47,8 @@ export const IMPORT_MAX_MB_SETTING = 'import_max_mb';
 export const DEFAULT_IMPORT_MAX_MB = 512;
 /** Progress is written at most this often (and at each phase's end). */
 const PROGRESS_EVERY_MS = 500;
+/** How often a running transfer renews its job's lease (the queue's lease is minutes). */
+const LEASE_RENEW_MS = 30_000;
 
 export type TransferKind = 'export' | 'import';
 export type TransferStatus = 'queued' | 'running' | 'done' | 'failed' | 'expired';
@@ -199,7 +201,7 @@ export class TransferService {
 
   /** Registers the worker of the transfer queue on this node. */
   install(): this {
-    this.deps.jobs.work(TRANSFER_QUEUE, (payload) => this.runJob(payload as JobPayload));
+    this.deps.jobs.work(TRANSFER_QUEUE, (payload, job) => this.runJob(payload as JobPayload, job.id));
     return this;
   }
 
@@ -439,16 +441,21 @@ export class TransferService {
   }
 
   /** Progress as the porting code reports it: written at most every PROGRESS_EVERY_MS, in order. */
-  private progress(id: number) {
+  private progress(id: number, jobId: number) {
     let chain: Promise<void> = Promise.resolve();
     let last = 0;
+    let leased = Date.now();
     let pending: { phase: string; done: number; total: number } | null = null;
     const flush = () => {
       if (!pending) return;
       const values = pending;
       pending = null;
+      // A long transfer keeps its job's lease: no other node takes it over while it runs.
+      const renew = Date.now() - leased >= LEASE_RENEW_MS;
+      if (renew) leased = Date.now();
       chain = chain
         .then(() => this.update(id, values))
+        .then(() => (renew ? this.deps.jobs.extendLease(jobId) : undefined))
         .catch((error: unknown) =>
           this.deps.warn(`transfer ${id}: progress not recorded: ${messageOf(error)}`),
         );
@@ -469,11 +476,11 @@ export class TransferService {
     };
   }
 
-  private async runJob(payload: JobPayload): Promise<void> {
+  private async runJob(payload: JobPayload, jobId: number): Promise<void> {
     const transfer = await this.row(Number(payload.transfer));
     if (!transfer) return; // deleted with its website: nothing left to do
     await this.update(transfer.id, { status: 'running', error: null, phase: 'starting' });
-    const progress = this.progress(transfer.id);
+    const progress = this.progress(transfer.id, jobId);
     try {
       if (transfer.kind === 'export') await this.runExport(transfer, payload.actor, progress);
       else await this.runImport(transfer, payload.actor, progress);
