@@ -286,7 +286,7 @@ function ImportSection() {
 export function TransfersScreen() {
   const me = useMe();
   return (
-    <section aria-labelledby="transfers-title">
+    <section class="transfers" aria-labelledby="transfers-title">
       <h1 id="transfers-title">{t('transfers.title')}</h1>
       <p class="help">{t('transfers.help')}</p>
       <ExportSection />
