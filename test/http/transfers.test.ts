@@ -252,6 +252,14 @@ describe('exports and imports through API v2 (transfers)', () => {
     );
     assert.match(refused.errors?.file?.[0] ?? '', /neither a Folio archive.*WordPress export.*Ghost export/);
     assert.doesNotMatch(refused.errors?.file?.[0] ?? '', /upload-/);
+    // Not sent as a file: 415, never a 500.
+    const json = await ctx.request({
+      method: 'POST',
+      url: '/api/v2/imports',
+      headers: { host: 'club.test', authorization: `Bearer ${admin.token}` },
+      payload: { file: 'x' },
+    });
+    assert.match(problem(json, 415).detail ?? '', /application\/octet-stream/);
     const xml = problem(await upload(admin, '', Buffer.from('<?xml version="1.0"?><html></html>')), 422);
     assert.match(xml.errors?.file?.[0] ?? '', /not a WordPress export/);
     assert.equal(

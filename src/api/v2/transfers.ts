@@ -3,8 +3,9 @@
 // GET /exports/{id}/download streams the finished archive. The domain (porting/transfers.ts) decides
 // who may: a website's export its managers, the installation's and every import the administrators.
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { UnsupportedFileError } from '../../domain/errors.js';
 import { startExportInput } from '../../domain/porting/transfers.js';
 import type { Transfer } from '../../domain/porting/transfers.js';
 import type { Services } from '../../services.js';
@@ -161,11 +162,22 @@ export function registerTransferRoutes(router: V2Router, services: Services): vo
       contentType: 'application/octet-stream',
       description: 'The file: a Folio archive (.tar.gz), a WordPress WXR file or a Ghost JSON export.',
     },
-    response: { 202: z.object({ data: transferSchema }), 404: problemSchema, 413: problemSchema },
+    response: {
+      202: z.object({ data: transferSchema }),
+      404: problemSchema,
+      413: problemSchema,
+      415: problemSchema,
+    },
     handler: async (request, reply) => {
       const query = importQuery.parse(request.query);
       const actor = await actorOf(services, request);
-      const { upload: body } = request.body as { upload: Readable };
+      const body = (request.body as { upload?: unknown } | undefined)?.upload;
+      if (!(body instanceof Readable)) {
+        throw new UnsupportedFileError(
+          'file',
+          'Send the file as the body, with Content-Type: application/octet-stream.',
+        );
+      }
       const length = Number(request.headers['content-length']);
       const upload = await ops.receiveUpload(actor, body, Number.isFinite(length) ? length : undefined);
       const transfer = await ops.startImport(actor, upload, {
