@@ -269,6 +269,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
       .then((days) => services.audit.prune(retentionDays(days)))
       .then(() => services.idempotency.prune())
       .then(() => services.webhooks.prune())
+      .then(() => services.transfers.expire())
       .then(() => analyzeDatabase(services.database))
       .catch((error: unknown) => app.log.error({ err: error }, 'hourly upkeep failed'));
   const auditTimer = setInterval(() => void pruneAudit(), 3_600_000).unref();

@@ -55,6 +55,7 @@ import { Exporter } from './domain/porting/export.js';
 import { FolioImporter } from './domain/porting/import-folio.js';
 import { WordPressImporter } from './domain/porting/wxr.js';
 import { GhostImporter } from './domain/porting/ghost.js';
+import { TransferService } from './domain/porting/transfers.js';
 import { RedirectsService } from './domain/redirects.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
@@ -178,6 +179,8 @@ export interface Services {
   folioImporter: FolioImporter;
   wordpressImporter: WordPressImporter;
   ghostImporter: GhostImporter;
+  /** Exports and imports run as jobs for API v2 and the panel (domain/porting/transfers.ts). */
+  transfers: TransferService;
   /** Old URLs answered with a 301 (imported WordPress permalinks). */
   redirects: RedirectsService;
   /** Guarded downloads of remote images (localize_images). */
@@ -520,6 +523,31 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     changes,
     revisions: options.revisions !== false ? revisions : undefined,
   });
+  const ghostImporter = new GhostImporter({ policy, folio: folioImporter, fetcher, store: mediaStore });
+  const wordpressImporter = new WordPressImporter({
+    policy,
+    fetcher,
+    store: mediaStore,
+    folio: folioImporter,
+  });
+  const transfers = new TransferService({
+    db,
+    clock,
+    policy,
+    runner,
+    audit,
+    jobs,
+    settings,
+    exporter,
+    folioImporter,
+    wordpressImporter,
+    ghostImporter,
+    // Beside the media directory, like the backups (data/transfers by default).
+    dir: path.join(path.dirname(config.mediaDir), 'transfers'),
+    domainOf: async (websiteId) => (await websites.find(websiteId))?.domain ?? null,
+    websiteExists: async (websiteId) => (await websites.find(websiteId)) !== null,
+    warn,
+  }).install();
   const services: Services = {
     config,
     database,
@@ -562,8 +590,9 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     exporter,
     redirects: new RedirectsService(db),
     folioImporter,
-    ghostImporter: new GhostImporter({ policy, folio: folioImporter, fetcher, store: mediaStore }),
-    wordpressImporter: new WordPressImporter({ policy, fetcher, store: mediaStore, folio: folioImporter }),
+    ghostImporter,
+    wordpressImporter,
+    transfers,
     fetcher,
     websites,
     websiteOps,

@@ -4,6 +4,7 @@ import { historyMessages } from './messages-history.js';
 import { panelMessages } from './messages-panel.js';
 import { sitesMessages } from './messages-sites.js';
 import { webhooksMessages } from './messages-webhooks.js';
+import { transfersMessages } from './messages-transfers.js';
 import { ja, zh_CN, zh_TW } from './messages-translations.js';
 
 // The panel's words, one catalogue per locale (English first; zh-TW next). `t('posts.count', { n })`.
@@ -268,6 +269,7 @@ const en = {
   ...sitesMessages,
   ...communityMessages,
   ...webhooksMessages,
+  ...transfersMessages,
   ...editorMessages,
   ...historyMessages,
   ...panelMessages,

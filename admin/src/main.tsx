@@ -21,6 +21,7 @@ import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
 import { SystemScreen } from './screens/system.js';
 import { WebhooksScreen } from './screens/webhooks.js';
+import { TransfersScreen } from './screens/transfers.js';
 import { TagsScreen } from './screens/tags.js';
 import { WebsiteScreen } from './screens/website.js';
 import { ME_CHANGED, SessionContext } from './session.js';
@@ -86,6 +87,8 @@ function routeOf(path: string): Route {
   if (path.startsWith('/admin/links')) return { section: '/admin/links', view: () => <LinksScreen /> };
   if (path.startsWith('/admin/webhooks'))
     return { section: '/admin/webhooks', view: () => <WebhooksScreen /> };
+  if (path.startsWith('/admin/transfers'))
+    return { section: '/admin/transfers', view: () => <TransfersScreen /> };
   if (path.startsWith('/admin/system')) return { section: '/admin/system', view: () => <SystemScreen /> };
   if (path.startsWith('/admin/tags')) return { section: '/admin/tags', view: () => <TagsScreen /> };
   if (path.startsWith('/admin/reviews')) return { section: '/admin/reviews', view: () => <ReviewsScreen /> };
@@ -107,6 +110,7 @@ const SECTIONS: Array<{ path: string; label: MessageKey; shown: (can: Abilities)
   { path: '/admin/website', label: 'nav.website', shown: (can) => can.manage_website },
   { path: '/admin/people', label: 'nav.people', shown: (can) => can.manage_members || can.read_audit },
   { path: '/admin/webhooks', label: 'nav.webhooks', shown: (can) => can.manage_members },
+  { path: '/admin/transfers', label: 'nav.transfers', shown: (can) => can.manage_website },
   { path: '/admin/system', label: 'nav.system', shown: (can) => can.manage_website },
 ];
 

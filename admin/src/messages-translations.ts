@@ -4,6 +4,7 @@
 import type { Catalogue } from './i18n.js';
 import { jaScreens } from './messages-ja.js';
 import { zhCNScreens } from './messages-zh_CN.js';
+import { transfersMessagesJa, transfersMessagesZhCN, transfersMessagesZhTW } from './messages-transfers.js';
 import { zhTWScreens } from './messages-zh_TW.js';
 
 export const zh_TW: Catalogue = {
@@ -143,6 +144,7 @@ export const zh_TW: Catalogue = {
   'dashboard.comments': '則留言等待審核',
   'dashboard.comments.link': '前往審核',
   ...zhTWScreens,
+  ...transfersMessagesZhTW,
 };
 
 export const zh_CN: Catalogue = {
@@ -282,6 +284,7 @@ export const zh_CN: Catalogue = {
   'dashboard.comments': '条评论等待审核',
   'dashboard.comments.link': '去审核',
   ...zhCNScreens,
+  ...transfersMessagesZhCN,
 };
 
 export const ja: Catalogue = {
@@ -423,4 +426,5 @@ export const ja: Catalogue = {
   'dashboard.comments': '件のコメントが承認待ち',
   'dashboard.comments.link': '承認する',
   ...jaScreens,
+  ...transfersMessagesJa,
 };

@@ -8262,6 +8262,436 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a website or the installation
+         * @description Starts writing a Folio archive (.tar.gz, docs/export-format.md) as a background job and answers 202 with the transfer (Location: /api/v2/transfers/{id}); follow it there, then download it from `download_url` (kept 24 hours). A website: its site admins, owners and administrators; the whole installation (`website_id` absent or null) and `with_secrets`: administrators.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The website to export; null or absent: the whole installation (administrators). */
+                        website_id?: number | null;
+                        /** @description Users’ password hashes and secret settings: the whole installation’s, administrators. */
+                        with_secrets?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Transfer"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent exports and imports
+         * @description Newest first (at most 200): administrators see all, site admins their websites’ exports.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    kind?: "export" | "import";
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Transfer"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An export or import: status, progress, result */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Transfer"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export’s archive
+         * @description The .tar.gz of a done export, as an attachment: for those who may export what it holds. 409 while it is still running; 404 once expired.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description An id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The archive (application/gzip). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/gzip": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/gzip": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/gzip": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/gzip": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/gzip": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/gzip": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a Folio archive, a WordPress export (WXR) or a Ghost export
+         * @description The file is the body, as is (`Content-Type: application/octet-stream`); its format is recognized by content (422 with the reason when it is none of them) and its size bounded by the setting `import_max_mb` (default 512; 413 beyond). Starts the import as a background job and answers 202 with the transfer (Location: /api/v2/transfers/{id}). `dry_run=true` reports what would happen and writes nothing: run it first, then import for real. Administrators.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Into this website; absent: a Folio archive’s own websites (a Ghost export needs one). */
+                    website_id?: string;
+                    /** @description Report what would happen, write nothing. */
+                    dry_run?: "0" | "1" | "true" | "false";
+                    /** @description A WordPress export: leave its images at their old URLs instead of fetching them. */
+                    no_media?: "0" | "1" | "true" | "false";
+                    /** @description The file’s name, for people. */
+                    file_name?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The file: a Folio archive (.tar.gz), a WordPress WXR file or a Ghost JSON export. */
+            requestBody: {
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Transfer"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9111,6 +9541,50 @@ export interface components {
             payload: unknown;
             created_at: string;
             updated_at: string;
+        };
+        TransferInput: {
+            id: number;
+            /** @enum {string} */
+            kind: "export" | "import";
+            /**
+             * @description `expired`: an export whose archive was deleted (24 hours after it was done).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "done" | "failed" | "expired";
+            /** @description Null: the whole installation (or, importing, the archive’s own). */
+            website_id: number | null;
+            /** @description Who started it. */
+            user_id: number | null;
+            /** @description Its job on the queue (GET /jobs). */
+            job_id: number | null;
+            with_secrets?: boolean;
+            dry_run?: boolean;
+            no_media?: boolean;
+            /**
+             * @description An import’s, recognized by content.
+             * @enum {string}
+             */
+            format?: "folio" | "wordpress" | "ghost";
+            file_name?: string;
+            progress: {
+                /** @description What it is at: a kind of record (`posts`, …), `media`, `done`. */
+                phase: string | null;
+                done: number;
+                total: number;
+            };
+            /** @description The archive’s size (a done export) or the uploaded file’s. */
+            bytes: number | null;
+            /** @description A done export: its summary (counts per kind, media files and bytes, missing media). A done import: its report (format, dry_run, created and merged counts per kind, renamed slugs, skipped records with reasons, media files, websites written to). */
+            result: unknown;
+            /** @description Why it failed: nothing was imported. */
+            error: string | null;
+            /** @description A done export’s archive. */
+            download_url: string | null;
+            created_at: string;
+            updated_at: string;
+            finished_at: string | null;
+            /** @description When a done export’s archive is deleted. */
+            expires_at: string | null;
         };
         LanguageInput: {
             data: {
@@ -9967,6 +10441,50 @@ export interface components {
             payload: unknown;
             created_at: string;
             updated_at: string;
+        };
+        Transfer: {
+            id: number;
+            /** @enum {string} */
+            kind: "export" | "import";
+            /**
+             * @description `expired`: an export whose archive was deleted (24 hours after it was done).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "done" | "failed" | "expired";
+            /** @description Null: the whole installation (or, importing, the archive’s own). */
+            website_id: number | null;
+            /** @description Who started it. */
+            user_id: number | null;
+            /** @description Its job on the queue (GET /jobs). */
+            job_id: number | null;
+            with_secrets?: boolean;
+            dry_run?: boolean;
+            no_media?: boolean;
+            /**
+             * @description An import’s, recognized by content.
+             * @enum {string}
+             */
+            format?: "folio" | "wordpress" | "ghost";
+            file_name?: string;
+            progress: {
+                /** @description What it is at: a kind of record (`posts`, …), `media`, `done`. */
+                phase: string | null;
+                done: number;
+                total: number;
+            };
+            /** @description The archive’s size (a done export) or the uploaded file’s. */
+            bytes: number | null;
+            /** @description A done export: its summary (counts per kind, media files and bytes, missing media). A done import: its report (format, dry_run, created and merged counts per kind, renamed slugs, skipped records with reasons, media files, websites written to). */
+            result: unknown;
+            /** @description Why it failed: nothing was imported. */
+            error: string | null;
+            /** @description A done export’s archive. */
+            download_url: string | null;
+            created_at: string;
+            updated_at: string;
+            finished_at: string | null;
+            /** @description When a done export’s archive is deleted. */
+            expires_at: string | null;
         };
         Language: {
             data: {

@@ -38,6 +38,7 @@ import * as previewLinks from './migrations/0046_preview_links.js';
 import * as autosaves from './migrations/0047_autosaves.js';
 import * as webhooks from './migrations/0050_webhooks.js';
 import * as redirects from './migrations/0055_redirects.js';
+import * as transfers from './migrations/0056_transfers.js';
 import * as revisions from './migrations/0030_revisions.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
@@ -226,6 +227,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0047_autosaves', up: autosaves.up },
   { name: '0050_webhooks', up: webhooks.up },
   { name: '0055_redirects', up: redirects.up },
+  { name: '0056_transfers', up: transfers.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

@@ -509,6 +509,28 @@ export interface RedirectsTable {
   created_at: Timestamp;
 }
 
+/** Exports and imports of API v2 and the panel (0056_transfers, domain/porting/transfers.ts). */
+export interface TransfersTable {
+  id: Generated<number>;
+  kind: string;
+  status: string;
+  website_id: number | null;
+  user_id: number | null;
+  job_id: number | null;
+  options: string;
+  phase: string | null;
+  done: ColumnType<number, number | undefined, number>;
+  total: ColumnType<number, number | undefined, number>;
+  file: string | null;
+  bytes: ColumnType<number | string | null, number | null | undefined, number | null>;
+  result: string | null;
+  error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+  expires_at: Timestamp | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -550,4 +572,5 @@ export interface Database {
   password_resets: PasswordResetsTable;
   pending_registrations: PendingRegistrationsTable;
   redirects: RedirectsTable;
+  transfers: TransfersTable;
 }

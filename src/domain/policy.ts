@@ -248,6 +248,12 @@ export interface PolicyActions {
    * (a webhook's target and secret are writes' business).
    */
   'webhook.manage': { websiteId: number | null };
+  /**
+   * Export a website to an archive and download it (issue 39): its site admins, owners, bound users and
+   * administrators; the whole installation (`websiteId` null), administrators. Never with a read-only
+   * key (an export is a job that writes a file).
+   */
+  'website.export': { websiteId: number | null };
   /** See and retry background jobs (issue 38). */
   'job.manage': Record<string, never>;
   /** Read the installation's health. */
@@ -327,6 +333,11 @@ const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
     if (s.adminOn(actor, [websiteId])) return true;
     if (actor.userId === null) return false;
     return (await s.rolesOf(actor)).get(websiteId) === 'site_admin';
+  },
+  'website.export': async (s, actor, { websiteId }) => {
+    if (actor.key?.readOnly === true) return false;
+    if (websiteId === null) return s.administers(actor);
+    return s.managesWebsite(actor, websiteId);
   },
   'job.manage': (s, actor) => s.administers(actor),
   'health.read': (s, actor) => s.administers(actor),

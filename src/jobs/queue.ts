@@ -47,6 +47,8 @@ export interface JobQueue {
   list(filter?: { status?: JobStatus; limit?: number }): Promise<JobView[]>;
   /** Puts a failed (or queued) job back to run now; false when there is no such job. */
   retry(id: number): Promise<boolean>;
+  /** A running job's handler is still at work: its lease starts again (long jobs call it as they go). */
+  extendLease(id: number): Promise<void>;
   /** Deletes the jobs done before `before` (failed ones stay until retried); answers how many. */
   pruneDone(before: Date): Promise<number>;
 }
@@ -114,6 +116,19 @@ export class TableJobQueue implements JobQueue {
 
   work(queue: string, handler: JobHandler): void {
     this.handlers.set(queue, handler);
+  }
+
+  async extendLease(id: number): Promise<void> {
+    const now = this.clock.now();
+    await this.db
+      .updateTable('jobs')
+      .set({
+        locked_until: new Date(now.getTime() + this.leaseMs).toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
   }
 
   async runDue(limit = 20): Promise<number> {

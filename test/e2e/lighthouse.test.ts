@@ -48,6 +48,8 @@ describe(
       // Production settings: the page cache and compiled, remembered templates, as users run it.
       ({ ctx, port } = await servedContext());
       site = await seedThemeSite(ctx, HOST);
+      // Issue 41: a page in Traditional Chinese scores as the English ones do.
+      await ctx.services.settings.setMany({ default_locale: 'en', supported_locales: 'en,zh_TW' });
       server = await listen(ctx, port);
       chrome = await launchChrome();
     });
@@ -107,13 +109,15 @@ describe(
       );
     }
 
-    it('home, post, category, tag and page: 100 in every category', async () => {
+    it('home, post, category, tag and page, and home and post in zh_TW: 100 in every category', async () => {
       const pages = {
         home: site.paths.home,
         post: site.paths.post,
         category: site.paths.category,
         tag: site.paths.tag,
         page: site.paths.page,
+        'home (zh_TW)': '/zh_TW/',
+        'post (zh_TW)': `/zh_TW${site.paths.post}`,
       };
       const failures: string[] = [];
       for (const [name, path] of Object.entries(pages)) {

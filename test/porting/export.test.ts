@@ -120,7 +120,7 @@ describe('folio export', () => {
     for (const [kind, list] of Object.entries(read.records)) for (const record of list) check(kind, record);
   });
 
-  it('with secrets (the operator only): password hashes and secret settings', async () => {
+  it('with secrets (the operator and administrators, of the whole installation): password hashes and secret settings', async () => {
     const file = path.join(dir, 'secrets.tar.gz');
     await ctx.services.exporter.export(
       INSTALLATION_OPERATOR,
@@ -130,14 +130,23 @@ describe('folio export', () => {
     const read = await readWhole(file);
     assert.ok(read.records.users!.every((user) => typeof user.password_hash === 'string'));
     assert.equal(read.records.settings!.find((s) => s.key === 'smtp_password')?.value, 'hunter2');
+    // An administrator exports the installation's secrets (API v2's export), never one website's.
     const admin = await ctx.createUser({ admin: true });
+    const adminFile = path.join(dir, 'admin-secrets.tar.gz');
+    await ctx.services.exporter.export(
+      { userId: admin.id, isAdmin: true, websiteId: null },
+      { websiteId: null, withSecrets: true },
+      fs.createWriteStream(adminFile),
+    );
+    const adminRead = await readWhole(adminFile);
+    assert.equal(adminRead.records.settings!.find((s) => s.key === 'smtp_password')?.value, 'hunter2');
     await assert.rejects(
       ctx.services.exporter.export(
         { userId: admin.id, isAdmin: true, websiteId: null },
-        { websiteId: null, withSecrets: true },
+        { websiteId: siteOne, withSecrets: true },
         fs.createWriteStream(path.join(dir, 'no.tar.gz')),
       ),
-      /operator/,
+      /only with the whole installation/,
     );
     const writer = await ctx.createUser();
     await assert.rejects(

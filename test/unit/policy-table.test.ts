@@ -110,6 +110,7 @@ const SITE_CASES: Case[] = [
   ask("read the website's audit log", 'audit.read', (f) => ({ websiteId: f.site })),
   ask("read the website's statistics", 'stats.read', (f) => ({ websiteId: f.site })),
   ask("manage the website's webhooks", 'webhook.manage', (f) => ({ websiteId: f.site })),
+  ask('export the website', 'website.export', (f) => ({ websiteId: f.site })),
 ];
 
 /** The questions about the whole installation (asked once). */
@@ -133,6 +134,7 @@ const INSTALLATION_CASES: Case[] = [
   ask('operate the installation (the CLI)', 'installation.operate', () => ({})),
   ask('manage jobs', 'job.manage', () => ({})),
   ask("manage the installation's webhooks", 'webhook.manage', () => ({ websiteId: null })),
+  ask('export the installation', 'website.export', () => ({ websiteId: null })),
   ask('read health', 'health.read', () => ({})),
   ask("read the installation's audit log", 'audit.read', () => ({})),
 ];
@@ -178,6 +180,7 @@ make a member a site admin                    | Y - - - - - - - Y - - Y
 read the website's audit log                  | Y Y - - - - - - Y - - Y
 read the website's statistics                 | Y Y Y Y Y - - - Y - - Y
 manage the website's webhooks                 | Y Y - - - - - - - - - Y
+export the website                            | Y Y - - - - - - - - - Y
 `;
 
 const EXPECTED_ON_SITE_TWO = `
@@ -211,6 +214,7 @@ make a member a site admin                    | Y - - - - - - - Y Y - Y
 read the website's audit log                  | Y - - - - - - - Y Y - Y
 read the website's statistics                 | Y - - - - - - - Y Y - Y
 manage the website's webhooks                 | Y - - - - - - - - Y - Y
+export the website                            | Y - - - - - - - - Y - Y
 `;
 
 const EXPECTED_ON_THE_INSTALLATION = `
@@ -233,6 +237,7 @@ manage the installation                       | Y - - - - - - - - - - Y
 operate the installation (the CLI)            | - - - - - - - - - - - Y
 manage jobs                                   | Y - - - - - - - Y - - Y
 manage the installation's webhooks            | Y - - - - - - - - - - Y
+export the installation                       | Y - - - - - - - - - - Y
 read health                                   | Y - - - - - - - Y - - Y
 read the installation's audit log             | Y - - - - - - - Y - - Y
 `;

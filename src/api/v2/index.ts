@@ -30,6 +30,7 @@ import { registerPostRoutes } from './posts.js';
 import { registerRevisionRoutes } from './revisions.js';
 import { registerPreviewRoutes } from './previews.js';
 import { registerWebhookRoutes } from './webhooks.js';
+import { registerTransferRoutes } from './transfers.js';
 import { installProblemHandler } from './problem.js';
 import { V2Router } from './router.js';
 
@@ -141,6 +142,10 @@ export function apiV2(services: Services) {
             description: 'Signed HTTP calls to your URLs when content changes (Standard Webhooks)',
           },
           {
+            name: 'transfers',
+            description: 'Exports and imports (Folio archives, WordPress, Ghost) run as background jobs',
+          },
+          {
             name: 'insights',
             description: 'A website\u2019s views and clicks; the installation\u2019s health',
           },
@@ -169,6 +174,7 @@ export function apiV2(services: Services) {
     registerSystemRoutes(router, services);
     registerInsightRoutes(router, services);
     registerWebhookRoutes(router, services);
+    registerTransferRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     installReferencePolicy(app);

@@ -5,7 +5,7 @@
 // schema (the one every face shares), so the route's schemas only add v2's strictness (unknown
 // fields refused).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { addRoute } from '../../http/multipart.js';
 import { authenticate } from './auth.js';
@@ -25,6 +25,13 @@ export interface V2Route {
   public?: boolean;
   /** A multipart/form-data body with up to this many files (the body schema describes its fields). */
   files?: { max: number };
+  /**
+   * The body is a file sent as is, of this content type: the handler gets `{ upload: Readable }`,
+   * unread (it streams it to disk under its own limit); other content types are a 415.
+   */
+  rawBody?: { contentType: string; description: string };
+  /** The content types of the answer when it is not JSON (a download). */
+  produces?: string[];
   handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
@@ -45,6 +52,11 @@ export class V2Router {
     if (route.params) schema.params = route.params;
     if (route.querystring) schema.querystring = route.querystring;
     if (route.body) schema.body = route.body;
+    if (route.produces) schema.produces = route.produces;
+    if (route.rawBody) {
+      schema.consumes = [route.rawBody.contentType];
+      schema.body = z.unknown().describe(route.rawBody.description);
+    }
     const options: RouteShorthandOptions = { schema };
     if (route.files) {
       schema.consumes = ['multipart/form-data'];
@@ -56,11 +68,18 @@ export class V2Router {
         await authenticate(this.services, request, reply);
       };
     }
-    addRoute(this.app, this.services.config, {
-      method: route.method,
-      url: route.url,
-      ...options,
-      handler: route.handler,
+    const definition = { method: route.method, url: route.url, ...options, handler: route.handler };
+    const raw = route.rawBody;
+    if (!raw) {
+      addRoute(this.app, this.services.config, definition);
+      return;
+    }
+    // A scope of its own, so that only this route takes the file's content type (unparsed).
+    void this.app.register(async (scope) => {
+      scope.addContentTypeParser(raw.contentType, (_request, payload, done) =>
+        done(null, { upload: payload }),
+      );
+      addRoute(scope, this.services.config, definition);
     });
   }
 }

@@ -116,16 +116,32 @@ export class Exporter {
     },
   ) {}
 
+  /** A website's export is its managers' (website.export), the installation's its administrators'. */
+  private async authorize(actor: Actor, websiteId: number | null): Promise<void> {
+    const allowed =
+      websiteId === null
+        ? await this.deps.policy.can(actor, 'installation.read', {})
+        : await this.deps.policy.can(actor, 'website.export', { websiteId });
+    if (!allowed) throw new ForbiddenError('Exporting is for the website\u2019s administrators.');
+  }
+
   /**
    * Writes the archive to `out` (a file stream); the caller removes a partial file on error.
-   * Administrators export; only the installation's operator includes secrets.
+   * A website's managers export it, administrators the installation; secrets (password hashes, secret
+   * settings) only with the whole installation, for its administrators and the operator.
    */
   async export(actor: Actor, options: ExportOptions, out: Writable): Promise<ExportResult> {
     const { policy } = this.deps;
-    if (!(await policy.can(actor, 'installation.read', {})))
-      throw new ForbiddenError('Exporting is for administrators.');
-    if (options.withSecrets && !(await policy.can(actor, 'installation.operate', {}))) {
-      throw new ForbiddenError('Only the installation operator exports secrets.');
+    await this.authorize(actor, options.websiteId);
+    // Secrets: the operator at the command line, or an administrator exporting the installation.
+    if (
+      options.withSecrets &&
+      !(await policy.can(actor, 'installation.operate', {})) &&
+      !(options.websiteId === null && (await policy.can(actor, 'installation.manage', {})))
+    ) {
+      throw new ForbiddenError(
+        'Secrets are exported only with the whole installation, by its administrators.',
+      );
     }
     const db = this.deps.db as unknown as LooseDb;
     let domain: string | null = null;
@@ -173,8 +189,7 @@ export class Exporter {
 
   /** How many records of each kind an export would write (for a progress bar's total). */
   async count(actor: Actor, websiteId: number | null): Promise<Record<RecordKind, number>> {
-    if (!(await this.deps.policy.can(actor, 'installation.read', {})))
-      throw new ForbiddenError('Exporting is for administrators.');
+    await this.authorize(actor, websiteId);
     const db = this.deps.db as unknown as LooseDb;
     const counts = {} as Record<RecordKind, number>;
     for (const kind of RECORD_KINDS) {
