@@ -138,6 +138,9 @@ describe('full-text search (issue 40 #2)', () => {
     const walk = html.indexOf('A walk in town');
     assert.ok(harvest > 0 && walk > 0, 'both are found');
     assert.ok(harvest < walk, 'the better match comes first');
+    // Out of search engines, and described (issue 36 #3).
+    assert.match(html, /<meta name="robots" content="noindex/);
+    assert.match(html, /<meta name="description" content="Posts on Search that mention “apple”\.">/);
   });
 
   it('API v2 lists by relevance with sort=relevance (q needed), newest first otherwise; numbered pages only', async () => {

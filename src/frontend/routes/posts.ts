@@ -184,6 +184,11 @@ export function postRoutes(kit: FrontendKit): void {
           {
             path: `/post/search/${encodeURIComponent(keyword)}`,
             heading: state.t('search.title', { keyword: keyword.slice(0, MAX_KEYWORD_LENGTH) }),
+            // Kept out of search engines (noindex), but described all the same (issue 36 #3).
+            description: state.t('search.description', {
+              site: state.website.fields.site_name ?? state.website.domain,
+              keyword: keyword.slice(0, MAX_KEYWORD_LENGTH),
+            }),
             data: { keyword: keyword.slice(0, MAX_KEYWORD_LENGTH) },
             noindex: true,
           },
