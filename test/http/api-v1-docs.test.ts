@@ -122,7 +122,11 @@ describe('docs/api-v1.md examples', () => {
   it('every curl example answers 2xx with status success, in the order written, after the README', async () => {
     const commands = curlCommands();
     assert.ok(commands.length >= 30, `${commands.length} examples`);
-    const quickstart = curlCommands('README.md');
+    // The quickstart's API v1 examples run here; the README's others (API v2 transfers on a deployed
+    // site, with a key) are shapes, not runnable on this test's server.
+    const quickstart = curlCommands('README.md').filter((command) =>
+      command.includes('localhost:3000/api/v1'),
+    );
     assert.equal(quickstart.length, 2, 'the README lists the posts and writes one');
     for (const written of [...quickstart, ...commands]) {
       const command = written.replaceAll('localhost:3000', `localhost:${port}`).replaceAll('folio_…', token);
