@@ -24,6 +24,8 @@ interface Case {
   url: () => string;
   body?: () => unknown;
   multipart?: boolean;
+  /** A raw body with its content type (an uploaded file). */
+  raw?: { type: string; body: () => string };
   kind: Kind;
   /** For reads answered 200: whether the answer shows website two's private content. */
   leaks?: (response: LightMyRequestResponse) => boolean;
@@ -43,6 +45,15 @@ type CallerName =
   | 'nobody';
 
 const REFUSED = [401, 403, 404];
+/** A WordPress export of one post (what an import reads first). */
+const WXR = `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/">
+<channel><title>Matrix</title><link>http://matrix.example.test</link><wp:wxr_version>1.2</wp:wxr_version>
+<wp:base_blog_url>http://matrix.example.test</wp:base_blog_url>
+<item><title>Imported</title><link>http://matrix.example.test/imported/</link>
+<content:encoded><![CDATA[<p>Text</p>]]></content:encoded><wp:post_id>1</wp:post_id>
+<wp:post_name>imported</wp:post_name><wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item>
+</channel></rss>`;
 const SECRET = 'SECRET2';
 const hasSecret = (response: LightMyRequestResponse) => response.body.includes(SECRET);
 const hasRows = (response: LightMyRequestResponse) =>
@@ -101,9 +112,14 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     host: string,
     body?: unknown,
     asMultipart = false,
+    raw?: Case['raw'],
   ) => {
     const headers: Record<string, string> = { host };
     if (credential) headers.authorization = `Bearer ${credential}`;
+    if (raw) {
+      headers['content-type'] = raw.type;
+      return ctx.request({ method, url: `/api/v2${url}`, headers, payload: raw.body() });
+    }
     if (asMultipart) {
       const form = await multipart();
       headers['content-type'] = form.type;
@@ -229,6 +245,9 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     f.hookDel = Number((await made('POST', `/websites/${f.site2}/webhooks`, hookBody))!.id);
     f.delivery = Number((await made('POST', `/webhooks/${f.hook}/test`))!.id);
     f.job = (await ctx.services.jobs.enqueue('matrix-test', {}))!;
+    // An export of two (issue 39), run to its end by the job queue, so that it can be downloaded.
+    f.transfer = Number((await made('POST', '/exports', { website_id: f.site2 }))!.id);
+    await ctx.services.jobs.runDue();
     for (const name of ['media', 'mediaDel']) {
       const form = await multipart();
       const uploaded = await ctx.request({
@@ -372,6 +391,11 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     { name: 'installation webhooks', method: 'GET', route: '/webhooks', url: () => '/webhooks', kind: 'installation' }, // prettier-ignore
     { name: 'add an installation webhook', method: 'POST', route: '/webhooks', url: () => '/webhooks', body: () => ({ url: 'https://example.com/i', events: ['user.registered'] }), kind: 'installation' }, // prettier-ignore
     { name: 'jobs', method: 'GET', route: '/jobs', url: () => '/jobs', kind: 'installation' }, // prettier-ignore
+    { name: 'export two', method: 'POST', route: '/exports', url: () => '/exports', body: () => ({ website_id: f.site2 }), kind: 'write' }, // prettier-ignore
+    { name: 'transfers (two\u2019s export among them)', method: 'GET', route: '/transfers', url: () => '/transfers', kind: 'private-read', leaks: (r) => r.json<{ data: Array<{ id: number }> }>().data.some((t) => t.id === Number(f.transfer)) }, // prettier-ignore
+    { name: 'an export of two', method: 'GET', route: '/transfers/{id}', url: () => `/transfers/${f.transfer}`, kind: 'private-read' }, // prettier-ignore
+    { name: 'download an export of two', method: 'GET', route: '/exports/{id}/download', url: () => `/exports/${f.transfer}/download`, kind: 'private-read' }, // prettier-ignore
+    { name: 'import into two (a dry run)', method: 'POST', route: '/imports', url: () => `/imports?website_id=${s2()}&dry_run=true`, raw: { type: 'application/octet-stream', body: () => WXR }, kind: 'installation' }, // prettier-ignore
     { name: 'retry a job', method: 'POST', route: '/jobs/{id}/retry', url: () => `/jobs/${f.job}/retry`, kind: 'installation' }, // prettier-ignore
   ];
 
@@ -395,7 +419,7 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     it(`${c.kind}: ${c.method} ${c.route} (${c.name})`, async () => {
       for (const host of ['one.test', 'two.test']) {
         for (const [caller, credential] of callers) {
-          const response = await v2(credential, c.method, c.url(), host, c.body?.(), c.multipart);
+          const response = await v2(credential, c.method, c.url(), host, c.body?.(), c.multipart, c.raw);
           const what = `${caller} on ${host}: ${response.statusCode} ${response.body.slice(0, 300)}`;
           if (process.env.MATRIX_DEBUG) console.log('DBG', c.name, what.slice(0, 160));
           if (REFUSED.includes(response.statusCode)) continue;
@@ -413,7 +437,7 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
         }
       }
       // The control: the installation's administrator carries the same request out.
-      const control = await v2(admin.token, c.method, c.url(), 'two.test', c.body?.(), c.multipart);
+      const control = await v2(admin.token, c.method, c.url(), 'two.test', c.body?.(), c.multipart, c.raw);
       if (c.control === 'not-refused') {
         assert.ok(
           !REFUSED.includes(control.statusCode),
