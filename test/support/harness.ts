@@ -113,8 +113,11 @@ const noPackageManager: PackageManager = {
 
 export async function createTestContext(options: ContextOptions = {}): Promise<TestContext> {
   const database = await createTestDatabase();
-  // Media go to a directory of this test file, removed on close.
-  const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-media-'));
+  // Media go to a directory of this test file, removed on close. It is one level down: what Folio
+  // keeps beside the media directory (backups, import uploads, export archives) stays this test's too.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-media-'));
+  const mediaDir = path.join(root, 'media');
+  fs.mkdirSync(mediaDir);
   const config = testConfig(database.url, { mediaDir, ...options.config });
   const services = createServices(config, {
     pgSchema: database.pgSchema,
@@ -156,7 +159,7 @@ export async function createTestContext(options: ContextOptions = {}): Promise<T
       await app.close();
       await services.close();
       await database.drop();
-      fs.rmSync(mediaDir, { recursive: true, force: true });
+      fs.rmSync(root, { recursive: true, force: true });
     },
   };
 }
