@@ -543,12 +543,7 @@ export class AccountsService {
     link: (token: string) => string,
     site: MailSite,
   ): Promise<User> {
-    if (!(await this.deps.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
-    const user = await this.deps.users.findById(userId);
-    if (!user) throw new NotFoundError('User not found');
-    if (!user.isActive) {
-      throw new InputError('user', 'The account is disabled: enable it before sending a reset link.');
-    }
+    const user = await this.activeUserFor(actor, userId, 'sending a reset link');
     await this.mailResetLink(user, link, site);
     await recordWrite(this.deps.audit, actor, {
       action: 'user.password_reset_sent',
@@ -570,12 +565,7 @@ export class AccountsService {
     link: (token: string) => string,
     site: MailSite,
   ): Promise<User> {
-    if (!(await this.deps.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
-    const user = await this.deps.users.findById(userId);
-    if (!user) throw new NotFoundError('User not found');
-    if (!user.isActive) {
-      throw new InputError('user', 'The account is disabled: enable it before inviting its owner.');
-    }
+    const user = await this.activeUserFor(actor, userId, 'inviting its owner');
     const row = await this.db
       .selectFrom('users')
       .select('password_hash')
@@ -591,6 +581,17 @@ export class AccountsService {
       resourceId: user.id,
       websiteIds: [],
     });
+    return user;
+  }
+
+  /** An active account an administrator acts on (`doing` names the act in the refusal's words). */
+  private async activeUserFor(actor: Actor, userId: number, doing: string): Promise<User> {
+    if (!(await this.deps.policy.can(actor, 'account.manage', {}))) throw new ForbiddenError();
+    const user = await this.deps.users.findById(userId);
+    if (!user) throw new NotFoundError('User not found');
+    if (!user.isActive) {
+      throw new InputError('user', `The account is disabled: enable it before ${doing}.`);
+    }
     return user;
   }
 

@@ -74,7 +74,6 @@ export interface ImportOptions {
   startHistory?: boolean;
 }
 
-const NO_PASSWORD = IMPORTED_WITHOUT_PASSWORD;
 /** Models of `website_bindings`, `translations`, `revisions` and `taggables` and their kinds. */
 const MODEL_KINDS: Record<string, RecordKind> = {
   post: 'posts',
@@ -427,7 +426,7 @@ export class FolioImporter {
         case 'users':
           if (renamed) row.username = renamed;
           row.email = String(row.email).trim().toLowerCase();
-          if (typeof row.password_hash !== 'string') row.password_hash = NO_PASSWORD;
+          if (typeof row.password_hash !== 'string') row.password_hash = IMPORTED_WITHOUT_PASSWORD;
           await insert(kind, row, sourceId);
           return;
         case 'settings':
@@ -670,7 +669,7 @@ export class FolioImporter {
           .selectFrom('users')
           .select(['id', 'email'])
           .where('id', 'in', madeUsers.slice(start, start + 500))
-          .where('password_hash', '=', NO_PASSWORD)
+          .where('password_hash', '=', IMPORTED_WITHOUT_PASSWORD)
           .orderBy('id')
           .execute()),
       );
