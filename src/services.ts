@@ -56,6 +56,7 @@ import { FolioImporter } from './domain/porting/import-folio.js';
 import { WordPressImporter } from './domain/porting/wxr.js';
 import { GhostImporter } from './domain/porting/ghost.js';
 import { TransferService } from './domain/porting/transfers.js';
+import { inviteImportedAuthors } from './domain/porting/invite-authors.js';
 import { RedirectsService } from './domain/redirects.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
@@ -542,6 +543,12 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     folioImporter,
     wordpressImporter,
     ghostImporter,
+    inviteAuthors: (actor, report) =>
+      inviteImportedAuthors(
+        { accounts: services.accounts, findWebsite: (id) => websites.find(id), appUrl: config.appUrl },
+        actor,
+        report,
+      ),
     // Beside the media directory, like the backups (data/transfers by default).
     dir: path.join(path.dirname(config.mediaDir), 'transfers'),
     domainOf: async (websiteId) => (await websites.find(websiteId))?.domain ?? null,

@@ -19,6 +19,11 @@ export const transfersMessages = {
   'transfers.import.into.site': 'This website ({name})',
   'transfers.import.into.own': 'The websites named in a Folio archive',
   'transfers.import.nomedia': 'Leave a WordPress site’s images at their old addresses',
+  'transfers.import.invite':
+    'Mail the authors it brings (accounts without a password) a week-long link to choose one',
+  'transfers.report.nopassword':
+    'Accounts without a password yet: {n}. Send each a reset link from People, or import with the invitation.',
+  'transfers.report.invited': 'Invited {n} of {total} authors to choose a password.',
   'transfers.import.dryrun': 'Dry run',
   'transfers.import.real': 'Import for real',
   'transfers.import.choose': 'Choose a file first.',
@@ -58,6 +63,9 @@ export const transfersMessagesZhTW: Record<Keys, string> = {
   'transfers.import.into.site': '這個網站（{name}）',
   'transfers.import.into.own': 'Folio 封存檔中記載的網站',
   'transfers.import.nomedia': 'WordPress 網站的圖片保留在原本的網址',
+  'transfers.import.invite': '寄信給匯入的作者（沒有密碼的帳號），附上一週內有效的設定密碼連結',
+  'transfers.report.nopassword': '還沒有密碼的帳號：{n} 個。請在「成員」逐一寄送重設連結，或勾選邀請後匯入。',
+  'transfers.report.invited': '已邀請 {total} 位作者中的 {n} 位設定密碼。',
   'transfers.import.dryrun': '試執行',
   'transfers.import.real': '正式匯入',
   'transfers.import.choose': '請先選擇檔案。',
@@ -95,6 +103,9 @@ export const transfersMessagesZhCN: Record<Keys, string> = {
   'transfers.import.into.site': '本网站（{name}）',
   'transfers.import.into.own': 'Folio 归档文件中记载的网站',
   'transfers.import.nomedia': 'WordPress 网站的图片保留在原来的地址',
+  'transfers.import.invite': '给导入的作者（没有密码的账号）发送一周内有效的设置密码链接',
+  'transfers.report.nopassword': '还没有密码的账号：{n} 个。请在“成员”中逐一发送重置链接，或勾选邀请后导入。',
+  'transfers.report.invited': '已邀请 {total} 位作者中的 {n} 位设置密码。',
   'transfers.import.dryrun': '试运行',
   'transfers.import.real': '正式导入',
   'transfers.import.choose': '请先选择文件。',
@@ -132,6 +143,11 @@ export const transfersMessagesJa: Record<Keys, string> = {
   'transfers.import.into.site': 'このサイト（{name}）',
   'transfers.import.into.own': 'Folio アーカイブに記載されたサイト',
   'transfers.import.nomedia': 'WordPress サイトの画像を元のアドレスのままにする',
+  'transfers.import.invite':
+    '取り込んだ著者（パスワードのないアカウント）に、1 週間有効なパスワード設定リンクをメールで送る',
+  'transfers.report.nopassword':
+    'パスワードがまだないアカウント：{n} 件。「メンバー」から再設定リンクを送るか、招待を選んでインポートしてください。',
+  'transfers.report.invited': '{total} 人の著者のうち {n} 人にパスワード設定の招待を送りました。',
   'transfers.import.dryrun': 'テスト実行',
   'transfers.import.real': '本番のインポート',
   'transfers.import.choose': '先にファイルを選んでください。',

@@ -7534,12 +7534,12 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description Events: post.published, post.updated, post.unpublished, post.deleted, page.created, page.updated, page.deleted, tag.created, tag.updated, tag.deleted, menu.changed, website.created, website.updated, website.deleted, website.domain_added, website.domain_removed, comment.created, comment.approved, member.added, user.registered. */
+            /** @description Events: post.published, post.updated, post.unpublished, post.deleted, page.created, page.updated, page.deleted, tag.created, tag.updated, tag.deleted, menu.changed, website.created, website.updated, website.deleted, website.domain_added, website.domain_removed, website.imported, comment.created, comment.approved, member.added, user.registered. */
             requestBody: {
                 content: {
                     "application/json": {
                         url: string;
-                        events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+                        events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "website.imported" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
                         active?: boolean;
                     };
                 };
@@ -7669,12 +7669,12 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description Events: post.published, post.updated, post.unpublished, post.deleted, page.created, page.updated, page.deleted, tag.created, tag.updated, tag.deleted, menu.changed, website.created, website.updated, website.deleted, website.domain_added, website.domain_removed, comment.created, comment.approved, member.added, user.registered. */
+            /** @description Events: post.published, post.updated, post.unpublished, post.deleted, page.created, page.updated, page.deleted, tag.created, tag.updated, tag.deleted, menu.changed, website.created, website.updated, website.deleted, website.domain_added, website.domain_removed, website.imported, comment.created, comment.approved, member.added, user.registered. */
             requestBody: {
                 content: {
                     "application/json": {
                         url: string;
-                        events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+                        events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "website.imported" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
                         active?: boolean;
                     };
                 };
@@ -7857,7 +7857,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         url?: string;
-                        events?: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+                        events?: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "website.imported" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
                         active?: boolean;
                     };
                 };
@@ -8605,6 +8605,8 @@ export interface paths {
                     dry_run?: "0" | "1" | "true" | "false";
                     /** @description A WordPress export: leave its images at their old URLs instead of fetching them. */
                     no_media?: "0" | "1" | "true" | "false";
+                    /** @description Mail each account the import makes without a password (WordPress and Ghost authors) a week-long link to choose one. */
+                    invite_authors?: "0" | "1" | "true" | "false";
                     /** @description The file’s name, for people. */
                     file_name?: string;
                 };
@@ -9484,7 +9486,7 @@ export interface components {
             /** @description Null: the installation’s (every website’s events). */
             website_id: number | null;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "website.imported" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
             active: boolean;
             /** @description Failed attempts in a row. */
             failures: number;
@@ -9499,7 +9501,7 @@ export interface components {
             /** @description Null: the installation’s (every website’s events). */
             website_id: number | null;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "website.imported" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
             active: boolean;
             /** @description Failed attempts in a row. */
             failures: number;
@@ -9560,6 +9562,7 @@ export interface components {
             with_secrets?: boolean;
             dry_run?: boolean;
             no_media?: boolean;
+            invite_authors?: boolean;
             /**
              * @description An import’s, recognized by content.
              * @enum {string}
@@ -9574,7 +9577,7 @@ export interface components {
             };
             /** @description The archive’s size (a done export) or the uploaded file’s. */
             bytes: number | null;
-            /** @description A done export: its summary (counts per kind, media files and bytes, missing media). A done import: its report (format, dry_run, created and merged counts per kind, renamed slugs, skipped records with reasons, media files, websites written to). */
+            /** @description A done export: its summary (counts per kind, media files and bytes, missing media). A done import: its report (format, dry_run, created and merged counts per kind, renamed slugs, skipped records with reasons, media files, websites written to, accounts made without a password; with `invite_authors`, `invites`: how many were invited and which could not be). */
             result: unknown;
             /** @description Why it failed: nothing was imported. */
             error: string | null;
@@ -10384,7 +10387,7 @@ export interface components {
             /** @description Null: the installation’s (every website’s events). */
             website_id: number | null;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "website.imported" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
             active: boolean;
             /** @description Failed attempts in a row. */
             failures: number;
@@ -10399,7 +10402,7 @@ export interface components {
             /** @description Null: the installation’s (every website’s events). */
             website_id: number | null;
             url: string;
-            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
+            events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "page.created" | "page.updated" | "page.deleted" | "tag.created" | "tag.updated" | "tag.deleted" | "menu.changed" | "website.created" | "website.updated" | "website.deleted" | "website.domain_added" | "website.domain_removed" | "website.imported" | "comment.created" | "comment.approved" | "member.added" | "user.registered")[];
             active: boolean;
             /** @description Failed attempts in a row. */
             failures: number;
@@ -10460,6 +10463,7 @@ export interface components {
             with_secrets?: boolean;
             dry_run?: boolean;
             no_media?: boolean;
+            invite_authors?: boolean;
             /**
              * @description An import’s, recognized by content.
              * @enum {string}
@@ -10474,7 +10478,7 @@ export interface components {
             };
             /** @description The archive’s size (a done export) or the uploaded file’s. */
             bytes: number | null;
-            /** @description A done export: its summary (counts per kind, media files and bytes, missing media). A done import: its report (format, dry_run, created and merged counts per kind, renamed slugs, skipped records with reasons, media files, websites written to). */
+            /** @description A done export: its summary (counts per kind, media files and bytes, missing media). A done import: its report (format, dry_run, created and merged counts per kind, renamed slugs, skipped records with reasons, media files, websites written to, accounts made without a password; with `invite_authors`, `invites`: how many were invited and which could not be). */
             result: unknown;
             /** @description Why it failed: nothing was imported. */
             error: string | null;

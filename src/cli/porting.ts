@@ -18,11 +18,11 @@ import {
 } from '../domain/backup.js';
 import { migrate } from '../db/database.js';
 import { INSTALLATION_OPERATOR } from '../domain/policy.js';
-import { siteOrigin } from '../domain/site-urls.js';
 import { detectFormat, UnknownFormatError } from '../domain/porting/detect.js';
 import { ArchiveError } from '../domain/porting/archive-reader.js';
 import { ImportError } from '../domain/porting/import-folio.js';
 import type { ImportReport } from '../domain/porting/import-folio.js';
+import { inviteImportedAuthors } from '../domain/porting/invite-authors.js';
 import { createServices } from '../services.js';
 import type { Services } from '../services.js';
 
@@ -225,37 +225,6 @@ function printReport(report: ImportReport, output: Output): void {
     output.out(`Websites written to: ${report.websites.join(', ')}.`);
 }
 
-/**
- * Mails each account the import made without a password a link to choose one (a week), on the first
- * website written to; answers how many were invited. One that cannot be invited is said and skipped.
- */
-async function inviteAuthors(services: Services, report: ImportReport, output: Output): Promise<number> {
-  const website = report.websites[0] === undefined ? null : await services.websites.find(report.websites[0]);
-  const origin = (website ? siteOrigin(website, services.config.appUrl) : services.config.appUrl).replace(
-    /\/$/,
-    '',
-  );
-  const site = {
-    name: website?.fields.site_name ?? 'Folio',
-    domain: website?.domain ?? new URL(services.config.appUrl).hostname,
-  };
-  let invited = 0;
-  for (const account of report.without_password) {
-    try {
-      await services.accounts.inviteImportedUser(
-        INSTALLATION_OPERATOR,
-        account.id,
-        (token) => `${origin}/user/password/reset/${token}`,
-        site,
-      );
-      invited += 1;
-    } catch (error) {
-      output.err(`folio: ${account.email} not invited: ${(error as Error).message}`);
-    }
-  }
-  return invited;
-}
-
 async function importCommand(
   services: Services,
   positionals: string[],
@@ -318,8 +287,19 @@ async function importCommand(
   printReport(report, output);
   if (!report.dry_run && report.without_password.length > 0) {
     if (values['invite-authors'] === true) {
-      const invited = await inviteAuthors(services, report, output);
-      output.out(`Invited ${invited} of ${report.without_password.length} authors to choose a password.`);
+      const invites = await inviteImportedAuthors(
+        {
+          accounts: services.accounts,
+          findWebsite: (id) => services.websites.find(id),
+          appUrl: services.config.appUrl,
+        },
+        INSTALLATION_OPERATOR,
+        report,
+      );
+      for (const failed of invites.failed) output.err(`folio: ${failed.email} not invited: ${failed.reason}`);
+      output.out(
+        `Invited ${invites.invited} of ${report.without_password.length} authors to choose a password.`,
+      );
     } else {
       output.out(
         `${report.without_password.length} accounts have no password yet (${report.without_password

@@ -37,6 +37,8 @@ export interface AuditEntry {
   input?: unknown;
   /** Every website the resource belongs to (the event's; the row keeps `websiteId`). */
   websiteIds?: readonly number[];
+  /** What the event says of itself (DomainEvent.detail); not kept in the row. */
+  detail?: Record<string, unknown>;
 }
 
 export interface AuditRecord {
@@ -124,6 +126,7 @@ export class AuditLog {
       surface: entry.surface,
       requestId: entry.requestId ?? null,
       at: toIso(at),
+      ...(entry.detail ? { detail: entry.detail } : {}),
     };
     const scope = currentWriteScope();
     if (scope) scope.events.push(event);
@@ -186,6 +189,7 @@ export async function recordWrite(
     resourceId: string | number;
     websiteIds: readonly number[];
     input?: unknown;
+    detail?: Record<string, unknown>;
   },
 ): Promise<void> {
   if (!audit) return;
@@ -201,6 +205,7 @@ export async function recordWrite(
     clientIp: actor.origin?.clientIp ?? null,
     input: write.input,
     websiteIds: write.websiteIds,
+    ...(write.detail ? { detail: write.detail } : {}),
   };
   if (currentWriteScope()) return audit.record(entry);
   try {

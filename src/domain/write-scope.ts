@@ -22,6 +22,11 @@ export interface DomainEvent {
   requestId: string | null;
   /** When it was recorded (ISO 8601). */
   at: string;
+  /**
+   * What the event itself says, for a resource nobody can read back later (an import's counts):
+   * small JSON, carried to the listeners and, for webhooks, into the payload as the resource.
+   */
+  detail?: Record<string, unknown>;
 }
 
 export class WriteScope {

@@ -121,9 +121,14 @@ describe(
         ).length;
       assert.equal(await count(), 0);
       await auditScreen(page, 'transfers-import');
+      // The authors it brings (accounts without a password) are invited to choose one.
+      await page
+        .getByLabel('Mail the authors it brings (accounts without a password) a week-long link to choose one')
+        .check();
       await real.click();
       await work(page.getByText(/^Imported: .*posts/));
       assert.equal(await count(), 3);
+      await page.getByText('Invited 2 of 2 authors to choose a password.').waitFor();
     });
   },
 );

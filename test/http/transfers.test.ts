@@ -12,6 +12,7 @@ import { readArchive } from '../../src/domain/porting/archive-reader.js';
 import { IMPORT_MAX_MB_SETTING } from '../../src/domain/porting/transfers.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
 import { createTestContext } from '../support/harness.js';
+import { RecordingMailer } from '../support/mail.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 
 const WXR = path.resolve('test/fixtures/wordpress/wxr-1.2.xml');
@@ -242,6 +243,47 @@ describe('exports and imports through API v2 (transfers)', () => {
       left.filter((name) => name.startsWith('upload-')),
       [],
     );
+  });
+
+  it('invite_authors: each author the import made without a password is mailed a link on the website it went into', async () => {
+    const wxr = Buffer.from(
+      fs.readFileSync(WXR, 'utf8').replaceAll('@old-garden.example.test', '@invited-by-api.example.test'),
+    );
+    const mailer = new RecordingMailer();
+    const previous = ctx.services.mailer;
+    ctx.services.mailer = mailer;
+    try {
+      const started = await upload(
+        admin,
+        `website_id=${target}&no_media=true&invite_authors=true&file_name=garden.xml`,
+        wxr,
+      );
+      assert.equal(started.statusCode, 202, started.body);
+      assert.equal((started.json().data as { invite_authors?: boolean }).invite_authors, true);
+      const done = await finish(admin, (started.json().data as TransferJson).id);
+      assert.equal(done.status, 'done', done.error ?? '');
+      const report = done.result as {
+        without_password: Array<{ email: string }>;
+        invites: { invited: number; failed: unknown[] };
+      };
+      assert.deepEqual(report.without_password.map((account) => account.email).sort(), [
+        'rosa@invited-by-api.example.test',
+        'tom@invited-by-api.example.test',
+      ]);
+      assert.deepEqual(report.invites, { invited: 2, failed: [] });
+      assert.deepEqual(mailer.sent.map((mail) => mail.to).sort(), [
+        'rosa@invited-by-api.example.test',
+        'tom@invited-by-api.example.test',
+      ]);
+      // The link is on the website the import went into, and its token lets the author choose a password.
+      const mail = mailer.sent[0]!;
+      assert.match(mail.subject, /Garden/);
+      const link = /https?:\/\/garden\.test(?::\d+)?\/user\/password\/reset\/([\w-]+)/.exec(mail.text);
+      assert.ok(link, mail.text);
+      assert.equal(await ctx.services.accounts.resetTokenValid(link[1]!), true);
+    } finally {
+      ctx.services.mailer = previous;
+    }
   });
 
   it('answers 422 with the detector\u2019s reason for a file of no known format, nothing queued', async () => {

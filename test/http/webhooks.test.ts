@@ -295,6 +295,50 @@ describe('webhooks', () => {
     assert.ok(everywhere.id);
   });
 
+  it('tells an import once, as website.imported with its counts, to the website it went into (not one event per record)', async () => {
+    await hook(['website.imported', 'post.published', 'tag.created']);
+    const elsewhere = await hook(['website.imported'], admin, other);
+    const fixture = new URL('../fixtures/ghost/ghost-5.json', import.meta.url).pathname;
+    const report = await ctx.services.ghostImporter.import(INSTALLATION_OPERATOR, fixture, {
+      websiteId: site,
+      dryRun: false,
+      noMedia: true,
+    });
+    assert.ok(report.created.posts! >= 1, JSON.stringify(report));
+    await work();
+    assert.deepEqual(
+      receiver.received.map((entry) => entry.json.event),
+      ['website.imported'],
+      'the posts and tags it brought are not told one by one',
+    );
+    const told = receiver.received[0]!.json;
+    assert.equal(told.website?.id, site);
+    assert.equal(told.resource_type, 'import');
+    assert.equal(told.resource.format, 'ghost');
+    assert.deepEqual(told.resource.created, report.created);
+    assert.deepEqual(told.resource.websites, [site]);
+    assert.equal(told.resource.media_files, report.media_files);
+    assert.ok(elsewhere.id, 'the other website\u2019s webhook heard nothing');
+    // A dry run writes nothing and tells nothing.
+    receiver.reset();
+    await ctx.services.ghostImporter.import(INSTALLATION_OPERATOR, fixture, {
+      websiteId: site,
+      dryRun: true,
+      noMedia: true,
+    });
+    await work();
+    assert.equal(receiver.received.length, 0);
+    const audit = await ctx.services.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('resource_type', '=', 'import')
+      .execute();
+    assert.deepEqual(
+      audit.map((row) => row.action),
+      ['import.ghost'],
+    );
+  });
+
   it('retries after a 500 and after a timeout, with backoff, and logs every attempt', async () => {
     const created = await hook(['post.published']);
     ctx.services.webhooks.setTimeoutMs(300);

@@ -19,6 +19,8 @@ interface Report {
   renamed: Array<{ kind: string; from: string; to: string }>;
   skipped: Array<{ kind: string; id: unknown; reason: string }>;
   media_files: number;
+  without_password?: Array<{ id: number; email: string }>;
+  invites?: { invited: number; failed: Array<{ email: string; reason: string }> };
 }
 
 const POLL_MS = 1000;
@@ -88,6 +90,30 @@ function ReportView({ report }: { report: Report }) {
         {report.dry_run ? t('transfers.report.dry') : t('transfers.report.done')} {counts(report.created)}
       </p>
       <p>{t('transfers.report.media', { n: report.media_files })}</p>
+      {report.invites ? (
+        <>
+          <p data-invited>
+            {t('transfers.report.invited', {
+              n: report.invites.invited,
+              total: report.without_password?.length ?? report.invites.invited,
+            })}
+          </p>
+          {report.invites.failed.length > 0 && (
+            <ul>
+              {report.invites.failed.slice(0, 50).map((failed) => (
+                <li key={failed.email}>
+                  {failed.email}: {failed.reason}
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      ) : (
+        !report.dry_run &&
+        (report.without_password?.length ?? 0) > 0 && (
+          <p>{t('transfers.report.nopassword', { n: report.without_password!.length })}</p>
+        )
+      )}
       {Object.keys(report.merged).length > 0 && (
         <p>
           {t('transfers.report.merged')} {counts(report.merged)}
@@ -181,6 +207,7 @@ function ImportSection() {
   const file = useRef<HTMLInputElement>(null);
   const [into, setInto] = useState<'site' | 'own'>(me.website ? 'site' : 'own');
   const [noMedia, setNoMedia] = useState(false);
+  const [invite, setInvite] = useState(false);
   const [started, setStarted] = useState<Transfer | null>(null);
   const [dryDone, setDryDone] = useState<string | null>(null);
   const [note, setNote] = useState<Note>(null);
@@ -206,6 +233,7 @@ function ImportSection() {
     const query = new URLSearchParams({
       dry_run: String(dryRun),
       no_media: String(noMedia),
+      invite_authors: String(invite),
       file_name: picked.name,
     });
     if (into === 'site' && me.website) query.set('website_id', String(me.website.id));
@@ -265,6 +293,14 @@ function ImportSection() {
           onChange={(event) => setNoMedia(event.currentTarget.checked)}
         />{' '}
         {t('transfers.import.nomedia')}
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={invite}
+          onChange={(event) => setInvite(event.currentTarget.checked)}
+        />{' '}
+        {t('transfers.import.invite')}
       </label>
       <div class="actions">
         <button type="button" class="primary" disabled={busy} onClick={() => void run(true)}>

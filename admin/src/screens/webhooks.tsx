@@ -34,6 +34,7 @@ const EVENTS = [
   'website.deleted',
   'website.domain_added',
   'website.domain_removed',
+  'website.imported',
   'comment.created',
   'comment.approved',
   'member.added',

@@ -34,6 +34,7 @@ const transferSchema = z
     with_secrets: z.boolean().optional(),
     dry_run: z.boolean().optional(),
     no_media: z.boolean().optional(),
+    invite_authors: z.boolean().optional(),
     format: z
       .enum(['folio', 'wordpress', 'ghost'])
       .optional()
@@ -53,7 +54,8 @@ const transferSchema = z
       .describe(
         'A done export: its summary (counts per kind, media files and bytes, missing media). A done import: ' +
           'its report (format, dry_run, created and merged counts per kind, renamed slugs, skipped records ' +
-          'with reasons, media files, websites written to).',
+          'with reasons, media files, websites written to, accounts made without a password; with ' +
+          '`invite_authors`, `invites`: how many were invited and which could not be).',
       ),
     error: z.string().nullable().describe('Why it failed: nothing was imported.'),
     download_url: z.string().nullable().describe('A done export\u2019s archive.'),
@@ -77,6 +79,7 @@ export function transferJson(transfer: Transfer) {
       : {
           dry_run: transfer.options.dryRun === true,
           no_media: transfer.options.noMedia === true,
+          invite_authors: transfer.options.inviteAuthors === true,
           format: transfer.options.format,
         }),
     ...(transfer.options.fileName ? { file_name: transfer.options.fileName } : {}),
@@ -110,6 +113,12 @@ const importQuery = z
       .enum(['true', 'false', '1', '0'])
       .optional()
       .describe('A WordPress export: leave its images at their old URLs instead of fetching them.'),
+    invite_authors: z
+      .enum(['true', 'false', '1', '0'])
+      .optional()
+      .describe(
+        'Mail each account the import makes without a password (WordPress and Ghost authors) a week-long link to choose one.',
+      ),
     file_name: z.string().max(255).optional().describe('The file\u2019s name, for people.'),
   })
   .strict();
@@ -184,6 +193,7 @@ export function registerTransferRoutes(router: V2Router, services: Services): vo
         website_id: query.website_id === undefined ? null : Number(query.website_id),
         dry_run: query.dry_run === 'true' || query.dry_run === '1',
         no_media: query.no_media === 'true' || query.no_media === '1',
+        invite_authors: query.invite_authors === 'true' || query.invite_authors === '1',
         ...(query.file_name === undefined ? {} : { file_name: query.file_name }),
       });
       reply.header('location', `/api/v2/transfers/${transfer.id}`);

@@ -226,7 +226,7 @@ export class GhostImporter {
         ...(await this.convert(data, builder, { keepHtml: options.keepHtml === true, siteUrl, images })),
       );
       const archive = await builder.finish(path.join(builder.dir, 'ghost.tar.gz'));
-      const report = await this.deps.folio.import(actor, archive, { ...options, startHistory: true });
+      const report = await this.deps.folio.import(actor, archive, { ...options, convertedFrom: 'ghost' });
       return { ...report, format: 'ghost', skipped: [...notes, ...report.skipped] };
     } finally {
       builder.dispose();

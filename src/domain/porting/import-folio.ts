@@ -68,10 +68,11 @@ export interface ImportOptions {
   dryRun: boolean;
   onProgress?: (done: number, total: number) => void;
   /**
-   * Give each post and page a first revision (action `import`): for a site converted from elsewhere
-   * (WordPress, Ghost). A Folio archive carries its own history, and a round trip keeps it as it was.
+   * The site this archive was converted from (WordPress, Ghost): each post and page then gets a first
+   * revision (action `import`), and the audit row and webhook event name the source. A Folio archive
+   * carries its own history, and a round trip keeps it as it was.
    */
-  startHistory?: boolean;
+  convertedFrom?: 'wordpress' | 'ghost';
 }
 
 /** Models of `website_bindings`, `translations`, `revisions` and `taggables` and their kinds. */
@@ -633,7 +634,7 @@ export class FolioImporter {
       }
       // Posts and pages from elsewhere get their first revision (its action: import).
       const revisions = this.deps.revisions;
-      if (revisions && options.startHistory === true) {
+      if (revisions && options.convertedFrom !== undefined) {
         for (const [kind, model] of [
           ['posts', 'post'],
           ['pages', 'page'],
@@ -644,14 +645,24 @@ export class FolioImporter {
           }
         }
       }
-      // Into one website: the bindings the archive made to a website it did not bring are dropped.
+      // One audit row and one event sum up the import (webhooks: `website.imported`, with the counts).
+      const format = options.convertedFrom ?? 'folio';
       await runner.run(async () => {
         await recordWrite(this.deps.audit, actor, {
-          action: 'import.folio',
+          action: `import.${format}`,
           resourceType: 'import',
           resourceId: plan.manifest.created_at,
           websiteIds: [...websites],
           input: { created: plan.report.created, media_files: plan.report.media_files },
+          detail: {
+            format,
+            websites: [...websites],
+            created: plan.report.created,
+            merged: plan.report.merged,
+            renamed: plan.report.renamed.length,
+            skipped: plan.report.skipped.length,
+            media_files: plan.report.media_files,
+          },
         });
         for (const website of websites) {
           await this.deps.changes.announce({ kind: 'website', id: website, domainsChanged: true });

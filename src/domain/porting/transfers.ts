@@ -37,6 +37,7 @@ import type { Exporter } from './export.js';
 import type { ImportReport } from './import-folio.js';
 import type { FolioImporter } from './import-folio.js';
 import type { GhostImporter } from './ghost.js';
+import type { AuthorInvites } from './invite-authors.js';
 import type { WordPressImporter } from './wxr.js';
 
 export const TRANSFER_QUEUE = 'porting.transfer';
@@ -65,6 +66,7 @@ export interface Transfer {
     withSecrets?: boolean;
     dryRun?: boolean;
     noMedia?: boolean;
+    inviteAuthors?: boolean;
     format?: ImportFormat;
     fileName?: string;
   };
@@ -109,6 +111,12 @@ export const startImportInput = z.object({
     .boolean()
     .optional()
     .describe('A WordPress export: leave its images at their old URLs instead of fetching them.'),
+  invite_authors: z
+    .boolean()
+    .optional()
+    .describe(
+      'Mail each account the import makes without a password (WordPress and Ghost authors) a week-long link to choose one.',
+    ),
   file_name: z.string().max(255).optional().describe('The uploaded file\u2019s name, for people.'),
 });
 
@@ -188,6 +196,8 @@ export interface TransferDeps {
   folioImporter: FolioImporter;
   wordpressImporter: WordPressImporter;
   ghostImporter: GhostImporter;
+  /** Mails the accounts an import made without a password a link to choose one (invite-authors.ts). */
+  inviteAuthors: (actor: Actor, report: ImportReport) => Promise<AuthorInvites>;
   /** Where uploads and archives are kept (beside the media directory). */
   dir: string;
   /** The primary domain of a website, for an archive's file name. */
@@ -312,6 +322,7 @@ export class TransferService {
         const options = {
           dryRun: input.dry_run === true,
           noMedia: input.no_media === true,
+          inviteAuthors: input.invite_authors === true,
           format,
           fileName: input.file_name ?? 'upload',
         };
@@ -593,13 +604,15 @@ export class TransferService {
         break;
     }
     await progress.settle();
+    const invites =
+      transfer.options.inviteAuthors === true ? await this.deps.inviteAuthors(actor, report) : undefined;
     const total = Object.values(report.created).reduce((sum, n) => sum + n, 0);
     await this.update(transfer.id, {
       status: 'done',
       phase: 'done',
       done: total,
       total,
-      result: JSON.stringify(report),
+      result: JSON.stringify(invites ? { ...report, invites } : report),
       finished_at: this.deps.clock.now().toISOString(),
     });
   }

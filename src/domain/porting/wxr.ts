@@ -250,7 +250,7 @@ export class WordPressImporter {
         websiteId: options.websiteId,
         dryRun: options.dryRun,
         onProgress: options.onProgress,
-        startHistory: true,
+        convertedFrom: 'wordpress',
       });
       return { ...report, format: 'wordpress', skipped: [...notes, ...report.skipped] };
     } finally {

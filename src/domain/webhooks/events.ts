@@ -21,6 +21,7 @@ export const WEBHOOK_EVENTS = [
   'website.deleted',
   'website.domain_added',
   'website.domain_removed',
+  'website.imported',
   'comment.created',
   'comment.approved',
   'member.added',
@@ -51,6 +52,10 @@ const FIXED: Readonly<Record<string, WebhookEvent>> = {
   'website.delete': 'website.deleted',
   'website.add_domain': 'website.domain_added',
   'website.remove_domain': 'website.domain_removed',
+  // One event sums up an import (its counts in the payload), however many records it wrote.
+  'import.folio': 'website.imported',
+  'import.wordpress': 'website.imported',
+  'import.ghost': 'website.imported',
   'comment.create': 'comment.created',
   'comment.reply': 'comment.created',
   'comment.approve': 'comment.approved',

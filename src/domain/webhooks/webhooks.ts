@@ -118,6 +118,8 @@ interface DeliveryJob {
   resourceType: string | null;
   resourceId: string | null;
   at: string;
+  /** What the event said of itself (an import's counts): the payload's resource, as it was. */
+  detail?: Record<string, unknown>;
   /** A redelivery asked by hand: one attempt, never disables the webhook. */
   manual?: boolean;
 }
@@ -461,6 +463,7 @@ export class WebhookService {
         resourceType: event.resourceType,
         resourceId: event.resourceId,
         at: event.at,
+        ...(event.detail ? { detail: event.detail } : {}),
       };
       await this.deps.jobs.enqueue(WEBHOOK_QUEUE, job, {
         uniqueKey: outboxId > 0 ? `webhook:${outboxId}:${hook.id}` : undefined,
@@ -560,8 +563,8 @@ export class WebhookService {
       .executeTakeFirst();
     if (first) return first.request_body;
     const site = job.websiteId === null ? null : await this.deps.websites.find(job.websiteId);
-    let resource: unknown = null;
-    if (job.resourceType !== null && job.resourceId !== null) {
+    let resource: unknown = job.detail ?? null;
+    if (resource === null && job.resourceType !== null && job.resourceId !== null) {
       const rendered =
         this.renderer && !job.event.endsWith('.deleted')
           ? await this.renderer(job.resourceType, job.resourceId).catch(() => null)
