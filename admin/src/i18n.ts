@@ -48,6 +48,7 @@ const en = {
   'posts.sort.created_at': 'Newest',
   'posts.sort.published_at': 'Last published',
   'posts.sort.title': 'Title A–Z',
+  'posts.sort.relevance': 'Best match',
   'posts.bulk': 'Act on the chosen posts',
   'posts.bulk.all': 'Choose every post on this page',
   'posts.bulk.one': 'Choose “{title}”',

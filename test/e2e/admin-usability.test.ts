@@ -111,6 +111,7 @@ describe(
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.waitForURL(`${origin}/admin/posts?q=Older`);
       await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 2");
+      assert.equal(await page.inputValue('#post-sort'), 'relevance', 'a search lists the best match first');
       await page.selectOption('#post-sort', 'title');
       await page.waitForURL(`${origin}/admin/posts?q=Older&sort=title`);
 
@@ -137,6 +138,54 @@ describe(
       assert.equal(await bookmarked.inputValue('#post-search'), 'Older');
       assert.equal(await bookmarked.inputValue('#post-sort'), 'title');
       await auditScreen(bookmarked, 'usability-posts-filtered');
+    });
+
+    it('issue 40: a search lists the best match first (title above text), and another order can be chosen', async () => {
+      const writer = { userId: editor.id, isAdmin: false };
+      const titled = await ctx.services.posts.create(
+        {
+          title: 'Harbour lights',
+          content: '<p>Boats at night.</p>',
+          status: 'published',
+          websiteIds: [site],
+        },
+        writer,
+      );
+      // Written later: the latest-updated order puts it first, the best match second.
+      const mentioned = await ctx.services.posts.create(
+        {
+          title: 'Notes from the coast',
+          content: '<p>We walked past the harbour twice.</p>',
+          status: 'published',
+          websiteIds: [site],
+        },
+        writer,
+      );
+      const origin = server.origin('daily.test');
+      const page = await newPage();
+      await signInToAdmin(page, origin, editor, '/admin/posts');
+      await rows(page).first().waitFor();
+      assert.equal(
+        await page.locator('#post-sort option[value="relevance"]').count(),
+        0,
+        'no best match without a search',
+      );
+      await page.fill('#post-search', 'harbour');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.waitForURL(`${origin}/admin/posts?q=harbour`);
+      await page.waitForFunction("document.querySelectorAll('table.posts tbody tr').length === 2");
+      const order = async () =>
+        rows(page).evaluateAll((found) => found.map((row) => Number(row.getAttribute('data-post'))));
+      assert.equal(await page.inputValue('#post-sort'), 'relevance');
+      assert.deepEqual(await order(), [titled.id, mentioned.id]);
+      await page.selectOption('#post-sort', '-updated_at');
+      await page.waitForURL(`${origin}/admin/posts?q=harbour&sort=-updated_at`);
+      await page.waitForFunction(
+        (first) =>
+          document.querySelector('table.posts tbody tr')?.getAttribute('data-post') === String(first),
+        mentioned.id,
+      );
+      assert.deepEqual(await order(), [mentioned.id, titled.id]);
     });
 
     it('issue 34 #20: comment tabs show their counts, and a reply shows what it answers', async () => {

@@ -4,7 +4,8 @@
 // each post's own rules and says what happened to each. Titles open the post's editor. The filters
 // live in the address (`?status=&q=&tag=&author=&sort=&page=`): a bookmark or a shared link opens the
 // same list, Back returns to the one before. Each row's `can` (API v2, the policy's answer) decides
-// which rows may be chosen and which actions are offered for them (issue 34 #19).
+// which rows may be chosen and which actions are offered for them (issue 34 #19). A search lists the
+// best match first (API v2's `sort=relevance`, the search index's rank) unless another order is chosen.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { formatDateTime, t } from '../i18n.js';
@@ -15,7 +16,7 @@ import { useAbilities, useMe } from '../session.js';
 
 const STATUSES = ['any', 'draft', 'pending', 'published', 'scheduled'] as const;
 type Status = (typeof STATUSES)[number];
-const SORTS = ['-updated_at', '-created_at', '-published_at', 'title'] as const;
+const SORTS = ['relevance', '-updated_at', '-created_at', '-published_at', 'title'] as const;
 type Sort = (typeof SORTS)[number];
 type BulkAction = 'publish' | 'unpublish' | 'delete' | 'move';
 const PER_PAGE = 20;
@@ -40,6 +41,8 @@ interface Filters {
   author: string;
   page: number;
 }
+const defaultSort = (query: string): Sort => (query.trim() ? 'relevance' : '-updated_at');
+
 function filtersOf(search: string): Filters {
   const params = new URLSearchParams(search);
   const status = params.get('status') ?? '';
@@ -47,10 +50,13 @@ function filtersOf(search: string): Filters {
   const tag = params.get('tag') ?? '';
   const author = params.get('author') ?? '';
   const page = Number(params.get('page'));
+  const query = (params.get('q') ?? '').slice(0, 100);
+  // Best match is the order of a search (and only of a search: without one there is nothing to rank).
+  const chosen = (SORTS as readonly string[]).includes(sort) && (sort !== 'relevance' || query.trim());
   return {
     status: (STATUSES as readonly string[]).includes(status) ? (status as Status) : 'any',
-    query: (params.get('q') ?? '').slice(0, 100),
-    sort: (SORTS as readonly string[]).includes(sort) ? (sort as Sort) : '-updated_at',
+    query,
+    sort: chosen ? (sort as Sort) : defaultSort(query),
     tag: /^\d{1,15}$/.test(tag) ? tag : '',
     author: /^\d{1,15}$/.test(author) ? author : '',
     page: Number.isInteger(page) && page > 1 ? page : 1,
@@ -62,7 +68,7 @@ function addressOf(filters: Filters): string {
   if (filters.query) params.set('q', filters.query);
   if (filters.tag) params.set('tag', filters.tag);
   if (filters.author) params.set('author', filters.author);
-  if (filters.sort !== '-updated_at') params.set('sort', filters.sort);
+  if (filters.sort !== defaultSort(filters.query)) params.set('sort', filters.sort);
   if (filters.page > 1) params.set('page', String(filters.page));
   const search = params.toString();
   return search ? `/admin/posts?${search}` : '/admin/posts';
@@ -90,6 +96,11 @@ export function PostsScreen() {
   /** A change of filters is a new address (a step Back returns from); any change but the page's starts at page 1. */
   const show = (changes: Partial<Filters>) => {
     const next = { ...filters, page: 1, ...changes };
+    // A new search keeps an order chosen by hand; the default order follows it (best match, or latest).
+    if (changes.query !== undefined && changes.sort === undefined) {
+      if (filters.sort === defaultSort(filters.query) || (next.sort === 'relevance' && !next.query.trim()))
+        next.sort = defaultSort(next.query);
+    }
     const address = addressOf(next);
     if (address !== location.pathname + location.search) navigate(address);
   };
@@ -133,7 +144,8 @@ export function PostsScreen() {
           query: {
             page,
             per_page: PER_PAGE,
-            sort,
+            // Equal matches: the latest edited first.
+            sort: sort === 'relevance' ? 'relevance,-updated_at' : sort,
             include: 'author',
             fields: query
               ? 'id,title,status,updated_at,author,can,highlight'
@@ -276,7 +288,7 @@ export function PostsScreen() {
             value={sort}
             onChange={(event) => show({ sort: event.currentTarget.value as Sort })}
           >
-            {SORTS.map((name) => (
+            {SORTS.filter((name) => name !== 'relevance' || query.trim()).map((name) => (
               <option key={name} value={name}>
                 {t(`posts.sort.${name.replace('-', '')}` as MessageKey)}
               </option>
