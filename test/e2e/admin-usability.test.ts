@@ -181,9 +181,7 @@ describe(
       await page.selectOption('#post-sort', '-updated_at');
       await page.waitForURL(`${origin}/admin/posts?q=harbour&sort=-updated_at`);
       await page.waitForFunction(
-        (first) =>
-          document.querySelector('table.posts tbody tr')?.getAttribute('data-post') === String(first),
-        mentioned.id,
+        `document.querySelector('table.posts tbody tr')?.getAttribute('data-post') === '${mentioned.id}'`,
       );
       assert.deepEqual(await order(), [mentioned.id, titled.id]);
     });
