@@ -220,7 +220,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(apiV1(services), { prefix: '/api/v1' });
   await app.register(apiV2(services), { prefix: '/api/v2' });
-  await app.register(adminPanel, { prefix: '/admin', mediaBase: `${mediaStore.baseUrl}/` });
+  // APP_URL's media address, which older rows may hold absolute: the panel shows those by their path.
+  await app.register(adminPanel, {
+    prefix: '/admin',
+    mediaBase: `${config.appUrl.replace(/\/+$/, '')}/media/`,
+  });
   await app.register(apiNotFound, { prefix: '/api' });
   await app.register(site);
   return app;

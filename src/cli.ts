@@ -223,6 +223,10 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
   try {
     await migrate(services.database);
     await analyzeDatabase(services.database, { atStart: true });
+    // Once per APP_URL: media addresses older versions stored absolute become site-relative.
+    const relativized = await services.mediaMaintenance.relativizeStoredUrls(config.appUrl);
+    const rewritten = Object.values(relativized.rows).reduce((sum, n) => sum + n, 0);
+    if (rewritten > 0) output.out(`Media addresses made site-relative in ${rewritten} rows.`);
     if (install) {
       const installation = await installIfNeeded(services);
       if (installation) {
@@ -640,10 +644,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           if (error instanceof StorageUrlError) throw new UsageError(`--to: ${error.message}`);
           throw error;
         }
-        const target = createStore(targetConfig, {
-          appUrl: config.appUrl,
-          mediaBaseUrl: config.mediaBaseUrl,
-        });
+        const target = createStore(targetConfig, { mediaBaseUrl: config.mediaBaseUrl });
         try {
           return await withServices(config, async (services) => {
             output.out(`Copying media from ${services.media.store.location} to ${target.location}`);

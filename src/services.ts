@@ -311,7 +311,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const jobs = new TableJobQueue(db, clock, { leaseMs: config.jobLeaseSeconds * 1000 });
   // STORAGE_URL's driver (the local disk at MEDIA_DIR when unset); MEDIA_BASE_URL puts a CDN in front.
   const mediaStore = createStore(config.storage ?? { driver: 'local', dir: config.mediaDir }, {
-    appUrl: config.appUrl,
     mediaBaseUrl: config.mediaBaseUrl,
   });
   const media = new MediaService(db, mediaStore, clock);
@@ -593,7 +592,15 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       clock,
       audit,
     }),
-    mediaMaintenance: new MediaMaintenance({ db, store: mediaStore, policy, changes, clock, audit }),
+    mediaMaintenance: new MediaMaintenance({
+      db,
+      store: mediaStore,
+      policy,
+      changes,
+      clock,
+      audit,
+      settings,
+    }),
     exporter,
     redirects: new RedirectsService(db),
     folioImporter,

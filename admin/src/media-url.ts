@@ -1,9 +1,10 @@
-// Library images on every domain of every website (issue 34 #17). The local media library stores
-// absolute URLs built on APP_URL (`http://127.0.0.1:3000/media/…` by default), which a panel opened on
-// another domain cannot show: its Content-Security-Policy takes images from its own origin or https,
-// and 127.0.0.1 is not even the reader's machine. Every installation serves `/media/…` on every one
-// of its domains, so the panel shows this installation's media by their root-relative path, and puts
-// the stored form back when it saves: what is stored does not change.
+// Library images on every domain of every website (issue 34 #17, issue 36 #5). Folio stores its own
+// media by their site-relative address (`/media/…`), which every domain of the installation serves.
+// Rows written before that, and HTML pasted from a published page, may hold absolute URLs on APP_URL
+// (`http://127.0.0.1:3000/media/…` by default), which a panel opened on another domain cannot show:
+// its Content-Security-Policy takes images from its own origin or https, and 127.0.0.1 is not even
+// the reader's machine. The panel shows those by their path too, and saves what it shows (the server
+// makes any absolute address of its own relative as it stores it).
 //
 // This installation's media: an http(s) URL under `/media/` on APP_URL's origin (the admin page names
 // it in <meta name="folio-media-base">), on the panel's own origin, or on a loopback host (a URL built
@@ -40,12 +41,6 @@ export function shownUrl(url: string): string {
   return ours(parsed) ? `${parsed.pathname}${parsed.search}${parsed.hash}` : url;
 }
 
-/** The address to store: a root-relative `/media/…` path as APP_URL's absolute URL again. */
-export function storedUrl(url: string): string {
-  const base = mediaBase();
-  return base !== null && url.startsWith('/media/') ? `${base}${url.slice('/media/'.length)}` : url;
-}
-
 function rewriteImages(html: string, rewrite: (src: string) => string): string {
   if (!html.includes('<img')) return html;
   const template = document.createElement('template');
@@ -64,6 +59,3 @@ function rewriteImages(html: string, rewrite: (src: string) => string): string {
 
 /** HTML as the panel's editor shows it: this installation's images by their path. */
 export const shownHtml = (html: string): string => rewriteImages(html, shownUrl);
-
-/** HTML as it is stored: the images the editor showed by their path, absolute again. */
-export const storedHtml = (html: string): string => rewriteImages(html, storedUrl);

@@ -41,7 +41,7 @@ function readManifest(): Manifest | null {
   }
 }
 
-/** Where the local media library's files are: the panel shows them by path (admin/src/media-url.ts). */
+/** APP_URL's media address, which older rows may hold absolute: the panel shows them by path (admin/src/media-url.ts). */
 function page(manifest: Manifest, mediaBase: string): string {
   return `<!doctype html>
 <html lang="en">

@@ -1,10 +1,12 @@
 // Housekeeping of the media storage, for the installation's operators (the CLI): find and remove
 // orphan files (stored files that no `media` row names, with its variants), and move a whole library
-// from one storage driver to another. Both ask the policy (managesInstallation) first.
+// from one storage driver to another. Both ask the policy (managesInstallation) first. And once, at
+// start: the absolute media addresses older versions stored on APP_URL made site-relative (issue 36 #5).
 //
 // Uploads write their files before the row that names them (media-operations.ts), so a file younger
 // than `minAgeMs` is never an orphan: it may belong to an upload still in flight.
 import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { MediaStore, StoredObject } from '../storage/store.js';
 import { recordWrite } from './audit.js';
@@ -13,12 +15,24 @@ import type { ContentChanges } from './changes.js';
 import type { Clock } from './clock.js';
 import { ForbiddenError, InputError } from './errors.js';
 import { parseVariants } from './media.js';
+import { MEDIA_PATH, MediaUrlRelativizer } from './media-urls.js';
+import type { SettingsService } from './settings.js';
+import { containsText, likePattern } from './text-match.js';
 import type { Actor, Policy } from './policy.js';
 
 /** Files younger than this are left alone by default (an upload writes files, then its row). */
 export const DEFAULT_ORPHAN_AGE_MS = 60 * 60 * 1000;
 /** Rows read per query while walking the library. */
 const ROWS_PER_QUERY = 500;
+/** The APP_URL whose absolute media addresses were last made site-relative (relativizeStoredUrls). */
+export const MEDIA_URLS_RELATIVE_SETTING = 'media_urls_relative_for';
+
+export interface RelativizeReport {
+  /** Rows rewritten, per table (`posts`, `pages`, `translations`, `media`, `websites`). */
+  rows: Record<string, number>;
+  /** False when this APP_URL had been done already (nothing was read). */
+  ran: boolean;
+}
 
 export interface PruneReport {
   /** Files the storage holds (temporary files excepted). */
@@ -61,8 +75,108 @@ export class MediaMaintenance {
       changes: ContentChanges;
       clock: Clock;
       audit: AuditLog;
+      settings: SettingsService;
     },
   ) {}
+
+  /**
+   * Rows written before media addresses were stored site-relative hold absolute URLs built on
+   * APP_URL (`http://127.0.0.1:3000/media/…`): wrong on every other host the site answers on, and
+   * wrong everywhere once APP_URL changes. Rewrites them to `/media/…` (posts' content and
+   * thumbnails, pages, translations, the library's rows, websites' logos and favicons), a batch per
+   * transaction, once per APP_URL (the setting remembers it); idempotent, so two nodes starting
+   * together do no harm. A system task at start: no actor.
+   */
+  async relativizeStoredUrls(appUrl: string): Promise<RelativizeReport> {
+    const origin = appUrl.replace(/\/+$/, '');
+    const rows: Record<string, number> = {};
+    if ((await this.deps.settings.get(MEDIA_URLS_RELATIVE_SETTING)) === origin) return { rows, ran: false };
+    const relative = new MediaUrlRelativizer([origin]);
+    const pattern = likePattern(`${new URL(origin).host}${MEDIA_PATH}`);
+    const { db } = this.deps;
+    const changedPosts: number[] = [];
+    const changedPages: number[] = [];
+
+    // Each table: the rows whose columns name APP_URL's host and /media/, rewritten a batch at a time.
+    // The tables and columns are this method's own (never a caller's): a loosely typed query.
+    const loose = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    const rewrite = async (
+      table: 'posts' | 'pages' | 'translations' | 'media' | 'websites',
+      columns: ReadonlyArray<{ name: string; kind: 'url' | 'html' }>,
+      changed?: (id: number, row: Record<string, unknown>) => void,
+      alsoRead: readonly string[] = [],
+    ) => {
+      let after = 0;
+      rows[table] = 0;
+      for (;;) {
+        const found = (await loose
+          .selectFrom(table)
+          .select(['id', ...alsoRead, ...columns.map((column) => column.name)])
+          .where('id', '>', after)
+          .where((eb) => eb.or(columns.map((column) => containsText(eb.ref(column.name), pattern))))
+          .orderBy('id')
+          .limit(ROWS_PER_QUERY)
+          .execute()) as Array<Record<string, unknown> & { id: number }>;
+        if (found.length === 0) return;
+        await loose.transaction().execute(async (trx) => {
+          for (const row of found) {
+            const set: Record<string, string | null> = {};
+            for (const column of columns) {
+              const value = row[column.name] as string | null;
+              const next = column.kind === 'url' ? relative.url(value) : relative.html(value);
+              if (next !== value) set[column.name] = next;
+            }
+            if (Object.keys(set).length === 0) continue;
+            await trx.updateTable(table).set(set).where('id', '=', row.id).execute();
+            rows[table]! += 1;
+            changed?.(row.id, row);
+          }
+        });
+        if (found.length < ROWS_PER_QUERY) return;
+        after = found[found.length - 1]!.id;
+      }
+    };
+    await rewrite(
+      'posts',
+      [
+        { name: 'thumbnail', kind: 'url' },
+        { name: 'content', kind: 'html' },
+      ],
+      (id) => changedPosts.push(id),
+    );
+    await rewrite('pages', [{ name: 'content', kind: 'html' }], (id) => changedPages.push(id));
+    await rewrite(
+      'translations',
+      [{ name: 'value', kind: 'html' }],
+      (_id, row) => {
+        const model =
+          row.model_type === 'post' ? changedPosts : row.model_type === 'page' ? changedPages : null;
+        model?.push(Number(row.model_id));
+      },
+      ['model_type', 'model_id'],
+    );
+    if (this.deps.store.servedByApp) await rewrite('media', [{ name: 'url', kind: 'url' }]);
+    const websites: number[] = [];
+    await rewrite(
+      'websites',
+      [
+        { name: 'site_logo', kind: 'url' },
+        { name: 'site_favicon', kind: 'url' },
+      ],
+      (id) => websites.push(id),
+    );
+    if (changedPosts.length || changedPages.length) {
+      await this.deps.changes.announce({
+        kind: 'media',
+        ids: [],
+        postIds: [...new Set(changedPosts)],
+        pageIds: [...new Set(changedPages)],
+      });
+    }
+    for (const id of websites) await this.deps.changes.announce({ kind: 'website', id });
+    await this.deps.settings.set(MEDIA_URLS_RELATIVE_SETTING, origin);
+    return { rows, ran: true };
+  }
 
   /**
    * Stored files no `media` row names (any row, of any driver: paths are content hashes, the same on

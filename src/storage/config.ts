@@ -123,8 +123,6 @@ export function describeStorage(config: StorageConfig): string {
 }
 
 export interface StoreUrls {
-  /** The public base URL of the app, without a trailing slash. */
-  appUrl: string;
   /** MEDIA_BASE_URL: a CDN (or any server) that answers `${base}/${path}`; null: none. */
   mediaBaseUrl: string | null;
 }
@@ -135,7 +133,8 @@ export function createStore(
   urls: StoreUrls,
   options: { credentials?: S3StoreOptions['credentials'] } = {},
 ): MediaStore {
-  const appMedia = `${urls.appUrl.replace(/\/+$/, '')}/media`;
+  // Served by the app: the site-relative address (domain/media-urls.ts), right on every host it answers.
+  const appMedia = '/media';
   const cdn = urls.mediaBaseUrl?.replace(/\/+$/, '') ?? null;
   if (config.driver === 'local') {
     return new LocalStore(config.dir, cdn ?? appMedia, { servedByApp: cdn === null });

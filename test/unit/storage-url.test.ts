@@ -92,18 +92,15 @@ describe('STORAGE_URL', () => {
 });
 
 describe('file URLs', () => {
-  const urls = { appUrl: 'https://site.example', mediaBaseUrl: null };
+  const urls = { mediaBaseUrl: null };
   const s3 = (url: string) => parseStorageUrl(url, 'x', noEnv);
 
-  it('are served through Folio by default, on either driver', async () => {
+  it('are served through Folio by default, on either driver, by a site-relative address (issue 36 #5)', async () => {
     const local = createStore({ driver: 'local', dir: '/tmp/x' }, urls);
-    assert.equal(
-      local.url('library/2026/11/a b.png'),
-      'https://site.example/media/library/2026/11/a%20b.png',
-    );
+    assert.equal(local.url('library/2026/11/a b.png'), '/media/library/2026/11/a%20b.png');
     assert.equal(local.servedByApp, true);
     const bucket = createStore(s3('s3://bucket/p'), urls);
-    assert.equal(bucket.url('library/x.png'), 'https://site.example/media/library/x.png');
+    assert.equal(bucket.url('library/x.png'), '/media/library/x.png');
     assert.equal(bucket.servedByApp, true);
     await bucket.close();
   });

@@ -10,7 +10,7 @@ import Youtube from '@tiptap/extension-youtube';
 import StarterKit from '@tiptap/starter-kit';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n.js';
-import { shownHtml, shownUrl, storedHtml } from '../media-url.js';
+import { shownHtml, shownUrl } from '../media-url.js';
 import type { MessageKey } from '../i18n.js';
 import { Vimeo, isYoutubeUrl } from './embeds.js';
 import { cleanPastedHtml } from './paste.js';
@@ -76,7 +76,7 @@ export function RichText({ initial, onChange, labelledBy, lang, pickImage }: Pro
           ...(lang ? { lang } : {}),
         },
       },
-      onUpdate: ({ editor: current }) => changed.current(storedHtml(current.getHTML())),
+      onUpdate: ({ editor: current }) => changed.current(current.getHTML()),
       // The toolbar shows which marks are on where the cursor is.
       onTransaction: () => setTick((tick) => tick + 1),
     });

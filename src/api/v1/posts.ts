@@ -5,6 +5,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AnswerView, ListPostsInput, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import { LIST_FIELDS } from '../../domain/posts/index.js';
+import { absoluteMediaIn, absoluteMediaUrl } from '../../domain/media-urls.js';
+import type { TranslationMap } from '../../domain/translations.js';
 import type { Services } from '../../services.js';
 import { hasMultipartBody } from '../../http/multipart.js';
 import { memoized } from '../../lib/memo.js';
@@ -38,17 +40,29 @@ function listInput(services: Services, request: FastifyRequest): ListPostsInput 
 
 // ---- JSON ------------------------------------------------------------------------------------------
 
+/** Translations whose content has its `/media/…` addresses absolute on `baseUrl`. */
+function withAbsoluteMedia(translations: TranslationMap, baseUrl: string): TranslationMap {
+  const content = translations.content;
+  if (!content) return translations;
+  const absolute: Record<string, string> = {};
+  for (const [locale, html] of Object.entries(content)) absolute[locale] = absoluteMediaIn(html, baseUrl);
+  return { ...translations, content: absolute };
+}
+
 const postUrl = (baseUrl: string, slug: string) => `${baseUrl}/post/${encodeURIComponent(slug)}`;
 
-/** The fields every post JSON starts with, in the order of R-P4. */
-function postHeadJson(post: PostSummary | PostDetail) {
+/**
+ * The fields every post JSON starts with, in the order of R-P4. Folio's own images are stored by
+ * their site-relative address (issue 36 #5): an API client gets them absolute, on `baseUrl`.
+ */
+function postHeadJson(post: PostSummary | PostDetail, baseUrl: string) {
   return {
     id: post.id,
     title: post.title,
     slug: post.slug,
     excerpt: post.excerpt,
-    content: post.content,
-    thumbnail: post.thumbnail,
+    content: absoluteMediaIn(post.content, baseUrl),
+    thumbnail: absoluteMediaUrl(post.thumbnail, baseUrl),
     status: post.status,
     published_at: post.publishedAt,
     author: post.author,
@@ -58,7 +72,7 @@ function postHeadJson(post: PostSummary | PostDetail) {
 /** A post as lists show it (R-P4). */
 export function postListJson(post: PostSummary, baseUrl: string): Json {
   return {
-    ...postHeadJson(post),
+    ...postHeadJson(post, baseUrl),
     tags: post.tags.map((tag) => ({ id: tag.id, name: tag.name, type: tag.type })),
     url: postUrl(baseUrl, post.slug),
     created_at: post.createdAt,
@@ -69,14 +83,14 @@ export function postListJson(post: PostSummary, baseUrl: string): Json {
 /** A post as show and create answer it (R-P4). */
 export function postDetailJson(post: PostDetail, baseUrl: string): Json {
   return {
-    ...postHeadJson(post),
+    ...postHeadJson(post, baseUrl),
     tags: post.tagList,
     categories: post.categories,
     url: postUrl(baseUrl, post.slug),
     meta_title: post.metaTitle,
     meta_description: post.metaDescription,
     meta_keywords: post.metaKeywords,
-    translations: post.translations,
+    translations: withAbsoluteMedia(post.translations, baseUrl),
     created_at: post.createdAt,
     updated_at: post.updatedAt,
   };

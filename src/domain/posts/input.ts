@@ -2,6 +2,7 @@
 // authoring sends the same fields). Messages are worded by each face from the issues (':attribute').
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
+import { isMediaPath } from '../media-urls.js';
 import { boolean, integer, integerArray, isoDateTime, optional } from '../schema-fields.js';
 import { MAX_SLUG_LENGTH } from '../slugs.js';
 import { isValidLocale } from '../translations.js';
@@ -119,6 +120,8 @@ const httpUrl = z
   .max(2048)
   .refine(
     (value) => {
+      // Folio's own file by its site-relative address (issue 36 #5), or an http(s) URL.
+      if (isMediaPath(value)) return true;
       try {
         const url = new URL(value);
         return url.protocol === 'http:' || url.protocol === 'https:';

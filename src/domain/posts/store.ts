@@ -15,6 +15,7 @@ import type { WebsiteBindings } from '../bindings.js';
 import { StaleWriteError, ValidationError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { localizeImages } from '../localize-images.js';
+import { MediaUrlRelativizer } from '../media-urls.js';
 import { ImageTooLargeError, NotAnImageError } from '../media.js';
 import type { MediaService } from '../media.js';
 import type { SafeFetcher } from '../safe-fetch.js';
@@ -97,11 +98,16 @@ export class PostsService {
     type: string;
   }>();
 
+  /** Absolute addresses of Folio's own media on APP_URL, made site-relative as they are stored. */
+  private readonly mediaUrls: MediaUrlRelativizer;
+
   constructor(
     private readonly db: Db,
     protected readonly clock: Clock,
     private readonly deps: PostsDependencies,
-  ) {}
+  ) {
+    this.mediaUrls = new MediaUrlRelativizer([deps.appUrl]);
+  }
 
   /**
    * A key naming the answer of list(query), for callers that cache what they make of it under
@@ -690,7 +696,8 @@ export class PostsService {
       });
       return stored.url;
     }
-    return input.thumbnailUrl;
+    // Folio's own image by an absolute URL on APP_URL: kept by its site-relative address (issue 36 #5).
+    return input.thumbnailUrl == null ? input.thumbnailUrl : this.mediaUrls.url(input.thumbnailUrl);
   }
 
   /** Whether a write downloads its content's external images (localize_images). */
@@ -718,6 +725,14 @@ export class PostsService {
     input: PostWrite,
     actor: Actor,
   ): Promise<{ base: string; translations: Record<string, string> }> {
+    // Folio's own images by absolute URLs on APP_URL (pasted from a page, an older panel) are kept by
+    // their site-relative address (issue 36 #5).
+    content = {
+      base: this.mediaUrls.html(content.base),
+      translations: Object.fromEntries(
+        Object.entries(content.translations).map(([locale, html]) => [locale, this.mediaUrls.html(html)]),
+      ),
+    };
     const wanted =
       input.localizeImages ?? (await this.deps.settings.flag(POST_SETTINGS.localizeImages, false));
     if (!wanted) return content;

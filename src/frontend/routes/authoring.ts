@@ -4,6 +4,7 @@
 // and the values entered when something is wrong.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { isMediaPath } from '../../domain/media-urls.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { CONTENT_FORMATS } from '../../domain/markdown.js';
 import { MAX_REVIEW_NOTE } from '../../domain/posts/review.js';
@@ -34,6 +35,8 @@ const httpUrl = z
   .max(2048)
   .refine((value) => {
     if (value === '') return true;
+    // Folio's own file by its site-relative address (issue 36 #5), or an http(s) URL.
+    if (isMediaPath(value)) return true;
     try {
       const url = new URL(value);
       return url.protocol === 'http:' || url.protocol === 'https:';

@@ -7,6 +7,7 @@
 import { Feed } from 'feed';
 import type { Item } from 'feed';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { absoluteMediaIn } from '../../domain/media-urls.js';
 import type { PublicCover, PublicListQuery, PublicPost } from '../../domain/public-posts.js';
 import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
@@ -153,7 +154,9 @@ export function feedRoutes(kit: FrontendKit): void {
     });
     for (const post of page.items) {
       const url = absolute(urlFor(state, `/post/${encodeURIComponent(post.slug)}`));
-      const content = full ? await fullContent(request, state, post) : undefined;
+      // A feed reader resolves no site-relative address: Folio's own images made absolute (issue 36 #5).
+      const html = full ? await fullContent(request, state, post) : undefined;
+      const content = html ? absoluteMediaIn(html, origin) : undefined;
       feed.addItem({
         title: post.title,
         id: url,

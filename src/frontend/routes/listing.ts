@@ -58,11 +58,7 @@ export interface CoverImage {
 
 /** Where a stored media file is served: the site's own path when the store is this app. */
 export function mediaUrlOf(services: Services): (path: string) => string {
-  const origin = services.config.appUrl.replace(/\/+$/, '');
-  return (path) => {
-    const url = services.media.store.url(path);
-    return url.startsWith(`${origin}/`) ? url.slice(origin.length) : url;
-  };
+  return (path) => services.media.store.url(path);
 }
 
 /** A stored image as an `<img>` shows it: the full size in WebP when there is one, every width in `srcset`. */
