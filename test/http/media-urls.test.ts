@@ -38,6 +38,13 @@ describe('media addresses on the right host (issue 36 #5)', () => {
   after(() => ctx.close());
 
   const get = (host: string, url: string) => ctx.request({ method: 'GET', url, headers: { host } });
+  /** A post's row as stored. */
+  const storedPost = (id: number) =>
+    ctx.services.database.db
+      .selectFrom('posts')
+      .select(['thumbnail', 'content'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
 
   it('an upload is stored by its site-relative address, served on every host', async () => {
     assert.match(image, /^\/media\/[\w/]+\/[0-9a-f]{32}\.png$/);
@@ -82,11 +89,7 @@ describe('media addresses on the right host (issue 36 #5)', () => {
     assert.equal(item.thumbnail, `${APP}${image}`);
     assert.ok(item.content.includes(`src="${APP}${image}"`), item.content);
     // API v2 keeps the stored address (the panel runs on the site's own hosts).
-    const stored = await ctx.services.database.db
-      .selectFrom('posts')
-      .select(['thumbnail', 'content'])
-      .where('id', '=', post.id)
-      .executeTakeFirstOrThrow();
+    const stored = await storedPost(post.id);
     assert.equal(stored.thumbnail, image);
   });
 
@@ -101,11 +104,7 @@ describe('media addresses on the right host (issue 36 #5)', () => {
       },
       author,
     );
-    const stored = await ctx.services.database.db
-      .selectFrom('posts')
-      .select(['thumbnail', 'content'])
-      .where('id', '=', post.id)
-      .executeTakeFirstOrThrow();
+    const stored = await storedPost(post.id);
     assert.equal(stored.thumbnail, image);
     assert.equal(
       stored.content,
@@ -153,11 +152,7 @@ describe('media addresses on the right host (issue 36 #5)', () => {
     const report = await ctx.services.mediaMaintenance.relativizeStoredUrls(APP);
     assert.equal(report.ran, true);
     assert.deepEqual(report.rows, { posts: 1, pages: 0, translations: 1, media: 1, websites: 1 });
-    const row = await db
-      .selectFrom('posts')
-      .select(['thumbnail', 'content'])
-      .where('id', '=', post.id)
-      .executeTakeFirstOrThrow();
+    const row = await storedPost(post.id);
     assert.equal(row.thumbnail, image);
     assert.equal(
       row.content,
