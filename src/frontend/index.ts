@@ -459,7 +459,8 @@ async function renderPage(
       search_url: urlFor(state, '/post/search'),
       feeds: feedLinks(siteOrigin(services, state), state),
       /** The locale prefix of this page's links (`` or `/fr`): `{{ base_path }}/user/login`. */
-      base_path: homeUrl === '/' ? '' : homeUrl,
+      // (homeUrl is `/` or `/fr/`: without its last slash, or links read `/fr//user/login`.)
+      base_path: homeUrl.replace(/\/$/, ''),
       // A signed-in visitor's pages are never cached, so they may carry the form token (the header's
       // logout form needs it on every page).
       csrf_token: state.user ? await csrfToken(services, request, reply) : null,

@@ -166,6 +166,18 @@ describe(
         'document.documentElement.scrollWidth > window.innerWidth',
       );
       assert.equal(overflow, false, 'no horizontal scrolling');
+      // Issue 36 #2: a compact header (the site's name and "Log in" on one row, the search under
+      // them), and no heading repeating the site's name under it.
+      const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+      const [brand, account, header] = await Promise.all([
+        box('.site-header .brand'),
+        box('.site-header .account-nav'),
+        box('.site-header'),
+      ]);
+      assert.ok(Math.abs(brand.y + brand.height / 2 - (account.y + account.height / 2)) < 12, 'one row');
+      assert.ok(header.height <= 130, `the header is ${header.height} px tall`);
+      const heading = await box('main h1');
+      assert.ok(heading.height <= 1, 'the site’s name is not repeated (its heading is for screen readers)');
       await screenshot(page, 'reading-home-mobile');
       await page.goto(`${origin}/post/why-cats-sleep-all-day`);
       assert.equal(

@@ -397,6 +397,9 @@ describe('public reading site', () => {
     assert.match(list.body, /Second post/);
     assert.match(list.body, /href="\/fr\/post\/second-post"/);
     assert.match(list.body, /Le Site/);
+    assert.match(list.body, /<a href="\/fr\/feed">/, 'the footer\u2019s feed in French');
+    assert.match(list.body, /<a href="\/fr\/user\/login">/);
+    assert.doesNotMatch(list.body, /"\/fr\/\//, 'no doubled slash after the locale');
   });
 
   it('unknown slugs and paths give the themed 404 with status 404', async () => {
@@ -609,6 +612,10 @@ describe('public reading site', () => {
     };
     let body = await home();
     assert.match(body, /<p class="lead">Notes from the &lt;garden&gt;<\/p>/);
+    // Issue 36 #2: the page's heading is for screen readers (the header shows the name); the footer
+    // links the site's feed.
+    assert.match(body, /<h1 class="visually-hidden">Featured<\/h1>/);
+    assert.match(body, /<footer class="site-footer">[\s\S]*<a href="\/feed">RSS feed<\/a>[\s\S]*<\/footer>/);
     const featured = /<article class="featured-post has-cover"[\s\S]*?<\/article>/.exec(body)?.[0] ?? '';
     assert.match(
       featured,
