@@ -151,24 +151,39 @@ export interface SitemapPlace {
   id: number;
 }
 
-/** Plain text of HTML content, shortened at a word boundary: the excerpt of a post without one. */
+/**
+ * Plain text of HTML content, shortened at a word boundary: the excerpt of a post without one. It is
+ * made of the text's prose (issue 36 #2): headings, code blocks and tables are left out, unless the
+ * content is nothing else.
+ */
 export function plainExcerpt(html: string, max = 220): string {
-  const text = html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-    // Block boundaries separate words; inline tags (<strong>, <a>) do not.
-    .replace(
-      /<\/?(?:p|div|h[1-6]|li|ul|ol|br|hr|pre|blockquote|tr|td|th|figure|figcaption|section|article|table)\b[^>]*>/gi,
-      ' ',
-    )
-    .replace(/<[^>]*>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/\s+/g, ' ')
-    .trim();
+  const prose = htmlText(html.replace(/<(h[1-6]|pre|table|figcaption)\b[\s\S]*?<\/\1\s*>/gi, ' '));
+  return shorten(prose || htmlText(html), max);
+}
+
+/** The whole text of HTML content (every heading and code block too), as plain text. */
+export function htmlText(html: string): string {
+  return (
+    html
+      .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+      // Block boundaries separate words; inline tags (<strong>, <a>) do not.
+      .replace(
+        /<\/?(?:p|div|h[1-6]|li|ul|ol|br|hr|pre|blockquote|tr|td|th|figure|figcaption|section|article|table)\b[^>]*>/gi,
+        ' ',
+      )
+      .replace(/<[^>]*>/g, '')
+      .replace(/&nbsp;/g, ' ')
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
+}
+
+function shorten(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   const space = cut.lastIndexOf(' ');
