@@ -2,7 +2,6 @@
 // message is written to the log (development, or an installation without a mail server). Tests put
 // a recording mailer in its place.
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
@@ -37,29 +36,36 @@ export interface Mailer {
 }
 
 export class SmtpMailer implements Mailer {
-  private readonly transport: Transporter;
+  /** Made at the first mail: nodemailer (40 modules) is not loaded by a start that sends none. */
+  private transport: Promise<Transporter> | null = null;
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly from: string | null,
     private readonly fallbackDomain: string,
-  ) {
-    // A slow or dead mail server must not hold a background job for long.
-    this.transport = nodemailer.createTransport({
-      url,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    });
+  ) {}
+
+  private connect(): Promise<Transporter> {
+    this.transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      // A slow or dead mail server must not hold a background job for long.
+      nodemailer.createTransport({
+        url: this.url,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      }),
+    );
+    return this.transport;
   }
 
   async send(message: MailMessage): Promise<void> {
     const { siteDomain: _domain, ...mail } = message;
-    await this.transport.sendMail({ ...mail, from: senderOf(this.from, message, this.fallbackDomain) });
+    const transport = await this.connect();
+    await transport.sendMail({ ...mail, from: senderOf(this.from, message, this.fallbackDomain) });
   }
 
   async close(): Promise<void> {
-    this.transport.close();
+    if (this.transport) (await this.transport).close();
   }
 }
 

@@ -6,7 +6,8 @@ import dns from 'node:dns';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import type * as Undici from 'undici';
+import type { Agent } from 'undici';
 
 /** Decides whether a resolved IP address may be contacted. */
 export type AddressPolicy = (address: string) => boolean;
@@ -71,29 +72,40 @@ export class SafeFetcher {
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
   private readonly maxRedirects: number;
-  private agent: Agent;
+  /**
+   * undici and its agent, made at the first download: undici (100 modules) is not loaded by a start
+   * that fetches nothing.
+   */
+  private client: Promise<{ agent: Agent; request: typeof Undici.request }> | null = null;
 
   constructor(options: SafeFetchOptions = {}) {
     this.allowAddress = options.allowAddress ?? isPublicAddress;
     this.timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
     this.maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
     this.maxRedirects = options.maxRedirects ?? DEFAULTS.maxRedirects;
-    this.agent = this.createAgent();
   }
 
   /** Replaces the address policy (tests allow 127.0.0.1 for a fixture server). */
   setAddressPolicy(policy: AddressPolicy): void {
     this.allowAddress = policy;
-    const old = this.agent;
-    this.agent = this.createAgent();
-    void old.close();
+    const old = this.client;
+    this.client = null;
+    void old?.then(({ agent }) => agent.close());
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.client) await (await this.client).agent.close();
   }
 
-  private createAgent(): Agent {
+  private connect(): Promise<{ agent: Agent; request: typeof Undici.request }> {
+    this.client ??= import('undici').then(({ Agent, request }) => ({
+      agent: this.createAgent(Agent),
+      request,
+    }));
+    return this.client;
+  }
+
+  private createAgent(Agent: typeof Undici.Agent): Agent {
     // Every connection resolves through this lookup: the check happens on the address actually used.
     const lookup: LookupFunction = (hostname, options, callback) => {
       dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
@@ -166,9 +178,10 @@ export class SafeFetcher {
     this.checkUrl(url);
     const signal = AbortSignal.timeout(timeoutMs);
     try {
+      const { agent, request } = await this.connect();
       const response = await request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal,
         body,
         // A connection per delivery: a kept-alive socket the receiver closed meanwhile would fail it.
@@ -218,9 +231,10 @@ export class SafeFetcher {
     const signal = AbortSignal.timeout(this.timeoutMs);
     for (let hop = 0; hop <= this.maxRedirects; hop++) {
       this.checkUrl(url);
+      const { agent, request } = await this.connect();
       const response = await request(url, {
         method: 'GET',
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal,
         headers: { accept: options.accept, 'user-agent': options.agent },
         headersTimeout: this.timeoutMs,

@@ -1,5 +1,7 @@
 // Mail configuration (SMTP_URL, MAIL_FROM) and the choice of mailer: SMTP when configured, else the log.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import {
@@ -86,5 +88,50 @@ describe('mail configuration', () => {
     assert.match(lines[0]!, /to c@d\.test/);
     assert.match(lines[0]!, /Subject: Hi/);
     assert.match(lines[0]!, /http:\/\/x\.test\/link/);
+  });
+
+  it('SMTP: a real conversation with a server on 127.0.0.1, the transport made at the first mail', async () => {
+    // The smallest SMTP server that takes one message (RFC 5321's replies, no STARTTLS offered).
+    let data = '';
+    const server = createServer((socket) => {
+      let inData = false;
+      socket.write('220 test ESMTP\r\n');
+      socket.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        if (inData) {
+          data += text;
+          if (data.includes('\r\n.\r\n')) {
+            inData = false;
+            socket.write('250 queued\r\n');
+          }
+          return;
+        }
+        for (const line of text.split('\r\n').filter(Boolean)) {
+          if (/^(EHLO|HELO)/i.test(line)) socket.write('250 test\r\n');
+          else if (/^DATA/i.test(line)) {
+            inData = true;
+            socket.write('354 go on\r\n');
+          } else if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
+          else socket.write('250 ok\r\n');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const mailer = new SmtpMailer(`smtp://127.0.0.1:${port}`, null, 'folio.test');
+    try {
+      await mailer.send({
+        to: 'reader@example.test',
+        subject: 'Over SMTP',
+        text: 'Hello',
+        siteDomain: 'blog.test',
+      });
+      assert.match(data, /Subject: Over SMTP/);
+      assert.match(data, /From: Folio <no-reply@blog\.test>/);
+      assert.match(data, /To: reader@example\.test/);
+    } finally {
+      await mailer.close();
+      server.close();
+    }
   });
 });
