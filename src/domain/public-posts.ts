@@ -157,30 +157,8 @@ export interface SitemapPlace {
  * content is nothing else.
  */
 export function plainExcerpt(html: string, max = 220): string {
-  const prose = htmlText(html.replace(/<(h[1-6]|pre|table|figcaption)\b[\s\S]*?<\/\1\s*>/gi, ' '));
-  return shorten(prose || htmlText(html), max);
-}
-
-/** The whole text of HTML content (every heading and code block too), as plain text. */
-export function htmlText(html: string): string {
-  return (
-    html
-      .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-      // Block boundaries separate words; inline tags (<strong>, <a>) do not.
-      .replace(
-        /<\/?(?:p|div|h[1-6]|li|ul|ol|br|hr|pre|blockquote|tr|td|th|figure|figcaption|section|article|table)\b[^>]*>/gi,
-        ' ',
-      )
-      .replace(/<[^>]*>/g, '')
-      .replace(/&nbsp;/g, ' ')
-      .replace(/&amp;/g, '&')
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/\s+/g, ' ')
-      .trim()
-  );
+  const prose = plainText(html.replace(/<(h[1-6]|pre|table|figcaption)\b[\s\S]*?<\/\1\s*>/gi, ' '));
+  return shorten(prose || plainText(html), max);
 }
 
 function shorten(text: string, max: number): string {

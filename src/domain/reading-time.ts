@@ -1,6 +1,6 @@
 // How long a post takes to read (issue 22): words of its text at an adult's silent reading pace, and
 // for Chinese, Japanese and Korean, which are not written in space-separated words, characters.
-import { htmlText } from './public-posts.js';
+import { plainText } from './search.js';
 
 /** Words a minute of silent reading in languages written in words. */
 export const WORDS_PER_MINUTE = 230;
@@ -20,6 +20,6 @@ export function countReading(text: string): { words: number; cjk: number } {
 
 /** Minutes to read HTML content, at least 1. */
 export function readingMinutes(html: string): number {
-  const { words, cjk } = countReading(htmlText(html));
+  const { words, cjk } = countReading(plainText(html));
   return Math.max(1, Math.round(words / WORDS_PER_MINUTE + cjk / CJK_CHARACTERS_PER_MINUTE));
 }

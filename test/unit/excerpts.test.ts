@@ -2,8 +2,9 @@
 // into the text or a block of code; the reading time still counts every word.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { htmlText, plainExcerpt } from '../../src/domain/public-posts.js';
+import { plainExcerpt } from '../../src/domain/public-posts.js';
 import { readingMinutes } from '../../src/domain/reading-time.js';
+import { plainText } from '../../src/domain/search.js';
 
 describe('excerpts made from content', () => {
   const content =
@@ -29,7 +30,7 @@ describe('excerpts made from content', () => {
 
   it('the reading time and the whole text still count headings and code', () => {
     assert.match(
-      htmlText(content),
+      plainText(content),
       /^Setting up First, install .* npm install npm start a The result Then open the panel\.$/,
     );
     assert.equal(readingMinutes(`<h2>${'word '.repeat(300)}</h2>`), 1);
