@@ -5,8 +5,8 @@
 // axe finds nothing serious at 1280 and 390 px, with screenshots.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PANEL_CATALOGUES } from '../../admin/src/i18n.js';
 import type { Language } from '../../admin/src/i18n.js';
 import { INSTALLED_SETTING } from '../../src/domain/settings.js';
@@ -139,9 +139,17 @@ describe(
       await ctx.close();
     });
 
+    // Each test's browser context is closed after it: an editor left open keeps saving its autosave
+    // and polling, calls that count against the same account's limits in the next test.
+    const contexts: BrowserContext[] = [];
+    afterEach(async () => {
+      await Promise.all(contexts.splice(0).map((context) => context.close()));
+    });
     const open = async (user: TestUser, path: string): Promise<Page> => {
       // An English browser: the account's choice is what counts.
-      const page = await (await browser.newContext({ bypassCSP: true, locale: 'en-US' })).newPage();
+      const context = await browser.newContext({ bypassCSP: true, locale: 'en-US' });
+      contexts.push(context);
+      const page = await context.newPage();
       await signInToAdmin(page, server.origin(HOST), user, path);
       return page;
     };
@@ -175,7 +183,14 @@ describe(
 
     it('the settings (System) screen in zh_TW', async () => {
       const page = await open(taiwanese, '/admin/system');
-      await page.getByRole('heading', { name: '系統', exact: true, level: 1 }).waitFor();
+      // (Once, on a loaded CI machine, this heading did not come in 30 s: say what the page showed.)
+      await page
+        .getByRole('heading', { name: '系統', exact: true, level: 1 })
+        .waitFor()
+        .catch(async (error: Error) => {
+          const shown = await page.locator('h1, [role=alert], .notice').allTextContents();
+          throw new Error(`${error.message}\n${page.url()} showed: ${JSON.stringify(shown)}`);
+        });
       await page.getByRole('heading', { name: '一般', exact: true }).waitFor();
       await page.getByRole('heading', { name: '註冊與帳號', exact: true }).waitFor();
       await page.getByRole('button', { name: '寄送測試郵件' }).waitFor();
