@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { load } from 'cheerio';
 import type { SettingsService } from './settings.js';
+import { escapeRegExp } from './text-match.js';
 
 /**
  * `none`: every comment is published; `anonymous`: comments of signed-in users are published, the
@@ -91,7 +92,7 @@ function matcherOf(words: readonly string[]): RegExp | null {
   const key = words.join('\n');
   if (matchers.has(key)) return matchers.get(key) ?? null;
   const alternatives = words
-    .map((word) => word.normalize('NFKC').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .map((word) => escapeRegExp(word.normalize('NFKC')))
     .filter((word) => word !== '');
   const pattern =
     alternatives.length === 0

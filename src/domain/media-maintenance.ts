@@ -91,7 +91,7 @@ export class MediaMaintenance {
     const origin = appUrl.replace(/\/+$/, '');
     const rows: Record<string, number> = {};
     if ((await this.deps.settings.get(MEDIA_URLS_RELATIVE_SETTING)) === origin) return { rows, ran: false };
-    const relative = new MediaUrlRelativizer([origin]);
+    const relative = new MediaUrlRelativizer(origin);
     const pattern = likePattern(`${new URL(origin).host}${MEDIA_PATH}`);
     const { db } = this.deps;
     const changedPosts: number[] = [];

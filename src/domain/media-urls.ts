@@ -5,10 +5,10 @@
 // content, og:image, JSON-LD) makes it absolute on the right origin when it is written out. Media on
 // a CDN or a public bucket keep the absolute URL their driver gives.
 
+import { escapeRegExp } from './text-match.js';
+
 /** What a file served by the app starts with, in stored text. */
 export const MEDIA_PATH = '/media/';
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Attributes that hold addresses in stored HTML; `srcset` holds several. */
 const URL_ATTRIBUTE = /(\s(src|href|poster|srcset)\s*=\s*)(["'])([^"']*)\3/gi;
@@ -28,28 +28,17 @@ function rewriteAttributes(html: string, rewrite: (url: string) => string): stri
 }
 
 /**
- * Stored media addresses made site-relative: an absolute URL on one of `origins` (APP_URL's, past
- * or present, or a website's) whose path is under /media/ becomes `/media/…`. Anything else is kept.
+ * Stored media addresses made site-relative: an absolute URL on APP_URL's host (what older versions
+ * stored) whose path is under /media/ becomes `/media/…`. Anything else is kept.
  */
 export class MediaUrlRelativizer {
   private readonly pattern: RegExp;
 
-  constructor(origins: readonly string[]) {
-    const hosts = [
-      ...new Set(
-        origins.flatMap((origin) => {
-          try {
-            return [new URL(origin).host.toLowerCase()];
-          } catch {
-            return [];
-          }
-        }),
-      ),
-    ];
-    // No origin: a pattern that matches nothing.
-    this.pattern = hosts.length
-      ? new RegExp(`^https?://(?:${hosts.map(escapeRegExp).join('|')})${escapeRegExp(MEDIA_PATH)}`, 'i')
-      : /$^/;
+  constructor(appUrl: string) {
+    this.pattern = new RegExp(
+      `^https?://${escapeRegExp(new URL(appUrl).host)}${escapeRegExp(MEDIA_PATH)}`,
+      'i',
+    );
   }
 
   /** One address (a thumbnail, a favicon, a media row's URL). */

@@ -22,7 +22,7 @@ import {
   refreshDocuments,
   removeStrayDocuments,
 } from '../db/search-index.js';
-import { containsText, likePattern } from './text-match.js';
+import { containsText, escapeRegExp, likePattern } from './text-match.js';
 
 export type SearchDialect = 'sqlite' | 'postgres';
 
@@ -180,8 +180,6 @@ export function plainText(html: string): string {
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A highlighted excerpt: around the first match of any term in the first of `texts` (plain text)

@@ -22,7 +22,7 @@ import type { SafeFetcher } from '../safe-fetch.js';
 import type { SettingsService } from '../settings.js';
 import { randomSlug, slugify, uniqueSlug } from '../slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
-import type { TranslationMap, TranslationsService } from '../translations.js';
+import type { Translatable, TranslationMap, TranslationsService } from '../translations.js';
 import { toIso } from '../values.js';
 import { WEBSITES_TAG } from '../websites.js';
 import {
@@ -106,7 +106,7 @@ export class PostsService {
     protected readonly clock: Clock,
     private readonly deps: PostsDependencies,
   ) {
-    this.mediaUrls = new MediaUrlRelativizer([deps.appUrl]);
+    this.mediaUrls = new MediaUrlRelativizer(deps.appUrl);
   }
 
   /**
@@ -443,7 +443,7 @@ export class PostsService {
 
     const now = nowIso(this.clock);
     const thumbnail = await this.thumbnailOf(input, actor);
-    const content = await this.maybeLocalize(splitTranslatable(input.content, locale), input, actor);
+    const content = await this.maybeLocalize(this.contentToStore(input.content, locale), input, actor);
     const excerpt = input.excerpt == null ? null : splitTranslatable(input.excerpt, locale);
     const keywords = input.keywords == null ? null : splitTranslatable(input.keywords, locale);
     const publishedAt = input.publishedAt != null ? input.publishedAt : status === 'published' ? now : null;
@@ -527,7 +527,7 @@ export class PostsService {
     const content =
       input.content === undefined
         ? undefined
-        : await this.maybeLocalize(splitTranslatable(input.content, locale), input, actor);
+        : await this.maybeLocalize(this.contentToStore(input.content, locale), input, actor);
     const excerpt = input.excerpt == null ? input.excerpt : splitTranslatable(input.excerpt, locale);
     const keywords = input.keywords == null ? input.keywords : splitTranslatable(input.keywords, locale);
 
@@ -700,6 +700,23 @@ export class PostsService {
     return input.thumbnailUrl == null ? input.thumbnailUrl : this.mediaUrls.url(input.thumbnailUrl);
   }
 
+  /**
+   * A write's content by locale, Folio's own images by their site-relative address: absolute URLs on
+   * APP_URL (pasted from a page, an older panel) are stored as `/media/…` (issue 36 #5).
+   */
+  private contentToStore(
+    content: Translatable,
+    locale: string,
+  ): { base: string; translations: Record<string, string> } {
+    const { base, translations } = splitTranslatable(content, locale);
+    return {
+      base: this.mediaUrls.html(base),
+      translations: Object.fromEntries(
+        Object.entries(translations).map(([code, html]) => [code, this.mediaUrls.html(html)]),
+      ),
+    };
+  }
+
   /** Whether a write downloads its content's external images (localize_images). */
   async localizes(input: PostWrite): Promise<boolean> {
     if (input.content === undefined) return false;
@@ -725,14 +742,6 @@ export class PostsService {
     input: PostWrite,
     actor: Actor,
   ): Promise<{ base: string; translations: Record<string, string> }> {
-    // Folio's own images by absolute URLs on APP_URL (pasted from a page, an older panel) are kept by
-    // their site-relative address (issue 36 #5).
-    content = {
-      base: this.mediaUrls.html(content.base),
-      translations: Object.fromEntries(
-        Object.entries(content.translations).map(([locale, html]) => [locale, this.mediaUrls.html(html)]),
-      ),
-    };
     const wanted =
       input.localizeImages ?? (await this.deps.settings.flag(POST_SETTINGS.localizeImages, false));
     if (!wanted) return content;
