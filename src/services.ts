@@ -56,7 +56,7 @@ import { FolioImporter } from './domain/porting/import-folio.js';
 import { WordPressImporter } from './domain/porting/wxr.js';
 import { GhostImporter } from './domain/porting/ghost.js';
 import { TransferService } from './domain/porting/transfers.js';
-import { inviteImportedAuthors } from './domain/porting/invite-authors.js';
+import { AuthorInviter } from './domain/porting/invite-authors.js';
 import { RedirectsService } from './domain/redirects.js';
 import { ApiKeysService } from './domain/api-keys.js';
 import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
@@ -182,6 +182,8 @@ export interface Services {
   ghostImporter: GhostImporter;
   /** Exports and imports run as jobs for API v2 and the panel (domain/porting/transfers.ts). */
   transfers: TransferService;
+  /** Invites the accounts an import made without a password (the CLI's --invite-authors, API v2). */
+  authorInviter: AuthorInviter;
   /** Old URLs answered with a 301 (imported WordPress permalinks). */
   redirects: RedirectsService;
   /** Guarded downloads of remote images (localize_images). */
@@ -530,6 +532,11 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     store: mediaStore,
     folio: folioImporter,
   });
+  const authorInviter = new AuthorInviter({
+    accounts: () => services.accounts,
+    findWebsite: (id) => websites.find(id),
+    appUrl: config.appUrl,
+  });
   const transfers = new TransferService({
     db,
     clock,
@@ -542,12 +549,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     folioImporter,
     wordpressImporter,
     ghostImporter,
-    inviteAuthors: (actor, report) =>
-      inviteImportedAuthors(
-        { accounts: services.accounts, findWebsite: (id) => websites.find(id), appUrl: config.appUrl },
-        actor,
-        report,
-      ),
+    authorInviter,
     // Beside the media directory, like the backups (data/transfers by default).
     dir: path.join(path.dirname(config.mediaDir), 'transfers'),
     domainOf: async (websiteId) => (await websites.find(websiteId))?.domain ?? null,
@@ -607,6 +609,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     ghostImporter,
     wordpressImporter,
     transfers,
+    authorInviter,
     fetcher,
     websites,
     websiteOps,

@@ -22,7 +22,6 @@ import { detectFormat, UnknownFormatError } from '../domain/porting/detect.js';
 import { ArchiveError } from '../domain/porting/archive-reader.js';
 import { ImportError } from '../domain/porting/import-folio.js';
 import type { ImportReport } from '../domain/porting/import-folio.js';
-import { inviteImportedAuthors } from '../domain/porting/invite-authors.js';
 import { createServices } from '../services.js';
 import type { Services } from '../services.js';
 
@@ -287,15 +286,7 @@ async function importCommand(
   printReport(report, output);
   if (!report.dry_run && report.without_password.length > 0) {
     if (values['invite-authors'] === true) {
-      const invites = await inviteImportedAuthors(
-        {
-          accounts: services.accounts,
-          findWebsite: (id) => services.websites.find(id),
-          appUrl: services.config.appUrl,
-        },
-        INSTALLATION_OPERATOR,
-        report,
-      );
+      const invites = await services.authorInviter.invite(INSTALLATION_OPERATOR, report);
       for (const failed of invites.failed) output.err(`folio: ${failed.email} not invited: ${failed.reason}`);
       output.out(
         `Invited ${invites.invited} of ${report.without_password.length} authors to choose a password.`,

@@ -37,7 +37,7 @@ import type { Exporter } from './export.js';
 import type { ImportReport } from './import-folio.js';
 import type { FolioImporter } from './import-folio.js';
 import type { GhostImporter } from './ghost.js';
-import type { AuthorInvites } from './invite-authors.js';
+import type { AuthorInviter } from './invite-authors.js';
 import type { WordPressImporter } from './wxr.js';
 
 export const TRANSFER_QUEUE = 'porting.transfer';
@@ -196,8 +196,8 @@ export interface TransferDeps {
   folioImporter: FolioImporter;
   wordpressImporter: WordPressImporter;
   ghostImporter: GhostImporter;
-  /** Mails the accounts an import made without a password a link to choose one (invite-authors.ts). */
-  inviteAuthors: (actor: Actor, report: ImportReport) => Promise<AuthorInvites>;
+  /** Mails the accounts an import made without a password a link to choose one. */
+  authorInviter: AuthorInviter;
   /** Where uploads and archives are kept (beside the media directory). */
   dir: string;
   /** The primary domain of a website, for an archive's file name. */
@@ -605,7 +605,9 @@ export class TransferService {
     }
     await progress.settle();
     const invites =
-      transfer.options.inviteAuthors === true ? await this.deps.inviteAuthors(actor, report) : undefined;
+      transfer.options.inviteAuthors === true
+        ? await this.deps.authorInviter.invite(actor, report)
+        : undefined;
     const total = Object.values(report.created).reduce((sum, n) => sum + n, 0);
     await this.update(transfer.id, {
       status: 'done',
