@@ -10,64 +10,48 @@
 // --bare: the bare Fastify server (bench/bare-server.mjs) answering the first build's exact bytes is
 // measured too, at the same rate, in every round: the ratio of CPU per request (bare ÷ build) is the
 // share of raw Fastify's efficiency a build keeps, free of the fight that moves full-speed ratios.
+// `npm run bench:compare -- BASE` (bench/compare.ts) runs this over another commit and this checkout.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { ROUTES } from './harness.js';
 import type { SeedInfo, seed as seedFunction } from './seed.js';
-import { startBare, startFolio } from './servers.js';
+import { procCpuMs, startBare, startFolio } from './servers.js';
 import type { BareRoute } from './servers.js';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    rate: { type: 'string', default: '3000' },
-    seconds: { type: 'string', default: '8' },
-    rounds: { type: 'string', default: '3' },
-    posts: { type: 'string', default: '2000' },
-    routes: { type: 'string', default: 'api-list' },
-    'log-levels': { type: 'string', default: 'warn' },
-    bare: { type: 'boolean', default: false },
-  },
-});
-const dirs = positionals.length > 0 ? positionals.map((dir) => path.resolve(dir)) : [process.cwd()];
-const routes = values.routes.split(',').map((id) => {
-  const route = ROUTES.find((candidate) => candidate.id === id);
-  if (!route) throw new Error(`unknown route ${id}`);
-  return route;
-});
-
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (clock ticks of 1/100 s)
+export interface FixedRateOptions {
+  /** Checkouts with dist/ built. */
+  dirs: string[];
+  routes: string[];
+  logLevels: string[];
+  rate: number;
+  seconds: number;
+  rounds: number;
+  posts: number;
+  bare: boolean;
 }
 
-interface Build {
+export interface BuildResult {
   dir: string;
   logLevel: string;
-  databaseUrl: string;
-  /** What its seed answered (its own token: the builds' databases are seeded apart). */
-  seed: SeedInfo;
   /** CPU µs per request, by route id, one per round. */
   samples: Map<string, number[]>;
 }
 
-const builds: Build[] = [];
-for (const dir of dirs) {
-  // Each build seeds with its own code: its migrations are the ones it knows.
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-')), 'bench.sqlite');
-  const { seed } = (await import(path.join(dir, 'bench/seed.ts'))) as { seed: typeof seedFunction };
-  const seedInfo = await seed(`sqlite:${file}`, Number(values.posts));
-  // --log-levels=warn,info: the same build at each LOG_LEVEL, taking turns like builds.
-  for (const logLevel of values['log-levels'].split(',')) {
-    builds.push({ dir, logLevel, databaseUrl: `sqlite:${file}`, seed: seedInfo, samples: new Map() });
-  }
+export interface FixedRateResults {
+  builds: BuildResult[];
+  /** With `bare`: the bare server's CPU µs per request answering the same bytes, by route id. */
+  bare: Map<string, number[]>;
 }
 
-/** CPU µs per request of the server `pid` answering `path` at the fixed rate, after a warm-up. */
+export const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+
+/** CPU µs per request of the server `pid` answering `url` at the fixed rate, after a warm-up. */
 async function measure(
+  options: FixedRateOptions,
   pid: number,
   url: string,
   target: { method?: string; headers?: Record<string, string> },
@@ -83,93 +67,137 @@ async function measure(
       ...(rate ? { overallRate: rate } : {}),
     });
   await run(2); // warm-up at full speed
-  const before = cpuSeconds(pid);
-  const result = await run(Number(values.seconds), Number(values.rate));
-  const used = cpuSeconds(pid) - before;
+  const before = procCpuMs(pid) ?? 0;
+  const result = await run(options.seconds, options.rate);
+  const usedMs = (procCpuMs(pid) ?? 0) - before;
   if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx`);
   const answered = result.requests.total;
-  const perRequest = (used * 1e6) / answered;
+  const perRequest = (usedMs * 1e3) / answered;
   console.log(
-    `${label}: ${answered} requests (${result.non2xx} not 2xx), ` +
-      `${perRequest.toFixed(1)} CPU µs/request, p99 ${result.latency.p99} ms`,
+    `${label}: ${answered} requests, ${perRequest.toFixed(1)} CPU µs/request, p99 ${result.latency.p99} ms`,
   );
   return perRequest;
 }
 
-/** With --bare: each route's answer as the first build gave it (the bare server answers the same bytes). */
-const bareRoutes = new Map<string, BareRoute>();
-const bareSamples = new Map<string, number[]>();
-
-for (let round = 0; round < Number(values.rounds); round++) {
-  for (const build of builds) {
-    const server = await startFolio({
-      mode: 'dist',
-      databaseUrl: build.databaseUrl,
-      mediaDir: fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-media-')),
-      queryCounter: false,
-      projectDir: build.dir,
-      logLevel: build.logLevel,
-    });
-    try {
-      for (const route of routes) {
-        const target = route.target(build.seed);
-        if (values.bare && !bareRoutes.has(route.id)) {
-          const answer = await fetch(server.url + target.path, {
-            method: target.method,
-            headers: target.headers,
-          });
-          bareRoutes.set(route.id, {
-            method: target.method ?? 'GET',
-            contentType: answer.headers.get('content-type') ?? 'application/octet-stream',
-            body: Buffer.from(await answer.arrayBuffer()).toString('base64'),
-          });
+export async function runFixedRate(options: FixedRateOptions): Promise<FixedRateResults> {
+  const routes = options.routes.map((id) => {
+    const route = ROUTES.find((candidate) => candidate.id === id);
+    if (!route) throw new Error(`unknown route ${id}`);
+    return route;
+  });
+  const builds: Array<BuildResult & { databaseUrl: string; seed: SeedInfo }> = [];
+  for (const dir of options.dirs) {
+    // Each build seeds with its own code: its migrations are the ones it knows.
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-')), 'bench.sqlite');
+    const seedModule = pathToFileURL(path.join(dir, 'bench/seed.ts')).href;
+    const { seed } = (await import(seedModule)) as { seed: typeof seedFunction };
+    const seedInfo = await seed(`sqlite:${file}`, options.posts);
+    // Several log levels: the same build at each LOG_LEVEL, taking turns like builds.
+    for (const logLevel of options.logLevels) {
+      builds.push({ dir, logLevel, databaseUrl: `sqlite:${file}`, seed: seedInfo, samples: new Map() });
+    }
+  }
+  // With `bare`: each route's answer as the first build gave it (the bare server answers the same bytes).
+  const bareRoutes = new Map<string, BareRoute>();
+  const bareSamples = new Map<string, number[]>();
+  for (let round = 0; round < options.rounds; round++) {
+    for (const build of builds) {
+      const server = await startFolio({
+        mode: 'dist',
+        databaseUrl: build.databaseUrl,
+        mediaDir: fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-media-')),
+        queryCounter: false,
+        projectDir: build.dir,
+        logLevel: build.logLevel,
+      });
+      try {
+        for (const route of routes) {
+          const target = route.target(build.seed);
+          if (options.bare && !bareRoutes.has(route.id)) {
+            const answer = await fetch(server.url + target.path, {
+              method: target.method,
+              headers: target.headers,
+            });
+            bareRoutes.set(route.id, {
+              method: target.method ?? 'GET',
+              contentType: answer.headers.get('content-type') ?? 'application/octet-stream',
+              body: Buffer.from(await answer.arrayBuffer()).toString('base64'),
+            });
+          }
+          const perRequest = await measure(
+            options,
+            server.pid,
+            server.url + target.path,
+            target,
+            `round ${round + 1} ${build.dir} (${build.logLevel}) ${route.id}`,
+          );
+          build.samples.set(route.id, [...(build.samples.get(route.id) ?? []), perRequest]);
         }
-        const perRequest = await measure(
-          server.pid,
-          server.url + target.path,
-          target,
-          `round ${round + 1} ${build.dir} (${build.logLevel}) ${route.id}`,
-        );
-        build.samples.set(route.id, [...(build.samples.get(route.id) ?? []), perRequest]);
+      } finally {
+        await server.stop();
       }
-    } finally {
-      await server.stop();
+    }
+    if (options.bare) {
+      const ids = [...bareRoutes.keys()];
+      const bare = await startBare(
+        ids.map((id) => bareRoutes.get(id)!),
+        path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-bare-')), 'routes.json'),
+      );
+      try {
+        for (const [index, id] of ids.entries()) {
+          const route = bareRoutes.get(id)!;
+          const perRequest = await measure(
+            options,
+            bare.pid,
+            `${bare.url}/r/${index}`,
+            { method: route.method },
+            `round ${round + 1} bare ${id}`,
+          );
+          bareSamples.set(id, [...(bareSamples.get(id) ?? []), perRequest]);
+        }
+      } finally {
+        await bare.stop();
+      }
     }
   }
-  if (values.bare) {
-    const ids = [...bareRoutes.keys()];
-    const bare = await startBare(
-      ids.map((id) => bareRoutes.get(id)!),
-      path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-bare-')), 'routes.json'),
-    );
-    try {
-      for (const [index, id] of ids.entries()) {
-        const route = bareRoutes.get(id)!;
-        const perRequest = await measure(
-          bare.pid,
-          `${bare.url}/r/${index}`,
-          { method: route.method },
-          `round ${round + 1} bare ${id}`,
-        );
-        bareSamples.set(id, [...(bareSamples.get(id) ?? []), perRequest]);
-      }
-    } finally {
-      await bare.stop();
-    }
-  }
+  return { builds, bare: bareSamples };
 }
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
-for (const build of builds) {
-  for (const [id, samples] of build.samples) {
-    const bare = bareSamples.get(id);
-    const ratio = bare ? `  ratio to bare ${(median(bare) / median(samples)).toFixed(2)}` : '';
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      rate: { type: 'string', default: '3000' },
+      seconds: { type: 'string', default: '8' },
+      rounds: { type: 'string', default: '3' },
+      posts: { type: 'string', default: '2000' },
+      routes: { type: 'string', default: 'api-list' },
+      'log-levels': { type: 'string', default: 'warn' },
+      bare: { type: 'boolean', default: false },
+    },
+  });
+  const results = await runFixedRate({
+    dirs: positionals.length > 0 ? positionals.map((dir) => path.resolve(dir)) : [process.cwd()],
+    routes: values.routes.split(','),
+    logLevels: values['log-levels'].split(','),
+    rate: Number(values.rate),
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    posts: Number(values.posts),
+    bare: values.bare,
+  });
+  for (const build of results.builds) {
+    for (const [id, samples] of build.samples) {
+      const bare = results.bare.get(id);
+      const ratio = bare ? `  ratio to bare ${(median(bare) / median(samples)).toFixed(2)}` : '';
+      console.log(
+        `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.padEnd(14)} ${build.dir} (LOG_LEVEL=${build.logLevel})${ratio}`,
+      );
+    }
+  }
+  for (const [id, samples] of results.bare) {
     console.log(
-      `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.padEnd(14)} ${build.dir} (LOG_LEVEL=${build.logLevel})${ratio}`,
+      `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.padEnd(14)} bare Fastify, the same bytes`,
     );
   }
-}
-for (const [id, samples] of bareSamples) {
-  console.log(
-    `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.padEnd(14)} bare Fastify, the same bytes`,
-  );
 }

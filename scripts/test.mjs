@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { compileTests } from './compile-tests.mjs';
 
 const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
@@ -32,7 +33,9 @@ const LANES = ['fast', 'slow', 'all'];
 const args = process.argv.slice(2);
 const lane = args.find((arg) => LANES.includes(arg)) ?? 'fast';
 const targets = ['sqlite', 'postgres'].filter((name) => args.includes(name));
-const files = args.filter((arg) => !['sqlite', 'postgres', ...LANES].includes(arg));
+const files = args
+  .filter((arg) => !['sqlite', 'postgres', ...LANES].includes(arg))
+  .map((file) => path.relative('.', file));
 
 function findTests(dir) {
   return fs
@@ -68,21 +71,35 @@ async function postgresReachable(url) {
   }
 }
 
-function run(name, env, testFiles) {
+/**
+ * How a pass's files are loaded: the fast lane's (test/unit, test/http) compiled once to JavaScript
+ * (scripts/compile-tests.mjs: tsx's hooks cost a second per file), the slow lane's through tsx, since
+ * those tests start Folio's TypeScript as real processes beside them. FOLIO_TEST_TSX=1 loads all by tsx.
+ */
+let compiled;
+async function loading(testFiles) {
+  if (process.env.FOLIO_TEST_TSX === '1' || !testFiles.every((file) => within(FAST_DIRS, file))) {
+    return { args: ['--import', 'tsx'], files: testFiles };
+  }
+  compiled ??= await compileTests();
+  return { args: ['--enable-source-maps'], files: testFiles.map(compiled) };
+}
+
+async function run(name, env, testFiles) {
+  const loader = await loading(testFiles);
   const tapFile = path.join(os.tmpdir(), `folio-tests-${name}-${process.pid}.tap`);
   console.log(`\n=== Folio tests on ${name}${files.length ? '' : ` (${lane} lane)`} ===`);
   const result = spawnSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      ...loader.args,
       '--test',
       '--test-concurrency=2',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${tapFile}`,
-      ...testFiles,
+      ...loader.files,
     ],
     // Every page the suite renders is rendered both by compiled templates and by LiquidJS, which must
     // agree (src/frontend/liquid-compiler.ts).
@@ -112,7 +129,7 @@ const postgresOnlyOnSqlite = !postgresUp && !REQUIRE_ALL;
 const passFiles = (pass) => (files.length ? files : laneFiles(lane, pass, postgresOnlyOnSqlite));
 for (const target of passes) {
   if (target === 'sqlite') {
-    results.push(run('sqlite', { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' }, passFiles('sqlite')));
+    results.push(await run('sqlite', { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' }, passFiles('sqlite')));
   } else if (!postgresUp) {
     // A contributor without PostgreSQL gets the SQLite verdict and this note; CI fails instead.
     results.push({
@@ -125,7 +142,7 @@ for (const target of passes) {
     });
   } else {
     results.push(
-      run(
+      await run(
         'postgres',
         { TEST_DATABASE_URL: postgresUrl, TEST_REDIS_URL: process.env.TEST_REDIS_URL || DEFAULT_REDIS },
         passFiles('postgres'),

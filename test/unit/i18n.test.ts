@@ -356,7 +356,7 @@ function visibleText(template: string): string[] {
   return found;
 }
 
-const ADMIN_SRC = path.join(import.meta.dirname, '..', '..', 'admin', 'src');
+const ADMIN_SRC = path.resolve('admin', 'src');
 
 /** The panel's screens and components: every .tsx under admin/src. */
 function panelSources(): string[] {

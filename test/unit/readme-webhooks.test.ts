@@ -4,21 +4,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, it, mock } from 'node:test';
+import { tsImport } from 'tsx/esm/api';
 import { newWebhookSecret, webhookHeaders } from '../../src/jobs/standard-webhooks.js';
 
 type Verify = (secret: string, headers: Record<string, string>, body: string) => unknown;
 
 async function readmeVerifier(): Promise<Verify> {
-  const readme = fs.readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+  const readme = fs.readFileSync('README.md', 'utf8');
   const section = readme.slice(readme.indexOf('## Webhooks\n'));
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(block, 'the README has a TypeScript block under Webhooks');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-readme-'));
   const file = path.join(dir, 'verify.ts');
   fs.writeFileSync(file, block);
-  const module = (await import(pathToFileURL(file).href)) as { verifyFolioWebhook: Verify };
+  // tsx's API, whether or not this test itself was loaded through tsx.
+  const module = (await tsImport(file, import.meta.url)) as { verifyFolioWebhook: Verify };
   return module.verifyFolioWebhook;
 }
 
