@@ -5,8 +5,10 @@
 // answered request is the measure. Builds take turns, several rounds each; the median and the least
 // of the rounds are printed (noise only adds CPU: the least is the steadier figure of a build's cost).
 // Usage: npx tsx bench/fixed-rate.ts [--rate=3000] [--seconds=8] [--rounds=3] [--posts=2000]
-//          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [--bare] [DIR…]   (each DIR a checkout with
+//          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [--bare] [--cpu-prof=DIR] [DIR…]   (each DIR a checkout with
 //          dist/ built; default: this one). Each round starts each build once and measures every route on it.
+// --cpu-prof=DIR: each Folio process writes a CPU profile there (one route and one round: the profile of
+// that route at that rate; summarize it with `npx tsx bench/profile.ts FILE`).
 // --bare: the bare Fastify server (bench/bare-server.mjs) answering the first build's exact bytes is
 // measured too, at the same rate, in every round: the ratio of CPU per request (bare ÷ build) is the
 // share of raw Fastify's efficiency a build keeps, free of the fight that moves full-speed ratios.
@@ -32,6 +34,8 @@ export interface FixedRateOptions {
   rounds: number;
   posts: number;
   bare: boolean;
+  /** Each Folio process writes a V8 CPU profile here (`node --cpu-prof`; read with bench/profile.ts). */
+  cpuProfDir?: string;
 }
 
 export interface BuildResult {
@@ -101,7 +105,8 @@ export async function runFixedRate(options: FixedRateOptions): Promise<FixedRate
   const bareRoutes = new Map<string, BareRoute>();
   const bareSamples = new Map<string, number[]>();
   for (let round = 0; round < options.rounds; round++) {
-    for (const build of builds) {
+    // Builds take turns in one order, then in the other: neither always runs on the warmer machine.
+    for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
       const server = await startFolio({
         mode: 'dist',
         databaseUrl: build.databaseUrl,
@@ -109,6 +114,7 @@ export async function runFixedRate(options: FixedRateOptions): Promise<FixedRate
         queryCounter: false,
         projectDir: build.dir,
         logLevel: build.logLevel,
+        cpuProfDir: options.cpuProfDir,
       });
       try {
         for (const route of routes) {
@@ -174,6 +180,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       routes: { type: 'string', default: 'api-list' },
       'log-levels': { type: 'string', default: 'warn' },
       bare: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
     },
   });
   const results = await runFixedRate({
@@ -185,6 +192,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     rounds: Number(values.rounds),
     posts: Number(values.posts),
     bare: values.bare,
+    cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
   });
   for (const build of results.builds) {
     for (const [id, samples] of build.samples) {

@@ -9,9 +9,9 @@
 //   statement no longer aborts the operation's whole transaction.
 // - Work left running after the transaction ends (a mail sent without waiting) falls back to the
 //   pool: it never touches a connection that was given back.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
+import { ScopedStorage } from '../lib/scoped-storage.js';
 
 interface AmbientState {
   root: object;
@@ -20,7 +20,7 @@ interface AmbientState {
   savepoints: number;
 }
 
-const ambient = new AsyncLocalStorage<AmbientState>();
+const ambient = new ScopedStorage<AmbientState>();
 
 export interface AmbientDatabase<DB> {
   /** The handle every store uses: the ambient transaction when one is open, else the pool. */

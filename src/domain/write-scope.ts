@@ -1,8 +1,8 @@
 // The write scope of the operation running here (run.ts): what it announces and records is kept
 // until its transaction commits. The change bus (changes.ts) and the audit log (audit.ts) ask for it,
 // so a store or service called inside an operation needs to know nothing about the runner.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ContentChange } from './changes.js';
+import { ScopedStorage } from '../lib/scoped-storage.js';
 
 /**
  * A committed write, as listeners outside the transaction learn of it (webhooks, revisions'
@@ -70,7 +70,7 @@ export class WriteScope {
   }
 }
 
-const scopes = new AsyncLocalStorage<WriteScope>();
+const scopes = new ScopedStorage<WriteScope>();
 
 /** The open write scope of the operation running here, if any. */
 export function currentWriteScope(): WriteScope | undefined {
