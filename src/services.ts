@@ -568,7 +568,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     users,
     memberships,
     policy,
-    abilities: new ResourceAbilities({ websites, memberships, clock }),
+    abilities: new ResourceAbilities({ websites, memberships, clock, settings }),
     postOps,
     audit,
     idempotency: new Idempotency(db, clock),
