@@ -105,3 +105,24 @@ export function Message({ message }: { message: { kind: string; text: string } |
     </p>
   );
 }
+
+/** A checkbox with its label around it: `onChange` gets whether it is now checked. */
+export function Checkbox({
+  checked,
+  onChange,
+  children,
+  ...rest
+}: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  children: ComponentChildren;
+  /** Extra attributes of the label (`data-…` markers the tests find it by). */
+  [attribute: `data-${string}`]: string;
+}) {
+  return (
+    <label class="check" {...rest}>
+      <input type="checkbox" checked={checked} onChange={(event) => onChange(event.currentTarget.checked)} />{' '}
+      {children}
+    </label>
+  );
+}

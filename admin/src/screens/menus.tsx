@@ -7,7 +7,7 @@ import type { Problem } from '../api.js';
 import { useEffect, useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
-import { Notices } from '../widgets.js';
+import { Checkbox, Notices } from '../widgets.js';
 import { DraggableRow, useDropTarget } from '../tree-row.js';
 import type { Where } from '../tree-row.js';
 import type { MessageKey } from '../i18n.js';
@@ -627,14 +627,12 @@ function ItemForm({
           </select>
         </>
       )}
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={item.target === '_blank'}
-          onChange={(e) => onChange({ target: e.currentTarget.checked ? '_blank' : '_self' })}
-        />{' '}
+      <Checkbox
+        checked={item.target === '_blank'}
+        onChange={(on) => onChange({ target: on ? '_blank' : '_self' })}
+      >
         {t('menus.item.blank')}
-      </label>
+      </Checkbox>
       <label for="item-icon">{t('menus.item.icon')}</label>
       <input
         id="item-icon"

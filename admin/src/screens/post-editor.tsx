@@ -20,7 +20,7 @@ import { SaveTroubleNotice } from '../editor/save-trouble.js';
 import { HistoryPanel, SharePreview } from '../editor/history.js';
 import type { SaveTrouble } from '../editor/save-queue.js';
 import { formatDateTime, t } from '../i18n.js';
-import { Message } from '../widgets.js';
+import { Checkbox, Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { shownUrl } from '../media-url.js';
 import { navigate, setLeaveGuard } from '../nav.js';
@@ -980,20 +980,19 @@ export function PostEditor({ id }: { id: number | null }) {
             <fieldset>
               <legend>{t('editor.websites')}</legend>
               {websites.map((site) => (
-                <label key={site.id} class="check">
-                  <input
-                    type="checkbox"
-                    checked={form.website_ids.includes(site.id)}
-                    onChange={(event) =>
-                      change({
-                        website_ids: event.currentTarget.checked
-                          ? [...form.website_ids, site.id]
-                          : form.website_ids.filter((other) => other !== site.id),
-                      })
-                    }
-                  />{' '}
+                <Checkbox
+                  key={site.id}
+                  checked={form.website_ids.includes(site.id)}
+                  onChange={(on) =>
+                    change({
+                      website_ids: on
+                        ? [...form.website_ids, site.id]
+                        : form.website_ids.filter((other) => other !== site.id),
+                    })
+                  }
+                >
                   {site.name}
-                </label>
+                </Checkbox>
               ))}
               {fieldError('website_id')}
             </fieldset>

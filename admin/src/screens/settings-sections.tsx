@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
-import { Message, Notices } from '../widgets.js';
+import { Checkbox, Message, Notices } from '../widgets.js';
 import type { components } from '../../../clients/typescript/schema.js';
 
 type Switch = components['schemas']['ApiSwitch'];
@@ -104,17 +104,15 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
           );
         }
         return field.kind === 'flag' ? (
-          <label key={field.key} class="check" data-setting-field={field.key}>
-            <input
-              type="checkbox"
-              checked={isOn(valueOf(field.key))}
-              onChange={(event) =>
-                setEdited({ ...edited, [field.key]: event.currentTarget.checked ? '1' : '0' })
-              }
-            />{' '}
+          <Checkbox
+            key={field.key}
+            data-setting-field={field.key}
+            checked={isOn(valueOf(field.key))}
+            onChange={(on) => setEdited({ ...edited, [field.key]: on ? '1' : '0' })}
+          >
             {label} <code class="help">{field.key}</code>
             {byDefault(field.key)}
-          </label>
+          </Checkbox>
         ) : (
           <div key={field.key} class="inline-field" data-setting-field={field.key}>
             <label for={inputId}>

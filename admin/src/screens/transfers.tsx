@@ -6,7 +6,7 @@ import { api, csrfToken, problemText } from '../api.js';
 import type { Problem } from '../api.js';
 import { t } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
-import { Message } from '../widgets.js';
+import { Checkbox, Message } from '../widgets.js';
 import type { components } from '../../../clients/typescript/schema.js';
 
 type Transfer = components['schemas']['Transfer'];
@@ -179,14 +179,9 @@ function ExportSection() {
         )}
       </div>
       {me.is_admin && (
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={secrets}
-            onChange={(event) => setSecrets(event.currentTarget.checked)}
-          />{' '}
+        <Checkbox checked={secrets} onChange={(on) => setSecrets(on)}>
           {t('transfers.export.secrets')}
-        </label>
+        </Checkbox>
       )}
       <Message message={note} />
       {transfer && <Progress transfer={transfer} />}
@@ -286,22 +281,12 @@ function ImportSection() {
           {t('transfers.import.into.own')}
         </label>
       </fieldset>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={noMedia}
-          onChange={(event) => setNoMedia(event.currentTarget.checked)}
-        />{' '}
+      <Checkbox checked={noMedia} onChange={(on) => setNoMedia(on)}>
         {t('transfers.import.nomedia')}
-      </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={invite}
-          onChange={(event) => setInvite(event.currentTarget.checked)}
-        />{' '}
+      </Checkbox>
+      <Checkbox checked={invite} onChange={(on) => setInvite(on)}>
         {t('transfers.import.invite')}
-      </label>
+      </Checkbox>
       <div class="actions">
         <button type="button" class="primary" disabled={busy} onClick={() => void run(true)}>
           {t('transfers.import.dryrun')}

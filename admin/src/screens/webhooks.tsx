@@ -8,7 +8,7 @@ import { api, problemText } from '../api.js';
 import type { Problem } from '../api.js';
 import { t } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
-import { Message } from '../widgets.js';
+import { Checkbox, Message } from '../widgets.js';
 import type { components } from '../../../clients/typescript/schema.js';
 
 type Webhook = components['schemas']['Webhook'];
@@ -240,14 +240,9 @@ function HookList({ websiteId, title }: { websiteId: number | null; title: strin
         <fieldset>
           <legend>{t('webhooks.events')}</legend>
           {EVENTS.map((name) => (
-            <label key={name} class="check">
-              <input
-                type="checkbox"
-                checked={events.includes(name)}
-                onChange={(event) => choose(name, event.currentTarget.checked)}
-              />{' '}
+            <Checkbox key={name} checked={events.includes(name)} onChange={(on) => choose(name, on)}>
               <code>{name}</code>
-            </label>
+            </Checkbox>
           ))}
         </fieldset>
         <div class="actions">

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
 import { shownUrl } from '../media-url.js';
-import { Message } from '../widgets.js';
+import { Checkbox, Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { ME_CHANGED, useMe } from '../session.js';
 import type { components } from '../../../clients/typescript/schema.js';
@@ -294,23 +294,13 @@ export function WebsiteScreen() {
         </fieldset>
         <fieldset>
           <legend>{t('website.caches')}</legend>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={pageCache}
-              onChange={(event) => setPageCache(event.currentTarget.checked)}
-            />{' '}
+          <Checkbox checked={pageCache} onChange={(on) => setPageCache(on)}>
             {t('website.page_cache')}
-          </label>
+          </Checkbox>
           <p class="help">{t('website.page_cache.help')}</p>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={dataCache}
-              onChange={(event) => setDataCache(event.currentTarget.checked)}
-            />{' '}
+          <Checkbox checked={dataCache} onChange={(on) => setDataCache(on)}>
             {t('website.data_cache')}
-          </label>
+          </Checkbox>
           <p class="help">{t('website.data_cache.help')}</p>
         </fieldset>
         <Message message={message} />
