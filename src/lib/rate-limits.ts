@@ -30,8 +30,26 @@ export interface RateLimitsOptions {
 const MAX_REMEMBER_SECONDS = 24 * 24 * 60 * 60;
 const rememberable = (seconds: number) => Math.min(Math.max(1, Math.round(seconds)), MAX_REMEMBER_SECONDS);
 
+/** One key's count under a batched limit (hitBatched), as this node sees it. */
+interface BatchedCount {
+  /** Hits counted here, not yet added to the shared count. */
+  pending: number;
+  /** The shared count at the last sync (this node's synced hits in it). */
+  shared: number;
+  /** When the window ends (ms, by Date.now()). */
+  endsAt: number;
+  syncedAt: number;
+  syncing: boolean;
+}
+
+/** A batched count adds its hits to the shared count at least this often while they come. */
+export const BATCH_SYNC_MS = 250;
+/** Keys a batched limit follows per node; the least recent are dropped (they sync at their next hit). */
+const MAX_BATCHED_KEYS = 10_000;
+
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly batched = new Map<string, Map<string, BatchedCount>>();
   private readonly warn: (message: string) => void;
   private lastWarning = 0;
 
@@ -107,6 +125,87 @@ export class RateLimits {
     }
   }
 
+  /**
+   * `hit` for a limit that every request of a kind hits (API v2's per key): with Redis, each node counts
+   * hits in memory and adds them to the shared count in batches, at least every BATCH_SYNC_MS and
+   * every twentieth of the limit, instead of a Redis round trip per request. One node limits exactly;
+   * several may together let through what the others counted in their last quarter second beyond the
+   * limit. A key's first hit of a window, and every hit of a limit under 40, syncs at once (exact).
+   * Without Redis it is `hit`.
+   */
+  async hitBatched(name: string, key: string, limit: Limit): Promise<Verdict> {
+    if (!this.options.redis) return this.hit(name, key, limit);
+    const id = `${name}:${limit.max}:${limit.windowSeconds}`;
+    let counts = this.batched.get(id);
+    if (!counts) this.batched.set(id, (counts = new Map()));
+    const now = Date.now();
+    let count = counts.get(key);
+    if (!count || now >= count.endsAt) {
+      // A new window, as far as this node knows: the shared count says where it stands.
+      count = {
+        pending: 0,
+        shared: 0,
+        endsAt: now + limit.windowSeconds * 1000,
+        syncedAt: now,
+        syncing: false,
+      };
+      counts.delete(key);
+      counts.set(key, count);
+      if (counts.size > MAX_BATCHED_KEYS) counts.delete(counts.keys().next().value!);
+      return this.syncBatched(count, name, key, limit, 1);
+    }
+    if (count.shared + count.pending >= limit.max) {
+      // Refused here: the hits still pending go to the shared count now, for the other nodes to see.
+      if (count.pending > 0 && !count.syncing) {
+        const points = count.pending;
+        count.pending = 0;
+        await this.syncBatched(count, name, key, limit, points);
+      }
+      return { allowed: false, retryAfter: Math.max(1, Math.ceil((count.endsAt - now) / 1000)) };
+    }
+    count.pending++;
+    const batch = Math.max(1, Math.floor(limit.max / 20));
+    if (!count.syncing && (count.pending >= batch || now - count.syncedAt >= BATCH_SYNC_MS)) {
+      const points = count.pending;
+      count.pending = 0;
+      return this.syncBatched(count, name, key, limit, points);
+    }
+    return { allowed: true, remaining: limit.max - count.shared - count.pending };
+  }
+
+  /** Adds `points` of `count` to the shared count and takes its answer as the count's new state. */
+  private async syncBatched(
+    count: BatchedCount,
+    name: string,
+    key: string,
+    limit: Limit,
+    points: number,
+  ): Promise<Verdict> {
+    count.syncing = true;
+    let answer: RateLimiterRes;
+    try {
+      if (this.redisNotReady()) await this.noteRedis();
+      answer = await this.limiter(name, limit).consume(key, points);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) {
+        count.pending += points; // not counted anywhere: kept for the next sync
+        throw error;
+      }
+      answer = error;
+    } finally {
+      count.syncing = false;
+    }
+    const now = Date.now();
+    // Hits counted here while the sync was on its way stay pending, for the next one.
+    count.shared = answer.consumedPoints;
+    count.endsAt = now + answer.msBeforeNext;
+    count.syncedAt = now;
+    if (answer.consumedPoints > limit.max) {
+      return { allowed: false, retryAfter: Math.max(1, Math.ceil(answer.msBeforeNext / 1000)) };
+    }
+    return { allowed: true, remaining: Math.max(0, limit.max - count.shared - count.pending) };
+  }
+
   /** Takes back one hit, if the key's window is still open with hits in it. */
   async undo(name: string, key: string, limit: Limit): Promise<void> {
     await this.noteRedis();
@@ -132,9 +231,10 @@ export class RateLimits {
     return !!mark && mark.consumedPoints > 0;
   }
 
-  /** Forgets the key's window. */
+  /** Forgets the key's window (on this node's batched count too; other nodes' catch up at their next sync). */
   async reset(name: string, key: string, limit: Limit): Promise<void> {
     await this.noteRedis();
+    this.batched.get(`${name}:${limit.max}:${limit.windowSeconds}`)?.delete(key);
     await this.limiter(name, limit).delete(key);
   }
 }

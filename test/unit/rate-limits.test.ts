@@ -85,6 +85,103 @@ describe('rate limits in Redis', { skip: !testRedisUrl && 'no TEST_REDIS_URL' },
   });
 });
 
+describe(
+  'batched counts in Redis (API v2: a hit per request, issue 42)',
+  { skip: !testRedisUrl && 'no TEST_REDIS_URL' },
+  () => {
+    const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
+    const clients: Redis[] = [];
+    const node = () => {
+      const redis = new Redis(testRedisUrl!, { keyPrefix: prefix, maxRetriesPerRequest: 1 });
+      clients.push(redis);
+      return { limits: new RateLimits({ redis, warn: () => undefined }), redis };
+    };
+    const hundredPerMinute = { max: 100, windowSeconds: 60 };
+    /** What the shared count holds for the key: a plain `hit` on a node of its own adds one and says. */
+    const sharedCount = async (name: string, key: string, limit: { max: number; windowSeconds: number }) => {
+      const verdict = await node().limits.hit(name, key, limit);
+      return verdict.allowed ? limit.max - verdict.remaining - 1 : limit.max;
+    };
+    afterEach(async () => {
+      const keys = await clients[0]?.keys(`${prefix}*`);
+      if (keys?.length) await clients[0]?.del(...keys.map((key) => key.slice(prefix.length)));
+      for (const client of clients.splice(0)) client.disconnect();
+    });
+
+    it('one node allows exactly `max` hits, and a refusal hands its pending hits to the shared count', async () => {
+      const { limits } = node();
+      const verdicts = [];
+      for (let i = 0; i < 101; i++) verdicts.push(await limits.hitBatched('api', 'key:1', hundredPerMinute));
+      assert.equal(verdicts.filter((verdict) => verdict.allowed).length, 100);
+      assert.deepEqual(verdicts[0], { allowed: true, remaining: 99 });
+      assert.deepEqual(verdicts[99], { allowed: true, remaining: 0 });
+      const refused = verdicts[100]!;
+      assert.ok(!refused.allowed && refused.retryAfter >= 59 && refused.retryAfter <= 60);
+      assert.equal(
+        await sharedCount('api', 'key:1', hundredPerMinute),
+        100,
+        'every allowed hit reached Redis',
+      );
+      assert.equal((await limits.hitBatched('api', 'key:2', hundredPerMinute)).allowed, true, 'keys apart');
+    });
+
+    it('batches: Redis hears of a twentieth of the limit at a time, and of the rest within a quarter second', async () => {
+      /** The Redis commands `redis` is sent while `work` runs. */
+      const commandsOf = async (redis: Redis, work: () => Promise<void>) => {
+        await redis.ping(); // connected: the handshake is not counted
+        let commands = 0;
+        const sendCommand = redis.sendCommand.bind(redis);
+        redis.sendCommand = ((...args: Parameters<typeof sendCommand>) => {
+          commands++;
+          return sendCommand(...args);
+        }) as typeof redis.sendCommand;
+        await work();
+        return commands;
+      };
+      const plain = node();
+      const perHit = await commandsOf(plain.redis, async () => {
+        for (let i = 0; i < 21; i++) await plain.limits.hit('api', 'key:a', hundredPerMinute);
+      });
+      const { limits, redis } = node();
+      const batched = await commandsOf(redis, async () => {
+        for (let i = 0; i < 21; i++) await limits.hitBatched('api', 'key:b', hundredPerMinute);
+      });
+      // The window's first hit, then one sync per 5 hits (100 / 20): 5 syncs where `hit` made 21.
+      assert.ok(
+        batched * 4 <= perHit,
+        `${batched} Redis commands for 21 batched hits, ${perHit} for 21 hits`,
+      );
+      assert.equal(await sharedCount('api', 'key:b', hundredPerMinute), 21);
+      await limits.hitBatched('api', 'key:b', hundredPerMinute); // pending: 1, synced a moment ago
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await limits.hitBatched('api', 'key:b', hundredPerMinute); // a quarter second later: synced
+      assert.equal(await sharedCount('api', 'key:b', hundredPerMinute), 22 + 2);
+    });
+
+    it('two nodes: a small limit is exact across them, a large one within a batch per node', async () => {
+      const [one, two] = [node().limits, node().limits];
+      const three = { max: 3, windowSeconds: 60 };
+      const small = [];
+      for (let i = 0; i < 3; i++) {
+        small.push(
+          (await one.hitBatched('api', 'k', three)).allowed,
+          (await two.hitBatched('api', 'k', three)).allowed,
+        );
+      }
+      assert.deepEqual(small, [true, true, true, false, false, false]);
+      let allowed = 0;
+      for (let i = 0; i < 80; i++) {
+        if ((await one.hitBatched('api', 'big', hundredPerMinute)).allowed) allowed++;
+        if ((await two.hitBatched('api', 'big', hundredPerMinute)).allowed) allowed++;
+      }
+      // Each node may not yet know up to a batch (5) of the other's hits.
+      assert.ok(allowed >= 100 && allowed <= 110, `${allowed} allowed of a limit of 100 on two nodes`);
+      await two.reset('api', 'big', hundredPerMinute);
+      assert.equal((await two.hitBatched('api', 'big', hundredPerMinute)).allowed, true, 'a reset holds');
+    });
+  },
+);
+
 describe('rate limits while Redis is unreachable', () => {
   it('still hold, per node (the in-memory insurance limiter), and say so', async () => {
     const redis = new Redis('redis://127.0.0.1:1', {

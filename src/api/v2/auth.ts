@@ -102,7 +102,8 @@ async function withinRateLimit(services: Services, reply: FastifyReply, caller: 
   const setting = Number((await services.settings.get(RATE_LIMIT_SETTING)) ?? DEFAULT_RATE_LIMIT);
   const max = Number.isInteger(setting) && setting > 0 ? setting : DEFAULT_RATE_LIMIT;
   const who = caller.key ? `key:${caller.key.id}` : `user:${caller.user.id}`;
-  const verdict = await services.rateLimits.hit('api-v2', who, { max, windowSeconds: 60 });
+  // Every request hits it: counted in batches (one Redis round trip per many requests, rate-limits.ts).
+  const verdict = await services.rateLimits.hitBatched('api-v2', who, { max, windowSeconds: 60 });
   if (!verdict.allowed) {
     throw new Problem(
       429,
