@@ -137,7 +137,7 @@ export class RateLimits {
     if (!this.options.redis) return this.hit(name, key, limit);
     const id = `${name}:${limit.max}:${limit.windowSeconds}`;
     let counts = this.batched.get(id);
-    if (!counts) this.batched.set(id, (counts = new Map()));
+    if (!counts) this.batched.set(id, (counts = new Map<string, BatchedCount>()));
     const now = Date.now();
     let count = counts.get(key);
     if (!count || now >= count.endsAt) {

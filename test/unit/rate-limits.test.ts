@@ -131,10 +131,10 @@ describe(
         await redis.ping(); // connected: the handshake is not counted
         let commands = 0;
         const sendCommand = redis.sendCommand.bind(redis);
-        redis.sendCommand = ((...args: Parameters<typeof sendCommand>) => {
+        redis.sendCommand = (...args: Parameters<typeof sendCommand>) => {
           commands++;
           return sendCommand(...args);
-        }) as typeof redis.sendCommand;
+        };
         await work();
         return commands;
       };
