@@ -4,11 +4,11 @@
 // was, and the import's report says why.
 import { createHash } from 'node:crypto';
 import * as cheerio from 'cheerio';
-import sharp from 'sharp';
 import type { MediaStore } from '../../storage/store.js';
 import type { SafeFetcher } from '../safe-fetch.js';
 import type { ArchiveBuilder } from './archive-writer.js';
 import type { ImportReport } from './import-folio.js';
+import { loadSharp } from '../media.js';
 
 const EXTENSIONS: Record<string, string> = {
   jpeg: 'jpg',
@@ -46,7 +46,7 @@ export class ImportedImages {
     const { store, out, now } = this.deps;
     try {
       const fetched = await this.deps.fetcher.fetchImage(url);
-      const meta = await sharp(fetched.body).metadata();
+      const meta = await (await loadSharp())(fetched.body).metadata();
       const ext = EXTENSIONS[meta.format ?? ''];
       if (!ext) throw new Error(`not an image Folio keeps (${meta.format ?? 'unknown'})`);
       const sha256 = createHash('sha256').update(fetched.body).digest('hex');
