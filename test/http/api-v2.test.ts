@@ -106,6 +106,18 @@ describe('API v2', () => {
     problem(await call('/posts', { as: elsewhere }), 403);
   });
 
+  it('the reference page gets its own policy (its inline script by hash); the API answers do not', async () => {
+    const page = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v2/docs/',
+      headers: { host: 'site.test' },
+    });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-security-policy']), /script-src 'self' 'sha256-[^']+'/);
+    const answer = await call('/me', { as: author });
+    assert.doesNotMatch(String(answer.headers['content-security-policy'] ?? ''), /sha256-/);
+  });
+
   it('GET /me says what the policy lets the caller do on the Host\u2019s website, role by role', async () => {
     const can = async (as: TestUser | string) => {
       const me = shaped(await call('/me', { as }), meSchema).data;

@@ -177,16 +177,20 @@ export function apiV2(services: Services) {
     registerTransferRoutes(router, services);
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-    installReferencePolicy(app);
-    await app.register(scalarReference, {
-      routePrefix: '/docs',
-      configuration: {
-        url: '/api/v2/openapi.json',
-        withDefaultFonts: false,
-        title: 'Folio API v2',
-        // The reference talks to this server only: no Scalar agent (it calls Scalar's cloud).
-        agent: { disabled: true },
-      },
+    // The reference page in a scope of its own: its policy hook runs on its answers, not on every
+    // answer of the API (where it only looked at the URL to let it pass).
+    await app.register(async (docs) => {
+      installReferencePolicy(docs);
+      await docs.register(scalarReference, {
+        routePrefix: '/docs',
+        configuration: {
+          url: '/api/v2/openapi.json',
+          withDefaultFonts: false,
+          title: 'Folio API v2',
+          // The reference talks to this server only: no Scalar agent (it calls Scalar's cloud).
+          agent: { disabled: true },
+        },
+      });
     });
   };
 }
