@@ -2,9 +2,10 @@
 // so that a regression is seen before it lands. BASE (any git revision: a commit, a branch, HEAD~3) is
 // checked out in a temporary worktree and built there; both builds then take turns at a fixed request
 // rate (bench/fixed-rate.ts: CPU µs per answered request, from /proc, medians of the rounds), on the same
-// seeded data, and a Markdown table of both is printed, ready for a note or a pull request.
+// seeded data (SQLite, or with --dialect=postgres PostgreSQL and Redis, a database of each per build),
+// and a Markdown table of both is printed, ready for a note or a pull request.
 // Usage: npm run bench:compare -- BASE [--routes=api-list,…] [--rate=2000] [--seconds=8] [--rounds=3]
-//          [--posts=2000] [--log-level=warn] [--bare]
+//          [--posts=2000] [--log-level=warn] [--bare] [--dialect=postgres]
 // This checkout is built by the npm script (its dist/ is what is measured, uncommitted changes too). The
 // worktree shares this checkout's node_modules when its package-lock.json is the same, and runs `npm ci`
 // otherwise. Run it on a quiet machine: the figures are CPU per request, but two cores shared with other
@@ -29,6 +30,7 @@ const { values, positionals } = parseArgs({
     posts: { type: 'string', default: '2000' },
     'log-level': { type: 'string', default: 'warn' },
     bare: { type: 'boolean', default: false },
+    dialect: { type: 'string', default: 'sqlite' },
   },
 });
 const base = positionals[0];
@@ -66,6 +68,7 @@ try {
     rounds: Number(values.rounds),
     posts: Number(values.posts),
     bare: values.bare,
+    dialect: values.dialect === 'postgres' ? 'postgres' : 'sqlite',
   });
   const [before, after] = results.builds;
   const load = os.loadavg().map((value) => value.toFixed(2));

@@ -5,7 +5,7 @@
 // answered request is the measure. Builds take turns, several rounds each; the median and the least
 // of the rounds are printed (noise only adds CPU: the least is the steadier figure of a build's cost).
 // Usage: npx tsx bench/fixed-rate.ts [--rate=3000] [--seconds=8] [--rounds=3] [--posts=2000]
-//          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [--bare] [--cpu-prof=DIR] [DIR…]   (each DIR a checkout with
+//          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [--bare] [--cpu-prof=DIR] [--dialect=postgres] [DIR…]   (each DIR a checkout with
 //          dist/ built; default: this one). Each round starts each build once and measures every route on it.
 // --cpu-prof=DIR: each Folio process writes a CPU profile there (one route and one round: the profile of
 // that route at that rate; summarize it with `npx tsx bench/profile.ts FILE`).
@@ -19,7 +19,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { ROUTES } from './harness.js';
+import { ROUTES, clearRedis } from './harness.js';
+import { dropPostgresDatabase, recreatePostgresDatabase } from './seed.js';
 import type { SeedInfo, seed as seedFunction } from './seed.js';
 import { procCpuMs, startBare, startFolio } from './servers.js';
 import type { BareRoute } from './servers.js';
@@ -36,6 +37,23 @@ export interface FixedRateOptions {
   bare: boolean;
   /** Each Folio process writes a V8 CPU profile here (`node --cpu-prof`; read with bench/profile.ts). */
   cpuProfDir?: string;
+  /**
+   * `sqlite` (default), or `postgres`: each build gets a PostgreSQL database of its own (folio_fixed_N
+   * on BENCH_DATABASE_URL's server) and a Redis database of its own (14, 13, … on BENCH_REDIS_URL's),
+   * dropped and cleared at the end.
+   */
+  dialect?: 'sqlite' | 'postgres';
+}
+
+/** Build `index`'s PostgreSQL and Redis, beside the full bench's own (folio_bench, Redis database 15). */
+function postgresFor(index: number): { databaseUrl: string; redisUrl: string } {
+  const database = new URL(
+    process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/folio_bench',
+  );
+  database.pathname = `/folio_fixed_${index}`;
+  const redis = new URL(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15');
+  redis.pathname = `/${14 - index}`;
+  return { databaseUrl: database.toString(), redisUrl: redis.toString() };
 }
 
 export interface BuildResult {
@@ -84,23 +102,45 @@ async function measure(
 }
 
 export async function runFixedRate(options: FixedRateOptions): Promise<FixedRateResults> {
-  const routes = options.routes.map((id) => {
-    const route = ROUTES.find((candidate) => candidate.id === id);
-    if (!route) throw new Error(`unknown route ${id}`);
-    return route;
-  });
-  const builds: Array<BuildResult & { databaseUrl: string; seed: SeedInfo }> = [];
-  for (const dir of options.dirs) {
+  for (const id of options.routes) {
+    if (!ROUTES.some((candidate) => candidate.id === id)) throw new Error(`unknown route ${id}`);
+  }
+  const builds: Array<BuildResult & { databaseUrl: string; redisUrl?: string; seed: SeedInfo }> = [];
+  const cleanUps: Array<() => Promise<void>> = [];
+  for (const [index, dir] of options.dirs.entries()) {
+    let databaseUrl = `sqlite:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-')), 'bench.sqlite')}`;
+    let redisUrl: string | undefined;
+    if (options.dialect === 'postgres') {
+      ({ databaseUrl, redisUrl } = postgresFor(index));
+      await recreatePostgresDatabase(databaseUrl);
+      await clearRedis(redisUrl);
+      const [database, redis] = [databaseUrl, redisUrl];
+      cleanUps.push(async () => {
+        await dropPostgresDatabase(database);
+        await clearRedis(redis);
+      });
+    }
     // Each build seeds with its own code: its migrations are the ones it knows.
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-')), 'bench.sqlite');
     const seedModule = pathToFileURL(path.join(dir, 'bench/seed.ts')).href;
     const { seed } = (await import(seedModule)) as { seed: typeof seedFunction };
-    const seedInfo = await seed(`sqlite:${file}`, options.posts);
+    const seedInfo = await seed(databaseUrl, options.posts);
     // Several log levels: the same build at each LOG_LEVEL, taking turns like builds.
     for (const logLevel of options.logLevels) {
-      builds.push({ dir, logLevel, databaseUrl: `sqlite:${file}`, seed: seedInfo, samples: new Map() });
+      builds.push({ dir, logLevel, databaseUrl, redisUrl, seed: seedInfo, samples: new Map() });
     }
   }
+  try {
+    return await measureBuilds(options, builds);
+  } finally {
+    for (const cleanUp of cleanUps) await cleanUp();
+  }
+}
+
+async function measureBuilds(
+  options: FixedRateOptions,
+  builds: Array<BuildResult & { databaseUrl: string; redisUrl?: string; seed: SeedInfo }>,
+): Promise<FixedRateResults> {
+  const routes = options.routes.map((id) => ROUTES.find((candidate) => candidate.id === id)!);
   // With `bare`: each route's answer as the first build gave it (the bare server answers the same bytes).
   const bareRoutes = new Map<string, BareRoute>();
   const bareSamples = new Map<string, number[]>();
@@ -110,6 +150,7 @@ export async function runFixedRate(options: FixedRateOptions): Promise<FixedRate
       const server = await startFolio({
         mode: 'dist',
         databaseUrl: build.databaseUrl,
+        redisUrl: build.redisUrl,
         mediaDir: fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-media-')),
         queryCounter: false,
         projectDir: build.dir,
@@ -181,6 +222,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       'log-levels': { type: 'string', default: 'warn' },
       bare: { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
+      dialect: { type: 'string', default: 'sqlite' },
     },
   });
   const results = await runFixedRate({
@@ -193,6 +235,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     posts: Number(values.posts),
     bare: values.bare,
     cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
+    dialect: values.dialect === 'postgres' ? 'postgres' : 'sqlite',
   });
   for (const build of results.builds) {
     for (const [id, samples] of build.samples) {
