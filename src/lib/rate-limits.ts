@@ -30,6 +30,12 @@ export interface RateLimitsOptions {
 const MAX_REMEMBER_SECONDS = 24 * 24 * 60 * 60;
 const rememberable = (seconds: number) => Math.min(Math.max(1, Math.round(seconds)), MAX_REMEMBER_SECONDS);
 
+/** A limit's identity: rate-limiter-flexible fixes points and duration per limiter. */
+const limitId = (name: string, limit: Limit) => `${name}:${limit.max}:${limit.windowSeconds}`;
+
+/** A refusal, told to come back when the window ends in `ms` (at least a second). */
+const refused = (ms: number): Verdict => ({ allowed: false, retryAfter: Math.max(1, Math.ceil(ms / 1000)) });
+
 /** One key's count under a batched limit (hitBatched), as this node sees it. */
 interface BatchedCount {
   /** Hits counted here, not yet added to the shared count. */
@@ -59,7 +65,7 @@ export class RateLimits {
 
   /** One limiter per (name, limit): rate-limiter-flexible fixes points and duration per limiter. */
   private limiter(name: string, limit: Limit): RateLimiterAbstract {
-    const id = `${name}:${limit.max}:${limit.windowSeconds}`;
+    const id = limitId(name, limit);
     let limiter = this.limiters.get(id);
     if (!limiter) {
       const shape = {
@@ -121,7 +127,7 @@ export class RateLimits {
       return { allowed: true, remaining: res.remainingPoints };
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
-      return { allowed: false, retryAfter: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+      return refused(error.msBeforeNext);
     }
   }
 
@@ -135,7 +141,7 @@ export class RateLimits {
    */
   async hitBatched(name: string, key: string, limit: Limit): Promise<Verdict> {
     if (!this.options.redis) return this.hit(name, key, limit);
-    const id = `${name}:${limit.max}:${limit.windowSeconds}`;
+    const id = limitId(name, limit);
     let counts = this.batched.get(id);
     if (!counts) this.batched.set(id, (counts = new Map<string, BatchedCount>()));
     const now = Date.now();
@@ -161,7 +167,7 @@ export class RateLimits {
         count.pending = 0;
         await this.syncBatched(count, name, key, limit, points);
       }
-      return { allowed: false, retryAfter: Math.max(1, Math.ceil((count.endsAt - now) / 1000)) };
+      return refused(count.endsAt - now);
     }
     count.pending++;
     const batch = Math.max(1, Math.floor(limit.max / 20));
@@ -201,7 +207,7 @@ export class RateLimits {
     count.endsAt = now + answer.msBeforeNext;
     count.syncedAt = now;
     if (answer.consumedPoints > limit.max) {
-      return { allowed: false, retryAfter: Math.max(1, Math.ceil(answer.msBeforeNext / 1000)) };
+      return refused(answer.msBeforeNext);
     }
     return { allowed: true, remaining: Math.max(0, limit.max - count.shared - count.pending) };
   }
@@ -234,7 +240,7 @@ export class RateLimits {
   /** Forgets the key's window (on this node's batched count too; other nodes' catch up at their next sync). */
   async reset(name: string, key: string, limit: Limit): Promise<void> {
     await this.noteRedis();
-    this.batched.get(`${name}:${limit.max}:${limit.windowSeconds}`)?.delete(key);
+    this.batched.get(limitId(name, limit))?.delete(key);
     await this.limiter(name, limit).delete(key);
   }
 }
