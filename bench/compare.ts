@@ -34,6 +34,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const base = positionals[0];
+const dialect = values.dialect === 'postgres' ? 'postgres' : 'sqlite';
 if (!base) {
   console.error('usage: npm run bench:compare -- BASE [--routes=…] [--rate=N] [--seconds=N] [--rounds=N]');
   process.exit(2);
@@ -68,12 +69,13 @@ try {
     rounds: Number(values.rounds),
     posts: Number(values.posts),
     bare: values.bare,
-    dialect: values.dialect === 'postgres' ? 'postgres' : 'sqlite',
+    dialect,
   });
   const [before, after] = results.builds;
   const load = os.loadavg().map((value) => value.toFixed(2));
   console.log(
-    `\nCPU µs per request at ${values.rate} requests/s, LOG_LEVEL=${values['log-level']}, ${values.posts} posts, ` +
+    `\nCPU µs per request at ${values.rate} requests/s, LOG_LEVEL=${values['log-level']}, ${values.posts} posts ` +
+      `on ${dialect === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite'}, ` +
       `median of ${values.rounds} rounds of ${values.seconds} s (load average now ${load.join(' ')}):\n`,
   );
   const bareHead = values.bare ? ' bare |' : '';

@@ -101,11 +101,17 @@ async function measure(
   return perRequest;
 }
 
+/** A build as measured: where its data is, what its seed answered. */
+type SeededBuild = BuildResult & { databaseUrl: string; redisUrl?: string; seed: SeedInfo };
+type Route = (typeof ROUTES)[number];
+
 export async function runFixedRate(options: FixedRateOptions): Promise<FixedRateResults> {
-  for (const id of options.routes) {
-    if (!ROUTES.some((candidate) => candidate.id === id)) throw new Error(`unknown route ${id}`);
-  }
-  const builds: Array<BuildResult & { databaseUrl: string; redisUrl?: string; seed: SeedInfo }> = [];
+  const routes = options.routes.map((id) => {
+    const route = ROUTES.find((candidate) => candidate.id === id);
+    if (!route) throw new Error(`unknown route ${id}`);
+    return route;
+  });
+  const builds: SeededBuild[] = [];
   const cleanUps: Array<() => Promise<void>> = [];
   for (const [index, dir] of options.dirs.entries()) {
     let databaseUrl = `sqlite:${path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-fixed-')), 'bench.sqlite')}`;
@@ -130,7 +136,7 @@ export async function runFixedRate(options: FixedRateOptions): Promise<FixedRate
     }
   }
   try {
-    return await measureBuilds(options, builds);
+    return await measureBuilds(options, routes, builds);
   } finally {
     for (const cleanUp of cleanUps) await cleanUp();
   }
@@ -138,9 +144,9 @@ export async function runFixedRate(options: FixedRateOptions): Promise<FixedRate
 
 async function measureBuilds(
   options: FixedRateOptions,
-  builds: Array<BuildResult & { databaseUrl: string; redisUrl?: string; seed: SeedInfo }>,
+  routes: Route[],
+  builds: SeededBuild[],
 ): Promise<FixedRateResults> {
-  const routes = options.routes.map((id) => ROUTES.find((candidate) => candidate.id === id)!);
   // With `bare`: each route's answer as the first build gave it (the bare server answers the same bytes).
   const bareRoutes = new Map<string, BareRoute>();
   const bareSamples = new Map<string, number[]>();
