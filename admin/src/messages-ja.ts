@@ -347,9 +347,10 @@ export const jaScreens: Catalogue = {
   'website.theme': 'テーマ',
   'website.site_logo': 'ロゴ',
   'website.site_favicon': 'ファビコン',
+  'website.site_cover': 'ホームのカバー画像',
   'website.image.none': 'なし',
   'website.image.help':
-    'ロゴとファビコンはメディアライブラリの画像です。ファビコンは /favicon.ico でも配信されます。',
+    'ロゴ、ファビコン、ホームのカバー画像はメディアライブラリの画像です。ファビコンは /favicon.ico でも配信され、カバー画像はホームページの上部にサイト名とキャッチフレーズを重ねて表示されます。',
   'website.head_code': 'ページの head に入れるコード',
   'website.body_code': 'ページの body の終わりに入れるコード',
   'website.code.help': '管理者のみ：このコードはサイトのすべてのページで実行されます。',

@@ -175,9 +175,10 @@ export const sitesMessages = {
   'website.theme': 'Theme',
   'website.site_logo': 'Logo',
   'website.site_favicon': 'Favicon',
+  'website.site_cover': 'Home cover',
   'website.image.none': 'None',
   'website.image.help':
-    'Logo and favicon are images of the media library; the favicon is also served at /favicon.ico.',
+    'Logo, favicon and home cover are images of the media library; the favicon is also served at /favicon.ico, and the cover runs across the top of the home page with the site’s name and slogan on it.',
   'website.head_code': 'Code in the page head',
   'website.body_code': 'Code before the end of the page body',
   'website.code.help': 'Administrators only: this code runs on every page of the website.',

@@ -337,8 +337,10 @@ export const zhCNScreens: Catalogue = {
   'website.theme': '主题',
   'website.site_logo': 'Logo',
   'website.site_favicon': '网站图标',
+  'website.site_cover': '首页封面',
   'website.image.none': '无',
-  'website.image.help': 'Logo 和网站图标是媒体库中的图片；网站图标也会以 /favicon.ico 提供。',
+  'website.image.help':
+    'Logo、网站图标和首页封面是媒体库中的图片；网站图标也会以 /favicon.ico 提供，封面显示在首页顶部，并在其上显示网站名称和标语。',
   'website.head_code': '页面 head 中的代码',
   'website.body_code': '页面 body 结束前的代码',
   'website.code.help': '仅限管理员：这段代码会在网站的每个页面上运行。',

@@ -338,8 +338,10 @@ export const zhTWScreens: Catalogue = {
   'website.theme': '佈景主題',
   'website.site_logo': '標誌',
   'website.site_favicon': '網站圖示',
+  'website.site_cover': '首頁封面',
   'website.image.none': '無',
-  'website.image.help': '標誌與網站圖示是媒體庫中的圖片；網站圖示也會以 /favicon.ico 提供。',
+  'website.image.help':
+    '標誌、網站圖示與首頁封面是媒體庫中的圖片；網站圖示也會以 /favicon.ico 提供，封面顯示在首頁頂端，並在其上顯示網站名稱與標語。',
   'website.head_code': '頁面 head 中的程式碼',
   'website.body_code': '頁面 body 結尾前的程式碼',
   'website.code.help': '僅限管理員：這段程式碼會在網站的每個頁面上執行。',

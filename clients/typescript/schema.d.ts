@@ -3422,6 +3422,7 @@ export interface paths {
                         site_seo_description?: unknown | null;
                         site_logo?: string | null;
                         site_favicon?: string | null;
+                        site_cover?: string | null;
                         theme?: string | null;
                         homepage?: string | null;
                         remark?: string | null;
@@ -6379,7 +6380,7 @@ export interface paths {
         };
         /**
          * Where an item of the media library is used
-         * @description Posts (and links) whose thumbnail or content names it, pages whose content does, and the website if it is its logo or favicon; uses this website does not show are counted in `elsewhere`.
+         * @description Posts (and links) whose thumbnail or content names it, pages whose content does, and the website if it is its logo, favicon or home cover; uses this website does not show are counted in `elsewhere`.
          */
         get: {
             parameters: {
@@ -9025,7 +9026,7 @@ export interface components {
             websites: {
                 id: number;
                 name: string;
-                as: ("logo" | "favicon")[];
+                as: ("logo" | "favicon" | "cover")[];
             }[];
             /** @description Uses by posts, pages and websites this website does not show. */
             elsewhere: number;
@@ -9068,7 +9069,7 @@ export interface components {
                 domain: string;
             }[];
             owner_id: number | null;
-            /** @description site_name, site_slogan, theme, homepage, …; head_code, body_code and analytics only for administrators. */
+            /** @description site_name, site_slogan, site_logo, site_favicon, site_cover (the home page's cover image), theme, homepage, …; head_code, body_code and analytics only for administrators. */
             fields: {
                 [key: string]: string | null;
             };
@@ -9926,7 +9927,7 @@ export interface components {
             websites: {
                 id: number;
                 name: string;
-                as: ("logo" | "favicon")[];
+                as: ("logo" | "favicon" | "cover")[];
             }[];
             /** @description Uses by posts, pages and websites this website does not show. */
             elsewhere: number;
@@ -9969,7 +9970,7 @@ export interface components {
                 domain: string;
             }[];
             owner_id: number | null;
-            /** @description site_name, site_slogan, theme, homepage, …; head_code, body_code and analytics only for administrators. */
+            /** @description site_name, site_slogan, site_logo, site_favicon, site_cover (the home page's cover image), theme, homepage, …; head_code, body_code and analytics only for administrators. */
             fields: {
                 [key: string]: string | null;
             };

@@ -39,6 +39,7 @@ import * as autosaves from './migrations/0047_autosaves.js';
 import * as webhooks from './migrations/0050_webhooks.js';
 import * as redirects from './migrations/0055_redirects.js';
 import * as transfers from './migrations/0056_transfers.js';
+import * as websiteCover from './migrations/0057_website_cover.js';
 import * as revisions from './migrations/0030_revisions.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
@@ -228,6 +229,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0050_webhooks', up: webhooks.up },
   { name: '0055_redirects', up: redirects.up },
   { name: '0056_transfers', up: transfers.up },
+  { name: '0057_website_cover', up: websiteCover.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

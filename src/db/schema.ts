@@ -46,6 +46,8 @@ export interface WebsitesTable {
   site_seo_description: string | null;
   site_logo: string | null;
   site_favicon: string | null;
+  /** The home page's cover image (0057). */
+  site_cover: string | null;
   theme: Generated<string>;
   homepage: string | null;
   remark: string | null;

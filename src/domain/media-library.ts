@@ -66,7 +66,7 @@ export interface MediaUsage {
     as: Array<'thumbnail' | 'content'>;
   }>;
   pages: Array<{ id: number; title: string; status: string; as: Array<'content'> }>;
-  websites: Array<{ id: number; name: string; as: Array<'logo' | 'favicon'> }>;
+  websites: Array<{ id: number; name: string; as: Array<'logo' | 'favicon' | 'cover'> }>;
   /** Uses by posts, pages and websites the asking website does not show. */
   elsewhere: number;
   /** Every post and page using it, shown or not (whose pages change when it goes). */
@@ -455,12 +455,13 @@ export class MediaLibrary {
     });
     const websites = await this.db
       .selectFrom('websites')
-      .select(['id', 'site_name', 'site_logo', 'site_favicon'])
+      .select(['id', 'site_name', 'site_logo', 'site_favicon', 'site_cover'])
       .where((eb) =>
         eb.or(
           patterns.flatMap((pattern) => [
             containsText(eb.ref('site_logo'), pattern),
             containsText(eb.ref('site_favicon'), pattern),
+            containsText(eb.ref('site_cover'), pattern),
           ]),
         ),
       )
@@ -507,15 +508,17 @@ export class MediaLibrary {
     for (const website of websites) {
       const asLogo = new Set(uses(website.site_logo));
       const asFavicon = new Set(uses(website.site_favicon));
-      for (const id of new Set([...asLogo, ...asFavicon])) {
+      const asCover = new Set(uses(website.site_cover));
+      for (const id of new Set([...asLogo, ...asFavicon, ...asCover])) {
         const usage = result.get(id)!;
         if (website.id !== websiteId) {
           usage.elsewhere += 1;
           continue;
         }
-        const as: Array<'logo' | 'favicon'> = [];
+        const as: Array<'logo' | 'favicon' | 'cover'> = [];
         if (asLogo.has(id)) as.push('logo');
         if (asFavicon.has(id)) as.push('favicon');
+        if (asCover.has(id)) as.push('cover');
         usage.websites.push({ id: website.id, name: website.site_name, as });
       }
     }

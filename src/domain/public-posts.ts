@@ -800,7 +800,7 @@ export class PublicPostsService {
             .orderBy('tags.sort', 'desc')
             .orderBy('tags.id')
             .execute(),
-      this.covers(thumbnails),
+      this.imagesByUrl(thumbnails),
     ]);
     const tagNames = await this.tagNames([...new Set(tagRows.map((row) => row.id))], locale);
     const text = (id: number, field: string) =>
@@ -843,10 +843,10 @@ export class PublicPostsService {
   }
 
   /**
-   * The sizes of thumbnails that are images of the media store, by URL (what a post's thumbnail holds):
+   * The sizes of images of the media store, by URL (what a post's thumbnail or a website's cover holds):
    * the image and its copies (made once, when it was stored). External URLs have none.
    */
-  private async covers(urls: string[]): Promise<Map<string, PublicCover>> {
+  async imagesByUrl(urls: string[]): Promise<Map<string, PublicCover>> {
     const covers = new Map<string, PublicCover>();
     if (urls.length === 0) return covers;
     const rows = await this.db

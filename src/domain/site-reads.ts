@@ -12,6 +12,7 @@ import { LINKS_CACHE_TAG } from './links.js';
 import type { LinkListQuery, LinksService } from './links.js';
 import type { PagesService } from './pages.js';
 import type {
+  PublicCover,
   PublicListQuery,
   PublicPage,
   PublicPost,
@@ -172,6 +173,22 @@ export class SiteReads {
     // expires (the face bounds its lifetime, NEIGHBOURS_PAGE_TTL in routes/posts.ts).
     sink(linked(around));
     return around;
+  }
+
+  /**
+   * The website's home cover (its `site_cover`) with its sizes when it is an image of the media library;
+   * null for an external address. Kept until the website changes.
+   */
+  async homeCover(sink: TagSink, website: DataCacheWebsite, url: string): Promise<PublicCover | null> {
+    const tags = [pageTags.site(website.id)];
+    sink(tags);
+    return rememberForWebsite(
+      this.deps.cache,
+      website,
+      `cover:${url}`,
+      { tags, ttlSeconds: DATA_TTL_SECONDS },
+      async () => (await this.deps.publicPosts.imagesByUrl([url])).get(url) ?? null,
+    );
   }
 
   /** A website's tags of one type (the sidebar's categories), kept until a tag of the type changes. */

@@ -20,15 +20,16 @@ export const createWebsiteInput = z.object({
   remark: optional(z.string().max(65_535)),
 });
 
+/** One schema per field of a list, typed by the field names (Object.fromEntries alone forgets them). */
+function fieldsOf<F extends string, S extends z.ZodType>(fields: readonly F[], schema: (field: F) => S) {
+  return Object.fromEntries(fields.map((field) => [field, schema(field)])) as Record<F, S>;
+}
+
 export const updateWebsiteInput = z.object({
   user_id: integer().nullable().optional(),
   domain: optional(z.string().max(255)),
-  ...Object.fromEntries(
-    TRANSLATABLE_WEBSITE_FIELDS.map((field) => [field, translatable().nullable().optional()]),
-  ),
-  ...Object.fromEntries(
-    PLAIN_WEBSITE_FIELDS.map((field) => [field, nullableText(field === 'theme' ? 100 : undefined)]),
-  ),
+  ...fieldsOf(TRANSLATABLE_WEBSITE_FIELDS, () => translatable().nullable().optional()),
+  ...fieldsOf(PLAIN_WEBSITE_FIELDS, (field) => nullableText(field === 'theme' ? 100 : undefined)),
   enabled_page_cache: optional(boolean()),
   enabled_data_cache: optional(boolean()),
 });

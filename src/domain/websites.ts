@@ -38,6 +38,7 @@ export const TRANSLATABLE_WEBSITE_FIELDS = [
 export const PLAIN_WEBSITE_FIELDS = [
   'site_logo',
   'site_favicon',
+  'site_cover',
   'theme',
   'homepage',
   'remark',

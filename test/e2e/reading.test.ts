@@ -27,6 +27,8 @@ describe(
     let browser: Browser;
     let server: RunningServer;
     let origin: string;
+    /** A second website, with a home cover (issue 36 #2). */
+    let coverOrigin: string;
 
     before(async () => {
       ({ ctx, port } = await servedContext());
@@ -70,8 +72,26 @@ describe(
         },
         actor,
       );
+      const harbour = await services.websites.create({ siteName: 'Harbour Log', domain: 'harbour.test' });
+      await services.websites.update(harbour, { site_slogan: 'Tides, boats and the people who mend them' });
+      const [photo] = await services.mediaOps.upload(
+        { userId: admin.id, isAdmin: true, websiteId: harbour },
+        { files: { filename: 'dawn.jpg', data: await coverImage(2400, 1000), truncated: false } },
+      );
+      await services.websites.update(harbour, { site_cover: photo!.url });
+      await services.posts.create(
+        {
+          title: 'Mending nets at low tide',
+          content: '<p>The tide gives the menders two hours.</p>',
+          websiteIds: [harbour],
+          thumbnailUpload: await coverImage(1200, 800),
+          publishedAt: new Date(now - 30_000).toISOString(),
+        },
+        actor,
+      );
       server = await listen(ctx, port);
       origin = server.origin('reader.test');
+      coverOrigin = server.origin('harbour.test');
       browser = await launchBrowser();
     });
     after(async () => {
@@ -187,6 +207,54 @@ describe(
       );
       await screenshot(page, 'reading-post-mobile');
       await page.close();
+    });
+
+    it('the home cover and the theme’s fonts, at 1280 and 390 px (issue 36 #2)', async () => {
+      const context = await browser.newContext({ bypassCSP: true });
+      const page = await context.newPage();
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${coverOrigin}/`);
+        await page.evaluate('document.fonts.ready');
+        const shown = await page.evaluate<{
+          complete: boolean;
+          natural: number;
+          current: string;
+          heading: string;
+          headingColour: string;
+          headingFont: string;
+          textFont: string;
+          fonts: boolean;
+          overflow: boolean;
+        }>(
+          `(async () => {
+            const img = document.querySelector('.hero-image');
+            const h1 = document.querySelector('.hero h1');
+            const fonts = (await document.fonts.load('16px Inter')).length > 0
+              && (await document.fonts.load('16px "Source Serif 4"')).length > 0;
+            return { complete: img.complete, natural: img.naturalWidth, current: img.currentSrc,
+              heading: h1.textContent, headingColour: getComputedStyle(h1).color,
+              headingFont: getComputedStyle(document.querySelector('.featured-title')).fontFamily,
+              textFont: getComputedStyle(document.body).fontFamily, fonts,
+              overflow: document.documentElement.scrollWidth > window.innerWidth };
+          })()`,
+        );
+        assert.ok(shown.complete && shown.natural > 0, `the cover is shown at ${width} px`);
+        // A size from the srcset fitting the box: never the 2400 px original on a phone.
+        assert.match(shown.current, /\/media\/.+-w(768|1536)\.webp$/, `${shown.current} at ${width} px`);
+        assert.equal(shown.heading, 'Harbour Log');
+        assert.equal(shown.headingColour, 'rgb(255, 255, 255)');
+        assert.ok(await page.locator('.hero h1').isVisible(), 'the site’s name is on the cover');
+        assert.ok(await page.locator('.hero .lead').isVisible(), 'and its slogan');
+        assert.equal(await page.locator('.site-header .slogan').isVisible(), false, 'not repeated');
+        assert.match(shown.textFont, /^Inter,/);
+        assert.match(shown.headingFont, /^"Source Serif 4",/);
+        assert.ok(shown.fonts, 'both fonts load from Folio');
+        assert.equal(shown.overflow, false, `no horizontal scrolling at ${width} px`);
+        assert.deepEqual(await serious(page), [], `axe on the covered home at ${width} px`);
+        await screenshot(page, width === 390 ? 'reading-home-cover-mobile' : 'reading-home-cover');
+      }
+      await context.close();
     });
 
     for (const scheme of ['light', 'dark'] as const) {

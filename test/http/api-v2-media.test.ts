@@ -73,7 +73,9 @@ const usageSchema = z.object({
     }),
   ),
   pages: z.array(z.object({ id: z.int(), title: z.string(), status: z.string(), as: z.array(z.string()) })),
-  websites: z.array(z.object({ id: z.int(), name: z.string(), as: z.array(z.enum(['logo', 'favicon'])) })),
+  websites: z.array(
+    z.object({ id: z.int(), name: z.string(), as: z.array(z.enum(['logo', 'favicon', 'cover'])) }),
+  ),
   elsewhere: z.int(),
 });
 const itemSchema = z
@@ -378,7 +380,7 @@ describe('API v2: media library', () => {
     assert.ok(invalid.errors);
   });
 
-  it('usage: a post using it as thumbnail and in its content, a page, and the website logo', async () => {
+  it('usage: a post using it as thumbnail and in its content, a page, and the website logo and cover', async () => {
     const item = await uploadOne(await png(24, 24, { r: 6, g: 6, b: 6 }), 'used.png');
     const unused = await uploadOne(await png(25, 25, { r: 5, g: 5, b: 5 }), 'unused.png');
     const post = await call('/posts', {
@@ -408,7 +410,7 @@ describe('API v2: media library', () => {
     assert.equal(page.statusCode, 201, page.body);
     await ctx.services.database.db
       .updateTable('websites')
-      .set({ site_logo: item.url })
+      .set({ site_logo: item.url, site_cover: item.url })
       .where('id', '=', site)
       .execute();
     // On another website: counted, not shown.
@@ -432,7 +434,7 @@ describe('API v2: media library', () => {
       usage.pages.map((use) => use.id),
       [page.json().data.id],
     );
-    assert.deepEqual(usage.websites, [{ id: site, name: 'Site', as: ['logo'] }]);
+    assert.deepEqual(usage.websites, [{ id: site, name: 'Site', as: ['logo', 'cover'] }]);
     assert.equal(usage.elsewhere, 1);
     const included = one(await call(`/media/${item.id}?include=usage`));
     assert.deepEqual(included.usage, usage);

@@ -33,8 +33,12 @@ const PARAGRAPHS = [
 ];
 
 /** A photograph-like cover: a gradient (compresses like a photo, not like a flat colour). */
-export async function coverImage(width: number, height: number): Promise<Buffer> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#2f6d5a"/><stop offset="0.55" stop-color="#d9b26a"/><stop offset="1" stop-color="#7a3b2e"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/><circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.18}" fill="#f4e9d0" opacity="0.85"/></svg>`;
+export async function coverImage(
+  width: number,
+  height: number,
+  colours: readonly [string, string, string] = ['#2f6d5a', '#d9b26a', '#7a3b2e'],
+): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${colours[0]}"/><stop offset="0.55" stop-color="${colours[1]}"/><stop offset="1" stop-color="${colours[2]}"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/><circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.18}" fill="#f4e9d0" opacity="0.85"/></svg>`;
   return sharp(Buffer.from(svg)).jpeg({ quality: 82 }).toBuffer();
 }
 
@@ -54,6 +58,18 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
     username: 'ada',
   });
   const actor = { userId: admin.id, isAdmin: true };
+  // The home's cover (issue 36 #2), an image of the website's media library.
+  const [cover] = await services.mediaOps.upload(
+    { ...actor, websiteId },
+    {
+      files: {
+        filename: 'dawn.jpg',
+        data: await coverImage(2400, 1000, ['#1d3557', '#e9a96b', '#457b9d']),
+        truncated: false,
+      },
+    },
+  );
+  await services.websites.update(websiteId, { site_cover: cover!.url });
   const tag = async (name: string, type: string) =>
     (await services.tags.storeInternal({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag;
   const cats = await tag('Cats', 'post_tag');

@@ -175,7 +175,7 @@ function Detail({
           ))}
           {usage.websites.map((site) => (
             <li key={`site-${site.id}`}>
-              {site.name} ({site.as.join(', ')})
+              {site.name} ({site.as.map((as) => t(`website.site_${as}` as MessageKey)).join(', ')})
             </li>
           ))}
           {usage.elsewhere > 0 && <li>{t('media.usage.elsewhere', { n: usage.elsewhere })}</li>}

@@ -15,7 +15,15 @@ import { AllWebsites, DomainCheckButton } from './website-admin.js';
 type Website = components['schemas']['Website'];
 const FIELDS = ['site_name', 'site_slogan', 'site_seo_description', 'site_seo_keywords'] as const;
 type Field = (typeof FIELDS)[number];
-const LOOK_FIELDS = ['theme', 'homepage', 'site_logo', 'site_favicon', 'head_code', 'body_code'] as const;
+const LOOK_FIELDS = [
+  'theme',
+  'homepage',
+  'site_logo',
+  'site_favicon',
+  'site_cover',
+  'head_code',
+  'body_code',
+] as const;
 type LookField = (typeof LOOK_FIELDS)[number];
 const CODE_FIELDS: readonly string[] = ['head_code', 'body_code'];
 /** Per field, per locale, the text being edited. */
@@ -50,6 +58,7 @@ export function WebsiteScreen() {
     homepage: '',
     site_logo: '',
     site_favicon: '',
+    site_cover: '',
     head_code: '',
     body_code: '',
   });
@@ -94,7 +103,7 @@ export function WebsiteScreen() {
           })),
         ),
       );
-    // The library's images: the logo and the favicon are chosen among them.
+    // The library's images: the logo, the favicon and the home cover are chosen among them.
     void api
       .GET('/api/v2/media', { params: { query: { per_page: 100, filter: { type: 'image' } } as never } })
       .then(({ data }) =>
@@ -254,7 +263,7 @@ export function WebsiteScreen() {
           <p class="help" id="website-homepage-help">
             {t('website.homepage.help')}
           </p>
-          {(['site_logo', 'site_favicon'] as const).map((field) => (
+          {(['site_logo', 'site_favicon', 'site_cover'] as const).map((field) => (
             <div key={field} class="image-choice">
               <label for={`website-${field}`}>{t(`website.${field}` as MessageKey)}</label>
               <select
@@ -272,7 +281,14 @@ export function WebsiteScreen() {
                   </option>
                 ))}
               </select>
-              {look[field] && <img src={shownUrl(look[field])} alt="" class="preview" height={32} />}
+              {look[field] && (
+                <img
+                  src={shownUrl(look[field])}
+                  alt=""
+                  class="preview"
+                  height={field === 'site_cover' ? 64 : 32}
+                />
+              )}
             </div>
           ))}
           <p class="help">{t('website.image.help')}</p>

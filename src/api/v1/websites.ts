@@ -73,7 +73,8 @@ export const listSchema = z.object({
 });
 
 const storeSchema = createWebsiteInput;
-const updateSchema = updateWebsiteInput;
+/** API v1 writes the fields its website JSON shows (R-W1): the home cover is API v2's and the panel's. */
+const updateSchema = updateWebsiteInput.omit({ site_cover: true });
 const domainSchema = websiteDomainInput;
 
 /** Maps the website domain's errors to the answers of spec 4.4 and R-W2..R-W5. */

@@ -57,7 +57,9 @@ export const mediaUsageSchema = z
     pages: z.array(
       z.object({ id: z.int(), title: z.string(), status: z.string(), as: z.array(z.enum(['content'])) }),
     ),
-    websites: z.array(z.object({ id: z.int(), name: z.string(), as: z.array(z.enum(['logo', 'favicon'])) })),
+    websites: z.array(
+      z.object({ id: z.int(), name: z.string(), as: z.array(z.enum(['logo', 'favicon', 'cover'])) }),
+    ),
     elsewhere: z.int().describe('Uses by posts, pages and websites this website does not show.'),
   })
   .meta({ id: 'MediaUsage' });
@@ -283,7 +285,7 @@ export function registerMediaRoutes(router: V2Router, services: Services): void 
     summary: 'Where an item of the media library is used',
     description:
       'Posts (and links) whose thumbnail or content names it, pages whose content does, and the ' +
-      'website if it is its logo or favicon; uses this website does not show are counted in `elsewhere`.',
+      'website if it is its logo, favicon or home cover; uses this website does not show are counted in `elsewhere`.',
     tags: ['media'],
     params: idParams,
     querystring: websiteQuery,

@@ -21,7 +21,7 @@ const websiteSchema = z
     fields: z
       .record(z.string(), z.string().nullable())
       .describe(
-        'site_name, site_slogan, theme, homepage, …; head_code, body_code and analytics only for administrators.',
+        "site_name, site_slogan, site_logo, site_favicon, site_cover (the home page's cover image), theme, homepage, …; head_code, body_code and analytics only for administrators.",
       ),
     translations: z.record(z.string(), z.record(z.string(), z.string())),
     enabled_page_cache: z.boolean(),

@@ -1,7 +1,21 @@
 // The home page (frontend.pages.home) and the blog (frontend.pages.blog, paginated).
+import type { FastifyRequest } from 'fastify';
+import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
-import { listPosts, listingData, pageNumber, postsPerPage } from './listing.js';
+import { pageTagSink } from '../page-cache.js';
+import { coverImage, listPosts, listingData, mediaUrlOf, pageNumber, postsPerPage } from './listing.js';
 import { homepageSlug, renderSitePage } from './pages.js';
+
+/**
+ * The website's cover for the home (`site_cover`): an image of the media library with its sizes, or an
+ * external address as it is; null when the website has none.
+ */
+async function homeCover(kit: FrontendKit, request: FastifyRequest, state: FrontendState) {
+  const url = state.website.fields.site_cover?.trim() ?? '';
+  if (url === '') return null;
+  const sizes = await kit.services.siteReads.homeCover(pageTagSink(request), state.website, url);
+  return coverImage(sizes, mediaUrlOf(kit.services)) ?? { src: url };
+}
 
 export function homeRoutes(kit: FrontendKit): void {
   const { services } = kit;
@@ -30,6 +44,7 @@ export function homeRoutes(kit: FrontendKit): void {
     const [featured = null, ...rest] = data.posts;
     return kit.render(request, reply, 'home', {
       ...data,
+      home_cover: await homeCover(kit, request, state),
       featured,
       posts: rest,
       empty_text: state.t(featured ? 'home.empty_other' : 'home.empty'),
