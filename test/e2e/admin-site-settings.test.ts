@@ -1,8 +1,9 @@
 // The admin panel's Website, People and Settings screens for an administrator (issue 25 #6–8), in a
-// real headless Chromium over API v2: theme, favicon from the library and page code saved; a domain
-// checked; a website created and deleted after its counts and its typed domain; an account disabled,
-// sent a reset link, its key revoked; the audit filtered by action; settings saved by section, an API
-// switch and auth mode toggled, a test mail sent. The axe-core audit at 1280 and 390 px, screenshots.
+// real headless Chromium over API v2: theme, favicon and home cover from the library and page code
+// saved; a domain checked; a website created and deleted after its counts and its typed domain; an
+// account disabled, sent a reset link, its key revoked; the audit filtered by action; settings saved
+// by section, an API switch and auth mode toggled, a test mail sent. The axe-core audit at 1280 and
+// 390 px, screenshots.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -67,7 +68,7 @@ describe(
       await ctx.close();
     });
 
-    it('website: theme, favicon from the library, page code; a domain checked; a website created and deleted', async () => {
+    it('website: theme, favicon and home cover from the library, page code; a domain checked; a website created and deleted', async () => {
       const db = ctx.services.database.db;
       const now = new Date().toISOString();
       const icon = await db
@@ -103,11 +104,20 @@ describe(
         .locator('#website-site_favicon option[value="/media/icons/harbour.png"]')
         .waitFor({ state: 'attached' });
       await page.selectOption('#website-site_favicon', '/media/icons/harbour.png');
+      // The home cover (issue 36 #2) is chosen the same way, with a preview.
+      await page.selectOption('#website-site_cover', '/media/icons/harbour.png');
+      // (The row has no file: the preview's address is what is checked.)
+      const preview = page.locator('#website-site_cover ~ img.preview');
+      await preview.waitFor({ state: 'attached' });
+      assert.equal(await preview.getAttribute('src'), '/media/icons/harbour.png');
       await page.fill('#website-head_code', '<meta name="harbour" content="1">');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       const stored = (await call('GET', `/api/v2/websites/${siteId}`)).body.data;
       assert.equal(stored.fields.site_favicon, '/media/icons/harbour.png');
+      assert.equal(stored.fields.site_cover, '/media/icons/harbour.png');
+      const home = await ctx.request({ method: 'GET', url: '/', headers: { host: HOST } });
+      assert.match(home.body, /<img class="hero-image" src="\/media\/icons\/harbour.png"/);
       assert.equal(stored.fields.head_code, '<meta name="harbour" content="1">');
       assert.equal(stored.fields.theme, 'default');
       const favicon = await ctx.request({ method: 'GET', url: '/favicon.ico', headers: { host: HOST } });
