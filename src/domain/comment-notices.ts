@@ -1,7 +1,7 @@
 // The mail to a website's administrators when a comment is held for moderation (issue 22, dead end 5):
 // without it nobody knows that something waits. Sent in the background (a visitor's comment never
 // waits for a mail server); without SMTP_URL the mailer writes it to the log.
-import { load } from 'cheerio';
+import { load } from 'cheerio/slim';
 import type { Db } from '../db/database.js';
 import type { Limit, RateLimits } from '../lib/rate-limits.js';
 import { madeOnWebsite } from './bindings.js';

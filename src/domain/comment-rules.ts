@@ -4,7 +4,7 @@
 // the website has no mode of its own. CommentsService.store applies them; the moderation operations
 // (comment-moderation.ts) read and change them.
 import { z } from 'zod';
-import { load } from 'cheerio';
+import { load } from 'cheerio/slim';
 import type { SettingsService } from './settings.js';
 import { escapeRegExp } from './text-match.js';
 

@@ -3,7 +3,7 @@
 // handlers or forms; frames of YouTube's and Vimeo's players only (PLAYER_EMBEDS, which the sanitizer
 // of what readers see shares); http(s) and mailto links only; every link opens without a referrer and
 // is marked as user content for search engines.
-import { load } from 'cheerio';
+import { load } from 'cheerio/slim';
 import sanitizeHtml from 'sanitize-html';
 
 /**

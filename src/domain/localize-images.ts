@@ -1,7 +1,6 @@
 // localize_images (spec 4.1 rule 3): every external <img> of a post's HTML is downloaded into the media
 // library and its src rewritten to the local URL. The HTML is read with a real parser (cheerio); an
 // image that cannot be fetched or is not an image stays as it was, and the post is saved anyway.
-import * as cheerio from 'cheerio';
 import type { MediaService } from './media.js';
 import type { SafeFetcher } from './safe-fetch.js';
 
@@ -36,7 +35,9 @@ function externalUrl(src: string, appUrl: string): string | null {
 }
 
 export async function localizeImages(html: string, options: LocalizeOptions): Promise<LocalizeResult> {
-  const $ = cheerio.load(html, null, false);
+  // Loaded on first use: the full parser (parse5, as browsers parse) costs ~15 MB a node keeps.
+  const { load } = await import('cheerio');
+  const $ = load(html, null, false);
   const images = $('img[src]').toArray();
   const wanted = new Set<string>();
   for (const element of images) {

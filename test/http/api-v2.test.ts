@@ -114,6 +114,26 @@ describe('API v2', () => {
     });
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-security-policy']), /script-src 'self' 'sha256-[^']+'/);
+    // Built on the first visit (issue 42: ~14 MB a node need not keep), at the paths it always had.
+    assert.match(page.body, /<script src="js\/scalar.js"><\/script>/);
+    const bare = await ctx.app.inject({ method: 'GET', url: '/api/v2/docs', headers: { host: 'site.test' } });
+    assert.equal(bare.statusCode, 301);
+    assert.equal(bare.headers.location, '/api/v2/docs/');
+    const script = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v2/docs/js/scalar.js',
+      headers: { host: 'site.test' },
+    });
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /^application\/javascript/);
+    assert.ok(script.rawPayload.length > 1_000_000, 'the whole bundle');
+    const missing = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v2/docs/nope',
+      headers: { host: 'site.test' },
+    });
+    assert.equal(missing.statusCode, 404);
+    assert.match(String(missing.headers['content-type']), /^application\/problem\+json/);
     const answer = await call('/me', { as: author });
     assert.doesNotMatch(String(answer.headers['content-security-policy'] ?? ''), /sha256-/);
   });

@@ -4,8 +4,8 @@
 // with a browsable reference at /api/v2/docs (Scalar, served from its package).
 import { createHash } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
-import scalarReference from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
@@ -53,6 +53,42 @@ Reads answer an \`ETag\`; writes take \`If-Match\` (412 when the resource change
  * page's Content-Security-Policy allows exactly those (by hash), this server's own requests, and
  * nothing from elsewhere.
  */
+/** Headers of the inner answer that belong to its own connection, not to the one relaying it. */
+const HOP_HEADERS = new Set(['content-length', 'connection', 'date', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * The browsable reference (Scalar), built on its first visit: the plugin reads a 3.5 MB script and
+ * loads OpenAPI parsers, about 14 MB that a node serving no one the reference never needs. It lives in
+ * a private Fastify instance, at the same paths, and the API's scope relays its answers.
+ */
+function lazyReference(): () => Promise<FastifyInstance> {
+  let built: Promise<FastifyInstance> | null = null;
+  const build = async () => {
+    const { default: scalarReference } = await import('@scalar/fastify-api-reference');
+    const inner = Fastify({ logger: false });
+    await inner.register(scalarReference, {
+      routePrefix: '/api/v2/docs',
+      configuration: {
+        url: '/api/v2/openapi.json',
+        withDefaultFonts: false,
+        title: 'Folio API v2',
+        // The reference talks to this server only: no Scalar agent (it calls Scalar's cloud).
+        agent: { disabled: true },
+      },
+    });
+    await inner.ready();
+    return inner;
+  };
+  return () => {
+    // A failed build is tried again on the next visit.
+    built ??= build().catch((error: unknown) => {
+      built = null;
+      throw error;
+    });
+    return built;
+  };
+}
+
 function installReferencePolicy(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     const type = String(reply.getHeader('content-type') ?? '');
@@ -181,16 +217,21 @@ export function apiV2(services: Services) {
     // answer of the API (where it only looked at the URL to let it pass).
     await app.register(async (docs) => {
       installReferencePolicy(docs);
-      await docs.register(scalarReference, {
-        routePrefix: '/docs',
-        configuration: {
-          url: '/api/v2/openapi.json',
-          withDefaultFonts: false,
-          title: 'Folio API v2',
-          // The reference talks to this server only: no Scalar agent (it calls Scalar's cloud).
-          agent: { disabled: true },
-        },
-      });
+      const reference = lazyReference();
+      const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+        const answer = await (await reference()).inject({ method: 'GET', url: request.url });
+        // A path the reference does not have is the API's own 404 (a problem), as before.
+        if (answer.statusCode === 404) return reply.callNotFound();
+        reply.code(answer.statusCode);
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (value !== undefined && !HOP_HEADERS.has(name)) reply.header(name, value);
+        }
+        // Text as a string: the policy hook hashes the page's inline scripts.
+        const text = /^(text\/|application\/(json|yaml))/.test(String(answer.headers['content-type'] ?? ''));
+        return reply.send(text ? answer.body : answer.rawPayload);
+      };
+      docs.get('/docs', { schema: { hide: true } }, serve);
+      docs.get('/docs/*', { schema: { hide: true } }, serve);
     });
   };
 }

@@ -3,7 +3,6 @@
 // website), and the content's <img> pointed at the copy. One that cannot be fetched stays where it
 // was, and the import's report says why.
 import { createHash } from 'node:crypto';
-import * as cheerio from 'cheerio';
 import type { MediaStore } from '../../storage/store.js';
 import type { SafeFetcher } from '../safe-fetch.js';
 import type { ArchiveBuilder } from './archive-writer.js';
@@ -87,7 +86,8 @@ export class ImportedImages {
 
   /** The HTML with every http(s) <img> pointed at its copy in the library (where it could be fetched). */
   async localizeContent(html: string): Promise<string> {
-    const $ = cheerio.load(html, null, false);
+    const { load } = await import('cheerio');
+    const $ = load(html, null, false);
     let changed = false;
     for (const element of $('img[src]').toArray()) {
       const src = $(element).attr('src') ?? '';

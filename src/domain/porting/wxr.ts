@@ -13,7 +13,7 @@
 // XML; the second writes records one item at a time. Memory holds one item, not the file.
 import fs from 'node:fs';
 import path from 'node:path';
-import * as cheerio from 'cheerio';
+import type { CheerioAPI } from 'cheerio';
 import { SaxesParser } from 'saxes';
 import type { MediaStore } from '../../storage/store.js';
 import { sanitizeComment } from '../comments.js';
@@ -218,8 +218,8 @@ function slugify(title: string, fallback: string): string {
 }
 
 /** WordPress's stored content keeps paragraphs as blank lines (wpautop adds <p> when shown). */
-function paragraphs(content: string): string {
-  const $ = cheerio.load(content, null, false);
+function paragraphs(load: CheerioAPI['load'], content: string): string {
+  const $ = load(content, null, false);
   if ($('p, div, h1, h2, h3, h4, h5, h6, ul, ol, table, figure, blockquote, pre').length > 0) return content;
   return content
     .split(/\n\s*\n/)
@@ -266,6 +266,8 @@ export class WordPressImporter {
   ): Promise<ImportReport['skipped']> {
     const notes: ImportReport['skipped'] = [];
     const now = new Date().toISOString();
+    // The full HTML parser (parse5, as browsers parse), loaded on first use: a node keeps its ~15 MB.
+    const { load } = await import('cheerio');
     // Pass 1: authors, terms, attachments; the XML checked from end to end.
     const authors = new Map<string, Fields>();
     const emails = new Map<string, string>();
@@ -483,7 +485,7 @@ export class WordPressImporter {
         const created = iso(item['wp:post_date_gmt'], item['wp:post_date']) ?? now;
         const modified = iso(item['wp:post_modified_gmt'], item['wp:post_modified']) ?? created;
         const author = userIds.get((item['dc:creator'] ?? '').trim()) ?? null;
-        const written = await localizeContent(paragraphs(item['content:encoded'] ?? ''));
+        const written = await localizeContent(paragraphs(load, item['content:encoded'] ?? ''));
         const content = options.keepHtml ? written : sanitizeImportedHtml(written);
         if (type === 'page') {
           out.add('pages', {
