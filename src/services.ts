@@ -310,7 +310,10 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const changes = new ContentChanges(warn);
   changes.subscribe(cacheInvalidator(cache, bindings, new MenuReferences(db)));
   const runner = new OperationRunner({ db, transact: database.transact, clock, changes, warn });
-  const jobs = new TableJobQueue(db, clock, { leaseMs: config.jobLeaseSeconds * 1000 });
+  const jobs = new TableJobQueue(db, clock, {
+    leaseMs: config.jobLeaseSeconds * 1000,
+    skipLocked: database.dialect === 'postgres',
+  });
   // STORAGE_URL's driver (the local disk at MEDIA_DIR when unset); MEDIA_BASE_URL puts a CDN in front.
   const mediaStore = createStore(config.storage ?? { driver: 'local', dir: config.mediaDir }, {
     mediaBaseUrl: config.mediaBaseUrl,

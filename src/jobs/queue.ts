@@ -8,7 +8,9 @@
 // Note: the issue asks for pg-boss on PostgreSQL; this table queue is the same small interface and
 // is safe across nodes on PostgreSQL (the claim is one atomic UPDATE … WHERE status/lease), so
 // pg-boss can replace the PostgreSQL side later without touching callers.
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import type { Clock } from '../domain/clock.js';
 
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
@@ -59,6 +61,8 @@ export interface JobQueueOptions {
   backoffMaxMs?: number;
   defaultMaxAttempts?: number;
   random?: () => number;
+  /** Claim with `FOR UPDATE SKIP LOCKED` (PostgreSQL). */
+  skipLocked?: boolean;
 }
 
 const iso = (value: Date | string): string => (typeof value === 'string' ? value : value.toISOString());
@@ -78,6 +82,7 @@ export class TableJobQueue implements JobQueue {
   private readonly max: number;
   private readonly defaultMaxAttempts: number;
   private readonly random: () => number;
+  private readonly skipLocked: boolean;
 
   constructor(
     private readonly db: Db,
@@ -89,6 +94,7 @@ export class TableJobQueue implements JobQueue {
     this.max = options.backoffMaxMs ?? 6 * 3_600_000;
     this.defaultMaxAttempts = options.defaultMaxAttempts ?? 12;
     this.random = options.random ?? Math.random;
+    this.skipLocked = options.skipLocked ?? false;
   }
 
   async enqueue(queue: string, payload: unknown, options: EnqueueOptions = {}): Promise<number | null> {
@@ -134,56 +140,68 @@ export class TableJobQueue implements JobQueue {
   async runDue(limit = 20): Promise<number> {
     const queues = [...this.handlers.keys()];
     if (queues.length === 0) return 0;
-    const now = this.clock.now().toISOString();
-    const candidates = await this.db
-      .selectFrom('jobs')
-      .select(['id'])
-      .where('queue', 'in', queues)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)]),
-          eb.and([eb('status', '=', 'running'), eb('locked_until', '<', now)]),
-        ]),
-      )
-      .orderBy('run_at')
-      .limit(limit)
-      .execute();
     let ran = 0;
-    for (const { id } of candidates) {
-      const job = await this.claim(Number(id));
-      if (!job) continue;
-      ran += 1;
+    // One job claimed at a time, right before it runs: a claimed job's lease starts when it starts.
+    for (; ran < limit; ran += 1) {
+      const job = await this.claimNext(queues);
+      if (!job) break;
       await this.execute(job);
     }
     return ran;
   }
 
-  private async claim(id: number) {
+  /**
+   * Claims the next due job of these queues (queued and due, or running with a lapsed lease) in one
+   * statement: an UPDATE of the row a sub-select picks. On PostgreSQL the pick is a CTE with `FOR UPDATE
+   * SKIP LOCKED`, so nodes claiming at once take different jobs instead of queueing behind one row lock
+   * (pg-boss claims the same way); SQLite has one writer, so the statement alone is atomic there.
+   * Null when nothing is due, or (without SKIP LOCKED) when another node took the job first.
+   */
+  private async claimNext(queues: string[]) {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + this.leaseMs).toISOString();
-    const result = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: 'running',
-        locked_until: lease,
-        attempts: eb('attempts', '+', 1),
-        updated_at: nowIso,
-      }))
-      .where('id', '=', id)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', nowIso)]),
-          eb.and([eb('status', '=', 'running'), eb('locked_until', '<', nowIso)]),
-        ]),
-      )
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) return null;
-    return this.db
+    const due = (eb: ExpressionBuilder<Database, 'jobs'>) =>
+      eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', nowIso)]),
+        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', nowIso)]),
+      ]);
+    const next = this.db
       .selectFrom('jobs')
-      .select(['id', 'queue', 'payload', 'attempts', 'max_attempts'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
+      .select('id')
+      .where('queue', 'in', queues)
+      .where(due)
+      .orderBy('run_at')
+      .limit(1);
+    const claimed = (eb: ExpressionBuilder<Database, 'jobs'>) => ({
+      status: 'running',
+      locked_until: lease,
+      attempts: eb('jobs.attempts', '+', 1),
+      updated_at: nowIso,
+    });
+    if (this.skipLocked) {
+      // The pick in a CTE, which PostgreSQL runs once: as an `IN (…)` sub-select it may run again for
+      // each row the UPDATE scans, locking and claiming more than one job.
+      return this.db
+        .with('next', () => next.forUpdate().skipLocked())
+        .updateTable('jobs')
+        .from('next')
+        .set(claimed)
+        .whereRef('jobs.id', '=', 'next.id')
+        .returning(['jobs.id', 'jobs.queue', 'jobs.payload', 'jobs.attempts', 'jobs.max_attempts'])
+        .executeTakeFirst();
+    }
+    return (
+      this.db
+        .updateTable('jobs')
+        .set(claimed)
+        .where('id', 'in', next)
+        // Checked again on the row itself: a claim that waited for another's lock (PostgreSQL without
+        // SKIP LOCKED) sees the row as that claim left it, not as its sub-select read it.
+        .where(due)
+        .returning(['id', 'queue', 'payload', 'attempts', 'max_attempts'])
+        .executeTakeFirst()
+    );
   }
 
   private async execute(job: {

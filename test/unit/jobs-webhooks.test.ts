@@ -16,11 +16,12 @@ describe('job queue on the jobs table', () => {
   });
   after(() => ctx.close());
 
-  const node = () =>
+  const node = (skipLocked = false) =>
     new TableJobQueue(ctx.services.database.db, clock, {
       leaseMs: 60_000,
       backoffBaseMs: 10_000,
       random: () => 1,
+      skipLocked,
     });
 
   it('adds one job per unique key', async () => {
@@ -34,18 +35,23 @@ describe('job queue on the jobs table', () => {
     assert.deepEqual(jobs[0]!.payload, { n: 1 });
   });
 
-  it('runs a job once when two nodes sharing the database work the queue', async () => {
-    const runs: unknown[] = [];
-    const a = node();
-    const b = node();
-    for (const queue of [a, b]) queue.work('once', async (payload) => void runs.push(payload));
-    for (let i = 0; i < 10; i += 1) await a.enqueue('once', { i });
-    await Promise.all([a.runDue(), b.runDue(), a.runDue(), b.runDue()]);
-    assert.equal(runs.length, 10);
-    assert.equal(new Set(runs.map((run) => JSON.stringify(run))).size, 10);
-    const done = (await a.list({ status: 'done' })).filter((job) => job.queue === 'once');
-    assert.equal(done.length, 10);
-  });
+  // With SKIP LOCKED (PostgreSQL's production claim) and without it (the row checked again).
+  for (const skipLocked of [false, true]) {
+    it(`runs a job once when two nodes sharing the database work the queue (skip locked: ${skipLocked})`, async (t) => {
+      if (skipLocked && ctx.services.database.dialect !== 'postgres') return t.skip('PostgreSQL only');
+      const runs: unknown[] = [];
+      const a = node(skipLocked);
+      const b = node(skipLocked);
+      const queue = `once-${skipLocked}`;
+      for (const worker of [a, b]) worker.work(queue, async (payload) => void runs.push(payload));
+      for (let i = 0; i < 10; i += 1) await a.enqueue(queue, { i });
+      await Promise.all([a.runDue(), b.runDue(), a.runDue(), b.runDue()]);
+      assert.equal(runs.length, 10);
+      assert.equal(new Set(runs.map((run) => JSON.stringify(run))).size, 10);
+      const done = (await a.list({ status: 'done' })).filter((job) => job.queue === queue);
+      assert.equal(done.length, 10);
+    });
+  }
 
   it('retries a failed job after a backoff and keeps the error', async () => {
     const queue = node();
