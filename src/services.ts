@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { MemoryCache } from './cache/cache.js';
 import type { Cache } from './cache/cache.js';
 import { RedisCache } from './cache/redis-cache.js';
-import { Redis } from 'ioredis';
+import { newRedis } from './lib/redis-client.js';
 import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { createChangeFeed } from './db/change-feed.js';
@@ -352,7 +352,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, {
+    ? newRedis(config.redisUrl, {
         keyPrefix: `${options.cachePrefix ?? 'folio:'}a:`,
         maxRetriesPerRequest: 1,
         commandTimeout: 2000,

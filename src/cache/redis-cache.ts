@@ -8,7 +8,8 @@
 // and an MGET of its tags, and isCurrent() answers from memory. Whenever the subscription drops, the
 // mirror is thrown away (flushes may have been missed) and rebuilt from Redis once it is back.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { newRedis } from '../lib/redis-client.js';
 import type { Clock } from '../domain/clock.js';
 import { ALL_TAG as ALL, TaggedCache } from './cache.js';
 import type { StoredEntry } from './cache.js';
@@ -75,7 +76,7 @@ export class RedisCache extends TaggedCache {
     const prefix = options.prefix ?? 'folio:';
     this.channel = `${prefix}flushes`;
     this.warn = options.warn ?? ((message) => console.warn(message));
-    this.redis = new Redis(options.url, {
+    this.redis = newRedis(options.url, {
       keyPrefix: prefix,
       // Fail fast instead of queueing while disconnected; keep reconnecting in the background.
       enableOfflineQueue: false,
@@ -101,7 +102,7 @@ export class RedisCache extends TaggedCache {
       this.flushTags([ALL]).catch(() => undefined);
     });
 
-    this.subscriber = new Redis(options.url, {
+    this.subscriber = newRedis(options.url, {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
       autoResubscribe: false,
       maxRetriesPerRequest: null,
