@@ -1,14 +1,28 @@
 // Slugs: lower-case ASCII words joined by hyphens, transliterated from any script ("你好世界" ->
 // "ni-hao-shi-jie"), never empty, made unique with -2, -3… (R-P5, R-Tg4).
 import { randomBytes } from 'node:crypto';
-import { slugify as transliterate } from 'transliteration';
+import { createRequire } from 'node:module';
+import type * as Transliteration from 'transliteration';
+
+const require = createRequire(import.meta.url);
+/** Loaded by the first text that is not ASCII: an English site's nodes never keep its ~3 MB. */
+let transliteration: typeof Transliteration | null = null;
 
 export const MAX_SLUG_LENGTH = 190;
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** The slug of a text, or '' when nothing readable is left (emoji only, say). */
 export function slugify(text: string): string {
-  const slug = transliterate(text, { lowercase: true, separator: '-', trim: true })
+  // ASCII needs no transliteration: lower-cased, the rest below makes the same slug the library would
+  // (test/unit/slugs-translations.test.ts compares them).
+  const words = !/[\u0080-\uffff]/.test(text)
+    ? text.toLowerCase()
+    : (transliteration ??= require('transliteration') as typeof Transliteration).slugify(text, {
+        lowercase: true,
+        separator: '-',
+        trim: true,
+      });
+  const slug = words
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/-{2,}/g, '-')
     .replace(/^-|-$/g, '');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { slugify as transliterate } from 'transliteration';
 import { randomSlug, slugify, uniqueSlug, SLUG_PATTERN } from '../../src/domain/slugs.js';
 import { normalizeLocale, splitTranslatable, translate } from '../../src/domain/translations.js';
 import { createTestContext } from '../support/harness.js';
@@ -15,6 +16,30 @@ describe('slugs (R-P5)', () => {
     assert.equal(slugify('a -- b __ c'), 'a-b-c');
     assert.equal(slugify('🎉🎉'), '');
     assert.ok(slugify('x'.repeat(500)).length <= 190);
+  });
+
+  it('ASCII skips the transliteration library and makes the slug the library would (issue 42)', () => {
+    const library = (text: string) =>
+      transliterate(text, { lowercase: true, separator: '-', trim: true })
+        .replace(/[^a-z0-9-]+/g, '-')
+        .replace(/-{2,}/g, '-')
+        .replace(/^-|-$/g, '')
+        .slice(0, 190)
+        .replace(/-$/, '');
+    const texts = [
+      "Don't Stop: 10 Tips_for.Better~Tests!",
+      '  --Leading and trailing--  ',
+      'Tabs\tand\nnew lines\r\n',
+      'C++ & C# (2026) @home #1 100%',
+      'UPPER lower MiXeD 123',
+      '\u0000control\u0007chars\u007f',
+    ];
+    // And random ASCII, every printable character and some control ones.
+    let seed = 42;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (let i = 0; i < 500; i += 1)
+      texts.push(String.fromCharCode(...Array.from({ length: 1 + (next() % 40) }, () => next() % 128)));
+    for (const text of texts) assert.equal(slugify(text), library(text), JSON.stringify(text));
   });
 
   it('a random slug is 8 lower-case letters and digits', () => {
