@@ -94,27 +94,7 @@ function folioQueue(url: string, dialect: 'sqlite' | 'postgres'): Contender & { 
       return elapsedMs(start);
     },
     async fill(count) {
-      for (let from = 0; from < count; from += 500) {
-        const now = new Date().toISOString();
-        await main.db
-          .insertInto('jobs')
-          .values(
-            Array.from({ length: Math.min(500, count - from) }, (_, k) => ({
-              queue: QUEUE,
-              payload: JSON.stringify({ i: from + k }),
-              unique_key: null,
-              status: 'queued',
-              attempts: 0,
-              max_attempts: 3,
-              run_at: now,
-              locked_until: null,
-              last_error: null,
-              created_at: now,
-              updated_at: now,
-            })),
-          )
-          .execute();
-      }
+      for (let i = 0; i < count; i += 1) await queue.enqueue(QUEUE, { i });
     },
     async work(nodes, seen) {
       // Each node with its own database handle (pool), as two app processes have.
@@ -369,7 +349,9 @@ async function main() {
       '`FOR UPDATE SKIP LOCKED`); the outbox write is an insert through the transaction the operation ' +
       "already holds. pg-boss's workers fetch with `SKIP LOCKED` too (at idle its defaults: a poll " +
       'every 2 s, one job per fetch; for a burst, batches of 100 every 0.5 s, its shortest interval, ' +
-      'which bounds its drain at 200 jobs/s a node: larger batches would raise it); its outbox write goes through the caller\u2019s client (`send(…, { db })`). Connections are the ' +
+      'which bounds its drain at 200 jobs/s a node: larger batches would raise it); its outbox write goes through the caller\u2019s client (`send(…, { db })`). ' +
+      "A burst's time runs from the workers' start, so it includes each one's first poll (Folio's first " +
+      'tick comes after a second; pg-boss fetches at once): a small burst favours pg-boss. Connections are the ' +
       "database's own count (pg_stat_activity) while two nodes drain, the benchmark's connections included.",
     '<!-- jobs:end -->',
   ].join('\n');

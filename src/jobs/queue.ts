@@ -143,7 +143,7 @@ export class TableJobQueue implements JobQueue {
       .execute();
   }
 
-  async runDue(limit = 20): Promise<number> {
+  async runDue(limit = RUN_BATCH): Promise<number> {
     const queues = [...this.handlers.keys()];
     if (queues.length === 0) return 0;
     let ran = 0;

@@ -48,11 +48,6 @@ Conventions: \`?page=&per_page=\` with a \`Link\` header and \`meta.pagination\`
 Reads answer an \`ETag\`; writes take \`If-Match\` (412 when the resource changed since) and creates
 \`Idempotency-Key\`. Unknown fields are refused (422).`;
 
-/**
- * The reference page runs Scalar's script from this server and one inline script (its settings): the
- * page's Content-Security-Policy allows exactly those (by hash), this server's own requests, and
- * nothing from elsewhere.
- */
 /** Headers of the inner answer that belong to its own connection, not to the one relaying it. */
 const HOP_HEADERS = new Set(['content-length', 'connection', 'date', 'keep-alive', 'transfer-encoding']);
 
@@ -89,6 +84,11 @@ function lazyReference(): () => Promise<FastifyInstance> {
   };
 }
 
+/**
+ * The reference page runs Scalar's script from this server and one inline script (its settings): the
+ * page's Content-Security-Policy allows exactly those (by hash), this server's own requests, and
+ * nothing from elsewhere.
+ */
 function installReferencePolicy(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     const type = String(reply.getHeader('content-type') ?? '');
