@@ -40,6 +40,32 @@ export default tseslint.config(
     },
   },
   {
+    // Faces receive `FaceServices` (operations and queries); the whole `Services`, with the stores, the
+    // cache and the database, stays in the composition roots (services.ts, app.ts, cli.ts) (issue 35).
+    files: [
+      'src/api/**/*.ts',
+      'src/frontend/**/*.ts',
+      'src/admin/**/*.ts',
+      'src/http/**/*.ts',
+      'src/setup/**/*.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: 'services\\.js$',
+              importNames: ['Services', 'createServices'],
+              message:
+                'A face receives FaceServices: operations and queries, never the stores or the database.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read JSON answers, which are untyped by nature.
     files: ['test/**/*.ts'],
     rules: {

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { SCAN_CHUNK_IDS } from '../src/db/chunked.js';
-import type { MediaItem } from '../src/domain/media-library.js';
-import { PublicPostsService } from '../src/domain/public-posts.js';
+import type { MediaItem } from '../src/domain/media/library.js';
+import { PublicPostsService } from '../src/domain/public/posts.js';
 import { createServices } from '../src/services.js';
 import { seed } from './seed.js';
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { migrate } from '../src/db/database.js';
 import { INSTALLATION_OPERATOR } from '../src/domain/policy.js';
-import { createServices } from '../src/services.js';
+import { createServices, faceServices } from '../src/services.js';
 import { installIfNeeded } from '../src/setup/install.js';
 import { loadConfig } from '../src/config.js';
 
@@ -43,7 +43,7 @@ const report = (label: string, started: number, posts: number | undefined) =>
 if (step === 'seed') {
   const [url, count] = rest as [string, string];
   await withServices(url, async (services) => {
-    await installIfNeeded(services);
+    await installIfNeeded(faceServices(services));
     const db = services.database.db;
     const now = new Date().toISOString();
     const words = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor'.split(' ');

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/database.js';
 import { INSTALLATION_OPERATOR } from '../src/domain/policy.js';
-import { DEFAULT_REVISIONS_KEEP } from '../src/domain/revisions.js';
+import { DEFAULT_REVISIONS_KEEP } from '../src/domain/revisions/revisions.js';
 import { createServices } from '../src/services.js';
 import type { Services } from '../src/services.js';
 import { writeAtomically } from './report.js';

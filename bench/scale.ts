@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import type { PostListQuery } from '../src/domain/posts/index.js';
-import { visibleOnWebsite } from '../src/domain/bindings.js';
+import { visibleOnWebsite } from '../src/domain/websites/bindings.js';
 import { createServices } from '../src/services.js';
 import { writeAtomically } from './report.js';
 import { dropPostgresDatabase, recreatePostgresDatabase, seed } from './seed.js';

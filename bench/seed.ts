@@ -17,11 +17,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../src/domain/api-switches.js';
+import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../src/domain/system/api-switches.js';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/database.js';
 import { compactPostCounts } from '../src/domain/posts/counts.js';
-import { INSTALLED_SETTING } from '../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../src/domain/system/settings.js';
 import { createServices } from '../src/services.js';
 
 export interface SeedWebsite {

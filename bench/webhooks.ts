@@ -17,7 +17,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/database.js';
 import { INSTALLATION_OPERATOR } from '../src/domain/policy.js';
-import { INSTALLED_SETTING } from '../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../src/domain/system/settings.js';
 import { createServices } from '../src/services.js';
 import { writeAtomically } from './report.js';
 import { dropPostgresDatabase, recreatePostgresDatabase } from './seed.js';

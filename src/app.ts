@@ -26,6 +26,7 @@ import { installErrorHandling } from './http/errors.js';
 import { installMediaFiles } from './http/media-files.js';
 import { installMultipartGuard, uploadLimits } from './http/multipart.js';
 import type { QueryCounter } from './http/query-counter.js';
+import { faceServices } from './services.js';
 import type { Services } from './services.js';
 
 declare module 'fastify' {
@@ -110,6 +111,8 @@ const requestSerializer = (request: FastifyRequest) => ({
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
+  // The faces get operations and queries only (services.ts); this composition root keeps the rest.
+  const faces = faceServices(services);
   const logger = options.logger ?? { level: config.logLevel };
   const app = Fastify({
     logger:
@@ -173,8 +176,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     done(null, payload);
   });
 
-  const site = frontend(services);
-  installErrorHandling(app, services, {
+  const site = frontend(faces);
+  installErrorHandling(app, faces, {
     notFoundPage: (request, reply) => site.notFoundPage(request, reply),
   });
   await installSecurityHeaders(app, { https: config.appUrl.startsWith('https:') });
@@ -218,8 +221,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'fail', ...parts });
   });
 
-  await app.register(apiV1(services), { prefix: '/api/v1' });
-  await app.register(apiV2(services), { prefix: '/api/v2' });
+  await app.register(apiV1(faces), { prefix: '/api/v1' });
+  await app.register(apiV2(faces), { prefix: '/api/v2' });
   // APP_URL's media address, which older rows may hold absolute: the panel shows those by their path.
   await app.register(adminPanel, {
     prefix: '/admin',

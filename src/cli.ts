@@ -8,15 +8,15 @@ import type { Config } from './config.js';
 import { checkpointOffTheLoop } from './db/checkpointer.js';
 import { analyzeDatabase, migrate } from './db/database.js';
 import { InputError, NotFoundError, ValidationError } from './domain/errors.js';
-import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/comment-moderation.js';
-import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
+import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from './domain/community/comment-moderation.js';
+import { AUDIT_RETENTION_SETTING, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/system/audit.js';
 import { installIfNeeded } from './setup/install.js';
-import { PostScheduler } from './domain/scheduler.js';
+import { PostScheduler } from './domain/posts/scheduler.js';
 import { QueryCounter } from './http/query-counter.js';
-import { createServices } from './services.js';
+import { createServices, faceServices } from './services.js';
 import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
-import type { Services } from './services.js';
+import type { FaceServices, Services } from './services.js';
 import { POST_REVISIONS_USAGE, postRevisionsCommand } from './cli/revisions.js';
 import { WEBHOOK_USAGE, webhookCommand } from './cli/webhooks.js';
 import { PORTING_COMMANDS, PORTING_USAGE, runPortingCommand } from './cli/porting.js';
@@ -151,7 +151,13 @@ function option(values: Record<string, string | boolean | string[] | undefined>,
   return value;
 }
 
-async function withServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
+/** The services as the CLI's commands (a face) receive them: operations and queries only. */
+async function withServices<T>(config: Config, run: (services: FaceServices) => Promise<T>): Promise<T> {
+  return withAllServices(config, (services) => run(faceServices(services)));
+}
+
+/** Every service, the database's included: for the commands that keep the database itself (migrate). */
+async function withAllServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
   const services = createServices(config);
   try {
     await migrate(services.database);
@@ -164,8 +170,8 @@ async function withServices<T>(config: Config, run: (services: Services) => Prom
 /** The CLI acts as the installation's administrator (whoever may run it holds the server). */
 const CLI_ACTOR = INSTALLATION_OPERATOR;
 
-async function requireUser(services: Services, email: string) {
-  const user = await services.users.findByEmail(email);
+async function requireUser(services: FaceServices, email: string) {
+  const user = await services.userOps.findByEmail(CLI_ACTOR, email);
   if (!user) throw new UsageError(`no user with email ${email}`);
   return user;
 }
@@ -209,10 +215,10 @@ function sinceOption(value: string): Date {
 }
 
 /** A website given by id or by one of its domains. */
-async function websiteOption(services: Services, value: string): Promise<number> {
+async function websiteOption(services: FaceServices, value: string): Promise<number> {
   const id = /^\d{1,10}$/.test(value)
-    ? (await services.websites.find(Number(value)))?.id
-    : await services.websites.findIdByDomain(value);
+    ? (await services.websiteLookup.find(Number(value)))?.id
+    : await services.websiteLookup.findIdByDomain(value);
   if (id == null) throw new UsageError(`no website ${value}`);
   return id;
 }
@@ -228,7 +234,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
     const rewritten = Object.values(relativized.rows).reduce((sum, n) => sum + n, 0);
     if (rewritten > 0) output.out(`Media addresses made site-relative in ${rewritten} rows.`);
     if (install) {
-      const installation = await installIfNeeded(services);
+      const installation = await installIfNeeded(faceServices(services));
       if (installation) {
         output.out('Folio is installed. Keep these credentials: they are shown only once.');
         output.out(`  website:   http://localhost:${config.port}/ (domain localhost)`);
@@ -390,7 +396,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         }
       }
       case 'db:analyze':
-        return await withServices(config, async (services) => {
+        return await withAllServices(config, async (services) => {
           // After a bulk import: the post counters' delta rows folded too (the server does it every run
           // of its scheduler), then the statistics.
           await services.posts.compactCounts();
@@ -399,7 +405,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           return 0;
         });
       case 'search:reindex':
-        return await withServices(config, async (services) => {
+        return await withAllServices(config, async (services) => {
           const started = Date.now();
           const bar = percentProgress(output);
           const result = await services.searchIndex.rebuild(bar.update);
@@ -460,7 +466,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
               id: user.id,
               email: user.email,
               administrator: user.isAdmin,
-              roles: (await services.memberships.rolesOf(user.id)).map((m) => ({
+              roles: (await services.memberOps.rolesOf(CLI_ACTOR, user.id)).map((m) => ({
                 website_id: m.websiteId,
                 role: m.role,
               })),
@@ -624,7 +630,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
             minAgeMs,
           });
           for (const file of report.orphans) output.out(`${file.path}\t${file.size}`);
-          const what = `${report.orphans.length} orphan file${report.orphans.length === 1 ? '' : 's'} (${formatBytes(report.bytes)}) of ${report.scanned} in ${services.media.store.location}`;
+          const what = `${report.orphans.length} orphan file${report.orphans.length === 1 ? '' : 's'} (${formatBytes(report.bytes)}) of ${report.scanned} in ${services.mediaMaintenance.location}`;
           const recent =
             report.tooRecent > 0 ? `; ${report.tooRecent} more younger than the age asked, kept` : '';
           if (values.apply === true) {
@@ -647,7 +653,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
         const target = createStore(targetConfig, { mediaBaseUrl: config.mediaBaseUrl });
         try {
           return await withServices(config, async (services) => {
-            output.out(`Copying media from ${services.media.store.location} to ${target.location}`);
+            output.out(`Copying media from ${services.mediaMaintenance.location} to ${target.location}`);
             const bar = progressBar(output);
             const report = await services.mediaMaintenance.migrate(CLI_ACTOR, target, {
               onProgress: (progress) => bar(progress.done, progress.total, progress.bytes),

@@ -2,7 +2,7 @@
 // message is one line naming the variable; the CLI prints it and exits.
 import net from 'node:net';
 import path from 'node:path';
-import { isValidPackageName } from './domain/updates.js';
+import { isValidPackageName } from './domain/system/updates.js';
 import { parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
 

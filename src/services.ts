@@ -1,9 +1,9 @@
 // Wires the domain services over one database connection. Both the HTTP app and the CLI use it.
 import { TableJobQueue } from './jobs/queue.js';
 import type { JobQueue } from './jobs/queue.js';
-import { JobOperations } from './domain/job-operations.js';
+import { JobOperations } from './domain/system/job-operations.js';
 import { WebhookService } from './domain/webhooks/webhooks.js';
-import { SearchIndexService } from './domain/search.js';
+import { SearchIndexService } from './domain/posts/search.js';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { createChangeFeed } from './db/change-feed.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import { migrate, openDatabase } from './db/database.js';
 import fs from 'node:fs';
-import { BACKUP_KEEP_SETTING, DEFAULT_BACKUP_KEEP, backupBeforeUpdate } from './domain/backup.js';
+import { BACKUP_KEEP_SETTING, DEFAULT_BACKUP_KEEP, backupBeforeUpdate } from './domain/system/backup.js';
 import { INSTALLATION_OPERATOR } from './domain/policy.js';
 import type { DatabaseHandle, OpenOptions } from './db/database.js';
 import { systemClock } from './domain/clock.js';
@@ -30,26 +30,26 @@ import {
   REGISTRATION_ROLE_SETTING,
   REGISTRATION_SETTING,
   RESET_LIFETIME_SETTING,
-} from './domain/accounts.js';
-import { AuthoringService } from './domain/authoring.js';
-import { WebsiteBindings } from './domain/bindings.js';
-import { ClicksService } from './domain/clicks.js';
-import { CommentModeration } from './domain/comment-moderation.js';
-import { CommentsService } from './domain/comments.js';
-import { LinksService } from './domain/links.js';
-import { LinkOperations } from './domain/link-operations.js';
-import { MediaLibrary } from './domain/media-library.js';
-import { MediaOperations } from './domain/media-operations.js';
+} from './domain/people/accounts.js';
+import { AuthoringService } from './domain/posts/authoring.js';
+import { WebsiteBindings } from './domain/websites/bindings.js';
+import { ClicksService } from './domain/community/clicks.js';
+import { CommentModeration } from './domain/community/comment-moderation.js';
+import { CommentsService } from './domain/community/comments.js';
+import { LinksService } from './domain/community/links.js';
+import { LinkOperations } from './domain/community/link-operations.js';
+import { MediaLibrary } from './domain/media/library.js';
+import { MediaOperations } from './domain/media/operations.js';
 import { RateLimits } from './lib/rate-limits.js';
-import { Idempotency } from './domain/idempotency.js';
+import { Idempotency } from './domain/system/idempotency.js';
 import { memoryBudget } from './cache/memory-budget.js';
 import type { MemoryBudget } from './cache/memory-budget.js';
-import { LoginThrottle } from './domain/login-throttle.js';
-import { CommentNotices } from './domain/comment-notices.js';
-import { createMailer } from './domain/mailer.js';
-import type { Mailer } from './domain/mailer.js';
-import { MediaService } from './domain/media.js';
-import { MediaMaintenance } from './domain/media-maintenance.js';
+import { LoginThrottle } from './domain/people/login-throttle.js';
+import { CommentNotices } from './domain/community/comment-notices.js';
+import { createMailer } from './domain/system/mailer.js';
+import type { Mailer } from './domain/system/mailer.js';
+import { MediaService } from './domain/media/files.js';
+import { MediaMaintenance } from './domain/media/maintenance.js';
 import { createStore } from './storage/config.js';
 import { Exporter } from './domain/porting/export.js';
 import { FolioImporter } from './domain/porting/import-folio.js';
@@ -57,59 +57,61 @@ import { WordPressImporter } from './domain/porting/wxr.js';
 import { GhostImporter } from './domain/porting/ghost.js';
 import { TransferService } from './domain/porting/transfers.js';
 import { AuthorInviter } from './domain/porting/invite-authors.js';
-import { RedirectsService } from './domain/redirects.js';
-import { ApiKeysService } from './domain/api-keys.js';
-import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.js';
-import { TagOperations } from './domain/tag-operations.js';
-import { MemberOperations } from './domain/member-operations.js';
-import { AuditReads } from './domain/audit-reads.js';
-import { KeyOperations } from './domain/key-operations.js';
-import { UserOperations } from './domain/user-operations.js';
-import { PageOperations } from './domain/page-operations.js';
-import { MenuOperations } from './domain/menu-operations.js';
-import { SystemOperations } from './domain/system-operations.js';
-import { CredentialCache } from './domain/credential-cache.js';
-import { MembershipsService } from './domain/memberships.js';
-import { MenuReferences, MenusService } from './domain/menus.js';
-import { PagesService } from './domain/pages.js';
-import { Insights } from './domain/insights.js';
+import { RedirectsService } from './domain/public/redirects.js';
+import { ApiKeysService } from './domain/people/api-keys.js';
+import { AUDIT_RETENTION_SETTING, AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/system/audit.js';
+import { TagOperations } from './domain/tags/operations.js';
+import { MemberOperations } from './domain/people/member-operations.js';
+import { AuditReads } from './domain/system/audit-reads.js';
+import { KeyOperations } from './domain/people/key-operations.js';
+import { UserOperations } from './domain/people/user-operations.js';
+import { PageOperations } from './domain/pages/operations.js';
+import { MenuOperations } from './domain/menus/operations.js';
+import { SystemOperations } from './domain/system/operations.js';
+import { CredentialCache } from './domain/people/credential-cache.js';
+import { MembershipsService } from './domain/people/memberships.js';
+import { MenuReferences, MenusService } from './domain/menus/store.js';
+import { PagesService } from './domain/pages/store.js';
+import { Insights } from './domain/system/insights.js';
 import { PostOperations, PostReads, PostReviewStore, PostsService } from './domain/posts/index.js';
-import { InviteOperations } from './domain/invites.js';
+import { InviteOperations } from './domain/people/invites.js';
 import { Policy } from './domain/policy.js';
 import { ResourceAbilities } from './domain/resource-abilities.js';
-import { siteOrigin } from './domain/site-urls.js';
-import { PublicPostsService } from './domain/public-posts.js';
-import { RevisionsService } from './domain/revisions.js';
-import { AutosaveService } from './domain/autosaves.js';
-import { EditableContent } from './domain/content-access.js';
-import { PreviewLinks } from './domain/previews.js';
+import { siteOrigin } from './domain/websites/urls.js';
+import { PublicPostsService } from './domain/public/posts.js';
+import { RevisionsService } from './domain/revisions/revisions.js';
+import { AutosaveService } from './domain/revisions/autosaves.js';
+import { EditableContent } from './domain/revisions/content-access.js';
+import { PreviewLinks } from './domain/revisions/previews.js';
 import { ContentChanges } from './domain/changes.js';
 import { OperationRunner } from './domain/run.js';
 import { cacheInvalidator } from './domain/cache-tags.js';
 import { SafeFetcher } from './domain/safe-fetch.js';
-import { DomainChecker } from './domain/domain-check.js';
-import { SearchLimit } from './domain/search-limit.js';
+import { DomainChecker } from './domain/websites/domain-check.js';
+import { SearchLimit } from './domain/posts/search-limit.js';
 import {
   DatabaseSessionStore,
   DEFAULT_SESSION_LIFETIME,
   RedisSessionStore,
   SESSION_LIFETIME_SETTING,
   SessionService,
-} from './domain/sessions.js';
-import { SettingsService } from './domain/settings.js';
-import { SiteReads } from './domain/site-reads.js';
-import { TagReads } from './domain/tag-reads.js';
-import { TagsService } from './domain/tags.js';
+} from './domain/people/sessions.js';
+import { SettingsService } from './domain/system/settings.js';
+import type { SettingsReads } from './domain/system/settings.js';
+import { SiteReads } from './domain/public/site-reads.js';
+import { TagReads } from './domain/tags/reads.js';
+import { TagsService } from './domain/tags/store.js';
 import { DEFAULT_LOCALE, TranslationsService } from './domain/translations.js';
 import { DEFAULT_PAGE_CACHE_TTL, PAGE_CACHE_TTL_SETTING } from './frontend/page-cache.js';
 import { FULL_CONTENT_SETTING } from './frontend/routes/feeds.js';
 import { DEFAULT_POSTS_PER_PAGE, POSTS_PER_PAGE_SETTING } from './frontend/routes/listing.js';
-import { NpmPackageManager } from './domain/npm.js';
-import { UpdateService } from './domain/updates.js';
-import type { PackageManager } from './domain/updates.js';
-import { UsersService } from './domain/users.js';
-import { WebsitesService } from './domain/websites.js';
-import { WebsiteOperations } from './domain/website-operations.js';
+import { NpmPackageManager } from './domain/system/npm.js';
+import { UpdateService } from './domain/system/updates.js';
+import type { PackageManager } from './domain/system/updates.js';
+import { UsersService } from './domain/people/users.js';
+import { Authentication } from './domain/people/authentication.js';
+import { WebsitesService } from './domain/websites/store.js';
+import { WebsiteOperations } from './domain/websites/operations.js';
 
 /** What `GET /readyz` reports: each part this node needs, `none` for Redis when it is not configured. */
 export interface Readiness {
@@ -164,7 +166,7 @@ export interface Services {
   previews: PreviewLinks;
   /** The job queue of background work (src/jobs/queue.ts); `serve` works it. */
   jobs: JobQueue;
-  /** Listing and retrying jobs for administrators (domain/job-operations.ts). */
+  /** Listing and retrying jobs for administrators (domain/system/job-operations.ts). */
   jobOps: JobOperations;
   /** Webhooks: their management, the runner's listener that queues deliveries, the delivery job. */
   webhooks: WebhookService;
@@ -247,13 +249,84 @@ export interface Services {
   accounts: AccountsService;
   /** Writing posts from the public site (the posts service with the authors' rules). */
   authoring: AuthoringService;
-  /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   /**
    * Whether this node can serve (issue 40 #4, `GET /readyz`): the database, Redis (when configured)
    * and the media storage each answer within a couple of seconds.
    */
   readiness(): Promise<Readiness>;
+  /** Closes the change feed and the database; call once, after the HTTP server has stopped. */
   close(): Promise<void>;
+}
+
+/**
+ * The parts only the composition roots (this file, app.ts, the CLI's serve and migrate) hold: the
+ * database, the cache, the stores, the runner and the job queue. A face never receives them.
+ */
+type InternalPart =
+  | 'database'
+  | 'feed'
+  | 'cache'
+  | 'translations'
+  | 'bindings'
+  | 'searchIndex'
+  | 'users'
+  | 'memberships'
+  | 'audit'
+  | 'apiKeys'
+  | 'posts'
+  | 'changes'
+  | 'runner'
+  | 'jobs'
+  | 'media'
+  | 'mediaLibrary'
+  | 'fetcher'
+  | 'domainChecker'
+  | 'websites'
+  | 'tags'
+  | 'pages'
+  | 'menus'
+  | 'updates'
+  | 'mailer'
+  | 'commentNotices'
+  | 'readiness'
+  | 'close';
+
+/**
+ * What a face (API v1, API v2, the public site, the admin panel, the CLI's commands, install) receives:
+ * operations and queries. A store, the cache, the database, the runner and the job queue are not in
+ * it, so a face that reaches for one does not compile (issue 35 #1); `settings`, `websites` and
+ * `policy` come as the reads a face may make.
+ */
+export interface FaceServices extends Omit<Services, InternalPart | 'settings' | 'policy'> {
+  /** Settings as a face reads them; writes go through `systemOps`. */
+  settings: SettingsReads;
+  /** Which website a request is for (by host, id or domain). */
+  websiteLookup: Pick<WebsitesService, 'find' | 'findIdByDomain' | 'resolveHost'>;
+  /** The policy's questions a face may put: a yes or no, the key's scope, the panel's buttons. */
+  policy: Pick<Policy, 'can' | 'requireKeyScope' | 'abilitiesOn'>;
+  /**
+   * The versioned cache as the page cache and the theme's fragments use it: read the versions of tags,
+   * keep a page under them, ask whether it is current. Flushing is not in it: changes flush
+   * (domain/cache-tags.ts).
+   */
+  cachedPages: Pick<Cache, 'isCurrent' | 'flushCount' | 'stamp' | 'getStamped' | 'setStamped'>;
+  /** Who a token or API key belongs to, and who an email and password sign in. */
+  authentication: Authentication;
+  /** The menus of a website as its pages show them. */
+  menuReads: Pick<MenusService, 'siteMenus'>;
+  /** Where a stored media file is served. */
+  mediaUrl(path: string): string;
+}
+
+/** The face's view of the services (the same objects, fewer of them, narrower). */
+export function faceServices(services: Services): FaceServices {
+  return Object.assign(Object.create(services) as Services, {
+    websiteLookup: services.websites,
+    cachedPages: services.cache,
+    authentication: new Authentication(services.apiKeys, services.users),
+    menuReads: services.menus,
+    mediaUrl: (path: string) => services.media.store.url(path),
+  });
 }
 
 export interface ServiceOptions extends OpenOptions {
@@ -348,6 +421,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     deleting: { library: mediaLibrary, media },
     checker: domainChecker,
     themes: installedThemes,
+    userExists: async (id) => (await users.findById(id)) !== null,
   });
   // Sessions and attempt counters share one Redis connection of their own. Unlike the cache, a
   // session store that is down is an error (nobody is signed in), never a silent fallback.

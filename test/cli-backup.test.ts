@@ -8,7 +8,7 @@ import SQLite from 'better-sqlite3';
 import { folio } from './support/cli.js';
 import { createServices } from '../src/services.js';
 import { migrate } from '../src/db/database.js';
-import { backupBeforeUpdate } from '../src/domain/backup.js';
+import { backupBeforeUpdate } from '../src/domain/system/backup.js';
 import { createTestDatabase, testConfig, usingPostgres } from './support/harness.js';
 import { insertPost } from './support/seed.js';
 import type { TestDatabase } from './support/harness.js';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createFolioClient } from '../clients/typescript/index.js';
 import { example } from '../clients/typescript/example.js';
 import { generatedFiles } from '../scripts/openapi.js';
-import { INSTALLED_SETTING } from '../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../src/domain/system/settings.js';
 import { listen, servedContext } from './support/browser.js';
 import type { TestContext } from './support/harness.js';
 

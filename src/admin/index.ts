@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { PLAYER_HOSTS } from '../domain/html-sanitizer.js';
+import { PLAYER_HOSTS } from '../domain/text/html-sanitizer.js';
 import { escapeHtml } from '../http/html.js';
 
 /** dist/admin, from src/admin (tsx) and from dist/admin (compiled) alike. */

@@ -15,15 +15,15 @@ import {
   databaseHasContent,
   restorePgDump,
   restoreSqlite,
-} from '../domain/backup.js';
+} from '../domain/system/backup.js';
 import { migrate } from '../db/database.js';
 import { INSTALLATION_OPERATOR } from '../domain/policy.js';
 import { detectFormat, UnknownFormatError } from '../domain/porting/detect.js';
 import { ArchiveError } from '../domain/porting/archive-reader.js';
 import { ImportError } from '../domain/porting/import-folio.js';
 import type { ImportReport } from '../domain/porting/import-folio.js';
-import { createServices } from '../services.js';
-import type { Services } from '../services.js';
+import { createServices, faceServices } from '../services.js';
+import type { FaceServices, Services } from '../services.js';
 
 export type Output = { out: (line: string) => void; err: (line: string) => void };
 
@@ -78,11 +78,11 @@ export function progress(output: Output, label: string, total: number, tty = pro
   };
 }
 
-async function websiteOption(services: Services, value: string | undefined): Promise<number | null> {
+async function websiteOption(services: FaceServices, value: string | undefined): Promise<number | null> {
   if (value === undefined) return null;
   const id = /^\d{1,10}$/.test(value)
-    ? (await services.websites.find(Number(value)))?.id
-    : await services.websites.findIdByDomain(value);
+    ? (await services.websiteLookup.find(Number(value)))?.id
+    : await services.websiteLookup.findIdByDomain(value);
   if (id == null) throw new PortingUsageError(`no website ${value}`);
   return id;
 }
@@ -118,9 +118,9 @@ export async function runPortingCommand(command: string, args: string[], output:
       await migrate(services.database);
       switch (command) {
         case 'export':
-          return await exportCommand(services, values, output);
+          return await exportCommand(faceServices(services), values, output);
         case 'import':
-          return await importCommand(services, positionals, values, output);
+          return await importCommand(faceServices(services), positionals, values, output);
         case 'backup':
           return await backupCommand(services, config, values.out, output);
         default:
@@ -151,7 +151,7 @@ export async function runPortingCommand(command: string, args: string[], output:
 }
 
 async function exportCommand(
-  services: Services,
+  services: FaceServices,
   values: { out?: string; website?: string; 'with-secrets'?: boolean },
   output: Output,
 ): Promise<number> {
@@ -225,7 +225,7 @@ function printReport(report: ImportReport, output: Output): void {
 }
 
 async function importCommand(
-  services: Services,
+  services: FaceServices,
   positionals: string[],
   values: {
     website?: string;
@@ -304,6 +304,10 @@ async function importCommand(
   return 0;
 }
 
+/**
+ * A copy of the database itself (not an operation on content): like migrate, it is the composition
+ * root's, and holds the database handle.
+ */
 async function backupCommand(services: Services, config: Config, out: string | undefined, output: Output) {
   if (!out) throw new PortingUsageError('usage: backup --out FILE');
   const result = await backupDatabase(services.database, out, {

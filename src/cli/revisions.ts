@@ -1,8 +1,8 @@
 // `folio post:revisions ID [--page N] [--per-page N]` (issue 37 #4): a post's revisions, newest first,
 // one JSON line each, through the revisions operation (the installation operator may see every
-// post's history). A thin face: the rules are domain/revisions.ts's.
+// post's history). A thin face: the rules are domain/revisions/revisions.ts's.
 import type { Actor } from '../domain/policy.js';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 
 export interface CliOutput {
   out(line: string): void;
@@ -13,7 +13,7 @@ export const POST_REVISIONS_USAGE = `  post:revisions ID [--page N] [--per-page 
                                  print a post's revisions, newest first (JSON lines)`;
 
 export async function postRevisionsCommand(
-  services: Services,
+  services: FaceServices,
   actor: Actor,
   positionals: string[],
   values: { page?: string; 'per-page'?: string },

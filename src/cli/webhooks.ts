@@ -1,7 +1,7 @@
 // `folio webhook:list` and `folio webhook:test ID` (issue 38): the installation's operator sees every
 // webhook (never its secret) and sends one a test event, printed with the receiver's answer.
 import type { Actor } from '../domain/policy.js';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 
 export const WEBHOOK_USAGE = `  webhook:list [--website ID|DOMAIN]
                                  print webhooks (every website's and the installation's, or one
@@ -10,7 +10,7 @@ export const WEBHOOK_USAGE = `  webhook:list [--website ID|DOMAIN]
                                  the receiver did not answer 2xx)`;
 
 export interface WebhookCommandContext {
-  services: Services;
+  services: FaceServices;
   actor: Actor;
   positionals: string[];
   /** The website of --website, resolved (undefined: not given). */

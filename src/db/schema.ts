@@ -107,7 +107,7 @@ export interface OutboxTable {
   claimed_at: Timestamp | null;
 }
 
-/** A snapshot of a post or page after a save (0030_revisions, domain/revisions.ts). */
+/** A snapshot of a post or page after a save (0030_revisions, domain/revisions/revisions.ts). */
 export interface RevisionsTable {
   id: Generated<number>;
   resource_type: string;
@@ -122,7 +122,7 @@ export interface RevisionsTable {
   data: string;
 }
 
-/** A shareable preview link; only the token's SHA-256 is kept (0046_preview_links, domain/previews.ts). */
+/** A shareable preview link; only the token's SHA-256 is kept (0046_preview_links, domain/revisions/previews.ts). */
 export interface PreviewLinksTable {
   id: Generated<number>;
   token_hash: string;
@@ -135,7 +135,7 @@ export interface PreviewLinksTable {
   revoked_at: Timestamp | null;
 }
 
-/** One autosaved copy per post and user (0047_autosaves, domain/autosaves.ts). */
+/** One autosaved copy per post and user (0047_autosaves, domain/revisions/autosaves.ts). */
 export interface AutosavesTable {
   id: Generated<number>;
   resource_type: string;
@@ -500,7 +500,7 @@ export interface PendingRegistrationsTable {
   expires_at: Timestamp;
 }
 
-/** An old URL of a website answered with a 301 (0055_redirects, domain/redirects.ts). */
+/** An old URL of a website answered with a 301 (0055_redirects, domain/public/redirects.ts). */
 export interface RedirectsTable {
   id: Generated<number>;
   website_id: number;

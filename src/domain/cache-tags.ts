@@ -13,14 +13,14 @@
 // names) on post, tag and link changes; `users` on author and account changes; `websites` (and
 // `domains`, host resolution) on website changes; `menus` on menu changes; `links` on link changes.
 import type { Cache } from '../cache/cache.js';
-import type { WebsiteBindings } from './bindings.js';
+import type { WebsiteBindings } from './websites/bindings.js';
 import type { ContentChange } from './changes.js';
-import { LINKS_CACHE_TAG } from './links.js';
-import { MENUS_CACHE_TAG, websiteMenuCacheTag } from './menus.js';
-import type { MenuReferences } from './menus.js';
+import { LINKS_CACHE_TAG } from './community/links.js';
+import { MENUS_CACHE_TAG, websiteMenuCacheTag } from './menus/store.js';
+import type { MenuReferences } from './menus/store.js';
 import { POSTS_CACHE_TAG } from './posts/model.js';
-import { USERS_CACHE_TAG } from './users.js';
-import { DOMAINS_TAG, WEBSITES_TAG } from './websites.js';
+import { USERS_CACHE_TAG } from './people/users.js';
+import { DOMAINS_TAG, WEBSITES_TAG } from './websites/store.js';
 
 export const pageTags = {
   site: (websiteId: number) => `site:${websiteId}`,

@@ -2,7 +2,7 @@
 // and the supported ones (setting `supported_locales`: a comma-separated list or a JSON array,
 // default the default locale alone). Localization is "on" when more than one locale is supported;
 // then every non-default locale gets a `/{locale}` prefix in public URLs, the default locale none.
-import type { SettingsService } from './settings.js';
+import type { SettingsReads } from './system/settings.js';
 import { DEFAULT_LOCALE, isValidLocale, normalizeLocale } from './translations.js';
 
 export interface LocaleSettings {
@@ -12,7 +12,7 @@ export interface LocaleSettings {
   localized: boolean;
 }
 
-export async function defaultLocale(settings: SettingsService): Promise<string> {
+export async function defaultLocale(settings: SettingsReads): Promise<string> {
   const value = (await settings.get('default_locale'))?.trim() ?? '';
   return value !== '' && isValidLocale(value) ? normalizeLocale(value) : DEFAULT_LOCALE;
 }
@@ -39,7 +39,7 @@ export function parseLocaleList(value: string | undefined): string[] {
   return locales;
 }
 
-export async function localeSettings(settings: SettingsService): Promise<LocaleSettings> {
+export async function localeSettings(settings: SettingsReads): Promise<LocaleSettings> {
   const fallback = await defaultLocale(settings);
   const supported = parseLocaleList(await settings.get('supported_locales'));
   if (!supported.includes(fallback)) supported.unshift(fallback);

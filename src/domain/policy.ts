@@ -48,14 +48,14 @@
 //   owners and bound users; the installation's health by administrators only;
 // - a website the actor has no role on, owns not and is not bound to is not shown at all (404), a
 //   website they do see but may not do this on answers 403.
-import type { AuditSurface } from './audit.js';
+import type { AuditSurface } from './system/audit.js';
 import type { Clock } from './clock.js';
 import { ForbiddenError } from './errors.js';
-import { roleAtLeast } from './memberships.js';
-import type { SiteRole } from './memberships.js';
-import type { MembershipsService } from './memberships.js';
-import { InvalidDomainError, isReservedDomain, normalizeDomain } from './websites.js';
-import type { WebsitesService } from './websites.js';
+import { roleAtLeast } from './people/memberships.js';
+import type { SiteRole } from './people/memberships.js';
+import type { MembershipsService } from './people/memberships.js';
+import { InvalidDomainError, isReservedDomain, normalizeDomain } from './websites/store.js';
+import type { WebsitesService } from './websites/store.js';
 
 /** Who is acting, and on which website the request arrived (null: none resolved). */
 export interface Actor {

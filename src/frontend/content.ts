@@ -1,9 +1,9 @@
 // Post and page content is HTML written by authors through the API; not every author is trusted, so
 // it is cleaned before it reaches a reader: formatting, links, images, tables and code stay, and the
 // video players the admin editor embeds (YouTube, Vimeo: the same rule as the sanitizer of what is
-// written, domain/html-sanitizer.ts); scripts, event handlers, styles and other frames go.
+// written, domain/text/html-sanitizer.ts); scripts, event handlers, styles and other frames go.
 import sanitizeHtml from 'sanitize-html';
-import { PLAYER_EMBEDS } from '../domain/html-sanitizer.js';
+import { PLAYER_EMBEDS } from '../domain/text/html-sanitizer.js';
 
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [

@@ -5,8 +5,8 @@ import type { FastifyRequest } from 'fastify';
 import type { LocaleSettings } from '../domain/locales.js';
 import type { Actor } from '../domain/policy.js';
 import { localizedPath } from '../domain/locales.js';
-import type { User } from '../domain/users.js';
-import type { Website } from '../domain/websites.js';
+import type { User } from '../domain/people/users.js';
+import type { Website } from '../domain/websites/store.js';
 import type { Translate } from './theme-i18n.js';
 
 export { SESSION_COOKIE } from '../http/session-cookie.js';

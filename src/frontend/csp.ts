@@ -5,8 +5,8 @@
 // their own (head or body code, analytics: inline scripts, a tag manager) gets inline and https
 // scripts and frames too: that code is theirs to vouch for, and a policy that silently broke it would
 // only be switched off.
-import { PLAYER_HOSTS } from '../domain/html-sanitizer.js';
-import type { Website } from '../domain/websites.js';
+import { PLAYER_HOSTS } from '../domain/text/html-sanitizer.js';
+import type { Website } from '../domain/websites/store.js';
 
 const STRICT_SCRIPTS = "script-src 'self'";
 const CUSTOM_SCRIPTS = "script-src 'self' 'unsafe-inline' https:";

@@ -11,18 +11,18 @@ import type {
   onRequestAsyncHookHandler,
   preHandlerAsyncHookHandler,
 } from 'fastify';
-import { INSTALLED_SETTING } from '../domain/settings.js';
+import { INSTALLED_SETTING } from '../domain/system/settings.js';
 import { localeSettings, prefixLocale } from '../domain/locales.js';
-import type { User } from '../domain/users.js';
+import type { User } from '../domain/people/users.js';
 import { translate } from '../domain/translations.js';
-import { HEADER_MENU } from '../domain/menus.js';
-import type { MenuTreeItem, SiteMenus } from '../domain/menus.js';
-import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites.js';
-import type { Website } from '../domain/websites.js';
+import { HEADER_MENU } from '../domain/menus/store.js';
+import type { MenuTreeItem, SiteMenus } from '../domain/menus/store.js';
+import { TRANSLATABLE_WEBSITE_FIELDS } from '../domain/websites/store.js';
+import type { Website } from '../domain/websites/store.js';
 import { errorPage } from '../http/html.js';
 import { addRoute } from '../http/multipart.js';
 import { currentWebsite } from '../http/website-context.js';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 import { siteContentSecurityPolicy } from './csp.js';
 import { SESSION_COOKIE, frontendState, maybeFrontendState, setFrontendState, urlFor } from './context.js';
 import type { FrontendState } from './context.js';
@@ -67,7 +67,7 @@ export type PageHandler = (
 ) => Promise<unknown>;
 
 export interface FrontendKit {
-  services: Services;
+  services: FaceServices;
   themes: ThemeRenderer;
   /** Registers a public route with the frontend middleware. */
   page(
@@ -159,8 +159,11 @@ export interface FrontendPlugin {
   notFoundPage(request: FastifyRequest, reply: FastifyReply): Promise<string | null>;
 }
 
-export function frontend(services: Services, themes = new ThemeRenderer()): FrontendPlugin {
-  const fragments = new FragmentStore((stamp) => services.cache.isCurrent(stamp), services.memory.fragments);
+export function frontend(services: FaceServices, themes = new ThemeRenderer()): FrontendPlugin {
+  const fragments = new FragmentStore(
+    (stamp) => services.cachedPages.isCurrent(stamp),
+    services.memory.fragments,
+  );
   let notFoundPage: FrontendPlugin['notFoundPage'] = async () => null;
   const plugin = async function frontendPlugin(app: FastifyInstance): Promise<void> {
     const registered: Registered[] = [];
@@ -255,7 +258,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
     // has_website, then the locale and the visitor: the FrontendState every handler reads.
     const withState = (localized: boolean): preHandlerAsyncHookHandler =>
       async function resolveState(request, reply) {
-        const flushCount = services.cache.flushCount;
+        const flushCount = services.cachedPages.flushCount;
         const website = await currentWebsite(services, request);
         if (!website) {
           reply.code(404).type('text/html; charset=utf-8');
@@ -325,7 +328,7 @@ export function frontend(services: Services, themes = new ThemeRenderer()): Fron
         }
       }
       if (!maybeFrontendState(request)) {
-        const flushCount = services.cache.flushCount;
+        const flushCount = services.cachedPages.flushCount;
         const locales = await localeSettings(services.settings);
         const prefixed = prefixLocale(request.url.split(/[/?]/)[1] ?? '', locales);
         const locale = prefixed ?? locales.defaultLocale;
@@ -404,7 +407,7 @@ function siteMenuLinks(menus: SiteMenus, state: FrontendState, tagTypes: Map<str
 }
 
 async function renderPage(
-  services: Services,
+  services: FaceServices,
   themes: ThemeRenderer,
   fragments: FragmentStore,
   request: FastifyRequest,
@@ -422,7 +425,7 @@ async function renderPage(
     ...siteFields(website, locale),
   };
   const menusByHandle = siteMenuLinks(
-    await services.menus.siteMenus(website.id, locale),
+    await services.menuReads.siteMenus(website.id, locale),
     state,
     await postTagTypes(services.settings),
   );
@@ -480,7 +483,7 @@ async function renderPage(
 }
 
 /** The IANA time zone the site prints dates in: setting `timezone` when Intl knows it, else UTC. */
-export async function siteTimeZone(services: Services): Promise<string> {
+export async function siteTimeZone(services: FaceServices): Promise<string> {
   const zone = (await services.settings.get('timezone'))?.trim() ?? '';
   return validTimeZone(zone) ? zone : 'UTC';
 }
@@ -491,12 +494,12 @@ export async function siteTimeZone(services: Services): Promise<string> {
  * the request began, stamped with the tags of everything the page shows.
  */
 async function fragmentScope(
-  services: Services,
+  services: FaceServices,
   store: FragmentStore,
   request: FastifyRequest,
   prefix: string,
 ): Promise<FragmentScope | undefined> {
-  const { cache } = services;
+  const cache = services.cachedPages;
   const state = frontendState(request);
   if (!state.website.enabledDataCache) return undefined;
   const settings = await services.settings.all();

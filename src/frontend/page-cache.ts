@@ -23,8 +23,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { TagStamp } from '../cache/cache.js';
 import { pageTags } from '../domain/cache-tags.js';
-import { websiteMenuCacheTag } from '../domain/menus.js';
-import { DOMAINS_TAG } from '../domain/websites.js';
+import { websiteMenuCacheTag } from '../domain/menus/store.js';
+import { DOMAINS_TAG } from '../domain/websites/store.js';
 import {
   COMPRESSIBLE_TYPES,
   COMPRESS_THRESHOLD,
@@ -32,7 +32,7 @@ import {
   preferredEncoding,
 } from '../http/compression.js';
 import type { StoredEncoding } from '../http/compression.js';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 import { SESSION_COOKIE, frontendState, maybeFrontendState } from './context.js';
 
 export const PAGE_CACHE_TTL_SETTING = 'page_cache_ttl';
@@ -213,7 +213,7 @@ const entrySize = (entry: HotEntry) =>
   (entry.page.encoded.gzip?.length ?? 0) +
   512;
 
-export async function pageCacheTtl(services: Services): Promise<number> {
+export async function pageCacheTtl(services: FaceServices): Promise<number> {
   const raw = (await services.settings.get(PAGE_CACHE_TTL_SETTING))?.trim() ?? '';
   const seconds = /^\d{1,9}$/.test(raw) ? Number(raw) : DEFAULT_PAGE_CACHE_TTL;
   return Math.min(Math.max(seconds, 0), MAX_PAGE_CACHE_TTL);
@@ -223,7 +223,7 @@ export class PageCache {
   /** Ready-to-send pages, within their share of the memory budget. */
   private readonly hot: LRUCache<string, HotEntry>;
 
-  constructor(private readonly services: Services) {
+  constructor(private readonly services: FaceServices) {
     this.hot = new LRUCache<string, HotEntry>({
       maxSize: services.memory.hotPages,
       sizeCalculation: entrySize,
@@ -242,7 +242,7 @@ export class PageCache {
     if (!entry) return undefined;
     const settings = this.services.settings.current() ?? (await this.services.settings.all());
     if (
-      !this.services.cache.isCurrent(entry.stamp) ||
+      !this.services.cachedPages.isCurrent(entry.stamp) ||
       entry.settings !== settings ||
       (entry.expires !== 0 && entry.expires <= this.services.clock.now().getTime())
     ) {
@@ -273,7 +273,7 @@ export class PageCache {
       reply.header(CACHE_HEADER, 'bypass');
       return undefined;
     }
-    const { cache } = this.services;
+    const cache = this.services.cachedPages;
     const settings = await this.services.settings.all();
     const key = cacheKey(request, state.website.id, state.locale);
     const hit = await cache.getStamped<CachedPage>(key);
@@ -343,7 +343,7 @@ export class PageCache {
     page: CachedPage,
     bytes: Buffer,
   ): Promise<void> {
-    const { cache } = this.services;
+    const cache = this.services.cachedPages;
     const added = [...entry.tags].filter((tag) => !(tag in entry.stamp));
     const addedStamp = added.length > 0 ? await cache.stamp(added) : {};
     if (!addedStamp || cache.flushCount !== entry.flushCount) return;

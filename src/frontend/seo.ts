@@ -2,9 +2,9 @@
 // domain, whatever alias the visitor came through), hreflang alternates of the same page in every
 // supported locale (R-F3), the description, and Open Graph tags.
 import type { FastifyRequest } from 'fastify';
-import { siteOrigin as websiteOrigin } from '../domain/site-urls.js';
+import { siteOrigin as websiteOrigin } from '../domain/websites/urls.js';
 import { localizedPath } from '../domain/locales.js';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 import type { FrontendState } from './context.js';
 
 export interface SeoInput {
@@ -78,11 +78,11 @@ export function htmlLang(locale: string): string {
 }
 
 /**
- * `scheme://primary-domain[:port]` of the website, with APP_URL's scheme and port (domain/site-urls.ts):
+ * `scheme://primary-domain[:port]` of the website, with APP_URL's scheme and port (domain/websites/urls.ts):
  * never the Host header's port, which the client chooses (and which would make one page many in
  * the page cache).
  */
-export function siteOrigin(services: Services, state: FrontendState): string {
+export function siteOrigin(services: FaceServices, state: FrontendState): string {
   return websiteOrigin(state.website, services.config.appUrl);
 }
 
@@ -104,7 +104,7 @@ function queryString(query: SeoInput['canonicalQuery']): string {
 }
 
 export function buildSeo(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   state: FrontendState,
   input: SeoInput,

@@ -3,15 +3,15 @@
 // APP_URL is https, and lives as long as the session. Signing in always starts a new session
 // (rotation: a session id planted before login is worth nothing after it).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { User } from '../domain/users.js';
-import type { Services } from '../services.js';
+import type { User } from '../domain/people/users.js';
+import type { FaceServices } from '../services.js';
 import { SESSION_COOKIE, urlFor } from './context.js';
 export { sessionIdOf };
 import type { FrontendState } from './context.js';
 import { appSecret, sessionIdOf, sessionSignature } from '../http/session-cookie.js';
 import type { FrontendKit } from './index.js';
 
-function secure(services: Services): boolean {
+function secure(services: FaceServices): boolean {
   return services.config.appUrl.startsWith('https:');
 }
 
@@ -33,7 +33,7 @@ export function installVisitorLookup(kit: FrontendKit): void {
 
 /** Starts a new session for the user (ending the request's old one) and sets the cookie. */
 export async function signIn(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   reply: FastifyReply,
   user: User,
@@ -53,7 +53,7 @@ export async function signIn(
 
 /** Ends the request's session, if any, and clears the cookie. */
 export async function signOut(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {

@@ -4,7 +4,7 @@
 // comma list of `short:type` pairs, where a bare `short` means `post_{short}` (`keyword` ->
 // `post_keyword`). Names that are routes of their own (`search`, `rank`, `list`, `create`, `store`,
 // `edit`, `update`) can never be types.
-import type { SettingsService } from '../domain/settings.js';
+import type { SettingsReads } from '../domain/system/settings.js';
 
 export const TAG_TYPES_SETTING = 'frontend_tag_types';
 export const DEFAULT_POST_TAG_TYPES: Readonly<Record<string, string>> = {
@@ -42,7 +42,7 @@ export function parseTagTypes(value: string | undefined): Map<string, string> {
   return types;
 }
 
-export async function postTagTypes(settings: SettingsService): Promise<Map<string, string>> {
+export async function postTagTypes(settings: SettingsReads): Promise<Map<string, string>> {
   return parseTagTypes(await settings.get(TAG_TYPES_SETTING));
 }
 

@@ -5,8 +5,8 @@
 // Also the small answers shared by the form endpoints (comments, clicks): JSON or a page, rate limits.
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { User } from '../domain/users.js';
-import type { Services } from '../services.js';
+import type { User } from '../domain/people/users.js';
+import type { FaceServices } from '../services.js';
 import { appSecret } from '../http/session-cookie.js';
 import { clientBucket } from '../lib/client-address.js';
 
@@ -27,7 +27,7 @@ function hmac(secret: string, text: string): string {
 }
 
 export async function visitorIdentity(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   user: User | null,
 ): Promise<VisitorIdentity> {
@@ -60,7 +60,7 @@ export const RATE_LIMITS = {
  * `Retry-After` on the reply and returns the number of seconds to wait.
  */
 export async function rateLimited(
-  services: Services,
+  services: FaceServices,
   reply: FastifyReply,
   action: keyof typeof RATE_LIMITS,
   clientHash: string,

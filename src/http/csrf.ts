@@ -11,7 +11,7 @@
 // session whose authority a forged request could borrow.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 import { SESSION_COOKIE, appSecret } from './session-cookie.js';
 
 export const CSRF_COOKIE = 'folio_csrf';
@@ -37,7 +37,7 @@ function validToken(secret: string, token: string, binding: string): boolean {
 
 const issuedTokens = new WeakMap<FastifyRequest, string>();
 
-function secureCookies(services: Services): boolean {
+function secureCookies(services: FaceServices): boolean {
   return services.config.appUrl.startsWith('https:');
 }
 
@@ -46,7 +46,7 @@ function secureCookies(services: Services): boolean {
  * visitor has no valid one yet; a response that sets a cookie is never page-cached.
  */
 export async function csrfToken(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<string> {
@@ -95,7 +95,7 @@ export interface CsrfOptions {
  * reason as a 403 page (or JSON for AJAX endpoints) in its own shape.
  */
 export async function checkCsrf(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   options: CsrfOptions,
 ): Promise<string | null> {

@@ -3,7 +3,7 @@
 // failures in its envelope (src/api/v1/errors.ts), inside its plugin. A 500 never carries SQL, stack
 // traces or secrets, only the request id that finds it in the log.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 import { errorPage } from './html.js';
 import { currentWebsite } from './website-context.js';
 import {
@@ -116,7 +116,7 @@ export interface ErrorHandlingOptions {
 
 export function installErrorHandling(
   app: FastifyInstance,
-  services: Services,
+  services: FaceServices,
   options: ErrorHandlingOptions = {},
 ): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

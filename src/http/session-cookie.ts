@@ -2,17 +2,15 @@
 // the admin panel): `folio_session` holds the session id and an HMAC of it made with the
 // installation's secret (shared by every node), so a forged or altered cookie is refused before any
 // lookup.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
 
 /** The visitor session cookie. A request carrying it is never served from or stored in the page cache. */
 export const SESSION_COOKIE = 'folio_session';
-/** The installation's secret for signing cookies, generated on first use and shared by all nodes. */
-export const APP_SECRET_SETTING = 'app_secret';
-
-export async function appSecret(services: Services): Promise<string> {
-  return services.settings.setIfAbsent(APP_SECRET_SETTING, randomBytes(32).toString('base64url'));
+/** The installation's secret for signing cookies (the sessions' setting), shared by all nodes. */
+export async function appSecret(services: FaceServices): Promise<string> {
+  return services.sessions.signingSecret();
 }
 
 /** The cookie's signature of a session id. */
@@ -21,7 +19,7 @@ export function sessionSignature(secret: string, id: string): string {
 }
 
 /** The session id of the request's cookie when its signature holds, else null. */
-export async function sessionIdOf(services: Services, request: FastifyRequest): Promise<string | null> {
+export async function sessionIdOf(services: FaceServices, request: FastifyRequest): Promise<string | null> {
   const cookie = request.cookies[SESSION_COOKIE];
   if (!cookie || cookie.length > 200) return null;
   const [id, mac, extra] = cookie.split('.');

@@ -2,21 +2,21 @@
 // ignored) belongs to; for an unknown host, the website named by the setting `default_website_id`,
 // if any. Resolved once per request, through the cache (flushed on every website or domain change).
 import type { FastifyRequest } from 'fastify';
-import type { Website } from '../domain/websites.js';
-import type { Services } from '../services.js';
+import type { Website } from '../domain/websites/store.js';
+import type { FaceServices } from '../services.js';
 
 export const DEFAULT_WEBSITE_SETTING = 'default_website_id';
 
 const resolved = new WeakMap<FastifyRequest, Promise<Website | null>>();
 
-async function resolve(services: Services, request: FastifyRequest): Promise<Website | null> {
-  const website = await services.websites.resolveHost(request.hostname);
+async function resolve(services: FaceServices, request: FastifyRequest): Promise<Website | null> {
+  const website = await services.websiteLookup.resolveHost(request.hostname);
   if (website) return website;
   const fallback = (await services.settings.get(DEFAULT_WEBSITE_SETTING))?.trim();
-  return fallback && /^\d+$/.test(fallback) ? services.websites.find(Number(fallback)) : null;
+  return fallback && /^\d+$/.test(fallback) ? services.websiteLookup.find(Number(fallback)) : null;
 }
 
-export function currentWebsite(services: Services, request: FastifyRequest): Promise<Website | null> {
+export function currentWebsite(services: FaceServices, request: FastifyRequest): Promise<Website | null> {
   let website = resolved.get(request);
   if (!website) {
     website = resolve(services, request);
@@ -25,6 +25,9 @@ export function currentWebsite(services: Services, request: FastifyRequest): Pro
   return website;
 }
 
-export async function currentWebsiteId(services: Services, request: FastifyRequest): Promise<number | null> {
+export async function currentWebsiteId(
+  services: FaceServices,
+  request: FastifyRequest,
+): Promise<number | null> {
   return (await currentWebsite(services, request))?.id ?? null;
 }

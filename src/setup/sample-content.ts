@@ -1,7 +1,8 @@
 // A small, honest sample for a fresh installation, so that the first `npm start` shows a real site:
 // a category, two tags, three posts about Folio itself, an About page and a menu. Everything is
 // ordinary content: edit or delete it in the admin panel (/admin) or through the API like anything else.
-import type { Services } from '../services.js';
+import type { FaceServices } from '../services.js';
+import type { Actor } from '../domain/policy.js';
 import { localeSettings } from '../domain/locales.js';
 
 const WELCOME = `<p>This website runs on <strong>Folio</strong>, a multi-site content management service. What you
@@ -34,22 +35,14 @@ const ABOUT = `<p>This is a page: content that lives outside the blog, reached f
 content as it is, use a template of the theme, or be replaced by a theme view named after their slug.</p>`;
 
 export async function installSampleContent(
-  services: Services,
+  services: FaceServices,
   adminId: number,
   websiteId: number,
 ): Promise<void> {
-  const { defaultLocale } = await localeSettings(services.settings);
-  const actor = { userId: adminId, isAdmin: true };
+  // Written by the operations as the administrator install made, so the content is theirs.
+  const actor: Actor = { userId: adminId, isAdmin: true, websiteId, origin: { surface: 'system' } };
   const tag = async (name: string, type: string) =>
-    (
-      await services.tags.storeInternal({
-        name,
-        type,
-        websiteIds: [websiteId],
-        updateWhenDuplicated: false,
-        defaultLocale,
-      })
-    ).tag.id;
+    (await services.tagOps.create(actor, { name, type, website_ids: [websiteId] })).id;
   const notes = await tag('Getting started', 'post_category');
   const folio = await tag('folio', 'post_tag');
   const themes = await tag('themes', 'post_tag');
@@ -62,27 +55,22 @@ export async function installSampleContent(
     { title: 'Welcome to Folio', content: WELCOME, tags: [folio], minutesAgo: 0 },
   ];
   for (const post of posts) {
-    await services.posts.create(
-      {
-        title: post.title,
-        content: post.content,
-        status: 'published',
-        publishedAt: at(post.minutesAgo),
-        tags: post.tags,
-        categories: [notes],
-        websiteIds: [websiteId],
-      },
-      actor,
-    );
+    await services.postOps.create(actor, {
+      title: post.title,
+      content: post.content,
+      status: 'published',
+      published_at: at(post.minutesAgo),
+      tags: post.tags,
+      categories: [notes],
+      website_id: [websiteId],
+    });
   }
 
-  const about = await services.pages.create({
+  const about = await services.pageOps.create(actor, {
     title: 'About',
     content: ABOUT,
     slug: 'about',
-    authorId: adminId,
-    websiteIds: [websiteId],
-    defaultLocale,
+    website_ids: [websiteId],
   });
   const link = (order: number, name: string, url: string) => ({
     order,
@@ -94,8 +82,9 @@ export async function installSampleContent(
     icon: null,
     parentPageId: null,
   });
-  await services.menus.sync(
-    websiteId,
+  await services.menuOps.sync(
+    actor,
+    { websiteId },
     [
       link(1, 'Home', '/'),
       link(2, 'Blog', '/blog'),

@@ -133,7 +133,7 @@ export function createStore(
   urls: StoreUrls,
   options: { credentials?: S3StoreOptions['credentials'] } = {},
 ): MediaStore {
-  // Served by the app: the site-relative address (domain/media-urls.ts), right on every host it answers.
+  // Served by the app: the site-relative address (domain/media/urls.ts), right on every host it answers.
   const appMedia = '/media';
   const cdn = urls.mediaBaseUrl?.replace(/\/+$/, '') ?? null;
   if (config.driver === 'local') {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
   launchBrowser,

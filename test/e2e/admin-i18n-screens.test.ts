@@ -9,7 +9,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PANEL_CATALOGUES } from '../../admin/src/i18n.js';
 import type { Language } from '../../admin/src/i18n.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
   launchBrowser,

@@ -3,6 +3,7 @@
 // in Markdown with the toolbar and the live preview and upload its thumbnail, see it on the home
 // page, comment on it while signed out (held, and mailed to the administrator), approve the comment
 // from the post page's notice, and see it shown.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,7 +33,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       ctx.services.mailer = mailer;
-      const installation = await installIfNeeded(ctx.services);
+      const installation = await installIfNeeded(faceServices(ctx.services));
       assert.ok(installation);
       admin = { email: installation.email, password: installation.password };
       picture = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'folio-e2e-')), 'cover.png');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } from '../support/browser.js';
 import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';

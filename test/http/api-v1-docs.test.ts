@@ -4,6 +4,7 @@
 // with `status: success`. Every API v1 route must have an example. The update trigger runs over a
 // stand-in package manager: the test never runs npm in the checkout. The README's quickstart runs first,
 // as a new user's would (issue 36 #10): the document's examples must not clash with its post.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import type { PackageManager } from '../../src/domain/updates.js';
+import type { PackageManager } from '../../src/domain/system/updates.js';
 import { installIfNeeded } from '../../src/setup/install.js';
 import { listen, servedContext } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
@@ -86,7 +87,7 @@ describe('docs/api-v1.md examples', () => {
       packageManager: stubPackages,
       config: { releasePackage: 'folio-release-test' },
     }));
-    const installation = await installIfNeeded(ctx.services);
+    const installation = await installIfNeeded(faceServices(ctx.services));
     assert.ok(installation);
     token = installation.apiToken;
     // The picture the multipart example uploads, in the directory the commands run in.

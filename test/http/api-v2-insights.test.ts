@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import type { PackageManager } from '../../src/domain/updates.js';
-import { UpdateStepError } from '../../src/domain/updates.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
+import type { PackageManager } from '../../src/domain/system/updates.js';
+import { UpdateStepError } from '../../src/domain/system/updates.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';

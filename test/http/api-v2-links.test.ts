@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import { linkSchema as documentedLinkSchema } from '../../src/api/v2/links.js';
 import { problemSchema } from '../../src/api/v2/schemas.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 

@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { z } from 'zod';
 import { mediaSchema, mediaUsageSchema } from '../../src/api/v2/media.js';
 import { problemSchema } from '../../src/api/v2/schemas.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import { menuSchema, menuSummarySchema } from '../../src/api/v2/menus.js';
 import { problemSchema } from '../../src/api/v2/schemas.js';
 import { migrate } from '../../src/db/database.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createServices } from '../../src/services.js';
 import { createTestContext, createTestDatabase, testConfig } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';

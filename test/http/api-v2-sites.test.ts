@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import { DOMAIN_CHECK_TOKEN_SETTING } from '../../src/domain/domain-check.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { DOMAIN_CHECK_TOKEN_SETTING } from '../../src/domain/websites/domain-check.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';

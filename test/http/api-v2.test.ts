@@ -15,8 +15,8 @@ import {
   postOneSchema,
   problemSchema,
 } from '../../src/api/v2/schemas.js';
-import { MAX_COMMENT_LENGTH } from '../../src/domain/comments.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { MAX_COMMENT_LENGTH } from '../../src/domain/community/comments.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor } from '../support/visitor.js';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../../src/cli.js';
-import type { AuditRecord } from '../../src/domain/audit.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import type { AuditRecord } from '../../src/domain/system/audit.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor } from '../support/visitor.js';

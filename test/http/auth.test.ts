@@ -1,4 +1,5 @@
 // Switches, authentication modes and the admin role (spec section 5, R-A1..R-A8), through the real app.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ApiRouter } from '../../src/api/v1/router.js';
@@ -21,7 +22,7 @@ describe('API switches and authentication', () => {
       extend: async (app, services) => {
         await app.register(
           async (api) => {
-            const router = new ApiRouter(api, services);
+            const router = new ApiRouter(api, faceServices(services));
             router.route(['POST'], '/test/admin', { switchKey: null, adminOnly: true }, async (request) =>
               success('admin ok', { id: request.apiUser?.id ?? null }),
             );

@@ -3,8 +3,8 @@
 // favourites once per visitor, cross-site beacons refused, rate limits, and no raw IP stored.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { isBot } from '../../src/domain/clicks.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { isBot } from '../../src/domain/community/clicks.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';

@@ -4,8 +4,8 @@
 // A held comment is mailed to the website's administrators (the mailer: the log without SMTP).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { NOTICE_LIMIT } from '../../src/domain/comment-notices.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { NOTICE_LIMIT } from '../../src/domain/community/comment-notices.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { Visitor } from '../support/visitor.js';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { postCacheTag } from '../../src/domain/comments.js';
+import { postCacheTag } from '../../src/domain/community/comments.js';
 import { ForbiddenError, ValidationError } from '../../src/domain/errors.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import type { FrontendState } from '../../src/frontend/context.js';
 import type { FrontendKit, TemplateDataProvider } from '../../src/frontend/index.js';
 import { commentRoutes } from '../../src/frontend/routes/comments.js';

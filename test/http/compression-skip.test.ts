@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { nothingToCompress } from '../../src/http/compression.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { TestContext as NodeTestContext } from 'node:test';
 import sharp from 'sharp';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { XMLLINT_PATH, withXmllint } from '../support/requirements.js';

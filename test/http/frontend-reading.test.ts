@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { THEMES_DIR } from '../../src/frontend/themes.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

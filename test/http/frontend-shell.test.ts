@@ -2,7 +2,7 @@
 // locale prefixes (R-F3), escaping, and the trusted head/body code of a website.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 

@@ -2,7 +2,7 @@
 // makes `/` show that page, the posts staying at `/blog`, and the page's own address redirects home.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { insertPost } from '../support/seed.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';

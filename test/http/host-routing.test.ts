@@ -1,9 +1,10 @@
 // Multi-site routing: every request finds its website by Host (primary or alias, port ignored),
 // through the cache, which every website or domain change flushes.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { currentWebsiteId } from '../../src/http/website-context.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -17,7 +18,7 @@ describe('host routing', () => {
     ctx = await createTestContext({
       extend: (app, services) => {
         app.get('/test/website', async (request: FastifyRequest) => ({
-          website: await currentWebsiteId(services, request),
+          website: await currentWebsiteId(faceServices(services), request),
         }));
       },
     });

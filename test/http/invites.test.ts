@@ -3,7 +3,7 @@
 // existing one sign in and accept; a link works once, and a withdrawn one not at all.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';

@@ -2,7 +2,7 @@
 // sent you a link" tell the operator to look there. Never in production, never with a mail server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';

@@ -16,7 +16,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/
 import sharp from 'sharp';
 import { buildApp } from '../../src/app.js';
 import { folio } from '../support/cli.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createServices } from '../../src/services.js';
 import { parseStorageUrl } from '../../src/storage/config.js';
 import type { StorageConfig } from '../../src/storage/config.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { MEDIA_URLS_RELATIVE_SETTING } from '../../src/domain/media-maintenance.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { MEDIA_URLS_RELATIVE_SETTING } from '../../src/domain/media/maintenance.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { FULL_CONTENT_SETTING } from '../../src/frontend/routes/feeds.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

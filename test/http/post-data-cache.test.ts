@@ -5,7 +5,7 @@
 // their own comment awaiting moderation. With the switch off, every view reads the data again.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { syncOneMenuLink } from '../support/seed.js';

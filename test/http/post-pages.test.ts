@@ -3,10 +3,10 @@
 // ties and NULLs included; API v2 lists walked by cursor give the same posts as walked by page number.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { visibleOnWebsite } from '../../src/domain/bindings.js';
+import { visibleOnWebsite } from '../../src/domain/websites/bindings.js';
 import { SORTABLE_POST_FIELDS } from '../../src/domain/posts/index.js';
 import type { PostListQuery } from '../../src/domain/posts/index.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost, insertTag, tagPost } from '../support/seed.js';

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CACHE_HEADER } from '../../src/frontend/page-cache.js';
-import { PREVIEW_DAYS_SETTING } from '../../src/domain/previews.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { PREVIEW_DAYS_SETTING } from '../../src/domain/revisions/previews.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { listen, servedContext } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 

@@ -3,7 +3,7 @@
 // compare (word-level diff) and restore through API v2, with the policy's answer and the 412 flow.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { REVISIONS_KEEP_SETTING } from '../../src/domain/revisions.js';
+import { REVISIONS_KEEP_SETTING } from '../../src/domain/revisions/revisions.js';
 import { createSiteContext } from '../support/site-context.js';
 import type { SiteContext } from '../support/site-context.js';
 import type { TestContext, TestUser } from '../support/harness.js';

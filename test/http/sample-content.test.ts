@@ -1,6 +1,7 @@
 // The sample content of a fresh installation teaches what works (issue 34 #21): the post "Writing
 // posts through the API" shows a curl command that, run as written (only the token and the port put
 // in), creates a post; and the sample points at the admin panel, not at the API alone.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
@@ -19,7 +20,7 @@ describe('sample content', () => {
 
   before(async () => {
     ({ ctx, port } = await servedContext());
-    const installation = await installIfNeeded(ctx.services);
+    const installation = await installIfNeeded(faceServices(ctx.services));
     assert.ok(installation);
     token = installation.apiToken;
     await listen(ctx, port);

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RateLimits } from '../../src/lib/rate-limits.js';
-import { MAX_SEARCHES_AT_ONCE, SearchLimit } from '../../src/domain/search-limit.js';
+import { MAX_SEARCHES_AT_ONCE, SearchLimit } from '../../src/domain/posts/search-limit.js';
 import { TooManyRequestsError } from '../../src/domain/errors.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 

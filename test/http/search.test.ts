@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { clearSearchIndex } from '../../src/db/search-index.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
-import { dialectOf, highlightExcerpt, planTerms } from '../../src/domain/search.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
+import { dialectOf, highlightExcerpt, planTerms } from '../../src/domain/posts/search.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { THEMES_DIR } from '../../src/frontend/themes.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readArchive } from '../../src/domain/porting/archive-reader.js';
 import { IMPORT_MAX_MB_SETTING } from '../../src/domain/porting/transfers.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import type { TestContext, TestUser } from '../support/harness.js';

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { main } from '../../src/cli.js';
 import { migrate } from '../../src/db/database.js';
-import { backupBeforeUpdate, rotateBackups } from '../../src/domain/backup.js';
+import { backupBeforeUpdate, rotateBackups } from '../../src/domain/system/backup.js';
 import { createServices } from '../../src/services.js';
 import { createTestDatabase, testConfig, usingPostgres } from '../support/harness.js';
 import type { TestDatabase } from '../support/harness.js';

@@ -1,5 +1,6 @@
 // `folio export` (issue 39 #1): the archive's layout, its records per scope, secrets left out unless
 // asked for, the media files' bytes, and the CLI's answers to bad options.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,7 +28,7 @@ describe('folio export', () => {
   before(async () => {
     ctx = await createTestContext();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-export-'));
-    const installation = await installIfNeeded(ctx.services);
+    const installation = await installIfNeeded(faceServices(ctx.services));
     assert.ok(installation);
     siteOne = installation.websiteId;
     siteTwo = await ctx.services.websites.create({ siteName: 'Second', domain: 'two.example.test' });

@@ -1,6 +1,7 @@
 // `folio import` of a Folio archive (issue 39 #2): a dry run writes nothing, an import into an existing
 // website renames taken slugs and reuses users and tags, and bad archives (cut short, a newer version,
 // two users with one email, a record the database refuses half way) leave nothing behind.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -55,7 +56,7 @@ describe('folio import (Folio archive)', () => {
   before(async () => {
     ctx = await createTestContext();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-import-'));
-    const installation = await installIfNeeded(ctx.services);
+    const installation = await installIfNeeded(faceServices(ctx.services));
     websiteId = installation!.websiteId;
     full = path.join(dir, 'site.tar.gz');
     await ctx.services.exporter.export(

@@ -1,6 +1,7 @@
 // Ghost import (issue 39 #4) from a Ghost 5 JSON fixture (test/fixtures/ghost/ghost-5.json, written
 // from the export's shape; its origin is stated in its `_origin` key): posts with HTML, Lexical and
 // mobiledoc rendered to HTML where there is none, tags, authors, pages.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -27,7 +28,7 @@ describe('folio import (Ghost JSON)', () => {
   before(async () => {
     ctx = await createTestContext();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-ghost-'));
-    websiteId = (await installIfNeeded(ctx.services))!.websiteId;
+    websiteId = (await installIfNeeded(faceServices(ctx.services)))!.websiteId;
   });
   after(async () => {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // from the format; its origin is stated in it): posts, pages, the category tree, tags, threaded
 // comments, authors without passwords, images fetched through the SSRF guard (or left with
 // --no-media), slugs, statuses and dates, and the old permalinks answering with a 301.
+import { faceServices } from '../../src/services.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -58,7 +59,7 @@ describe('folio import (WordPress WXR)', () => {
   before(async () => {
     ctx = await createTestContext();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-wxr-'));
-    localSite = (await installIfNeeded(ctx.services))!.websiteId;
+    localSite = (await installIfNeeded(faceServices(ctx.services)))!.websiteId;
     png = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#d22' } })
       .png()
       .toBuffer();

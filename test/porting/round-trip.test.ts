@@ -12,7 +12,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { migrate } from '../../src/db/database.js';
 import { INSTALLATION_OPERATOR } from '../../src/domain/policy.js';
-import { createServices } from '../../src/services.js';
+import { createServices, faceServices } from '../../src/services.js';
 import type { Services } from '../../src/services.js';
 import { installIfNeeded } from '../../src/setup/install.js';
 import { createTestContext, createTestDatabase, testConfig, usingPostgres } from '../support/harness.js';
@@ -137,7 +137,7 @@ describe('export -> import round trip across SQLite and PostgreSQL', () => {
     ctx = await createTestContext();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-rt-'));
     const services = ctx.services;
-    const installation = await installIfNeeded(services);
+    const installation = await installIfNeeded(faceServices(services));
     assert.ok(installation);
     const admin = (await services.users.findByEmail(installation.email))!;
     const writer = await ctx.createUser();

@@ -11,9 +11,9 @@ import { loadConfig, parseDatabaseUrl } from '../../src/config.js';
 import type { Config } from '../../src/config.js';
 import { migrate } from '../../src/db/database.js';
 import type { Clock } from '../../src/domain/clock.js';
-import { UpdateStepError } from '../../src/domain/updates.js';
-import type { PackageManager } from '../../src/domain/updates.js';
-import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../../src/domain/api-switches.js';
+import { UpdateStepError } from '../../src/domain/system/updates.js';
+import type { PackageManager } from '../../src/domain/system/updates.js';
+import { ENDPOINT_SWITCHES, GLOBAL_SWITCH } from '../../src/domain/system/api-switches.js';
 import { createServices } from '../../src/services.js';
 import type { Services } from '../../src/services.js';
 

@@ -1,5 +1,5 @@
 // A mailer that keeps what it is given: tests read reset links from it.
-import type { MailMessage, Mailer } from '../../src/domain/mailer.js';
+import type { MailMessage, Mailer } from '../../src/domain/system/mailer.js';
 
 export class RecordingMailer implements Mailer {
   readonly sent: MailMessage[] = [];

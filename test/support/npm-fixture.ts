@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { NpmPackageManager } from '../../src/domain/npm.js';
-import type { NpmPackageManagerOptions } from '../../src/domain/npm.js';
-import { UpdateStepError } from '../../src/domain/updates.js';
-import type { PackageManager, StepContext, UpdateLogger } from '../../src/domain/updates.js';
+import { NpmPackageManager } from '../../src/domain/system/npm.js';
+import type { NpmPackageManagerOptions } from '../../src/domain/system/npm.js';
+import { UpdateStepError } from '../../src/domain/system/updates.js';
+import type { PackageManager, StepContext, UpdateLogger } from '../../src/domain/system/updates.js';
 
 const run = promisify(execFile);
 

@@ -1,8 +1,8 @@
 // The setup most HTTP tests share (issue 35 #6): an installed Folio with one website, an administrator,
 // users holding roles on the website, and an API v2 caller on the website's Host. Options add what a
 // test needs beyond it; everything else stays the test's own.
-import type { SiteRole } from '../../src/domain/memberships.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import type { SiteRole } from '../../src/domain/people/memberships.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from './harness.js';
 import type { ContextOptions, TestContext, TestUser } from './harness.js';
 

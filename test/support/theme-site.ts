@@ -2,8 +2,8 @@
 // slogan, a category and a tag, posts with an uploaded cover and with text worth reading, a page, an
 // approved comment. The html-validate and Lighthouse tests read the same pages.
 import sharp from 'sharp';
-import { REGISTRATION_SETTING } from '../../src/domain/accounts.js';
-import { INSTALLED_SETTING } from '../../src/domain/settings.js';
+import { REGISTRATION_SETTING } from '../../src/domain/people/accounts.js';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import type { TestContext } from './harness.js';
 
 export interface ThemeSite {

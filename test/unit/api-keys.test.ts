@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/domain/errors.js';
-import { hashToken } from '../../src/domain/users.js';
+import { hashToken } from '../../src/domain/people/users.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 

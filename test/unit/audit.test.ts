@@ -1,7 +1,7 @@
 // The audit log (issue 20): entries name who, what, where and the changed fields, never values.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { summarizeInput } from '../../src/domain/audit.js';
+import { summarizeInput } from '../../src/domain/system/audit.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 

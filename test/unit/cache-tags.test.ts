@@ -2,7 +2,7 @@
 // only announce changes; this map decides what every cache drops.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { WebsiteBindings } from '../../src/domain/bindings.js';
+import type { WebsiteBindings } from '../../src/domain/websites/bindings.js';
 import { tagsForChange } from '../../src/domain/cache-tags.js';
 
 const bindings = {

@@ -2,9 +2,9 @@
 // into the text or a block of code; the reading time still counts every word.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainExcerpt } from '../../src/domain/public-posts.js';
-import { readingMinutes } from '../../src/domain/reading-time.js';
-import { plainText } from '../../src/domain/search.js';
+import { plainExcerpt } from '../../src/domain/public/posts.js';
+import { readingMinutes } from '../../src/domain/posts/reading-time.js';
+import { plainText } from '../../src/domain/posts/search.js';
 
 describe('excerpts made from content', () => {
   const content =

@@ -1,7 +1,7 @@
 // The allow-list for HTML written by non-admin users.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plainText, sanitizePostHtml } from '../../src/domain/html-sanitizer.js';
+import { plainText, sanitizePostHtml } from '../../src/domain/text/html-sanitizer.js';
 import { cleanContent } from '../../src/frontend/content.js';
 
 const SANDBOX = 'sandbox="allow-scripts allow-same-origin allow-presentation allow-popups"';

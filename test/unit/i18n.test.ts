@@ -12,7 +12,7 @@ import { formatDate } from '../../src/frontend/dates.js';
 import { ThemeTranslations } from '../../src/frontend/theme-i18n.js';
 import { THEMES_DIR, ThemeRenderer } from '../../src/frontend/themes.js';
 import { localizeMessage } from '../../src/frontend/site-messages.js';
-import { MAIL_CATALOGUES, mailLocale, mailOf } from '../../src/domain/mail-texts.js';
+import { MAIL_CATALOGUES, mailLocale, mailOf } from '../../src/domain/system/mail-texts.js';
 import { CATALOGUE_LOCALES, formatMessage, matchLocale, messageArguments } from '../../src/lib/messages.js';
 import { PANEL_CATALOGUES } from '../../admin/src/i18n.js';
 

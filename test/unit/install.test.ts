@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { faceServices } from '../../src/services.js';
 import { after, before, describe, it } from 'node:test';
-import { ENDPOINT_SWITCHES } from '../../src/domain/api-switches.js';
+import { ENDPOINT_SWITCHES } from '../../src/domain/system/api-switches.js';
 import { installIfNeeded } from '../../src/setup/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -11,7 +12,7 @@ describe('first start', () => {
   after(() => ctx.close());
 
   it('creates the localhost website and an admin whose token works, with every switch on', async () => {
-    const installation = await installIfNeeded(ctx.services);
+    const installation = await installIfNeeded(faceServices(ctx.services));
     assert.ok(installation);
     const admin = await ctx.services.users.authenticateToken(installation.apiToken);
     assert.equal(admin?.email, 'admin@localhost');
@@ -50,7 +51,7 @@ describe('first start', () => {
   });
 
   it('installs only once', async () => {
-    assert.equal(await installIfNeeded(ctx.services), null);
+    assert.equal(await installIfNeeded(faceServices(ctx.services)), null);
     assert.equal(await ctx.services.users.count(), 1);
     assert.equal(await ctx.services.websites.count(), 1);
   });
@@ -59,7 +60,7 @@ describe('first start', () => {
     const other = await createTestContext();
     try {
       await other.createUser({ admin: true });
-      assert.equal(await installIfNeeded(other.services), null);
+      assert.equal(await installIfNeeded(faceServices(other.services)), null);
       assert.equal(await other.services.users.count(), 1);
       assert.notEqual(await other.services.settings.get('installed_at'), undefined);
     } finally {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { Redis } from 'ioredis';
-import { LoginThrottle } from '../../src/domain/login-throttle.js';
+import { LoginThrottle } from '../../src/domain/people/login-throttle.js';
 import { RateLimits } from '../../src/lib/rate-limits.js';
 import { testRedisUrl } from '../support/harness.js';
 

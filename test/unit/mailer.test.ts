@@ -10,7 +10,7 @@ import {
   createMailer,
   fallbackMailDomain,
   senderOf,
-} from '../../src/domain/mailer.js';
+} from '../../src/domain/system/mailer.js';
 
 describe('mail configuration', () => {
   it('defaults: no SMTP, and no MAIL_FROM (the sender is no-reply@ the website’s domain)', () => {

@@ -2,7 +2,7 @@
 // and nothing dangerous through: the output is the site's sanitized HTML whatever the input holds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { markdownToHtml } from '../../src/domain/markdown.js';
+import { markdownToHtml } from '../../src/domain/text/markdown.js';
 
 describe('markdownToHtml', () => {
   it('makes a paragraph of each block of lines, and keeps single line breaks', () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { up as migrateMemberships } from '../../src/db/migrations/0011_memberships.js';
 import { InputError, NotFoundError } from '../../src/domain/errors.js';
-import { roleAtLeast } from '../../src/domain/memberships.js';
+import { roleAtLeast } from '../../src/domain/people/memberships.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { NpmPackageManager } from '../../src/domain/npm.js';
-import { CORE_PACKAGE } from '../../src/domain/updates.js';
+import { NpmPackageManager } from '../../src/domain/system/npm.js';
+import { CORE_PACKAGE } from '../../src/domain/system/updates.js';
 
 describe('NpmPackageManager.latestVersion', () => {
   let dir: string;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { PixelBudget } from '../../src/lib/pixel-budget.js';
-import { MAX_IMAGE_PIXELS, imageWork } from '../../src/domain/media.js';
+import { MAX_IMAGE_PIXELS, imageWork } from '../../src/domain/media/files.js';
 import { createTestContext } from '../support/harness.js';
 
 /** A job that runs until its gate is opened, recording when it started. */

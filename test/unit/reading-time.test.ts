@@ -1,7 +1,7 @@
 // Reading time (issue 22): words at 230 a minute, Chinese, Japanese and Korean by characters at 500.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countReading, readingMinutes } from '../../src/domain/reading-time.js';
+import { countReading, readingMinutes } from '../../src/domain/posts/reading-time.js';
 
 describe('reading time', () => {
   it('counts words of the text, not of the markup', () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { idsKey } from '../../src/domain/resource-abilities.js';
-import { siteOrigin } from '../../src/domain/site-urls.js';
+import { siteOrigin } from '../../src/domain/websites/urls.js';
 import { scriptJson } from '../../src/frontend/seo.js';
 import { jsonKeyOf, memoized } from '../../src/lib/memo.js';
 

@@ -7,8 +7,8 @@ import { describe, it } from 'node:test';
 import { Policy } from '../../src/domain/policy.js';
 import type { Actor, PostFacts } from '../../src/domain/policy.js';
 import { ResourceAbilities } from '../../src/domain/resource-abilities.js';
-import type { Membership, SiteRole } from '../../src/domain/memberships.js';
-import { SITE_ROLES } from '../../src/domain/memberships.js';
+import type { Membership, SiteRole } from '../../src/domain/people/memberships.js';
+import { SITE_ROLES } from '../../src/domain/people/memberships.js';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
 const ME = 7;

@@ -2,7 +2,7 @@
 // call, exactly once even when several nodes run the job at the same moment.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PostScheduler } from '../../src/domain/scheduler.js';
+import { PostScheduler } from '../../src/domain/posts/scheduler.js';
 import { PostsService } from '../../src/domain/posts/index.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

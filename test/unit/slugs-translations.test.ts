@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { slugify as transliterate } from 'transliteration';
-import { randomSlug, slugify, uniqueSlug, SLUG_PATTERN } from '../../src/domain/slugs.js';
+import { randomSlug, slugify, uniqueSlug, SLUG_PATTERN } from '../../src/domain/text/slugs.js';
 import { normalizeLocale, splitTranslatable, translate } from '../../src/domain/translations.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

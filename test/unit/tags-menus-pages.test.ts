@@ -7,8 +7,8 @@ import type { Db } from '../../src/db/database.js';
 import { ForbiddenError, InputError } from '../../src/domain/errors.js';
 import { localizedPath, parseLocaleList } from '../../src/domain/locales.js';
 import type { LocaleSettings } from '../../src/domain/locales.js';
-import { resolveParents } from '../../src/domain/menus.js';
-import type { MenuItemInput } from '../../src/domain/menus.js';
+import { resolveParents } from '../../src/domain/menus/store.js';
+import type { MenuItemInput } from '../../src/domain/menus/store.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 

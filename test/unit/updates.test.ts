@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { migrate } from '../../src/db/database.js';
 import { toIso } from '../../src/domain/values.js';
-import { summarize } from '../../src/domain/npm.js';
+import { summarize } from '../../src/domain/system/npm.js';
 import {
   ALLOWED_PACKAGES_SETTING,
   LOCK_EXPIRY_MS,
@@ -17,8 +17,8 @@ import {
   isValidVersion,
   itemFor,
   parseUpdateRequest,
-} from '../../src/domain/updates.js';
-import type { PackageManager } from '../../src/domain/updates.js';
+} from '../../src/domain/system/updates.js';
+import type { PackageManager } from '../../src/domain/system/updates.js';
 import { createServices } from '../../src/services.js';
 import type { Services } from '../../src/services.js';
 import { createTestContext, manualClock, testConfig } from '../support/harness.js';

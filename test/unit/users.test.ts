@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashToken } from '../../src/domain/users.js';
+import { hashToken } from '../../src/domain/people/users.js';
 import { InputError } from '../../src/domain/errors.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';

@@ -4,9 +4,9 @@ import type { FastifyRequest } from 'fastify';
 import { actorOfCredential } from '../../domain/policy.js';
 import type { Actor } from '../../domain/policy.js';
 import { currentWebsiteId } from '../../http/website-context.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 
-export async function actorOf(services: Services, request: FastifyRequest): Promise<Actor> {
+export async function actorOf(services: FaceServices, request: FastifyRequest): Promise<Actor> {
   return actorOfCredential(
     { user: request.apiUser ?? null, key: request.apiKey ?? null },
     await currentWebsiteId(services, request),

@@ -2,13 +2,12 @@
 // Every API route declares an EndpointPolicy; `guard` turns it into a preHandler that runs the checks
 // in the order of R-A7: switches (403) -> authentication (401) -> admin role (403).
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { User } from '../../domain/users.js';
-import { authenticateCredential } from '../../domain/api-keys.js';
-import type { ApiKey } from '../../domain/api-keys.js';
+import type { User } from '../../domain/people/users.js';
+import type { ApiKey } from '../../domain/people/api-keys.js';
 import { actorOf } from './actor.js';
-import type { Services } from '../../services.js';
-import { AUTH_MODES, GLOBAL_SWITCH } from '../../domain/api-switches.js';
-import type { AuthMode } from '../../domain/api-switches.js';
+import type { FaceServices } from '../../services.js';
+import { AUTH_MODES, GLOBAL_SWITCH } from '../../domain/system/api-switches.js';
+import type { AuthMode } from '../../domain/system/api-switches.js';
 import { ApiError, adminRequired, apiDisabled, failure, invalidToken } from './envelope.js';
 
 export interface EndpointPolicy {
@@ -40,8 +39,12 @@ declare module 'fastify' {
 }
 
 /** A token or an API key (`folio_key_…`, with its scope): the user it names, or null. */
-async function identify(services: Services, request: FastifyRequest, token: string): Promise<User | null> {
-  const found = await authenticateCredential(services, token);
+async function identify(
+  services: FaceServices,
+  request: FastifyRequest,
+  token: string,
+): Promise<User | null> {
+  const found = await services.authentication.credential(token);
   request.apiKey = found?.key ?? null;
   return found?.user ?? null;
 }
@@ -74,7 +77,7 @@ export function basicCredentials(request: FastifyRequest): { email: string; pass
   return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-async function isEnabled(services: Services, policy: EndpointPolicy): Promise<boolean> {
+async function isEnabled(services: FaceServices, policy: EndpointPolicy): Promise<boolean> {
   const { settings } = services;
   if (!(await settings.flag(GLOBAL_SWITCH, true))) return false;
   for (const key of policy.alsoRequires ?? []) {
@@ -86,7 +89,7 @@ async function isEnabled(services: Services, policy: EndpointPolicy): Promise<bo
   return policy.legacySwitch !== undefined && (await settings.flag(policy.legacySwitch, false));
 }
 
-async function authMode(services: Services, policy: EndpointPolicy): Promise<AuthMode | null> {
+async function authMode(services: FaceServices, policy: EndpointPolicy): Promise<AuthMode | null> {
   const key = policy.authKey === undefined ? policy.switchKey : policy.authKey;
   const needsUser = policy.userRequired === true || policy.adminOnly === true;
   if (key === null) return needsUser ? 'simple' : null;
@@ -98,7 +101,7 @@ async function authMode(services: Services, policy: EndpointPolicy): Promise<Aut
 
 async function authenticate(
   request: FastifyRequest,
-  services: Services,
+  services: FaceServices,
   mode: AuthMode,
 ): Promise<User | null> {
   if (mode === 'basic') {
@@ -109,7 +112,7 @@ async function authenticate(
     const address = request.ip || 'unknown';
     const verdict = await services.throttle.loginAttempt(credentials.email, address);
     if (!verdict.allowed) throw tooManyAttempts(verdict.retryAfter);
-    const user = await services.users.authenticatePassword(credentials.email, credentials.password);
+    const user = await services.authentication.password(credentials.email, credentials.password);
     if (user) await services.throttle.loginSucceeded(credentials.email, address);
     return user;
   }
@@ -130,7 +133,7 @@ function tooManyAttempts(retryAfter: number): ApiError {
   );
 }
 
-export function guard(services: Services, policy: EndpointPolicy): preHandlerAsyncHookHandler {
+export function guard(services: FaceServices, policy: EndpointPolicy): preHandlerAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     if (!(await isEnabled(services, policy))) throw apiDisabled();
     const mode = await authMode(services, policy);

@@ -1,6 +1,6 @@
 // Every /api/v1 route. Each resource registers its routes on one ApiRouter.
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { registerMenuRoutes } from './menus.js';
 import { registerPageRoutes } from './pages.js';
 import { registerPostRoutes } from './posts.js';
@@ -10,7 +10,7 @@ import { registerTagRoutes } from './tags.js';
 import { registerUpdateRoutes } from './updates.js';
 import { registerWebsiteRoutes } from './websites.js';
 
-export function apiV1(services: Services) {
+export function apiV1(services: FaceServices) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     const router = new ApiRouter(app, services);
     registerPostRoutes(router, services);

@@ -9,16 +9,16 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { localeSettings } from '../../domain/locales.js';
-import { MENU_ITEM_TYPES, MENU_TARGETS } from '../../domain/menus.js';
-import type { MenuItemInput, MenuItemWithPage } from '../../domain/menus.js';
+import { MENU_ITEM_TYPES, MENU_TARGETS } from '../../domain/menus/store.js';
+import type { MenuItemInput, MenuItemWithPage } from '../../domain/menus/store.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { InputError } from '../../domain/errors.js';
-import { MenuSyncProblems } from '../../domain/menu-operations.js';
+import { MenuSyncProblems } from '../../domain/menus/operations.js';
 import { MAX_DB_INTEGER, MIN_DB_INTEGER } from '../../domain/ids.js';
 import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
-import { isSafeHref } from '../../domain/site-urls.js';
+import { isSafeHref } from '../../domain/websites/urls.js';
 import { ATTRIBUTE } from '../../domain/schema-fields.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './actor.js';
 import { ApiError, success, validationFailed } from './envelope.js';
 import type { Json } from './envelope.js';
@@ -175,7 +175,7 @@ function menuId(request: FastifyRequest): number | null {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : null;
 }
 
-export function registerMenuRoutes(router: ApiRouter, services: Services): void {
+export function registerMenuRoutes(router: ApiRouter, services: FaceServices): void {
   router.route(['GET', 'POST'], '/menus', { switchKey: null, authKey: null, read: true }, async () =>
     success('Successfully fetched menus', []),
   );

@@ -3,7 +3,7 @@
 // validates with) and the spec's envelope as its answer. Served at /api/v1/openapi.json.
 import { z } from 'zod';
 import { createPostInput, listPostsInput, updatePostInput } from '../../domain/posts/input.js';
-import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/website-input.js';
+import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/websites/input.js';
 import { syncSchema } from './menus.js';
 import type { RegisteredRoute, RouteDoc } from './router.js';
 import { existSchema, listSchema as tagListSchema, storeSchema as tagStoreSchema } from './tags.js';

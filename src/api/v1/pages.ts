@@ -1,5 +1,5 @@
 // Pages API (spec 4.5, R-Pg1): three placeholders, POST only, no token, answering only `status` and
-// `message`. The global switch still covers them (R-A2). Pages themselves live in domain/pages.ts.
+// `message`. The global switch still covers them (R-A2). Pages themselves live in domain/pages/store.ts.
 import type { ApiRouter } from './router.js';
 
 const PUBLIC = { switchKey: null, authKey: null } as const;

@@ -5,9 +5,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { AnswerView, ListPostsInput, Page, PostDetail, PostSummary } from '../../domain/posts/index.js';
 import { LIST_FIELDS } from '../../domain/posts/index.js';
-import { absoluteMediaIn, absoluteMediaUrl } from '../../domain/media-urls.js';
+import { absoluteMediaIn, absoluteMediaUrl } from '../../domain/media/urls.js';
 import type { TranslationMap } from '../../domain/translations.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { hasMultipartBody } from '../../http/multipart.js';
 import { memoized } from '../../lib/memo.js';
 import { actorOf } from './actor.js';
@@ -28,7 +28,7 @@ const MAX_REMEMBERED_INPUT_LENGTH = 512;
  * and form bodies; never multipart, whose files JSON cannot tell apart). Only the schema's fields make
  * the key: the schema strips the others, and an api_token is never kept.
  */
-function listInput(services: Services, request: FastifyRequest): ListPostsInput {
+function listInput(services: FaceServices, request: FastifyRequest): ListPostsInput {
   const raw = requestInput(request);
   if (hasMultipartBody(request)) return services.postOps.parseList(raw);
   const fields: Record<string, unknown> = {};
@@ -132,7 +132,7 @@ function slugParam(request: FastifyRequest): string {
   return String((request.params as { slug?: string }).slug ?? '');
 }
 
-export function registerPostRoutes(router: ApiRouter, services: Services): void {
+export function registerPostRoutes(router: ApiRouter, services: FaceServices): void {
   const { config } = services;
   // Each string's text and, at most, its encoded answer (3 bytes per character in all, roughly).
   const listView: AnswerView<Page<PostSummary>, ListPage> = {

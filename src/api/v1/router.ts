@@ -2,7 +2,7 @@
 // in the envelope (R-G4). Fastify itself would answer 404 for a method it does not know.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import type { z } from 'zod';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import type { Json } from './envelope.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { addRoute } from '../../http/multipart.js';
@@ -66,7 +66,7 @@ export class ApiRouter {
 
   constructor(
     private readonly app: FastifyInstance,
-    private readonly services: Services,
+    private readonly services: FaceServices,
   ) {
     // Every API route answers its failures in the envelope; set before any route is added.
     installApiErrorHandler(app);

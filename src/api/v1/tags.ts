@@ -5,11 +5,11 @@ import { z } from 'zod';
 import { InputError } from '../../domain/errors.js';
 import { MAX_DB_INTEGER, MIN_DB_INTEGER, isStorableId } from '../../domain/ids.js';
 import { defaultLocale } from '../../domain/locales.js';
-import { DEFAULT_TAG_TYPE, MAX_TAG_NAME_LENGTH, MAX_TAG_TYPE_LENGTH } from '../../domain/tags.js';
-import type { Tag, TagNode } from '../../domain/tags.js';
+import { DEFAULT_TAG_TYPE, MAX_TAG_NAME_LENGTH, MAX_TAG_TYPE_LENGTH } from '../../domain/tags/store.js';
+import type { Tag, TagNode } from '../../domain/tags/store.js';
 import { isValidLocale, normalizeLocale } from '../../domain/translations.js';
 import type { Translatable } from '../../domain/translations.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { JsonText, success, validationFailed } from './envelope.js';
 import type { Json } from './envelope.js';
 import { actorOf } from './actor.js';
@@ -130,7 +130,7 @@ function answerBytes(answer: { text: string }): JsonText {
 /** The tag store's 500: a numeric status and no `code` (spec section 7). */
 const storeServerError = (message: string): Json => ({ status: 500, message });
 
-export function registerTagRoutes(router: ApiRouter, services: Services): void {
+export function registerTagRoutes(router: ApiRouter, services: FaceServices): void {
   // Trees as answer text (cached by the read, per type and locale).
   const treeView = {
     name: 'api-v1',

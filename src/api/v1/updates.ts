@@ -1,6 +1,6 @@
 // Updates API (spec 4.6, 3.2; R-U1..R-U3). Bodies deviate from the envelope: only `status`,
 // `message`, and `version` (trigger success) or `progress` (spec 2.1).
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './actor.js';
 import { ApiError } from './envelope.js';
 import type { Json } from './envelope.js';
@@ -10,7 +10,7 @@ import type { ApiRouter } from './router.js';
 const fail = (code: number, message: string) => new ApiError(code, { status: 'fail', message });
 export const invalidUpdateRequest = () => fail(400, 'Invalid update request');
 
-export function registerUpdateRoutes(router: ApiRouter, services: Services): void {
+export function registerUpdateRoutes(router: ApiRouter, services: FaceServices): void {
   // No switch of its own (R-A2); admin only, so a user is always needed (R-A4). Basic mode when
   // `svc_api_update_should_auth` is `basic`.
   router.route(
@@ -26,7 +26,7 @@ export function registerUpdateRoutes(router: ApiRouter, services: Services): voi
       );
       // The server began stopping during the run: do not keep this connection alive, or the
       // graceful shutdown would wait for the client's keep-alive to time out.
-      if (services.updates.isStopping) reply.header('connection', 'close');
+      if (services.systemOps.stopping) reply.header('connection', 'close');
       switch (result.outcome) {
         case 'updated':
           return { status: 'success', message: 'Successfully updated', version: result.version };
@@ -56,7 +56,7 @@ export function registerUpdateRoutes(router: ApiRouter, services: Services): voi
     async (request): Promise<Json> => {
       const { itemId } = requestInput(request);
       if (typeof itemId !== 'string' || itemId.trim() === '') throw invalidUpdateRequest();
-      const progress = await services.updates.progress(itemId.trim());
+      const progress = await services.systemOps.updateProgress(itemId.trim());
       return { status: 'success', message: 'Successfully fetched updating progress', progress };
     },
     { serverErrorBody: (message) => ({ status: 'fail', message }) },

@@ -3,16 +3,16 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
-import type { User } from '../../domain/users.js';
+import type { User } from '../../domain/people/users.js';
 import {
   ADMIN_ONLY_WEBSITE_FIELDS,
   DomainConflictError,
   InvalidDomainError,
   LastDomainError,
-} from '../../domain/websites.js';
-import type { Website, WebsitePatch } from '../../domain/websites.js';
-import type { Services } from '../../services.js';
-import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/website-input.js';
+} from '../../domain/websites/store.js';
+import type { Website, WebsitePatch } from '../../domain/websites/store.js';
+import type { FaceServices } from '../../services.js';
+import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/websites/input.js';
 import { actorOf } from './actor.js';
 import { adminRequired, ApiError, success } from './envelope.js';
 import type { Json } from './envelope.js';
@@ -96,7 +96,7 @@ function caller(request: FastifyRequest): User {
   return request.apiUser;
 }
 
-export function registerWebsiteRoutes(router: ApiRouter, services: Services): void {
+export function registerWebsiteRoutes(router: ApiRouter, services: FaceServices): void {
   const { websiteOps } = services;
   const actor = (request: FastifyRequest) => actorOf(services, request);
 
@@ -191,15 +191,6 @@ export function registerWebsiteRoutes(router: ApiRouter, services: Services): vo
       throw adminRequired();
     }
     const input = validate(updateSchema, raw) as WebsitePatch;
-    if (
-      input.user_id !== undefined &&
-      input.user_id !== null &&
-      !(await services.users.findById(input.user_id))
-    ) {
-      throw ApiError.fail(422, 'Validation failed', {
-        errors: { user_id: ['The selected user id is invalid.'] },
-      });
-    }
     const id = idParam(request);
     const website = await answering(async () => websiteOps.update(await actor(request), id, input));
     return success('Successfully Updated', websiteJson(website));

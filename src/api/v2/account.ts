@@ -2,14 +2,14 @@
 // the session cookie sends back as `X-CSRF-Token` on writes (GET /session).
 import { z } from 'zod';
 import { csrfToken } from '../../http/csrf.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { localeSettings } from '../../domain/locales.js';
 import { INTERFACE_LANGUAGES, languageInput } from '../../domain/languages.js';
 import { actorOf, callerOf } from './auth.js';
 import type { V2Router } from './router.js';
 import { meSchema } from './schemas.js';
 
-export function registerAccountRoutes(router: V2Router, services: Services): void {
+export function registerAccountRoutes(router: V2Router, services: FaceServices): void {
   router.route({
     method: 'GET',
     url: '/me',
@@ -21,15 +21,15 @@ export function registerAccountRoutes(router: V2Router, services: Services): voi
       const { user, key } = callerOf(request);
       const actor = await actorOf(services, request);
       const [roles, locales, website] = await Promise.all([
-        services.memberships.rolesOf(user.id),
+        services.memberOps.ownRoles(user),
         localeSettings(services.settings),
-        actor.websiteId === null ? null : services.websites.find(actor.websiteId),
+        actor.websiteId === null ? null : services.websiteLookup.find(actor.websiteId),
       ]);
       const can = website && (await services.policy.abilitiesOn(actor, website.id));
       // The websites of the roles, named (the admin panel's site switcher); gone ones are left out.
       const roleSites = (
         await Promise.all(
-          roles.map(async (role) => ({ role, site: await services.websites.find(role.websiteId) })),
+          roles.map(async (role) => ({ role, site: await services.websiteLookup.find(role.websiteId) })),
         )
       ).flatMap(({ role, site }) => (site ? [{ role, site }] : []));
       return {

@@ -1,6 +1,6 @@
 // The audit log, read (issue 20 #6): administrators read every entry, site admins their websites'.
 import { z } from 'zod';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { MAX_PER_PAGE, paginationQuery, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
@@ -30,7 +30,7 @@ const auditQuery = z
   })
   .strict();
 
-export function registerAuditRoutes(router: V2Router, services: Services): void {
+export function registerAuditRoutes(router: V2Router, services: FaceServices): void {
   router.route({
     method: 'GET',
     url: '/audit',

@@ -3,15 +3,14 @@
 // must also carry the CSRF token (`X-CSRF-Token`, from GET /api/v2/session) and come from this site.
 // The answer is an Actor, on the website of the request's Host unless the route names another.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateCredential } from '../../domain/api-keys.js';
-import type { ApiKey } from '../../domain/api-keys.js';
+import type { ApiKey } from '../../domain/people/api-keys.js';
 import { actorOfCredential } from '../../domain/policy.js';
 import type { Actor } from '../../domain/policy.js';
-import type { User } from '../../domain/users.js';
+import type { User } from '../../domain/people/users.js';
 import { checkCsrf } from '../../http/csrf.js';
 import { sessionIdOf } from '../../http/session-cookie.js';
 import { currentWebsiteId } from '../../http/website-context.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { Problem, unauthenticated } from './problem.js';
 
 export interface Caller {
@@ -34,14 +33,14 @@ function bearerOf(request: FastifyRequest): string | null {
 
 /** Authenticates the request (401 problem otherwise) and remembers the caller for the route. */
 export async function authenticate(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<Caller> {
   const token = bearerOf(request);
   let caller: Caller | null = null;
   if (token !== null) {
-    const found = await authenticateCredential(services, token);
+    const found = await services.authentication.credential(token);
     if (found) caller = { ...found, viaSession: false };
     if (!caller) throw unauthenticated('The key or token is unknown, revoked or expired.');
   } else {
@@ -98,7 +97,7 @@ export const RATE_LIMIT_SETTING = 'api_v2_rate_limit';
 export const DEFAULT_RATE_LIMIT = 600;
 
 /** Counts the request against its key's (or user's) limit: 429 with Retry-After past it. */
-async function withinRateLimit(services: Services, reply: FastifyReply, caller: Caller): Promise<void> {
+async function withinRateLimit(services: FaceServices, reply: FastifyReply, caller: Caller): Promise<void> {
   const setting = Number((await services.settings.get(RATE_LIMIT_SETTING)) ?? DEFAULT_RATE_LIMIT);
   const max = Number.isInteger(setting) && setting > 0 ? setting : DEFAULT_RATE_LIMIT;
   const who = caller.key ? `key:${caller.key.id}` : `user:${caller.user.id}`;
@@ -131,7 +130,7 @@ const hostActors = new WeakMap<FastifyRequest, Promise<Actor>>();
 
 /** The caller as the policy sees them, on `websiteId` (default: the website of the request's Host). */
 export function actorOf(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   websiteId?: number | null,
 ): Promise<Actor> {
@@ -145,7 +144,7 @@ export function actorOf(
 }
 
 async function makeActor(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   websiteId: number | null | undefined,
 ): Promise<Actor> {

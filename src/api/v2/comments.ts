@@ -5,12 +5,12 @@ import {
   MAX_MODERATION_BATCH,
   MODERATION_ACTIONS,
   MODERATION_STATUSES,
-} from '../../domain/comment-moderation.js';
-import { MODERATION_MODES, moderationSettingsInput } from '../../domain/comment-rules.js';
-import { replyInput } from '../../domain/comment-moderation.js';
-import type { ModeratedComment } from '../../domain/comment-moderation.js';
+} from '../../domain/community/comment-moderation.js';
+import { MODERATION_MODES, moderationSettingsInput } from '../../domain/community/comment-rules.js';
+import { replyInput } from '../../domain/community/comment-moderation.js';
+import type { ModeratedComment } from '../../domain/community/comment-moderation.js';
 import { notFound } from './problem.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
@@ -119,7 +119,7 @@ function shape(comment: ModeratedComment) {
   };
 }
 
-export function registerCommentRoutes(router: V2Router, services: Services): void {
+export function registerCommentRoutes(router: V2Router, services: FaceServices): void {
   router.route({
     method: 'GET',
     url: '/comments',

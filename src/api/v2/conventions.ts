@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { jsonKeyOf, memoized } from '../../lib/memo.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { callerOf } from './auth.js';
 import { Problem } from './problem.js';
 
@@ -254,7 +254,7 @@ interface Created {
  * JSON, `Location` and `ETag`.
  */
 export async function createOnce<T>(
-  services: Pick<Services, 'idempotency'>,
+  services: Pick<FaceServices, 'idempotency'>,
   request: FastifyRequest,
   reply: FastifyReply,
   options: {

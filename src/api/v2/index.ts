@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import type { ValidationIssue } from '../../domain/errors.js';
 import { jsonKeyOf, memoized } from '../../lib/memo.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { registerAccountRoutes } from './account.js';
 import { registerAuditRoutes } from './audit.js';
 import { registerCommentRoutes } from './comments.js';
@@ -123,7 +123,7 @@ function installReferencePolicy(app: FastifyInstance): void {
   });
 }
 
-export function apiV2(services: Services) {
+export function apiV2(services: FaceServices) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     // Requests are checked against the route's zod schema; the value handed on stays the raw input
     // (the operation parses it with its own schema). Answers are plain JSON: the schemas document them.

@@ -1,8 +1,8 @@
 // The dashboard's reads through API v2: a website's views, clicks and top posts (its contributors and
 // above), and the installation's health (administrators).
 import { z } from 'zod';
-import { MAX_STATS_DAYS } from '../../domain/insights.js';
-import type { Services } from '../../services.js';
+import { MAX_STATS_DAYS } from '../../domain/system/insights.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { queryOf } from './conventions.js';
 import { notFound } from './problem.js';
@@ -56,7 +56,7 @@ const healthSchema = z
   })
   .meta({ id: 'Health' });
 
-export function registerInsightRoutes(router: V2Router, services: Services): void {
+export function registerInsightRoutes(router: V2Router, services: FaceServices): void {
   router.route({
     method: 'GET',
     url: '/stats',

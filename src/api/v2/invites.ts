@@ -2,9 +2,9 @@
 // address to a role (the mail carries a one-time link to /user/invite/…), list the ones not yet
 // accepted, and withdraw one.
 import { z } from 'zod';
-import { createInviteInput } from '../../domain/invites.js';
-import type { Invite } from '../../domain/invites.js';
-import type { Services } from '../../services.js';
+import { createInviteInput } from '../../domain/people/invites.js';
+import type { Invite } from '../../domain/people/invites.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
@@ -36,7 +36,7 @@ const inviteJson = (invite: Invite) => ({
   expires_at: invite.expiresAt,
 });
 
-export function registerInviteRoutes(router: V2Router, services: Services): void {
+export function registerInviteRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.inviteOps;
   const number = (value: unknown) => Number(value);
 

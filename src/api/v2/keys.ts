@@ -1,9 +1,9 @@
 // The caller's own API keys: list, create (the secret is answered once), revoke. A key never grants
 // more than its user holds (policy.ts); a key cannot make other keys.
 import { z } from 'zod';
-import type { ApiKey } from '../../domain/api-keys.js';
-import { apiKeyInput } from '../../domain/key-operations.js';
-import type { Services } from '../../services.js';
+import type { ApiKey } from '../../domain/people/api-keys.js';
+import { apiKeyInput } from '../../domain/people/key-operations.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
@@ -39,7 +39,7 @@ export function apiKeyJson(key: ApiKey) {
   };
 }
 
-export function registerKeyRoutes(router: V2Router, services: Services): void {
+export function registerKeyRoutes(router: V2Router, services: FaceServices): void {
   /** Whose keys: the caller's (the operations refuse a caller who came with a key). */
   const owner = (request: Parameters<typeof callerOf>[0]) => callerOf(request).user;
 

@@ -4,9 +4,9 @@
 // as tags (`/tags?filter[type]=link_category`).
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { createLinkInput, updateLinkInput } from '../../domain/link-operations.js';
-import type { CountedLink } from '../../domain/link-operations.js';
-import type { Services } from '../../services.js';
+import { createLinkInput, updateLinkInput } from '../../domain/community/link-operations.js';
+import type { CountedLink } from '../../domain/community/link-operations.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
   etagOf,
@@ -72,7 +72,7 @@ function linkJson(link: CountedLink) {
   };
 }
 
-export function registerLinkRoutes(router: V2Router, services: Services): void {
+export function registerLinkRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.linkOps;
   const answer = (reply: FastifyReply, link: CountedLink, status = 200) =>
     reply

@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MEDIA_TYPES, SORTABLE_MEDIA_FIELDS, mediaText } from '../../domain/media-library.js';
-import type { MediaItem, MediaUsage } from '../../domain/media-library.js';
-import { MAX_UPLOAD_FILES, updateMediaInput, uploadMediaInput } from '../../domain/media-operations.js';
-import type { UploadedFileLike } from '../../domain/media-operations.js';
-import type { Services } from '../../services.js';
+import { MEDIA_TYPES, SORTABLE_MEDIA_FIELDS, mediaText } from '../../domain/media/library.js';
+import type { MediaItem, MediaUsage } from '../../domain/media/library.js';
+import { MAX_UPLOAD_FILES, updateMediaInput, uploadMediaInput } from '../../domain/media/operations.js';
+import type { UploadedFileLike } from '../../domain/media/operations.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
 import {
   etagOf,
@@ -164,7 +164,7 @@ function uploadFingerprint(body: unknown): unknown {
   }));
 }
 
-export function registerMediaRoutes(router: V2Router, services: Services): void {
+export function registerMediaRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.mediaOps;
 
   const answerOne = async (

@@ -3,13 +3,13 @@
 // nest in one call). Reads answer an ETag; writes take If-Match (412 when the menu changed since).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { createMenuInput, replaceMenuItemsInput, updateMenuInput } from '../../domain/menu-operations.js';
-import type { MenuWithItems } from '../../domain/menu-operations.js';
-import { MENU_ITEM_KINDS, MENU_TARGETS } from '../../domain/menus.js';
-import type { Menu, MenuTreeItem } from '../../domain/menus.js';
+import { createMenuInput, replaceMenuItemsInput, updateMenuInput } from '../../domain/menus/operations.js';
+import type { MenuWithItems } from '../../domain/menus/operations.js';
+import { MENU_ITEM_KINDS, MENU_TARGETS } from '../../domain/menus/store.js';
+import type { Menu, MenuTreeItem } from '../../domain/menus/store.js';
 import type { Actor } from '../../domain/policy.js';
 import type { ContentAbilities } from '../../domain/resource-abilities.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { createOnce, etagOf, idOf, idParams, ifMatchVersion, notModified, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
@@ -109,7 +109,7 @@ const handleParams = z.object({
 const showQuery = z.object({ locale: z.string().max(20).optional() }).strict();
 const ifMatchNote = '`If-Match` (its ETag or `updated_at`): 412 when the menu changed since.';
 
-export function registerMenuRoutes(router: V2Router, services: Services): void {
+export function registerMenuRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.menuOps;
 
   /** The menu with its ETag and what the caller may do to it; a 304 when If-None-Match names it. */

@@ -1,11 +1,11 @@
 // Pages through API v2: a website's pages (drafts for its editors), one page, create, change, delete
 // (409 while a menu links to it, unless `?force=true`).
 import { z } from 'zod';
-import { createPageInput, updatePageInput } from '../../domain/page-operations.js';
-import { PAGE_STATUSES } from '../../domain/pages.js';
-import type { Page } from '../../domain/pages.js';
+import { createPageInput, updatePageInput } from '../../domain/pages/operations.js';
+import { PAGE_STATUSES } from '../../domain/pages/store.js';
+import type { Page } from '../../domain/pages/store.js';
 import type { ContentAbilities } from '../../domain/resource-abilities.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { WEBHOOK_READER } from '../../domain/webhooks/index.js';
 import { actorOf } from './auth.js';
 import {
@@ -83,7 +83,7 @@ const listQuery = z
   .strict();
 const one = z.object({ data: pageSchema });
 
-export function registerPageRoutes(router: V2Router, services: Services): void {
+export function registerPageRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.pageOps;
 
   router.route({
@@ -192,6 +192,6 @@ export function registerPageRoutes(router: V2Router, services: Services): void {
 }
 
 /** A page as this API shows it, for webhook payloads (issue 38). */
-export async function pageResource(services: Services, id: string): Promise<unknown> {
+export async function pageResource(services: FaceServices, id: string): Promise<unknown> {
   return pageJson(await services.pageOps.show(WEBHOOK_READER, Number(id)));
 }

@@ -1,12 +1,12 @@
 // People through API v2: accounts (administrators: list, get, enable or disable) and the members of
 // a website with their roles (administrators and the website's site admins).
 import { z } from 'zod';
-import { addMemberInput, grantInput } from '../../domain/member-operations.js';
-import { SITE_ROLES } from '../../domain/memberships.js';
-import type { User } from '../../domain/users.js';
-import { siteOrigin } from '../../domain/site-urls.js';
+import { addMemberInput, grantInput } from '../../domain/people/member-operations.js';
+import { SITE_ROLES } from '../../domain/people/memberships.js';
+import type { User } from '../../domain/people/users.js';
+import { siteOrigin } from '../../domain/websites/urls.js';
 import { apiKeyJson } from './keys.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
 import { notFound } from './problem.js';
@@ -57,7 +57,7 @@ const userKeySchema = z
   })
   .meta({ id: 'UserApiKey', description: 'One of a user\u2019s API keys, as administrators see it.' });
 
-export function registerPeopleRoutes(router: V2Router, services: Services): void {
+export function registerPeopleRoutes(router: V2Router, services: FaceServices): void {
   const param = (request: { params: unknown }, name: string) =>
     Number((request.params as Record<string, string>)[name]);
 
@@ -194,7 +194,7 @@ export function registerPeopleRoutes(router: V2Router, services: Services): void
 }
 
 /** What administrators do to an account: send a password reset, list and revoke its API keys. */
-function registerAccountToolRoutes(router: V2Router, services: Services): void {
+function registerAccountToolRoutes(router: V2Router, services: FaceServices): void {
   const param = (request: { params: unknown }, name: string) =>
     Number((request.params as Record<string, string>)[name]);
 
@@ -210,7 +210,7 @@ function registerAccountToolRoutes(router: V2Router, services: Services): void {
     response: { 202: z.object({ data: z.object({ email: z.string() }) }) },
     handler: async (request, reply) => {
       const actor = await actorOf(services, request);
-      const website = actor.websiteId === null ? null : await services.websites.find(actor.websiteId);
+      const website = actor.websiteId === null ? null : await services.websiteLookup.find(actor.websiteId);
       const origin = website ? siteOrigin(website, services.config.appUrl) : services.config.appUrl;
       const name = website?.fields.site_name ?? 'Folio';
       const user = await services.accounts.sendResetByAdministrator(

@@ -2,7 +2,7 @@
 // per input, one policy, one transaction). Lists: `?page=&per_page=` (or `?cursor=`) `&sort=&q=&filter[status]=
 // &filter[tag]=&filter[website]=&fields=&include=`; one post: `?locale=&fields=&include=` with an
 // ETag; writes take `If-Match`; creates take `Idempotency-Key`.
-import { highlightExcerpt, plainText } from '../../domain/search.js';
+import { highlightExcerpt, plainText } from '../../domain/posts/search.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
@@ -22,7 +22,7 @@ import { createPostInput, updatePostInput } from '../../domain/posts/input.js';
 import { normalizeLocale } from '../../domain/translations.js';
 import type { PostAbilities } from '../../domain/resource-abilities.js';
 import { memoized } from '../../lib/memo.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { WEBHOOK_READER } from '../../domain/webhooks/index.js';
 import { actorOf } from './auth.js';
 import {
@@ -243,7 +243,7 @@ interface ListRequest {
   thenBy: ReturnType<typeof sortKeysOf<(typeof SORTABLE_POST_FIELDS)[number]>>;
   /** `sort=relevance` (with `q`): best match first, then the fields after it. */
   relevance: boolean;
-  input: ReturnType<Services['postOps']['parseList']>;
+  input: ReturnType<FaceServices['postOps']['parseList']>;
 }
 const listRequests = new Map<string, ListRequest>();
 /**
@@ -266,7 +266,7 @@ const canKey = (can: PostAbilities) =>
 const wantsCan = (fields: string | undefined) =>
   fields === undefined || fields === '' || fields.split(',').some((field) => field.trim() === 'can');
 
-export function registerPostRoutes(router: V2Router, services: Services): void {
+export function registerPostRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.postOps;
   // The operations' cached reads hand these views the store's values; the rest is per request.
   const listView: AnswerView<Page<PostSummary>, Page<PostSummary>> = {
@@ -617,7 +617,7 @@ export function registerPostRoutes(router: V2Router, services: Services): void {
 }
 
 /** A post as this API shows it, for webhook payloads (issue 38): read as the installation sees it. */
-export async function postResource(services: Services, id: string): Promise<Json> {
+export async function postResource(services: FaceServices, id: string): Promise<Json> {
   const post = await services.postOps.show(WEBHOOK_READER, id, {
     name: 'v2',
     build: (found: PostDetail) => found,

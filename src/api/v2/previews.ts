@@ -2,15 +2,15 @@
 // issue and revoke its preview links (the token is shown once) and keep their autosave of it; a
 // headless front end reads draft content with a token (`GET /preview/{token}`, no other credential:
 // a bad, expired or revoked token is a 404 that says nothing of the post). A thin face over
-// domain/previews.ts and domain/autosaves.ts.
+// domain/revisions/previews.ts and domain/revisions/autosaves.ts.
 import { z } from 'zod';
-import { autosaveInput } from '../../domain/autosaves.js';
-import type { Autosave } from '../../domain/autosaves.js';
-import type { ContentKind } from '../../domain/content-access.js';
-import { issuePreviewInput } from '../../domain/previews.js';
-import type { PreviewLink, PreviewTarget } from '../../domain/previews.js';
-import { siteOrigin } from '../../domain/site-urls.js';
-import type { Services } from '../../services.js';
+import { autosaveInput } from '../../domain/revisions/autosaves.js';
+import type { Autosave } from '../../domain/revisions/autosaves.js';
+import type { ContentKind } from '../../domain/revisions/content-access.js';
+import { issuePreviewInput } from '../../domain/revisions/previews.js';
+import type { PreviewLink, PreviewTarget } from '../../domain/revisions/previews.js';
+import { siteOrigin } from '../../domain/websites/urls.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { idOf, idParams } from './conventions.js';
 import { notFound } from './problem.js';
@@ -145,7 +145,7 @@ const resourceParams = z.object({
     .describe('The post or page id.'),
 });
 
-export function registerPreviewRoutes(router: V2Router, services: Services): void {
+export function registerPreviewRoutes(router: V2Router, services: FaceServices): void {
   const previews = services.previews;
   const autosaves = services.autosaves;
 
@@ -153,7 +153,7 @@ export function registerPreviewRoutes(router: V2Router, services: Services): voi
   const urlOf = async (websiteId: number | null, shownOn: readonly number[], token: string) => {
     const id =
       websiteId !== null && (shownOn.length === 0 || shownOn.includes(websiteId)) ? websiteId : shownOn[0];
-    const website = id === undefined ? null : await services.websites.find(id);
+    const website = id === undefined ? null : await services.websiteLookup.find(id);
     const origin = website ? siteOrigin(website, services.config.appUrl) : services.config.appUrl;
     return `${origin.replace(/\/$/, '')}/preview/${token}`;
   };

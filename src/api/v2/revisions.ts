@@ -1,9 +1,9 @@
 // A post's or page's history through API v2 (issue 37): its revisions (paged, newest first), one
 // revision, a comparison of two (word-level diff of the texts, field by field for the rest) and
-// restoring one (`If-Match`: 412 when it changed since). A thin face over domain/revisions.ts.
+// restoring one (`If-Match`: 412 when it changed since). A thin face over domain/revisions/revisions.ts.
 import { z } from 'zod';
-import type { PageRevision, Revision, RevisionSummary } from '../../domain/revisions.js';
-import type { Services } from '../../services.js';
+import type { PageRevision, Revision, RevisionSummary } from '../../domain/revisions/revisions.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
   etagOf,
@@ -197,7 +197,7 @@ const restoreBody = z
   })
   .strict();
 
-export function registerRevisionRoutes(router: V2Router, services: Services): void {
+export function registerRevisionRoutes(router: V2Router, services: FaceServices): void {
   const revisions = services.revisions;
 
   router.route({
@@ -307,7 +307,7 @@ export function registerRevisionRoutes(router: V2Router, services: Services): vo
 }
 
 /** The same four routes for pages: policy = the page's editors; restore audited, `If-Match` as PATCH. */
-function registerPageRevisionRoutes(router: V2Router, services: Services): void {
+function registerPageRevisionRoutes(router: V2Router, services: FaceServices): void {
   const revisions = services.revisions;
   router.route({
     method: 'GET',

@@ -6,7 +6,7 @@
 // fields refused).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { addRoute } from '../../http/multipart.js';
 import { authenticate } from './auth.js';
 import { commonProblems } from './schemas.js';
@@ -38,7 +38,7 @@ export interface V2Route {
 export class V2Router {
   constructor(
     private readonly app: FastifyInstance,
-    private readonly services: Services,
+    private readonly services: FaceServices,
   ) {}
 
   route(route: V2Route): void {

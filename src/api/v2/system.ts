@@ -1,9 +1,9 @@
 // The installation through API v2: settings (administrators; secrets never shown or set), cache
 // flushes (a website's: its site admins too; all: administrators), core updates (administrators).
 import { z } from 'zod';
-import { AUTH_MODES } from '../../domain/api-switches.js';
-import { settingsInput } from '../../domain/system-operations.js';
-import type { Services } from '../../services.js';
+import { AUTH_MODES } from '../../domain/system/api-switches.js';
+import { settingsInput } from '../../domain/system/operations.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
@@ -44,7 +44,7 @@ const apiSwitchSchema = z
   })
   .meta({ id: 'ApiSwitch' });
 
-export function registerSystemRoutes(router: V2Router, services: Services): void {
+export function registerSystemRoutes(router: V2Router, services: FaceServices): void {
   router.route({
     method: 'GET',
     url: '/api-switches',

@@ -1,10 +1,10 @@
 // Tags and categories through API v2: a type's tree, one tag, create, change (rename, translate, move
 // in the tree, rebind), delete (409 while in use, unless `?force=true`), merge into another.
 import { z } from 'zod';
-import { createTagInput, mergeTagInput, updateTagInput } from '../../domain/tag-operations.js';
-import type { Tag, TagNode } from '../../domain/tags.js';
-import { DEFAULT_TAG_TYPE } from '../../domain/tags.js';
-import type { Services } from '../../services.js';
+import { createTagInput, mergeTagInput, updateTagInput } from '../../domain/tags/operations.js';
+import type { Tag, TagNode } from '../../domain/tags/store.js';
+import { DEFAULT_TAG_TYPE } from '../../domain/tags/store.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { createOnce, forceQuery, idOf, idParams, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
@@ -65,7 +65,7 @@ const treeQuery = z
   .strict();
 const one = z.object({ data: tagSchema });
 
-export function registerTagRoutes(router: V2Router, services: Services): void {
+export function registerTagRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.tagOps;
 
   router.route({
@@ -113,7 +113,7 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
         scope: 'api.v2.tags.create',
         create: async () => {
           const tag = await ops.create(actor, request.body);
-          return tagJson(tag, await services.tags.websitesOf(tag.id));
+          return tagJson(tag, await ops.websitesOf(tag.id));
         },
         json: (json) => json,
         location: (id) => `/api/v2/tags/${id}`,
@@ -133,7 +133,7 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     response: { 200: one },
     handler: async (request) => {
       const tag = await ops.update(await actorOf(services, request), idOf(request), request.body);
-      return { data: tagJson(tag, await services.tags.websitesOf(tag.id)) };
+      return { data: tagJson(tag, await ops.websitesOf(tag.id)) };
     },
   });
 
@@ -164,13 +164,13 @@ export function registerTagRoutes(router: V2Router, services: Services): void {
     response: { 200: one },
     handler: async (request) => {
       const tag = await ops.merge(await actorOf(services, request), idOf(request), request.body);
-      return { data: tagJson(tag, await services.tags.websitesOf(tag.id)) };
+      return { data: tagJson(tag, await ops.websitesOf(tag.id)) };
     },
   });
 }
 
 /** A tag as this API shows it, for webhook payloads (issue 38). */
-export async function tagResource(services: Services, id: string): Promise<unknown> {
+export async function tagResource(services: FaceServices, id: string): Promise<unknown> {
   const tag = await services.tagOps.show(Number(id));
   return tagJson(tag, tag.websiteIds);
 }

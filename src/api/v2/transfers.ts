@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { UnsupportedFileError } from '../../domain/errors.js';
 import { startExportInput } from '../../domain/porting/transfers.js';
 import type { Transfer } from '../../domain/porting/transfers.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
@@ -133,7 +133,7 @@ const listQuery = z
   })
   .strict();
 
-export function registerTransferRoutes(router: V2Router, services: Services): void {
+export function registerTransferRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.transfers;
 
   router.route({

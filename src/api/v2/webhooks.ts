@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput } from '../../domain/webhooks/index.js';
 import type { Webhook, WebhookDelivery } from '../../domain/webhooks/index.js';
-import type { Services } from '../../services.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageResource } from './pages.js';
 import { postResource } from './posts.js';
@@ -105,7 +105,7 @@ const deliveryJson = (delivery: WebhookDelivery) => ({
 
 const createBody = createWebhookInput.describe('Events: ' + WEBHOOK_EVENTS.join(', ') + '.');
 
-export function registerWebhookRoutes(router: V2Router, services: Services): void {
+export function registerWebhookRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.webhooks;
   // Payloads show resources as this API does.
   ops.renderResources(async (type, resourceId) => {

@@ -2,11 +2,11 @@
 // (administrators: all; owners, bound users and site admins: theirs), their fields and their domains.
 import { z } from 'zod';
 import { parse } from '../../domain/schema-fields.js';
-import { createWebsiteInput, updateWebsiteInput } from '../../domain/website-input.js';
+import { createWebsiteInput, updateWebsiteInput } from '../../domain/websites/input.js';
 import type { Actor } from '../../domain/policy.js';
-import type { Website, WebsitePatch } from '../../domain/websites.js';
-import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites.js';
-import type { Services } from '../../services.js';
+import type { Website, WebsitePatch } from '../../domain/websites/store.js';
+import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites/store.js';
+import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
 import { idOf, idParams, pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
 import { Problem } from './problem.js';
@@ -99,7 +99,7 @@ const updateBody = updateWebsiteInput.strict();
 const createBody = createWebsiteInput.strict();
 const one = z.object({ data: websiteSchema });
 
-export function registerWebsiteRoutes(router: V2Router, services: Services): void {
+export function registerWebsiteRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.websiteOps;
   /** The website as this caller may see it (the policy hides page code from non-administrators). */
   const shown = async (actor: Actor, website: Website) => websiteJson(await ops.visible(actor, website));
@@ -236,7 +236,7 @@ export function registerWebsiteRoutes(router: V2Router, services: Services): voi
 }
 
 /** The tools of the panel's Website screen: what a delete takes, the domain check, the themes. */
-function registerWebsiteToolRoutes(router: V2Router, services: Services): void {
+function registerWebsiteToolRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.websiteOps;
 
   router.route({

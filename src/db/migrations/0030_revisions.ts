@@ -1,5 +1,5 @@
 // Revisions of posts and pages (issue 37 #1): a snapshot of the resource after every save, written by
-// the operation runner's write hook in the save's own transaction (domain/revisions.ts). Only the
+// the operation runner's write hook in the save's own transaction (domain/revisions/revisions.ts). Only the
 // history endpoints read this table; lists and pages never do.
 import { sql } from 'kysely';
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';

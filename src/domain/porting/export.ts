@@ -11,10 +11,10 @@ import type { Pack } from 'tar-stream';
 import type { ExpressionBuilder, Expression, Kysely, SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { MediaStore } from '../../storage/store.js';
-import { visibleOnWebsite } from '../bindings.js';
+import { visibleOnWebsite } from '../websites/bindings.js';
 import { ForbiddenError } from '../errors.js';
 import type { Actor, Policy } from '../policy.js';
-import { runningVersion } from '../updates.js';
+import { runningVersion } from '../system/updates.js';
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_VERSION,

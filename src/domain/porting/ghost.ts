@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ForbiddenError } from '../errors.js';
-import { plainText, sanitizeImportedHtml } from '../html-sanitizer.js';
-import { markdownToHtml } from '../markdown.js';
+import { plainText, sanitizeImportedHtml } from '../text/html-sanitizer.js';
+import { markdownToHtml } from '../text/markdown.js';
 import type { Actor, Policy } from '../policy.js';
 import type { MediaStore } from '../../storage/store.js';
 import type { SafeFetcher } from '../safe-fetch.js';

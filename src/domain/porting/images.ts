@@ -7,7 +7,7 @@ import type { MediaStore } from '../../storage/store.js';
 import type { SafeFetcher } from '../safe-fetch.js';
 import type { ArchiveBuilder } from './archive-writer.js';
 import type { ImportReport } from './import-folio.js';
-import { loadSharp } from '../media.js';
+import { loadSharp } from '../media/files.js';
 
 const EXTENSIONS: Record<string, string> = {
   jpeg: 'jpg',

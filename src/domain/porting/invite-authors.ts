@@ -1,10 +1,10 @@
 // After an import (issue 39 #3): the accounts it made without a password (WordPress and Ghost authors,
 // a Folio archive's users without their secrets) are mailed a week-long link to choose one. The CLI's
 // `import --invite-authors` and API v2's `invite_authors` (the panel's checkbox) both come here.
-import type { AccountsService } from '../accounts.js';
+import type { AccountsService } from '../people/accounts.js';
 import type { Actor } from '../policy.js';
-import { siteOrigin } from '../site-urls.js';
-import type { Website } from '../websites.js';
+import { siteOrigin } from '../websites/urls.js';
+import type { Website } from '../websites/store.js';
 import type { ImportReport } from './import-folio.js';
 
 export interface AuthorInviteDeps {

@@ -17,8 +17,8 @@ import { Transform } from 'node:stream';
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
-import { recordWrite } from '../audit.js';
-import type { AuditLog } from '../audit.js';
+import { recordWrite } from '../system/audit.js';
+import type { AuditLog } from '../system/audit.js';
 import type { Clock } from '../clock.js';
 import {
   ConflictError,
@@ -30,7 +30,7 @@ import {
 import type { Actor, Policy } from '../policy.js';
 import type { OperationRunner } from '../run.js';
 import { parse } from '../schema-fields.js';
-import type { SettingsService } from '../settings.js';
+import type { SettingsService } from '../system/settings.js';
 import { detectFormat, UnknownFormatError } from './detect.js';
 import type { ImportFormat } from './detect.js';
 import type { Exporter } from './export.js';

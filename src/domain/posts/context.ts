@@ -1,11 +1,11 @@
 // What every post operation works with: the store, the one policy and the operation runner. The operations are
 // the only callers of the store's writes; every face (API v1, the public site, the CLI) calls them.
-import { recordWrite } from '../audit.js';
-import type { AuditLog } from '../audit.js';
+import { recordWrite } from '../system/audit.js';
+import type { AuditLog } from '../system/audit.js';
 import type { Actor, Policy, PostFacts } from '../policy.js';
 import type { PostDetail } from './model.js';
 import type { PostsService } from './store.js';
-import type { SearchLimit } from '../search-limit.js';
+import type { SearchLimit } from './search-limit.js';
 import type { OperationRunner } from '../run.js';
 
 export interface PostOperationContext {

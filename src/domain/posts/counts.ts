@@ -4,7 +4,7 @@
 // the lists keep their count query for the rest (search terms, several tags, excluded ids, …).
 import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { visibleOnWebsite } from '../bindings.js';
+import { visibleOnWebsite } from '../websites/bindings.js';
 import { POST_MODEL } from './model.js';
 
 export interface CountScope {

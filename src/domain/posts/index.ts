@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ForbiddenError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
-import { MAX_SLUG_LENGTH } from '../slugs.js';
+import { MAX_SLUG_LENGTH } from '../text/slugs.js';
 import { bulkPosts } from './bulk.js';
 import type { BulkResult } from './bulk.js';
 import { createPost } from './create.js';

@@ -2,9 +2,9 @@
 // authoring sends the same fields). Messages are worded by each face from the issues (':attribute').
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
-import { isMediaPath } from '../media-urls.js';
+import { isMediaPath } from '../media/urls.js';
 import { boolean, integer, integerArray, isoDateTime, optional } from '../schema-fields.js';
-import { MAX_SLUG_LENGTH } from '../slugs.js';
+import { MAX_SLUG_LENGTH } from '../text/slugs.js';
 import { isValidLocale } from '../translations.js';
 import type { Translatable } from '../translations.js';
 import {

@@ -1,7 +1,7 @@
 // Posts: what a post is, as every operation and face sees it (types, statuses, limits, cache tags).
 import type { Translatable, TranslationMap } from '../translations.js';
-import { USERS_CACHE_TAG } from '../users.js';
-import { WEBSITES_TAG } from '../websites.js';
+import { USERS_CACHE_TAG } from '../people/users.js';
+import { WEBSITES_TAG } from '../websites/store.js';
 
 export const POST_STATUSES = ['draft', 'published', 'scheduled'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];

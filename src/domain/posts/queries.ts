@@ -3,12 +3,12 @@ import { sql } from 'kysely';
 import type { InferResult } from 'kysely';
 import { param } from '../../db/compiled.js';
 import type { Db } from '../../db/database.js';
-import { visibleOnWebsite } from '../bindings.js';
+import { visibleOnWebsite } from '../websites/bindings.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
 
-import { dialectOf, rankedPosts, termMatches } from '../search.js';
-import type { TermKind } from '../search.js';
+import { dialectOf, rankedPosts, termMatches } from './search.js';
+import type { TermKind } from './search.js';
 
 /** What decides the SQL text of a list's queries (the values are Params). */
 export interface ListShape {
@@ -95,7 +95,7 @@ export function listQueries(db: Db, shape: ListShape) {
     );
   }
   if (shape.terms.length > 0) {
-    // Through the search index (domain/search.ts): the values are termValue()s.
+    // Through the search index (domain/posts/search.ts): the values are termValue()s.
     const dialect = dialectOf(db);
     base = base.where((eb) =>
       eb.or(shape.terms.map((kind, i) => termMatches(eb, dialect, kind, param<string>(`term:${i}`)))),

@@ -5,7 +5,7 @@
 // website or user change. The face never names a cache key or tag.
 import type { Cache } from '../../cache/cache.js';
 import { LocalAnswers } from '../../cache/answers.js';
-import { MAX_SLUG_LENGTH } from '../slugs.js';
+import { MAX_SLUG_LENGTH } from '../text/slugs.js';
 import { POST_READ_CACHE_TAGS } from './model.js';
 import type { Page, PostDetail, PostListQuery, PostSummary } from './model.js';
 import type { PostsService } from './store.js';

@@ -6,7 +6,7 @@ import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../../db/database.js';
 import { toIso } from '../values.js';
-import { visibleOnWebsite } from '../bindings.js';
+import { visibleOnWebsite } from '../websites/bindings.js';
 import { POST_MODEL, REVIEW_STATUS } from './model.js';
 
 export type ReviewDecision = 'submitted' | 'approved' | 'returned';

@@ -2,7 +2,7 @@
 // through sanitize-html, the excerpt to plain text. Administrators' HTML is kept as written. Every
 // surface (API, site) gets the same treatment because it happens in the operations.
 import { ValidationError } from '../errors.js';
-import { plainText, sanitizePostHtml } from '../html-sanitizer.js';
+import { plainText, sanitizePostHtml } from '../text/html-sanitizer.js';
 import type { Actor } from '../policy.js';
 import type { Translatable } from '../translations.js';
 import type { PostWrite } from './model.js';

@@ -10,21 +10,21 @@ import type { Database } from '../../db/schema.js';
 import type { Actor as PolicyActor } from '../policy.js';
 import { nextVersion, nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { visibleOnWebsite } from '../bindings.js';
-import type { WebsiteBindings } from '../bindings.js';
+import { visibleOnWebsite } from '../websites/bindings.js';
+import type { WebsiteBindings } from '../websites/bindings.js';
 import { StaleWriteError, ValidationError } from '../errors.js';
 import { isStorableId } from '../ids.js';
-import { localizeImages } from '../localize-images.js';
-import { MediaUrlRelativizer } from '../media-urls.js';
-import { ImageTooLargeError, NotAnImageError } from '../media.js';
-import type { MediaService } from '../media.js';
+import { localizeImages } from './localize-images.js';
+import { MediaUrlRelativizer } from '../media/urls.js';
+import { ImageTooLargeError, NotAnImageError } from '../media/files.js';
+import type { MediaService } from '../media/files.js';
 import type { SafeFetcher } from '../safe-fetch.js';
-import type { SettingsService } from '../settings.js';
-import { randomSlug, slugify, uniqueSlug } from '../slugs.js';
+import type { SettingsService } from '../system/settings.js';
+import { randomSlug, slugify, uniqueSlug } from '../text/slugs.js';
 import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from '../translations.js';
 import { toIso } from '../values.js';
-import { WEBSITES_TAG } from '../websites.js';
+import { WEBSITES_TAG } from '../websites/store.js';
 import {
   COUNT_CACHE_TTL_SECONDS,
   POST_MODEL,
@@ -44,7 +44,7 @@ import type {
 } from './model.js';
 import { compactPostCounts, keptPostCount, publishedNotDue } from './counts.js';
 import { detailQuery, listQueries } from './queries.js';
-import { dialectOf, planTerms, rankQuery } from '../search.js';
+import { dialectOf, planTerms, rankQuery } from './search.js';
 import type { DetailRow, ListRow, ListShape } from './queries.js';
 
 /** Who writes, as the store needs it (the author of a new post; the owner of stored media). */
@@ -139,7 +139,7 @@ export class PostsService {
   async list(query: PostListQuery): Promise<Page<PostSummary>> {
     const status = query.status ?? 'published';
     const terms = (query.keywords ?? []).map((term) => term.trim()).filter((term) => term !== '');
-    // Each term looked up in the search index as its kind says (domain/search.ts).
+    // Each term looked up in the search index as its kind says (domain/posts/search.ts).
     const planned = planTerms(dialectOf(this.db), terms);
     // Best match first (PostListQuery.relevance): what the index ranks by; null when nothing ranks.
     const ranking = query.relevance === true && !query.random ? rankQuery(dialectOf(this.db), terms) : null;

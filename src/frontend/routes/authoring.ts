@@ -4,13 +4,13 @@
 // and the values entered when something is wrong.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isMediaPath } from '../../domain/media-urls.js';
+import { isMediaPath } from '../../domain/media/urls.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
-import { CONTENT_FORMATS } from '../../domain/markdown.js';
+import { CONTENT_FORMATS } from '../../domain/text/markdown.js';
 import { MAX_REVIEW_NOTE } from '../../domain/posts/review.js';
 import { formatIssues, validationMessages } from '../../http/validation-messages.js';
-import { MAX_TAG_NAME, MAX_TAG_NAMES, previewHtml } from '../../domain/authoring.js';
-import type { PostForm } from '../../domain/authoring.js';
+import { MAX_TAG_NAME, MAX_TAG_NAMES, previewHtml } from '../../domain/posts/authoring.js';
+import type { PostForm } from '../../domain/posts/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
 import { frontendState, urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';

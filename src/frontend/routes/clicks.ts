@@ -2,8 +2,8 @@
 // clicks.js posts `type` (post|link|page), `id` and `kind` (view|click|like|fav; default view).
 // Answers are JSON. Order: same-origin (403) -> bot user agent (200, not recorded) -> validation
 // (422) -> rate limit (429) -> one INSERT … SELECT (404 when the target is not shown on this site).
-import { CLICK_KINDS, CLICK_TYPES, isBot } from '../../domain/clicks.js';
-import type { ClickKind, ClickType } from '../../domain/clicks.js';
+import { CLICK_KINDS, CLICK_TYPES, isBot } from '../../domain/community/clicks.js';
+import type { ClickKind, ClickType } from '../../domain/community/clicks.js';
 import { checkCsrf } from '../../http/csrf.js';
 import type { FrontendKit } from '../index.js';
 import { rateLimited, visitorIdentity } from '../visitor-id.js';

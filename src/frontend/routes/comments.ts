@@ -4,12 +4,12 @@
 // Order of checks: same-origin/CSRF (403) -> comments enabled (403) -> rate limit (429) ->
 // honeypot (a silent fake success) -> validation (422) -> action.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MODERATION_ACTIONS } from '../../domain/comment-moderation.js';
-import type { ModerationAction } from '../../domain/comment-moderation.js';
-import { CommentsClosedError } from '../../domain/comments.js';
+import { MODERATION_ACTIONS } from '../../domain/community/comment-moderation.js';
+import type { ModerationAction } from '../../domain/community/comment-moderation.js';
+import { CommentsClosedError } from '../../domain/community/comments.js';
 import { ForbiddenError, ValidationError } from '../../domain/errors.js';
-import type { VoteKind } from '../../domain/comments.js';
-import type { Services } from '../../services.js';
+import type { VoteKind } from '../../domain/community/comments.js';
+import type { FaceServices } from '../../services.js';
 import type { FrontendState } from '../context.js';
 import { SESSION_COOKIE, siteActor, urlFor } from '../context.js';
 import { checkCsrf, csrfToken } from '../../http/csrf.js';
@@ -336,7 +336,7 @@ export function commentRoutes(kit: FrontendKit): void {
 
 /** What the comment form needs: where it posts, for which post, in which locale. */
 async function formContext(
-  services: Services,
+  services: FaceServices,
   state: FrontendState,
   postId: number | null,
 ): Promise<Record<string, unknown>> {

@@ -7,8 +7,8 @@
 import { Feed } from 'feed';
 import type { Item } from 'feed';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { absoluteMediaIn } from '../../domain/media-urls.js';
-import type { PublicCover, PublicListQuery, PublicPost } from '../../domain/public-posts.js';
+import { absoluteMediaIn } from '../../domain/media/urls.js';
+import type { PublicCover, PublicListQuery, PublicPost } from '../../domain/public/posts.js';
 import { cleanContent } from '../content.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';

@@ -2,8 +2,8 @@
 // links shown on this website, `/link/{id}` shows one, `/link/{type}/{slug}` lists those under a tag
 // of type `link_{type}` (`category` -> `link_category`). Cacheable listings.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_LINK_PAGE_SIZE, httpUrl } from '../../domain/links.js';
-import type { Link, LinkTag } from '../../domain/links.js';
+import { DEFAULT_LINK_PAGE_SIZE, httpUrl } from '../../domain/community/links.js';
+import type { Link, LinkTag } from '../../domain/community/links.js';
 import type { FrontendState } from '../context.js';
 import { urlFor } from '../context.js';
 import type { FrontendKit } from '../index.js';

@@ -1,8 +1,8 @@
 // Shared by the reading routes: the page number, post cards as templates see them, pagination links,
-// the sidebar. The cache tags of what a page shows come from the site's reads (domain/site-reads.ts).
+// the sidebar. The cache tags of what a page shows come from the site's reads (domain/public/site-reads.ts).
 import type { FastifyRequest } from 'fastify';
-import type { PublicCover, PublicListQuery, PublicPage, PublicPost } from '../../domain/public-posts.js';
-import type { Services } from '../../services.js';
+import type { PublicCover, PublicListQuery, PublicPage, PublicPost } from '../../domain/public/posts.js';
+import type { FaceServices } from '../../services.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { honourQuery, pageTagSink } from '../page-cache.js';
@@ -22,7 +22,7 @@ export function pageNumber(request: FastifyRequest): number | null {
   return page <= MAX_PAGE ? page : null;
 }
 
-export async function postsPerPage(services: Services): Promise<number> {
+export async function postsPerPage(services: FaceServices): Promise<number> {
   const raw = (await services.settings.get(POSTS_PER_PAGE_SETTING))?.trim() ?? '';
   const size = /^\d{1,3}$/.test(raw) ? Number(raw) : DEFAULT_POSTS_PER_PAGE;
   return Math.min(Math.max(size, 1), MAX_POSTS_PER_PAGE);
@@ -57,8 +57,8 @@ export interface CoverImage {
 }
 
 /** Where a stored media file is served: the site's own path when the store is this app. */
-export function mediaUrlOf(services: Services): (path: string) => string {
-  return (path) => services.media.store.url(path);
+export function mediaUrlOf(services: FaceServices): (path: string) => string {
+  return (path) => services.mediaUrl(path);
 }
 
 /** A stored image as an `<img>` shows it: the full size in WebP when there is one, every width in `srcset`. */
@@ -156,7 +156,7 @@ export function pagination(
  * report the page's cache tags.
  */
 export async function listPosts(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   state: FrontendState,
   query: PublicListQuery,
@@ -165,7 +165,7 @@ export async function listPosts(
 }
 
 /** The categories of the sidebar (the website's `post_category` tags), through the data cache. */
-export async function sidebar(services: Services, request: FastifyRequest, state: FrontendState) {
+export async function sidebar(services: FaceServices, request: FastifyRequest, state: FrontendState) {
   const tagTypes = await postTagTypes(services.settings);
   const short = shortNameOf(tagTypes, 'post_category');
   const categories = await services.siteReads.tagsOfType(
@@ -194,7 +194,7 @@ export async function sidebar(services: Services, request: FastifyRequest, state
 
 /** A listing page's data: the cards, pagination and sidebar, with its cache tags set. */
 export async function listingData(
-  services: Services,
+  services: FaceServices,
   request: FastifyRequest,
   state: FrontendState,
   result: PublicPage<PublicPost>,
@@ -217,7 +217,7 @@ const TAG_SLUG = /^[a-z0-9-]{1,255}$/;
  * The tag of a `/post/{type}/{slug}` path (R-F2) with the ids of its posts' tags (its subtags
  * included), or null when the type has no pages or the website has no such tag.
  */
-export async function tagOfPath(services: Services, request: FastifyRequest, state: FrontendState) {
+export async function tagOfPath(services: FaceServices, request: FastifyRequest, state: FrontendState) {
   const { type, slug } = request.params as { type: string; slug: string };
   const tagType = (await postTagTypes(services.settings)).get(type);
   if (!tagType || !TAG_SLUG.test(slug)) return null;

@@ -11,7 +11,7 @@ import { redirectToLogin } from '../session.js';
 import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
 import { pageTagSink } from '../page-cache.js';
-import { plainExcerpt } from '../../domain/public-posts.js';
+import { plainExcerpt } from '../../domain/public/posts.js';
 
 const PAGE_SLUG = /^[a-z0-9][a-z0-9-]{0,189}$/;
 

@@ -2,11 +2,11 @@
 // tag (R-F2), a user's posts, and a single post, registered last of the `/post/…` routes (static
 // segments such as `create`, `search`, `rank` and `list` always win in the router).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Period, PostLink, PublicPage, PublicPost, RankKind } from '../../domain/public-posts.js';
+import type { Period, PostLink, PublicPage, PublicPost, RankKind } from '../../domain/public/posts.js';
 import { urlFor } from '../context.js';
 import type { FrontendState } from '../context.js';
 import { cleanContent } from '../content.js';
-import { readingMinutes } from '../../domain/reading-time.js';
+import { readingMinutes } from '../../domain/posts/reading-time.js';
 import { TooManyRequestsError } from '../../domain/errors.js';
 import { checkCsrf } from '../../http/csrf.js';
 import { localizeMessage } from '../site-messages.js';

@@ -9,10 +9,10 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { localizedPath } from '../../domain/locales.js';
-import type { SitemapPlace } from '../../domain/public-posts.js';
+import type { SitemapPlace } from '../../domain/public/posts.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
-import { DOMAIN_CHECK_PATH, domainCheckToken } from '../../domain/domain-check.js';
+import { DOMAIN_CHECK_PATH } from '../../domain/websites/domain-check.js';
 import type { FrontendKit } from '../index.js';
 import { honourQuery, pageTagSink } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
@@ -332,7 +332,7 @@ export function sitemapRoutes(kit: FrontendKit): void {
   // domain that answers it leads to this installation, whatever address it resolves to.
   kit.page('GET', DOMAIN_CHECK_PATH, { name: 'domain-check', localized: false }, async (_request, reply) => {
     reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store');
-    return domainCheckToken(services.settings);
+    return services.websiteOps.domainCheckToken();
   });
 
   kit.page(

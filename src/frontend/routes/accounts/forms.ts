@@ -4,9 +4,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ValidationError } from '../../../domain/errors.js';
-import type { Verdict } from '../../../domain/login-throttle.js';
+import type { Verdict } from '../../../domain/people/login-throttle.js';
 import { parse } from '../../../domain/schema-fields.js';
-import { siteOrigin } from '../../../domain/site-urls.js';
+import { siteOrigin } from '../../../domain/websites/urls.js';
 import { validationMessages } from '../../../http/validation-messages.js';
 import { urlFor } from '../../context.js';
 import { localizeErrors, localizeMessage } from '../../site-messages.js';

@@ -4,7 +4,7 @@
 // token is in the URL: its pages send no Referer. Accepting leads to the admin panel.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, ValidationError } from '../../../domain/errors.js';
-import type { OpenInvite } from '../../../domain/invites.js';
+import type { OpenInvite } from '../../../domain/people/invites.js';
 import { validationMessages } from '../../../http/validation-messages.js';
 import { urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';

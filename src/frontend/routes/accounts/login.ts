@@ -2,7 +2,7 @@
 // before the password is checked; unknown email, wrong password and disabled account get one message
 // at one cost.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { loginInput } from '../../../domain/account-input.js';
+import { loginInput } from '../../../domain/people/account-input.js';
 import { ValidationError } from '../../../domain/errors.js';
 import { parse } from '../../../domain/schema-fields.js';
 import { validationMessages } from '../../../http/validation-messages.js';
@@ -62,7 +62,7 @@ export function loginRoutes(pages: AccountPages): void {
       return { ok: false, status: 429, message: text, errors: { email: [text] }, retryAfter };
     }
     // A dummy hash is verified for an unknown email, so every failure costs the same.
-    const user = await services.users.authenticatePassword(input.email, input.password);
+    const user = await services.authentication.password(input.email, input.password);
     if (!user)
       return { ok: false, status: 422, message: BAD_CREDENTIALS, errors: { email: [BAD_CREDENTIALS] } };
     await services.throttle.loginSucceeded(input.email, address);

@@ -1,6 +1,6 @@
 // Password reset by a one-time link in a mail. The request's answer is the same whether or not the
 // email has an account; the token is in the URL, so its pages send no Referer.
-import { passwordForgotInput, passwordResetInput } from '../../../domain/account-input.js';
+import { passwordForgotInput, passwordResetInput } from '../../../domain/people/account-input.js';
 import { siteActor, urlFor } from '../../context.js';
 import { clientAddress, signOut } from '../../session.js';
 import type { AccountPages } from './forms.js';

@@ -3,7 +3,7 @@
 // answered with a redirect to the form with `?saved=1`, or the form again with its errors.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { profileInput, settingsInput } from '../../../domain/account-input.js';
+import { profileInput, settingsInput } from '../../../domain/people/account-input.js';
 import { siteActor, urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { redirectToLogin, sessionIdOf } from '../../session.js';

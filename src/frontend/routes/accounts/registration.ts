@@ -3,8 +3,8 @@
 // stops the mail): the page never tells whether an email has an account.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { registrationInput } from '../../../domain/account-input.js';
-import { RegistrationClosedError } from '../../../domain/accounts.js';
+import { registrationInput } from '../../../domain/people/account-input.js';
+import { RegistrationClosedError } from '../../../domain/people/accounts.js';
 import { siteActor, urlFor } from '../../context.js';
 import type { FrontendState } from '../../context.js';
 import { clientAddress, signIn } from '../../session.js';

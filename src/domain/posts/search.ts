@@ -1,0 +1,266 @@
+// Searching posts through the full-text index (issue 40 #2; the index: db/search-index.ts). One home
+// for what a search term means, on both databases:
+// - a term matches a post whose title, excerpt or content, or one of their translations in any
+//   locale, contains it, whatever the letters' case (the meaning API v1's `keywords` always had,
+//   R-P3: `%` and `_` literal);
+// - terms of three characters or more, in any script, are looked up in the trigram index (pg_trgm on
+//   PostgreSQL, FTS5 `trigram` on SQLite); a term of two Chinese, Japanese or Korean characters (most
+//   words there) in the CJK bigrams; shorter terms on SQLite are matched by reading the texts (a long
+//   read, as every search was before), on PostgreSQL by reading the search table;
+// - ranked: PostgreSQL's ts_rank over the tsvector (title weighted above the rest), SQLite's bm25 over
+//   the trigrams (title and CJK bigrams weighted above the body);
+// - excerpts: the part of the text around the first match, HTML-escaped, matches in <mark>.
+import { PostgresAdapter, sql } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import {
+  CJK_CLASS,
+  cjkBigrams,
+  livePostCount,
+  livePostIds,
+  refreshDocuments,
+  removeStrayDocuments,
+} from '../../db/search-index.js';
+import { containsText, escapeRegExp, likePattern } from '../text/text-match.js';
+
+export type SearchDialect = 'sqlite' | 'postgres';
+
+/** How one term is looked up (see the file's head). */
+export type TermKind = 'text' | 'cjk2' | 'scan';
+
+const CJK_PAIR = new RegExp(`^[${CJK_CLASS}]{2}$`, 'u');
+const CJK_RUN = new RegExp(`[${CJK_CLASS}]+`, 'gu');
+
+/** The dialect of a Kysely instance (the search SQL differs). */
+export function dialectOf(db: Kysely<never> | Kysely<Database>): SearchDialect {
+  return (db as Kysely<Database>).getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+export function termKind(dialect: SearchDialect, term: string): TermKind {
+  if (CJK_PAIR.test(term)) return 'cjk2';
+  if (dialect === 'postgres') return 'text';
+  return Array.from(term).length >= 3 ? 'text' : 'scan';
+}
+
+/** The value bound for a term of that kind (the Param of a compiled query). */
+export function termValue(dialect: SearchDialect, kind: TermKind, term: string): string {
+  if (kind === 'scan') return likePattern(term);
+  if (dialect === 'postgres') return kind === 'cjk2' ? term : likePattern(term);
+  return kind === 'cjk2' ? `cjk : " ${term} "` : `{title body} : ${ftsString(term)}`;
+}
+
+/** An FTS5 string (a phrase: with the trigram tokenizer, "contains this text"). */
+function ftsString(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+/** The older match, reading every text: title, excerpt, content and their translations. */
+export function scanMatches(eb: ExpressionBuilder<Database, 'posts'>, pattern: string): Expression<SqlBool> {
+  return eb.or([
+    containsText(eb.ref('posts.title'), pattern),
+    containsText(eb.ref('posts.excerpt'), pattern),
+    containsText(eb.ref('posts.content'), pattern),
+    eb.exists(
+      eb
+        .selectFrom('translations')
+        .select('translations.id')
+        .where('translations.model_type', '=', 'post')
+        .whereRef('translations.model_id', '=', 'posts.id')
+        .where('translations.field', 'in', ['title', 'excerpt', 'content'])
+        .where((inner) => containsText(inner.ref('translations.value'), pattern)),
+    ),
+  ]);
+}
+
+/**
+ * A post matches one term, of kind `kind`; `value`: termValue() of the term, or the Param of a query
+ * compiled once that stands for it.
+ */
+export function termMatches(
+  eb: ExpressionBuilder<Database, 'posts'>,
+  dialect: SearchDialect,
+  kind: TermKind,
+  value: string,
+): Expression<SqlBool> {
+  if (kind === 'scan') return scanMatches(eb, value);
+  const id = eb.ref('posts.id');
+  if (dialect === 'postgres') {
+    return kind === 'cjk2'
+      ? sql<SqlBool>`${id} in (select post_id from post_search where words @@ plainto_tsquery('simple', ${value}))`
+      : sql<SqlBool>`${id} in (select post_id from post_search where doc like ${value} escape '\\')`;
+  }
+  return sql<SqlBool>`${id} in (select rowid from post_search where post_search match ${value})`;
+}
+
+/** Terms planned: each term's kind and value. */
+export interface PlannedTerm {
+  kind: TermKind;
+  value: string;
+  /** No index serves it (a short term): it reads every text, a long read (db/read-thread.ts). */
+  slow: boolean;
+}
+
+export function planTerms(dialect: SearchDialect, terms: readonly string[]): PlannedTerm[] {
+  return terms.map((term) => {
+    const kind = termKind(dialect, term);
+    const slow = kind === 'scan' || (kind === 'text' && Array.from(term).length < 3);
+    return { kind, value: termValue(dialect, kind, term), slow };
+  });
+}
+
+/** Posts matching every term (`all`) or any (`any`). */
+export function termsMatch(
+  eb: ExpressionBuilder<Database, 'posts'>,
+  dialect: SearchDialect,
+  planned: readonly PlannedTerm[],
+  mode: 'all' | 'any',
+): Expression<SqlBool> {
+  const each = planned.map((term) => termMatches(eb, dialect, term.kind, term.value));
+  return mode === 'all' ? eb.and(each) : eb.or(each);
+}
+
+/**
+ * What a ranking query looks for: on PostgreSQL the terms' words and CJK bigrams (a tsquery of any of
+ * them); on SQLite an FTS5 query of any indexed term; null when no term can be ranked.
+ */
+export function rankQuery(dialect: SearchDialect, terms: readonly string[]): string | null {
+  if (dialect === 'postgres') {
+    const words = terms
+      .map((term) => term.toLowerCase().replace(CJK_RUN, (run) => cjkBigrams(run) || run))
+      .join(' ')
+      .trim();
+    return words === '' ? null : words;
+  }
+  const parts = planTerms(dialect, terms)
+    .filter((term) => term.kind !== 'scan')
+    .map((term) => `(${term.value})`);
+  return parts.length === 0 ? null : parts.join(' OR ');
+}
+
+/**
+ * The posts a rankQuery() (`query`) finds with their scores (higher is better), as a table `ranked`
+ * (id, score) to left-join on posts: one index query for the whole list, rather than one per row.
+ * A post matched otherwise (by a part of a word, or a short term) is not in it: score 0.
+ */
+export function rankedPosts(dialect: SearchDialect, query: string) {
+  if (dialect === 'postgres') {
+    // Any of the words: plainto_tsquery joins them with &, a ranking wants |.
+    return sql<{ id: number; score: number }>`(select ps.post_id as id, ts_rank(ps.words, q.q) as score
+      from post_search ps,
+        (select replace(plainto_tsquery('simple', ${query})::text, '&', '|')::tsquery as q) q
+      where ps.words @@ q.q)`.as('ranked');
+  }
+  // bm25 is negative, lower for a better match; weights: title, body, CJK bigrams. The LIMIT keeps
+  // SQLite from flattening the subquery into the join, where it ran the full-text query once per post
+  // (rowid = each post's id); kept apart, it runs once and is read through an automatic index.
+  return sql<{ id: number; score: number }>`(select rowid as id, -bm25(post_search, 10.0, 1.0, 4.0) as score
+    from post_search where post_search match ${query} limit -1)`.as('ranked');
+}
+
+// ---- Excerpts ------------------------------------------------------------------------------------
+
+/** Plain text of HTML content (tags out, block boundaries as spaces, common entities decoded). */
+export function plainText(html: string): string {
+  return html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(
+      /<\/?(?:p|div|h[1-6]|li|ul|ol|br|hr|pre|blockquote|tr|td|th|figure|figcaption|section|article|table)\b[^>]*>/gi,
+      ' ',
+    )
+    .replace(/<[^>]*>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/**
+ * A highlighted excerpt: around the first match of any term in the first of `texts` (plain text)
+ * having one, at most about `max` characters, HTML-escaped, every match in `<mark>`. Null when no
+ * text has a match (a post found through another locale's text, or by a term in markup).
+ */
+export function highlightExcerpt(
+  texts: readonly string[],
+  terms: readonly string[],
+  max = 200,
+): string | null {
+  const wanted = [...new Set(terms.map((term) => term.trim()).filter((term) => term !== ''))].sort(
+    (a, b) => b.length - a.length,
+  );
+  if (wanted.length === 0) return null;
+  const pattern = new RegExp(wanted.map(escapeRegExp).join('|'), 'giu');
+  for (const text of texts) {
+    pattern.lastIndex = 0;
+    const first = pattern.exec(text);
+    if (!first) continue;
+    // A window with the match a third of the way in, cut at spaces where there are some.
+    let start = Math.max(0, first.index - Math.floor(max / 3));
+    let end = Math.min(text.length, start + max);
+    start = Math.max(0, Math.min(start, end - max));
+    if (start > 0) {
+      const space = text.indexOf(' ', start);
+      if (space !== -1 && space < first.index) start = space + 1;
+    }
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > first.index + first[0].length) end = space;
+    }
+    const window = text.slice(start, end);
+    let out = start > 0 ? '…' : '';
+    let at = 0;
+    pattern.lastIndex = 0;
+    for (const match of window.matchAll(pattern)) {
+      out += escapeHtml(window.slice(at, match.index)) + `<mark>${escapeHtml(match[0])}</mark>`;
+      at = match.index + match[0].length;
+    }
+    out += escapeHtml(window.slice(at)) + (end < text.length ? '…' : '');
+    return out;
+  }
+  return null;
+}
+
+// ---- Rebuilding the index ------------------------------------------------------------------------
+
+/** Posts a rebuild refreshes per transaction. */
+export const REINDEX_BATCH = 1000;
+
+export interface ReindexProgress {
+  done: number;
+  total: number;
+}
+
+/**
+ * The search index's upkeep. Triggers keep it with every write (db/search-index.ts); a rebuild
+ * (`folio search:reindex`) is for an index made before a change of its rules, or restored apart from
+ * the posts. It replaces the documents in steps of REINDEX_BATCH posts, each in a transaction, so
+ * searches keep finding every post meanwhile, then removes documents of posts no longer live.
+ */
+export class SearchIndexService {
+  constructor(private readonly db: Db) {}
+
+  async rebuild(onProgress: (progress: ReindexProgress) => void = () => undefined): Promise<ReindexProgress> {
+    const dialect = dialectOf(this.db);
+    const total = await livePostCount(this.db as Kysely<unknown>);
+    let done = 0;
+    onProgress({ done, total });
+    for (let after = 0; ;) {
+      const ids = await livePostIds(this.db as Kysely<unknown>, after, REINDEX_BATCH);
+      if (ids.length === 0) break;
+      await this.db
+        .transaction()
+        .execute((trx) => refreshDocuments(trx as unknown as Kysely<unknown>, dialect, ids));
+      done += ids.length;
+      after = ids[ids.length - 1]!;
+      onProgress({ done, total: Math.max(total, done) });
+    }
+    await removeStrayDocuments(this.db as Kysely<unknown>, dialect);
+    return { done, total: Math.max(total, done) };
+  }
+}
