@@ -258,7 +258,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
       : null;
   app.addHook('onClose', async () => checkpoints?.stop());
   const scheduler = new PostScheduler(services.posts, {
-    announce: { runner: services.runner, audit: services.audit },
+    announce: { runner: services.runner, audit: services.audit, changes: services.changes },
     onPublished: (ids) => app.log.info({ ids }, `published ${ids.length} scheduled post(s)`),
     onError: (error) => app.log.error({ err: error }, 'scheduled publishing failed'),
   });

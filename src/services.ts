@@ -403,7 +403,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     cache,
     appUrl: config.appUrl,
     warn,
-    changes,
     longReads: database.longReads,
   });
   const memberships = new MembershipsService(db, clock);
@@ -443,11 +442,12 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     runner,
     audit,
     searchLimit,
-    reviews: new PostReviewStore(db, clock, changes),
+    changes,
+    reviews: new PostReviewStore(db, clock),
     // Answers hold post URLs: nodes sharing a cache with another APP_URL must not share them.
     reads: new PostReads(posts, cache, `api:posts:${config.appUrl}:`, memory.answers),
   });
-  const pages = new PagesService(db, clock, translations, bindings, changes);
+  const pages = new PagesService(db, clock, translations, bindings);
   const exporter = new Exporter({ db, store: mediaStore, policy });
   const updates = new UpdateService({
     db,
@@ -486,12 +486,12 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     if (change.kind === 'website') await credentials.changed();
   });
   const users = new UsersService(db, clock, credentials);
-  const tags = new TagsService(db, clock, translations, bindings, changes, policy, audit);
-  const tagOps = new TagOperations(tags, policy, settings, runner, audit);
+  const tags = new TagsService(db, clock, translations, bindings);
+  const tagOps = new TagOperations(tags, policy, settings, runner, changes, audit);
   const memberOps = new MemberOperations(db, memberships, policy, runner, audit);
   const apiKeys = new ApiKeysService(db, clock, audit, credentials);
   const userOps = new UserOperations(db, users, runner, audit, policy, apiKeys);
-  const pageOps = new PageOperations(pages, policy, settings, runner, audit);
+  const pageOps = new PageOperations(pages, policy, settings, runner, changes, audit);
   const revisions = new RevisionsService({
     db,
     clock,
@@ -508,7 +508,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const access = new EditableContent({ posts, pageOps, policy });
   const autosaves = new AutosaveService({ db, clock, runner, access }).install();
   const previews = new PreviewLinks({ db, clock, runner, access, posts, pages, autosaves, settings, audit });
-  const menus = new MenusService(db, clock, cache, pages, translations, changes, audit);
+  const menus = new MenusService(db, clock, cache, pages, translations);
   const menuOps = new MenuOperations(
     menus,
     policy,
@@ -517,6 +517,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     runner,
     audit,
     (domain) => websites.findIdByDomain(domain),
+    changes,
   );
   const systemOps = new SystemOperations({
     runner,
@@ -565,7 +566,14 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
   const comments = new CommentsService(db, clock, settings, changes, audit, (held) =>
     commentNotices.held(held),
   );
-  const links = new LinksService(db, clock, { tags, translations, bindings, cache, defaultLocale, changes });
+  const links = new LinksService(db, clock, {
+    tags: tagOps,
+    translations,
+    bindings,
+    cache,
+    defaultLocale,
+    changes,
+  });
   const clicks = new ClicksService(db, database.dialect, clock);
   const webhooks = new WebhookService({
     db,
@@ -752,7 +760,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
       pages,
       links,
     }),
-    authoring: new AuthoringService(posts, postOps, policy, tags, settings),
+    authoring: new AuthoringService(posts, postOps, policy, tags, settings, tagOps),
     async readiness() {
       const probe = async (check: () => Promise<unknown>): Promise<'ok' | 'unavailable'> => {
         let timer: NodeJS.Timeout | undefined;

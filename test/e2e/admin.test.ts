@@ -50,7 +50,7 @@ describe(
         { title: 'A draft', content: 'x', status: 'draft', websiteIds: [site] },
         writer,
       );
-      const { tag: notes } = await ctx.services.tags.storeInternal({
+      const { tag: notes } = await ctx.services.tagOps.ensure({
         name: 'Notes',
         type: 'post_category',
         updateWhenDuplicated: false,

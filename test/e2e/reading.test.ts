@@ -44,8 +44,8 @@ describe(
         username: 'ada',
       });
       const tag = async (name: string, type: string) =>
-        (await services.tags.storeInternal({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' }))
-          .tag.id;
+        (await services.tagOps.ensure({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag
+          .id;
       const cats = await tag('Cats', 'post_tag');
       const notes = await tag('Notes', 'post_category');
       const actor = { userId: admin.id, isAdmin: true };

@@ -50,7 +50,7 @@ describe('post authoring', () => {
     await ctx.services.memberships.grant(author.id, websiteId, 'author');
     await ctx.services.memberships.grant(other.id, websiteId, 'author');
     admin = await ctx.createUser({ admin: true });
-    const { tag } = await ctx.services.tags.storeInternal({
+    const { tag } = await ctx.services.tagOps.ensure({
       name: 'News',
       type: 'post_category',
       updateWhenDuplicated: false,

@@ -11,6 +11,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { XMLLINT_PATH, withXmllint } from '../support/requirements.js';
+import { postWrites } from '../support/post-writes.js';
 
 /** xmllint's verdict, as a subtest (throws with its message when the XML is not well-formed). */
 async function wellFormed(t: NodeTestContext, xml: string): Promise<void> {
@@ -36,7 +37,7 @@ describe('feeds (issue 22 #12)', () => {
       .set({ username: 'ann' })
       .where('id', '=', writer.id)
       .execute();
-    const { tag } = await ctx.services.tags.storeInternal({
+    const { tag } = await ctx.services.tagOps.ensure({
       name: 'News',
       type: 'post_category',
       websiteIds: [site],
@@ -45,7 +46,7 @@ describe('feeds (issue 22 #12)', () => {
     });
     categoryId = tag.id;
     const author = { userId: writer.id, isAdmin: true };
-    await ctx.services.posts.create(
+    await postWrites(ctx.services).create(
       {
         title: 'First & foremost',
         content: '<p>One <b>bold</b> line</p>',
@@ -55,7 +56,7 @@ describe('feeds (issue 22 #12)', () => {
       },
       author,
     );
-    await ctx.services.posts.create(
+    await postWrites(ctx.services).create(
       {
         title: 'Second',
         content: '<p>Two</p>',
@@ -65,7 +66,7 @@ describe('feeds (issue 22 #12)', () => {
       },
       { userId: null, isAdmin: true },
     );
-    await ctx.services.posts.create(
+    await postWrites(ctx.services).create(
       { title: 'Secret draft', content: 'x', status: 'draft', websiteIds: [site] },
       author,
     );
@@ -151,7 +152,7 @@ describe('feeds (issue 22 #12)', () => {
     const before = (await get('/feed/json')).json();
     assert.equal(before.items[0].content_html, 'Two', 'the excerpt by default');
     await ctx.services.settings.set('feed_full_content', 'true');
-    await ctx.services.posts.create(
+    await postWrites(ctx.services).create(
       {
         title: 'Third',
         content: '<p>Three <script>alert(1)</script></p>',
@@ -172,7 +173,7 @@ describe('feeds (issue 22 #12)', () => {
     })
       .jpeg()
       .toBuffer();
-    await ctx.services.posts.create(
+    await postWrites(ctx.services).create(
       {
         title: 'Pictured',
         content: '<p>A photo</p>',

@@ -10,6 +10,7 @@ import { THEMES_DIR } from '../../src/frontend/themes.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { validateSitemap } from '../support/sitemaps.js';
+import { postWrites } from '../support/post-writes.js';
 
 describe('public reading site', () => {
   let ctx: TestContext;
@@ -45,7 +46,7 @@ describe('public reading site', () => {
     const actor = { userId: adminId, isAdmin: true };
     const store = async (name: string, type: string, parentId?: number) =>
       (
-        await services.tags.storeInternal({
+        await services.tagOps.ensure({
           name,
           type,
           parentId,
@@ -60,7 +61,10 @@ describe('public reading site', () => {
 
     const now = Date.now();
     const create = async (key: string, fields: Record<string, unknown>) => {
-      const post = await services.posts.create({ title: key, content: `<p>${key}</p>`, ...fields }, actor);
+      const post = await postWrites(services).create(
+        { title: key, content: `<p>${key}</p>`, ...fields },
+        actor,
+      );
       ids[key] = post.id;
     };
     await create('first', {
@@ -83,7 +87,7 @@ describe('public reading site', () => {
     await create('elsewhere', { title: 'Elsewhere post', websiteIds: [otherWebsiteId] });
     await create('mine', { title: 'Bound post', websiteIds: [websiteId], tags: [tags.keyword] });
     await create('gone', { title: 'Deleted post' });
-    await services.posts.delete(ids.gone!);
+    await postWrites(services).delete(ids.gone!);
     await create('rank', { title: 'A post named rank', slug: 'rank' });
 
     await services.pages.create({ title: 'About us', content: '<p>We write.</p>', slug: 'about' });
@@ -237,7 +241,7 @@ describe('public reading site', () => {
 
   it('issue 22: a title cannot break out of the JSON-LD script', async () => {
     const title = 'Evil </script><script>alert("x")</script> <!-- & \u2028 end';
-    const post = await ctx.services.posts.create(
+    const post = await postWrites(ctx.services).create(
       {
         title,
         slug: 'evil-title',
@@ -254,7 +258,7 @@ describe('public reading site', () => {
       assert.doesNotMatch(head, /<!--/);
       assert.equal(jsonLd(response.body).headline, title);
     } finally {
-      await ctx.services.posts.delete(post.id);
+      await postWrites(ctx.services).delete(post.id);
     }
   });
 
@@ -279,7 +283,7 @@ describe('public reading site', () => {
     const actor = { userId: adminId, isAdmin: true };
     const siteId = await services.websites.create({ siteName: 'Around', domain: 'around.test' });
     const dogs = (
-      await services.tags.storeInternal({
+      await services.tagOps.ensure({
         name: 'Dogs',
         type: 'post_tag',
         updateWhenDuplicated: false,
@@ -291,7 +295,7 @@ describe('public reading site', () => {
     const made: Record<string, number> = {};
     const post = async (slug: string, day: number, fields: Record<string, unknown> = {}) => {
       made[slug] = (
-        await services.posts.create(
+        await postWrites(services).create(
           {
             title: `Post ${slug}`,
             slug: `around-${slug}`,
@@ -352,9 +356,9 @@ describe('public reading site', () => {
       assert.match(a, /<span class="reading-time">1 min read<\/span>/);
 
       // Cached with the page's data: a change to a neighbour or a related post shows at once.
-      await services.posts.update(made.d!, { title: 'Post d, renamed' }, actor);
+      await postWrites(services).update(made.d!, { title: 'Post d, renamed' }, actor);
       assert.match(await page('b'), /<li><a href="\/post\/around-d">Post d, renamed<\/a>/);
-      await services.posts.update(made.c!, { title: 'Post c, renamed' }, actor);
+      await postWrites(services).update(made.c!, { title: 'Post c, renamed' }, actor);
       assert.match(
         await page('b'),
         /rel="next"><span class="post-nav-label">Next post →<\/span> Post c, renamed<\/a>/,
@@ -362,10 +366,13 @@ describe('public reading site', () => {
       // A new post between b and c becomes b's next.
       await post('bc', 2, { publishedAt: '2001-01-02T18:00:00.000Z' });
       assert.match(await page('b'), /href="\/post\/around-bc" rel="next"/);
-      await services.posts.delete(made.bc!);
+      await postWrites(services).delete(made.bc!);
       assert.match(await page('b'), /href="\/post\/around-c" rel="next"/);
     } finally {
-      for (const id of Object.values(made)) await services.posts.delete(id).catch(() => undefined);
+      for (const id of Object.values(made))
+        await postWrites(services)
+          .delete(id)
+          .catch(() => undefined);
     }
   });
 
@@ -590,7 +597,7 @@ describe('public reading site', () => {
       .jpeg()
       .toBuffer();
     const make = (slug: string, day: number, fields: Record<string, unknown> = {}) =>
-      services.posts.create(
+      postWrites(services).create(
         {
           title: `Post ${slug}`,
           slug: `featured-${slug}`,

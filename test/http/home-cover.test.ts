@@ -124,15 +124,15 @@ describe('the home cover and the theme fonts (issue 36 #2)', () => {
     })
       .jpeg()
       .toBuffer();
-    await ctx.services.posts.create(
+    await ctx.services.postOps.create(
+      { userId: admin.id, isAdmin: true, websiteId: null },
       {
         title: 'Low tide',
         content: '<p>Out.</p>',
         status: 'published',
-        websiteIds: [site],
-        thumbnailUpload: thumbnail,
+        website_id: [site],
+        thumbnail: { filename: 'low-tide.jpg', data: thumbnail, truncated: false },
       },
-      { userId: admin.id, isAdmin: true },
     );
     const body = (await get('harbour.test')).body;
     const featured = /<article class="featured-post[\s\S]*?<\/article>/.exec(body)?.[0] ?? '';

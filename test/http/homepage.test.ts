@@ -60,13 +60,16 @@ describe('a website whose home page is a page', () => {
   it('a page that is gone or unpublished leaves the posts at /, and they come back when it does', async () => {
     await setHomepage('not-written-yet');
     assert.match((await get('/')).body, /Tide tables/);
-    await ctx.services.pages.create({
-      title: 'Written now',
-      slug: 'not-written-yet',
-      content: '<p>Here at last.</p>',
-      status: 'published',
-      websiteIds: [site],
-    });
+    await ctx.services.pageOps.create(
+      { userId: null, isAdmin: true, websiteId: null },
+      {
+        title: 'Written now',
+        slug: 'not-written-yet',
+        content: '<p>Here at last.</p>',
+        status: 'published',
+        website_ids: [site],
+      },
+    );
     // The page's creation flushes the cached home (it depended on the list of pages).
     assert.match((await get('/')).body, /Here at last\./);
   });

@@ -83,7 +83,7 @@ describe('links', () => {
     assert.match(reading.body, />News<\/a>/);
     assert.match(reading.body, /Folio &lt;CMS&gt;/);
     // A post category of the same slug is not a link category; unknown types and slugs are 404.
-    await ctx.services.tags.storeInternal({
+    await ctx.services.tagOps.ensure({
       name: 'Elsewhere',
       type: 'post_category',
       updateWhenDuplicated: false,

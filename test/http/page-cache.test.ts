@@ -7,6 +7,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { syncOneMenuLink } from '../support/seed.js';
+import { postWrites } from '../support/post-writes.js';
 
 describe('full-page cache', () => {
   let ctx: TestContext;
@@ -52,7 +53,7 @@ describe('full-page cache', () => {
       })
     ).id;
     catsId = (
-      await services.tags.storeInternal({
+      await services.tagOps.ensure({
         name: 'Cats',
         type: 'post_tag',
         updateWhenDuplicated: false,
@@ -60,12 +61,12 @@ describe('full-page cache', () => {
       })
     ).tag.id;
     firstId = (
-      await services.posts.create(
+      await postWrites(services).create(
         { title: 'First', content: '<p>one</p>', tags: [catsId], websiteIds: [websiteId] },
         actor(),
       )
     ).id;
-    secondId = (await services.posts.create({ title: 'Second', content: '<p>two</p>' }, actor())).id;
+    secondId = (await postWrites(services).create({ title: 'Second', content: '<p>two</p>' }, actor())).id;
   });
   after(() => ctx.close());
 
@@ -226,7 +227,7 @@ describe('full-page cache', () => {
     await warm('/post/second');
     await warm('/');
     await warm('/', 'other-cache.test');
-    await ctx.services.posts.update(firstId, { title: 'First, edited' }, actor());
+    await postWrites(ctx.services).update(firstId, { title: 'First, edited' }, actor());
     const page = await get('/post/first');
     assert.equal(page.headers['x-folio-cache'], 'miss');
     assert.match(page.body, /First, edited/);
@@ -240,18 +241,18 @@ describe('full-page cache', () => {
     await warm('/');
     await warm('/', 'other-cache.test');
     await warm('/post/second');
-    await ctx.services.posts.create({ title: 'Third', content: '<p>3</p>' }, actor());
+    await postWrites(ctx.services).create({ title: 'Third', content: '<p>3</p>' }, actor());
     assert.equal(await state('/'), 'miss');
     assert.equal(await state('/', {}, 'other-cache.test'), 'miss');
     assert.equal(await state('/post/second'), 'hit');
-    await ctx.services.posts.delete(secondId);
+    await postWrites(ctx.services).delete(secondId);
     assert.equal((await get('/post/second')).statusCode, 404);
   });
 
   it('a tag change flushes the pages that show the tag', async () => {
     await warm('/post/tag/cats');
     await warm('/post/first');
-    await ctx.services.tags.storeInternal({
+    await ctx.services.tagOps.ensure({
       name: 'Cats',
       type: 'post_tag',
       description: 'Felines',
@@ -275,11 +276,16 @@ describe('full-page cache', () => {
   });
 
   it('a page change flushes its page and the pages sitemap', async () => {
-    const page = await ctx.services.pages.create({ title: 'About', content: '<p>About</p>', slug: 'about' });
+    const admin = { userId: null, isAdmin: true, websiteId: null };
+    const page = await ctx.services.pageOps.create(admin, {
+      title: 'About',
+      content: '<p>About</p>',
+      slug: 'about',
+    });
     await warm('/page/about');
     await warm('/sitemap/pages');
     await warm('/post/first');
-    await ctx.services.pages.delete(page.id);
+    await ctx.services.pageOps.delete(admin, page.id, false);
     assert.equal((await get('/page/about')).statusCode, 302);
     assert.equal(await state('/sitemap/pages'), 'miss');
     assert.equal(await state('/post/first'), 'hit');

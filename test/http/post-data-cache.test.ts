@@ -35,7 +35,7 @@ describe('post page through the website data cache', () => {
     websiteId = await services.websites.create({ siteName: 'Data', domain: 'data.test' });
     authorId = (await ctx.createUser({ admin: true })).id;
     await services.accounts.updateProfile(authorId, { name: 'Ada Author', username: 'ada' });
-    const tag = await services.tags.storeInternal({
+    const tag = await services.tagOps.ensure({
       name: 'Birds',
       type: 'post_tag',
       updateWhenDuplicated: false,
@@ -89,7 +89,10 @@ describe('post page through the website data cache', () => {
 
   it('a post change shows at once', async () => {
     await view();
-    await ctx.services.posts.update(postId, { title: 'Data cached, edited' }, actor());
+    // Through the operation, which announces the change (the store does not).
+    await ctx.services.postOps.update({ ...actor(), websiteId: null }, String(postId), {
+      title: 'Data cached, edited',
+    });
     assert.match(await view(), /Data cached, edited/);
   });
 
@@ -98,7 +101,7 @@ describe('post page through the website data cache', () => {
     const reads = postReads;
     await view();
     assert.equal(postReads, reads, 'cached');
-    await ctx.services.tags.storeInternal({
+    await ctx.services.tagOps.ensure({
       name: 'Birds',
       type: 'post_tag',
       description: 'Feathered',
@@ -165,9 +168,9 @@ describe('post page through the website data cache', () => {
     const home = await view('/');
     assert.equal(await view('/'), home);
     assert.equal(listReads, 1);
-    await ctx.services.posts.create(
-      { title: 'Brand new', content: '<p>x</p>', websiteIds: [websiteId] },
-      actor(),
+    await ctx.services.postOps.create(
+      { ...actor(), websiteId: null },
+      { title: 'Brand new', content: '<p>x</p>', website_id: [websiteId] },
     );
     assert.match(await view('/'), /Brand new/);
   });

@@ -173,13 +173,13 @@ describe('post revisions', () => {
 
   it('a restore keeps what still exists and names the tags and websites deleted since', async () => {
     const gone = await ctx.services.websites.create({ siteName: 'Gone', domain: 'gone-post.test' });
-    const kept = await ctx.services.tags.storeInternal({
+    const kept = await ctx.services.tagOps.ensure({
       name: 'Kept',
       type: 'post_tag',
       updateWhenDuplicated: false,
       defaultLocale: 'en',
     });
-    const dropped = await ctx.services.tags.storeInternal({
+    const dropped = await ctx.services.tagOps.ensure({
       name: 'Dropped',
       type: 'post_tag',
       updateWhenDuplicated: false,

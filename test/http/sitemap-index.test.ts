@@ -138,12 +138,14 @@ describe('sitemaps split into files', () => {
       const before = chunks;
       assert.equal((await get('/sitemap/posts?page=1')).body, first);
       assert.equal(chunks, before, 'served from the data cache');
-      // A new post (through the posts service, which announces it) opens the first file at once.
+      // A new post (through the post operation, which announces it) opens the first file at once.
       const admin = await ctx.createUser({ admin: true });
-      const created = await services.posts.create(
-        { title: 'Newest of all', content: '<p>n</p>', slug: 'newest-of-all' },
-        { userId: admin.id, isAdmin: true },
-      );
+      const adminActor = { userId: admin.id, isAdmin: true, websiteId: null };
+      const created = await services.postOps.create(adminActor, {
+        title: 'Newest of all',
+        content: '<p>n</p>',
+        slug: 'newest-of-all',
+      });
       const changed = locs((await get('/sitemap/posts?page=1')).body);
       assert.ok(chunks > before);
       assert.deepEqual(changed.slice(2, 4), [
@@ -166,7 +168,7 @@ describe('sitemaps split into files', () => {
         assert.equal(streamed.body, body, `file ${n + 1}`);
       }
       await services.websites.update(websiteId, { enabled_data_cache: true });
-      await services.posts.delete(created.id);
+      await services.postOps.delete(adminActor, String(created.id));
     } finally {
       services.publicPosts.sitemap = sitemap;
     }

@@ -559,7 +559,9 @@ describe('webhooks', () => {
     try {
       const nodes = [ctx.services, second].map(
         (services) =>
-          new PostScheduler(services.posts, { announce: { runner: services.runner, audit: services.audit } }),
+          new PostScheduler(services.posts, {
+            announce: { runner: services.runner, audit: services.audit, changes: services.changes },
+          }),
       );
       clock.advance(11 * 60_000);
       const published = await Promise.all(nodes.map((node) => node.tick()));

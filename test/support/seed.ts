@@ -54,8 +54,10 @@ export async function tagPost(db: Db, postId: number, tagId: number): Promise<vo
 
 /** Replaces a website's menu with one link entry (a menu change, announced like the API's). */
 export async function syncOneMenuLink(services: Services, websiteId: number, name: string): Promise<void> {
-  await services.menus.sync(
-    websiteId,
+  // Through the operation, which announces the change (the store does not), as the system's administrator.
+  await services.menuOps.sync(
+    { userId: null, isAdmin: true, websiteId: null },
+    { websiteId },
     [
       {
         order: 1,

@@ -71,7 +71,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
   );
   await services.websites.update(websiteId, { site_cover: cover!.url });
   const tag = async (name: string, type: string) =>
-    (await services.tags.storeInternal({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag;
+    (await services.tagOps.ensure({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag;
   const cats = await tag('Cats', 'post_tag');
   const notes = await tag('Notes', 'post_category');
   const now = Date.now();

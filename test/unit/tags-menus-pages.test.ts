@@ -114,10 +114,10 @@ describe('tags, menus and pages services', () => {
 
   const baseInput = { type: 'post_tag', updateWhenDuplicated: false, defaultLocale: 'en' };
 
-  it("issue 35 #3: a tag write needs an actor (the policy cannot be skipped by leaving it out); the domain's own writes say so (storeInternal)", async () => {
-    const { tags } = ctx.services;
+  it("issue 35 #3: a tag write needs an actor (the policy cannot be skipped by leaving it out); the domain's own writes say so (ensure)", async () => {
+    const tags = ctx.services.tagOps;
     await assert.rejects(
-      // @ts-expect-error store takes an actor: a write without one is storeInternal's
+      // @ts-expect-error store takes an actor: a write without one is ensure's
       tags.store({ ...baseInput, name: 'Unchecked' }),
       ForbiddenError,
     );
@@ -130,13 +130,13 @@ describe('tags, menus and pages services', () => {
       }),
       ForbiddenError,
     );
-    assert.equal(await tags.findDuplicate('Unchecked', 'post_tag'), null, 'nothing stored');
-    assert.equal((await tags.storeInternal({ ...baseInput, name: 'Own write' })).outcome, 'created');
+    assert.equal(await ctx.services.tags.findDuplicate('Unchecked', 'post_tag'), null, 'nothing stored');
+    assert.equal((await tags.ensure({ ...baseInput, name: 'Own write' })).outcome, 'created');
   });
 
   it('tag store: a unique violation from a concurrent create is answered as the duplicate', async () => {
     const { tags } = ctx.services;
-    const first = await tags.storeInternal({ ...baseInput, name: 'Raced' });
+    const first = await ctx.services.tagOps.ensure({ ...baseInput, name: 'Raced' });
     assert.equal(first.outcome, 'created');
     // The first look for a duplicate misses it, as a request that looked just before the other
     // one committed would: the insert then hits the unique constraint and the store looks again.
@@ -145,11 +145,11 @@ describe('tags, menus and pages services', () => {
     tags.findDuplicate = async (name, type, database) =>
       ++calls === 1 ? null : original(name, type, database);
     try {
-      const second = await tags.storeInternal({ ...baseInput, name: 'Raced', sort: 4 });
+      const second = await ctx.services.tagOps.ensure({ ...baseInput, name: 'Raced', sort: 4 });
       assert.equal(second.outcome, 'skipped');
       assert.deepEqual(second.tag, first.tag);
       calls = 0;
-      const third = await tags.storeInternal({
+      const third = await ctx.services.tagOps.ensure({
         ...baseInput,
         name: 'Raced',
         sort: 4,
@@ -175,11 +175,11 @@ describe('tags, menus and pages services', () => {
     };
     try {
       // A duplicate that is never seen: every attempt hits the constraint, and the store gives up.
-      assert.equal((await tags.storeInternal({ ...baseInput, name: 'Stuck' })).outcome, 'created');
+      assert.equal((await ctx.services.tagOps.ensure({ ...baseInput, name: 'Stuck' })).outcome, 'created');
       const first = calls;
       assert.equal(first, 1, 'the first create succeeds');
       await assert.rejects(
-        tags.storeInternal({ ...baseInput, name: 'Stuck' }),
+        ctx.services.tagOps.ensure({ ...baseInput, name: 'Stuck' }),
         (error: Error & { code?: string }) =>
           ['23505', 'SQLITE_CONSTRAINT_UNIQUE'].includes(String(error.code)),
       );
@@ -191,8 +191,12 @@ describe('tags, menus and pages services', () => {
 
   it('tag tree: a tag whose parent is of another type is a root of its own type', async () => {
     const { tags } = ctx.services;
-    const parent = await tags.storeInternal({ ...baseInput, name: 'Category', type: 'post_category' });
-    const child = await tags.storeInternal({ ...baseInput, name: 'Tag' });
+    const parent = await ctx.services.tagOps.ensure({
+      ...baseInput,
+      name: 'Category',
+      type: 'post_category',
+    });
+    const child = await ctx.services.tagOps.ensure({ ...baseInput, name: 'Tag' });
     await db.updateTable('tags').set({ parent_id: parent.tag.id }).where('id', '=', child.tag.id).execute();
     const tree = await tags.tree('post_tag', 'en');
     assert.deepEqual(

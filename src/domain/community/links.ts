@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import { InputError, StaleWriteError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { slugify, uniqueSlug } from '../text/slugs.js';
-import type { TagsService } from '../tags/store.js';
+import type { TagOperations } from '../tags/operations.js';
 import { translate } from '../translations.js';
 import type { TranslationsService } from '../translations.js';
 import { toIso } from '../values.js';
@@ -99,7 +99,8 @@ export class LinksService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly deps: {
-      tags: TagsService;
+      /** Creates the missing categories (as the domain's own write: the link's operation checked its own). */
+      tags: Pick<TagOperations, 'ensure'>;
       translations: TranslationsService;
       bindings: WebsiteBindings;
       cache: Cache;
@@ -300,7 +301,7 @@ export class LinksService {
     const tagIds: number[] = [];
     for (const category of categories) {
       if (category.trim() === '') continue;
-      const { tag } = await this.deps.tags.storeInternal({
+      const { tag } = await this.deps.tags.ensure({
         name: category.trim(),
         type: LINK_CATEGORY,
         updateWhenDuplicated: false,

@@ -9,6 +9,7 @@
 // drag-and-drop builder has at hand, and what makes a cycle or a too-deep nesting a field error
 // (`items.N.parent`) instead of something a nested body could not even say.
 import { z } from 'zod';
+import type { ContentChanges } from '../changes.js';
 import type { OperationRunner } from '../run.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
@@ -176,7 +177,13 @@ export class MenuOperations {
     private readonly runner: OperationRunner,
     private readonly audit: AuditLog,
     private readonly websiteByDomain: (domain: string) => Promise<number | null>,
+    /** Each write announces its website's menus (the caches listen); the store does not. */
+    private readonly changes: ContentChanges,
   ) {}
+
+  private announce(websiteId: number): Promise<void> {
+    return this.changes.announce({ kind: 'menu', websiteId });
+  }
 
   /**
    * API v1's menu sync: the website's menu items replaced by `items` (found by id, or by domain). The
@@ -203,7 +210,16 @@ export class MenuOperations {
       }
       if (!(await this.policy.can(actor, 'menu.manage', { websiteId }))) throw new ForbiddenError();
       try {
-        return await this.menus.sync(websiteId, items, { ...options, actor });
+        const result = await this.menus.sync(websiteId, items, options);
+        await this.announce(websiteId);
+        await recordWrite(this.audit, actor, {
+          action: 'menu.sync',
+          resourceType: 'menu',
+          resourceId: websiteId,
+          websiteIds: [websiteId],
+          input: { items: items.length },
+        });
+        return result;
       } catch (error) {
         // A page deleted between the check and the write: the sync is rolled back.
         if (error instanceof InputError) throw new MenuSyncProblems([error]);
@@ -247,6 +263,7 @@ export class MenuOperations {
       const input = parse(createMenuInput, raw);
       await this.manages(actor, websiteId);
       const menu = await this.menus.createMenu(websiteId, input);
+      await this.announce(websiteId);
       await this.audited(actor, 'menu.create', menu, raw);
       return { ...menu, items: [] };
     });
@@ -257,6 +274,7 @@ export class MenuOperations {
       const input = parse(updateMenuInput, raw);
       const menu = await this.writable(actor, id);
       const changed = await this.menus.updateMenu(menu, input, ifVersion);
+      await this.announce(menu.websiteId);
       await this.audited(actor, 'menu.update', changed, raw);
       return { ...changed, items: await this.menus.tree(changed.id, null) };
     });
@@ -266,6 +284,7 @@ export class MenuOperations {
     return this.runner.run(async () => {
       const menu = await this.writable(actor, id);
       await this.menus.deleteMenu(menu, ifVersion);
+      await this.announce(menu.websiteId);
       await this.audited(actor, 'menu.delete', menu, {});
     });
   }
@@ -277,6 +296,7 @@ export class MenuOperations {
       const items = planTree(input.items);
       const menu = await this.writable(actor, id);
       await this.menus.replaceItems(menu, items, { ifVersion, defaultLocale: await this.defaultLocale() });
+      await this.announce(menu.websiteId);
       const saved = (await this.menus.findMenu(menu.id)) ?? menu;
       await recordWrite(this.audit, actor, {
         action: 'menu.items',

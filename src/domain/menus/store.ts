@@ -13,10 +13,6 @@
 // website), prefixed with `/{locale}` when localization is on and the sync's locale is not the
 // default one (R-F3).
 import type { Cache } from '../../cache/cache.js';
-import { recordWrite } from '../system/audit.js';
-import type { AuditLog } from '../system/audit.js';
-import type { ContentChanges } from '../changes.js';
-import type { Actor } from '../policy.js';
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
@@ -131,8 +127,6 @@ export interface SyncOptions {
   /** The locale the page URLs are made for; the default locale when absent. */
   locale?: string;
   locales: LocaleSettings;
-  /** Who syncs, for the audit log (absent: a system write, e.g. the sample content). */
-  actor?: Actor;
 }
 
 const COLUMNS = [
@@ -222,9 +216,6 @@ export class MenusService {
     private readonly cache: Cache,
     private readonly pages: PagesService,
     private readonly translations: TranslationsService,
-    /** Told after every committed change (the caches listen: cache-tags.ts). */
-    private readonly changes?: ContentChanges,
-    private readonly audit?: AuditLog,
   ) {}
 
   /**
@@ -319,17 +310,6 @@ export class MenusService {
       await this.advance(trx, header.id);
       return { websiteId, itemsCreated: items.length, itemsDeleted: existing.length };
     });
-
-    await this.changes?.announce({ kind: 'menu', websiteId });
-    if (options.actor) {
-      await recordWrite(this.audit, options.actor, {
-        action: 'menu.sync',
-        resourceType: 'menu',
-        resourceId: websiteId,
-        websiteIds: [websiteId],
-        input: { items: items.length },
-      });
-    }
     return result;
   }
 
@@ -441,7 +421,6 @@ export class MenusService {
         return row.id;
       }),
     );
-    await this.changes?.announce({ kind: 'menu', websiteId });
     return this.mustFind(id);
   }
 
@@ -463,7 +442,6 @@ export class MenusService {
         await trx.updateTable('menus').set(changes).where('id', '=', menu.id).execute();
       }),
     );
-    await this.changes?.announce({ kind: 'menu', websiteId: menu.websiteId });
     return this.mustFind(menu.id);
   }
 
@@ -478,7 +456,6 @@ export class MenusService {
       );
       await trx.deleteFrom('menus').where('id', '=', menu.id).execute();
     });
-    await this.changes?.announce({ kind: 'menu', websiteId: menu.websiteId });
   }
 
   /**
@@ -553,7 +530,6 @@ export class MenusService {
         await this.translations.save(trx, MENU_ITEM_MODEL, row.id, 'label', label.translations);
       }
     });
-    await this.changes?.announce({ kind: 'menu', websiteId: menu.websiteId });
   }
 
   /** The website's `header` menu, made when it has none yet (API v1's sync writes there). */

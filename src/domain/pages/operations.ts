@@ -3,6 +3,7 @@
 // or site admin of every website a page is on may write it; a page on every website (bound to none)
 // is the administrators'. One schema per input, the policy, the store's transaction, audited.
 import { z } from 'zod';
+import type { ContentChanges } from '../changes.js';
 import type { OperationRunner } from '../run.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
@@ -33,6 +34,18 @@ export const createPageInput = z.object({
 const seoText = (value: string | null | undefined) =>
   value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
 
+/** The page fields an input sets, for a create and an update alike (absent: unchanged). */
+const pageFields = (input: z.output<typeof updatePageInput>) => ({
+  title: input.title,
+  content: input.content,
+  slug: input.slug,
+  type: input.type,
+  template: input.template,
+  status: input.status,
+  metaTitle: seoText(input.meta_title),
+  metaDescription: seoText(input.meta_description),
+});
+
 export const updatePageInput = createPageInput.partial();
 
 export const pageNotFound = () => new NotFoundError('Page not found');
@@ -43,6 +56,8 @@ export class PageOperations {
     private readonly policy: Policy,
     private readonly settings: SettingsService,
     private readonly runner: OperationRunner,
+    /** Each write announces its page (the runner tells the caches after commit); the store does not. */
+    private readonly changes: ContentChanges,
     private readonly audit?: AuditLog,
   ) {}
 
@@ -75,18 +90,13 @@ export class PageOperations {
       const sites = input.website_ids ?? (actor.websiteId === null ? [] : [actor.websiteId]);
       if (!(await this.writes(actor, sites))) throw new ForbiddenError();
       const page = await this.pages.create({
+        ...pageFields(input),
         title: input.title,
-        content: input.content,
-        slug: input.slug,
-        type: input.type,
-        template: input.template,
-        status: input.status,
-        metaTitle: seoText(input.meta_title),
-        metaDescription: seoText(input.meta_description),
         authorId: actor.userId,
         websiteIds: sites,
         defaultLocale: await this.defaultLocale(),
       });
+      await this.changes.announce({ kind: 'page', id: page.id });
       await this.audited(actor, 'page.create', page, raw);
       return page;
     });
@@ -104,20 +114,14 @@ export class PageOperations {
       const page = await this.pages.update(
         id,
         {
-          title: input.title,
-          content: input.content,
-          slug: input.slug,
-          type: input.type,
-          template: input.template,
-          status: input.status,
-          metaTitle: seoText(input.meta_title),
-          metaDescription: seoText(input.meta_description),
+          ...pageFields(input),
           websiteIds: input.website_ids,
           defaultLocale: await this.defaultLocale(),
         },
         ifVersion,
       );
       if (!page) throw pageNotFound();
+      await this.changes.announce({ kind: 'page', id });
       await this.audited(actor, 'page.update', page, raw);
       return page;
     });
@@ -135,6 +139,7 @@ export class PageOperations {
         );
       }
       if (!(await this.pages.delete(id))) throw pageNotFound();
+      await this.changes.announce({ kind: 'page', id });
       await this.audited(actor, 'page.delete', page, { force });
     });
   }

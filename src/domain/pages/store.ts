@@ -3,7 +3,6 @@
 // them at `/page/{slug}` (R-F4). Slugs are unique among live pages; a soft-deleted page frees its slug.
 import type { Db } from '../../db/database.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
-import type { ContentChanges } from '../changes.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { nextVersion, nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
@@ -101,7 +100,6 @@ export class PagesService {
     private readonly clock: Clock,
     private readonly translations: TranslationsService,
     private readonly bindings: WebsiteBindings,
-    private readonly changes?: ContentChanges,
   ) {}
 
   /** Creates a page with its translations and website bindings in one transaction. */
@@ -145,7 +143,6 @@ export class PagesService {
       if (input.websiteIds?.length) await this.bindings.sync(trx, PAGE_MODEL, row.id, input.websiteIds);
       return row.id;
     });
-    await this.changes?.announce({ kind: 'page', id });
     const page = await this.findById(id);
     if (!page) throw new Error(`page #${id} vanished after creation`);
     return page;
@@ -264,7 +261,6 @@ export class PagesService {
       if (content) await this.translations.save(trx, PAGE_MODEL, id, 'content', content.translations);
       if (patch.websiteIds !== undefined) await this.bindings.sync(trx, PAGE_MODEL, id, patch.websiteIds);
     });
-    await this.changes?.announce({ kind: 'page', id });
     return this.findById(id);
   }
 
@@ -286,9 +282,7 @@ export class PagesService {
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    const deleted = Number(result.numUpdatedRows) > 0;
-    if (deleted) await this.changes?.announce({ kind: 'page', id });
-    return deleted;
+    return Number(result.numUpdatedRows) > 0;
   }
 
   private async findOne(column: 'id' | 'slug', value: number | string, options: FindPageOptions) {

@@ -249,11 +249,18 @@ export class AccountsService {
 
   /** Whether a confirmation token is live (the page that confirms it may be shown), without using it. */
   async registrationTokenValid(token: string): Promise<boolean> {
-    if (!TOKEN_PATTERN.test(token)) return false;
+    return TOKEN_PATTERN.test(token) && this.liveToken('pending_registrations', hashRegistrationToken(token));
+  }
+
+  /** Whether a row of `table` holds this token's hash and has not expired. */
+  private async liveToken(
+    table: 'pending_registrations' | 'email_changes',
+    tokenHash: string,
+  ): Promise<boolean> {
     const row = await this.db
-      .selectFrom('pending_registrations')
+      .selectFrom(table)
       .select('id')
-      .where('token_hash', '=', hashRegistrationToken(token))
+      .where('token_hash', '=', tokenHash)
       .where('expires_at', '>', nowIso(this.clock))
       .executeTakeFirst();
     return row !== undefined;
@@ -466,14 +473,7 @@ export class AccountsService {
 
   /** Whether an email change token is live, without using it. */
   async emailChangeTokenValid(token: string): Promise<boolean> {
-    if (!TOKEN_PATTERN.test(token)) return false;
-    const row = await this.db
-      .selectFrom('email_changes')
-      .select('id')
-      .where('token_hash', '=', hashEmailChangeToken(token))
-      .where('expires_at', '>', nowIso(this.clock))
-      .executeTakeFirst();
-    return row !== undefined;
+    return TOKEN_PATTERN.test(token) && this.liveToken('email_changes', hashEmailChangeToken(token));
   }
 
   /**

@@ -12,6 +12,7 @@ import { REVIEW_STATUS } from './index.js';
 import type { PostDetail, PostOperations, PostsService } from './index.js';
 import type { SettingsService } from '../system/settings.js';
 import type { TagNode, TagsService } from '../tags/store.js';
+import type { TagOperations } from '../tags/operations.js';
 import { DEFAULT_LOCALE } from '../translations.js';
 import type { User } from '../people/users.js';
 
@@ -79,6 +80,8 @@ export class AuthoringService {
     private readonly policy: Policy,
     private readonly tags: TagsService,
     private readonly settings: SettingsService,
+    /** Makes the tags a writer names that do not exist yet. */
+    private readonly tagOps: Pick<TagOperations, 'ensure'>,
   ) {}
 
   /** May the writer edit the post here (the policy's answer for `post.update`)? */
@@ -222,7 +225,7 @@ export class AuthoringService {
     const defaultLocale = (await this.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
     const ids: number[] = [];
     for (const name of names) {
-      const { tag } = await this.tags.storeInternal({
+      const { tag } = await this.tagOps.ensure({
         name,
         type: 'post_tag',
         websiteIds: [websiteId],

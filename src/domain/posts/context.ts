@@ -7,6 +7,7 @@ import type { PostDetail } from './model.js';
 import type { PostsService } from './store.js';
 import type { SearchLimit } from './search-limit.js';
 import type { OperationRunner } from '../run.js';
+import type { ContentChanges } from '../changes.js';
 
 export interface PostOperationContext {
   store: PostsService;
@@ -17,6 +18,20 @@ export interface PostOperationContext {
   audit?: AuditLog;
   /** Counts the lists that search (keywords) per client (issue 34 #11); absent: no limit. */
   searchLimit?: SearchLimit;
+  /**
+   * Where each write announces what it changed (the runner keeps it for after commit; the caches
+   * listen). The operations announce, never the store.
+   */
+  changes: ContentChanges;
+}
+
+/** Announces a change of posts: the caches it affects are flushed by the one map (cache-tags.ts). */
+export function announced(
+  ctx: PostOperationContext,
+  ids: number[],
+  formerWebsiteIds?: readonly number[],
+): Promise<void> {
+  return ctx.changes.announce({ kind: 'post', ids, formerWebsiteIds });
 }
 
 /** Records a post write in the audit log (audit.ts's recordWrite). */

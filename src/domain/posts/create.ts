@@ -3,7 +3,7 @@
 import { ForbiddenError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
-import { audited, goesPublic } from './context.js';
+import { announced, audited, goesPublic } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { createPostInput, thumbnailUpload, toWrite } from './input.js';
 import type { PostDetail } from './model.js';
@@ -34,6 +34,7 @@ export async function createPost(
     if (write.authorId !== undefined)
       write.authorAllowed = await ctx.policy.can(actor, 'post.name_author', { authorId: write.authorId });
     const post = await ctx.store.create(cleanForActor(actor, write), actor);
+    await announced(ctx, [post.id]);
     await audited(ctx, actor, 'post.create', post, raw);
     return post;
   });

@@ -1,6 +1,6 @@
 // Delete a post (R-P7): a soft delete. Own posts only for non-administrators (policy.ts).
 import type { Actor } from '../policy.js';
-import { audited, factsOf } from './context.js';
+import { announced, audited, factsOf } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { StaleWriteError } from '../errors.js';
 import { postNotFound } from './update.js';
@@ -25,6 +25,7 @@ export async function deletePost(
         throw new StaleWriteError();
       throw postNotFound();
     }
+    await announced(ctx, [current.id]);
     await audited(ctx, actor, 'post.delete', current);
   });
 }

@@ -1,7 +1,6 @@
 // The review workflow's storage (issue 20 #4): each step changes the post's status and adds a row to
 // its review history in one transaction, then announces the post's change. No actor, no permission:
 // review.ts asks the policy first.
-import type { ContentChanges } from '../changes.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../../db/database.js';
@@ -47,7 +46,6 @@ export class PostReviewStore {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly changes?: ContentChanges,
   ) {}
 
   /** Takes one step; false when the post no longer has the expected status (someone was first). */
@@ -87,7 +85,6 @@ export class PostReviewStore {
         .execute();
       return true;
     });
-    if (taken) await this.changes?.announce({ kind: 'post', ids: [write.postId] });
     return taken;
   }
 

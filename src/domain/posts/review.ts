@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { isoDateTime, optional, parse, requiredString } from '../schema-fields.js';
-import { audited, factsOf } from './context.js';
+import { announced, audited, factsOf } from './context.js';
 import type { PostOperationContext } from './context.js';
 import type { PostDetail } from './model.js';
 import { REVIEW_STATUS } from './model.js';
@@ -51,6 +51,7 @@ export function submitPost(ctx: ReviewContext, actor: Actor, ref: string): Promi
       expectedStatus: 'draft',
     });
     if (!taken) throw notPending();
+    await announced(ctx, [post.id]);
     await audited(ctx, actor, 'post.submit', post);
     return (await ctx.store.findDetail(post.id)) ?? post;
   });
@@ -79,6 +80,7 @@ export async function approvePost(
       expectedStatus: REVIEW_STATUS,
     });
     if (!taken) throw notPending();
+    await announced(ctx, [post.id]);
     await audited(ctx, actor, 'post.approve', post, raw);
     return (await ctx.store.findDetail(post.id)) ?? post;
   });
@@ -105,6 +107,7 @@ export async function returnPost(
       expectedStatus: REVIEW_STATUS,
     });
     if (!taken) throw notPending();
+    await announced(ctx, [post.id]);
     await audited(ctx, actor, 'post.return', post, raw);
     return (await ctx.store.findDetail(post.id)) ?? post;
   });

@@ -10,6 +10,7 @@ import type { AuditLog } from '../system/audit.js';
 import type { Actor } from '../policy.js';
 import type { PostsService } from './index.js';
 import type { OperationRunner } from '../run.js';
+import type { ContentChanges } from '../changes.js';
 
 /** Folio itself, publishing what was scheduled (the audit log's "by the system"). */
 const SCHEDULER_ACTOR: Actor = Object.freeze({
@@ -24,8 +25,11 @@ export interface SchedulerOptions {
   intervalMs?: number;
   onPublished?: (ids: number[]) => void;
   onError?: (error: unknown) => void;
-  /** Publish in an operation, audited, so that listeners (webhooks) hear of each post. */
-  announce?: { runner: OperationRunner; audit: AuditLog };
+  /**
+   * Publish in an operation, audited and announced, so that the caches and the listeners (webhooks)
+   * hear of each post. Without it (tests of the timing alone) nothing is told.
+   */
+  announce?: { runner: OperationRunner; audit: AuditLog; changes: ContentChanges };
 }
 
 export const DEFAULT_SCHEDULER_INTERVAL_MS = 15_000;
@@ -62,6 +66,7 @@ export class PostScheduler {
     if (!announce) return this.posts.publishDue();
     return announce.runner.run(async () => {
       const ids = await this.posts.publishDue();
+      if (ids.length > 0) await announce.changes.announce({ kind: 'post', ids });
       for (const id of ids) {
         const post = await this.posts.findDetail(id);
         await recordWrite(announce.audit, SCHEDULER_ACTOR, {

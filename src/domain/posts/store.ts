@@ -4,7 +4,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import { CompiledQueries, param } from '../../db/compiled.js';
 import type { Cache } from '../../cache/cache.js';
-import type { ContentChanges } from '../changes.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { Actor as PolicyActor } from '../policy.js';
@@ -59,8 +58,6 @@ export interface PostsDependencies {
   cache: Cache;
   appUrl: string;
   warn?: (message: string) => void;
-  /** Told after every committed change (the public site's page cache listens). */
-  changes?: ContentChanges;
   /** Where keyword searches run: no index serves them (DatabaseHandle.longReads). Default: the db. */
   longReads?: Db;
 }
@@ -487,7 +484,6 @@ export class PostsService {
           });
           return row.id;
         });
-        await this.changed([id]);
         const post = await this.findDetail(id);
         if (!post) throw new Error(`post ${id} vanished after create`);
         return post;
@@ -546,11 +542,6 @@ export class PostsService {
     if (input.authorId !== undefined) changes.author_id = input.authorId;
     if (thumbnail !== undefined) changes.thumbnail = thumbnail;
 
-    // Bindings before the update, when it rebinds: the websites the post leaves must drop it too.
-    const formerWebsiteIds =
-      input.websiteIds !== undefined
-        ? ((await this.deps.bindings.websitesOf(POST_MODEL, [id])).get(id) ?? [])
-        : undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
         let update = trx
@@ -575,7 +566,6 @@ export class PostsService {
       if (isUniqueViolation(error)) throw new ValidationError({ slug: ['The slug has already been taken.'] });
       throw error;
     }
-    await this.changed([id], formerWebsiteIds);
     return this.findDetail(id);
   }
 
@@ -592,9 +582,7 @@ export class PostsService {
       .where('deleted_at', 'is', null);
     if (ifUpdatedAt !== undefined) update = update.where('updated_at', '=', ifUpdatedAt);
     const result = await update.executeTakeFirst();
-    const deleted = Number(result.numUpdatedRows) > 0;
-    if (deleted) await this.changed([id]);
-    return deleted;
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /**
@@ -612,7 +600,6 @@ export class PostsService {
       .where('deleted_at', 'is', null)
       .returning('id')
       .execute();
-    if (rows.length > 0) await this.changed(rows.map((row) => row.id));
     return rows.map((row) => row.id);
   }
 
@@ -625,11 +612,6 @@ export class PostsService {
 
   private async defaultLocale(): Promise<string> {
     return (await this.deps.settings.get(POST_SETTINGS.defaultLocale))?.trim() || DEFAULT_LOCALE;
-  }
-
-  /** Announced after commit; the caches it affects are flushed by the one map (cache-tags.ts). */
-  private async changed(ids: number[], formerWebsiteIds?: number[]): Promise<void> {
-    await this.deps.changes?.announce({ kind: 'post', ids, formerWebsiteIds });
   }
 
   /** Rules that need the database: tags, categories, author and websites exist; the thumbnail. */

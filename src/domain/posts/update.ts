@@ -3,7 +3,7 @@
 import { NotFoundError, StaleWriteError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { parse } from '../schema-fields.js';
-import { audited, factsOf, goesPublic } from './context.js';
+import { announced, audited, factsOf, goesPublic } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { thumbnailUpload, toWrite, updatePostInput } from './input.js';
 import type { PostDetail } from './model.js';
@@ -62,6 +62,8 @@ export async function updatePost(
     }
     const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
     if (!post) throw postNotFound();
+    // Rebound: the websites the post leaves must drop it too (their lists are flushed).
+    await announced(ctx, [post.id], write.websiteIds !== undefined ? current.websiteIds : undefined);
     await audited(ctx, actor, 'post.update', post, raw);
     return post;
   });

@@ -524,16 +524,24 @@ function positive(value: unknown, fallback: number, field: string, max: number):
   return Math.min(number, max);
 }
 
+/** A translatable field as `{ locale: text }`: the stored text under the default locale, then the others. */
+function localeMap(
+  main: string | null,
+  translations: Record<string, string> | undefined,
+  defaultLocale: string,
+): Record<string, string> {
+  const map: Record<string, string> = {};
+  if (main !== null && main !== '') map[defaultLocale] = main;
+  for (const [locale, value] of Object.entries(translations ?? {})) {
+    if (locale !== defaultLocale) map[locale] = value;
+  }
+  return map;
+}
+
 /** The post as a revision keeps it: each translatable field as `{ locale: text }`. */
 export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSnapshot {
-  const text = (field: (typeof TEXT_FIELDS)[number], main: string | null): Record<string, string> => {
-    const map: Record<string, string> = {};
-    if (main !== null && main !== '') map[defaultLocale] = main;
-    for (const [locale, value] of Object.entries(post.translations[field] ?? {})) {
-      if (locale !== defaultLocale) map[locale] = value;
-    }
-    return map;
-  };
+  const text = (field: (typeof TEXT_FIELDS)[number], main: string | null) =>
+    localeMap(main, post.translations[field], defaultLocale);
   return {
     title: text('title', post.title),
     content: text('content', post.content),
@@ -555,14 +563,8 @@ export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSna
 
 /** The page as a revision keeps it: title and content as `{ locale: text }`. */
 export function pageSnapshotOf(page: Page, defaultLocale: string): PageSnapshot {
-  const text = (field: (typeof PAGE_TEXT_FIELDS)[number], main: string | null): Record<string, string> => {
-    const map: Record<string, string> = {};
-    if (main !== null && main !== '') map[defaultLocale] = main;
-    for (const [locale, value] of Object.entries(page.translations[field] ?? {})) {
-      if (locale !== defaultLocale) map[locale] = value;
-    }
-    return map;
-  };
+  const text = (field: (typeof PAGE_TEXT_FIELDS)[number], main: string | null) =>
+    localeMap(main, page.translations[field], defaultLocale);
   return {
     title: text('title', page.title),
     content: text('content', page.content),

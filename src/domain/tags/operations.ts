@@ -6,13 +6,15 @@ import { z } from 'zod';
 import type { OperationRunner } from '../run.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, InputError, NotFoundError } from '../errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { ContentChanges } from '../changes.js';
 import type { Actor, Policy } from '../policy.js';
 import { integer, optional, parse, translatable } from '../schema-fields.js';
 import type { SettingsService } from '../system/settings.js';
 import { MAX_TAG_NAME_LENGTH, MAX_TAG_TYPE_LENGTH } from './store.js';
-import type { ActorTagInput, StoreOutcome, Tag, TagNode, TagsService } from './store.js';
-import { DEFAULT_LOCALE } from '../translations.js';
+import type { ActorTagInput, StoreOutcome, Tag, TagInput, TagNode, TagsService } from './store.js';
+import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
 
 const ids = z.array(integer()).max(100);
 const TYPE = z
@@ -45,12 +47,16 @@ export const mergeTagInput = z.object({ into: integer() });
 
 export const tagNotFound = () => new NotFoundError('Tag not found');
 
+/** How often a create is retried when a concurrent request took its slug (not its name). */
+const CREATE_ATTEMPTS = 5;
+
 export class TagOperations {
   constructor(
     private readonly tags: TagsService,
     private readonly policy: Policy,
     private readonly settings: SettingsService,
     private readonly runner: OperationRunner,
+    private readonly changes: ContentChanges,
     private readonly audit?: AuditLog,
   ) {}
 
@@ -59,7 +65,74 @@ export class TagOperations {
    * same name and type changed; the store asks the policy for either (tags.ts), in one transaction.
    */
   async store(input: ActorTagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
-    return this.runner.run(() => this.tags.store(input));
+    // The type says it; this says it to a caller that got around the type.
+    if (!(input as Partial<ActorTagInput>).actor) throw new ForbiddenError();
+    return this.runner.run(() => this.write(input, input.actor));
+  }
+
+  /**
+   * The domain's own tag writes, with no actor, no policy check and no audit row: the tags a post's
+   * editor names (authoring.ts), the categories of links. The operation that calls it has checked its
+   * own write (and this joins its transaction).
+   */
+  async ensure(input: TagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+    return this.runner.run(() => this.write(input, null));
+  }
+
+  /**
+   * The store rules of spec 4.2: create, or skip or update the duplicate, as `actor` (the policy
+   * decides; the write is audited). Throws InputError for a parent that does not exist, is of another
+   * type, or would make a cycle.
+   */
+  private async write(input: TagInput, actor: Actor | null): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+    const name = splitTranslatable(input.name, input.defaultLocale);
+    const baseName = name.base.trim();
+    if (baseName === '') throw new InputError('name', 'The name field is required.');
+    if (input.parentId !== undefined) await this.tags.checkParent(input.parentId, input.type, null);
+    const websiteIds = input.websiteIds ? await this.tags.existingWebsites(input.websiteIds) : [];
+    // What the audit row records: the fields sent (the actor is the row's own column).
+    const { actor: _actor, defaultLocale: _locale, ...fields } = input as TagInput & { actor?: Actor };
+
+    for (let attempt = 1; ; attempt++) {
+      const duplicate = await this.tags.findDuplicate(baseName, input.type);
+      if (duplicate) {
+        if (!input.updateWhenDuplicated) return { outcome: 'skipped', tag: duplicate };
+        // Tags have no owner: changing an existing one is for administrators (policy.ts).
+        if (actor) {
+          const current = await this.tags.websitesOf(duplicate.id);
+          // No websites sent: the tag stays where it is.
+          await this.policy.require(actor, 'tag.update', {
+            websiteIds: websiteIds.length ? websiteIds : current,
+            current,
+          });
+        }
+        const tag = await this.tags.updateDuplicate(duplicate, input, name.translations, websiteIds);
+        await this.announce(tag);
+        if (actor) await this.audited(actor, 'tag.update', tag.id, websiteIds, fields);
+        return { outcome: 'updated', tag };
+      }
+      // An all-sites tag (no websites) is the administrators' (issue 34 #4): anyone else's new tag
+      // that names no websites goes to the website the request is on (an explicit [] is refused).
+      const unnamed = input.websiteIds === undefined && websiteIds.length === 0;
+      if (actor && unnamed && actor.websiteId !== null && !this.policy.adminOn(actor, [])) {
+        websiteIds.push(actor.websiteId);
+      }
+      if (actor) await this.policy.require(actor, 'tag.create', { websiteIds });
+      try {
+        const tag = await this.tags.create(baseName, input, name.translations, websiteIds);
+        await this.announce(tag);
+        if (actor) await this.audited(actor, 'tag.create', tag.id, websiteIds, fields);
+        return { outcome: 'created', tag };
+      } catch (error) {
+        // Another request created the same tag (or took the slug) since we looked: look again.
+        if (!isUniqueViolation(error) || attempt >= CREATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Every tag write is announced here (the caches of its trees and pages listen), never by the store. */
+  private announce(tag: Pick<Tag, 'id' | 'type'>): Promise<void> {
+    return this.changes.announce({ kind: 'tag', id: tag.id, type: tag.type });
   }
 
   /** Which of these tag ids exist (API v1's tags/exist): tags are public. */
@@ -90,19 +163,21 @@ export class TagOperations {
   async create(actor: Actor, raw: unknown): Promise<Tag> {
     return this.runner.run(async () => {
       const input = parse(createTagInput, raw);
-      const { outcome, tag } = await this.tags.store({
-        name: typeof input.name === 'string' ? input.name.slice(0, MAX_TAG_NAME_LENGTH) : input.name,
-        type: input.type,
-        slug: input.slug,
-        parentId: input.parent_id,
-        description: input.description,
-        icon: input.icon,
-        sort: input.sort,
-        websiteIds: input.website_ids,
-        updateWhenDuplicated: false,
+      const { outcome, tag } = await this.write(
+        {
+          name: typeof input.name === 'string' ? input.name.slice(0, MAX_TAG_NAME_LENGTH) : input.name,
+          type: input.type,
+          slug: input.slug,
+          parentId: input.parent_id,
+          description: input.description,
+          icon: input.icon,
+          sort: input.sort,
+          websiteIds: input.website_ids,
+          updateWhenDuplicated: false,
+          defaultLocale: await this.defaultLocale(),
+        },
         actor,
-        defaultLocale: await this.defaultLocale(),
-      });
+      );
       if (outcome === 'skipped')
         throw new ConflictError(`Tag #${tag.id} of this type already has this name.`);
       return tag;
@@ -130,6 +205,7 @@ export class TagOperations {
         },
         await this.defaultLocale(),
       );
+      await this.announce(changed);
       await this.audited(actor, 'tag.update', changed.id, tag.websiteIds, raw);
       return changed;
     });
@@ -151,6 +227,7 @@ export class TagOperations {
         );
       }
       await this.tags.remove(tag);
+      await this.announce(tag);
       await this.audited(actor, 'tag.delete', tag.id, tag.websiteIds, { force });
     });
   }
@@ -169,6 +246,8 @@ export class TagOperations {
       });
       await this.policy.require(actor, 'tag.update', { websiteIds: targetSites, current: targetSites });
       const merged = await this.tags.merge(source, target);
+      await this.announce(source);
+      await this.announce(target);
       await this.audited(actor, 'tag.merge', source.id, source.websiteIds, { into: target.id });
       return merged;
     });

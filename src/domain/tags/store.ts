@@ -5,13 +5,10 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
-import { recordWrite } from '../system/audit.js';
-import type { AuditLog } from '../system/audit.js';
-import type { ContentChanges } from '../changes.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { ForbiddenError, InputError } from '../errors.js';
-import type { Actor, Policy } from '../policy.js';
+import { InputError } from '../errors.js';
+import type { Actor } from '../policy.js';
 import { isStorableId, storableIds } from '../ids.js';
 import { slugify, uniqueSlug } from '../text/slugs.js';
 import { splitTranslatable, translate } from '../translations.js';
@@ -96,9 +93,6 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-/** How often a create is retried when a concurrent request took its slug (not its name). */
-const CREATE_ATTEMPTS = 5;
-
 export const invalidParent = () => new InputError('parent_id', 'The selected parent id is invalid.');
 
 export class TagsService {
@@ -107,10 +101,6 @@ export class TagsService {
     private readonly clock: Clock,
     private readonly translations: TranslationsService,
     private readonly bindings: WebsiteBindings,
-    private readonly changes: ContentChanges | undefined,
-    private readonly policy: Policy,
-    /** Every write with an actor is recorded (issue 20 #6). */
-    private readonly audit?: AuditLog,
   ) {}
 
   /**
@@ -178,84 +168,13 @@ export class TagsService {
     return row ? toTag(row) : null;
   }
 
-  /**
-   * The store rules of spec 4.2: create, or skip or update the duplicate, as `input.actor` (the policy
-   * decides; the write is audited). Throws InputError for a parent that does not exist, is of another
-   * type, or would make a cycle, and ForbiddenError without an actor (a write without one is the
-   * domain's own: storeInternal).
-   */
-  async store(input: ActorTagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
-    // The type says it; this says it to a caller that got around the type.
-    if (!(input as Partial<ActorTagInput>).actor) throw new ForbiddenError();
-    return this.write(input, input.actor);
+  /** The websites of these ids that exist (a tag's bindings keep only those). */
+  async existingWebsites(ids: readonly number[]): Promise<number[]> {
+    return this.bindings.existing(ids);
   }
 
-  /**
-   * The domain's own tag writes, with no actor, no policy check and no audit row: the tags a post's
-   * editor names (authoring.ts), the categories of links, the sample content. The operation that
-   * calls it has checked its own write.
-   */
-  async storeInternal(input: TagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
-    return this.write(input, null);
-  }
-
-  private async write(input: TagInput, actor: Actor | null): Promise<{ outcome: StoreOutcome; tag: Tag }> {
-    const name = splitTranslatable(input.name, input.defaultLocale);
-    const baseName = name.base.trim();
-    if (baseName === '') throw new InputError('name', 'The name field is required.');
-    if (input.parentId !== undefined) await this.checkParent(input.parentId, input.type, null);
-    const websiteIds = input.websiteIds ? await this.bindings.existing(input.websiteIds) : [];
-
-    for (let attempt = 1; ; attempt++) {
-      const duplicate = await this.findDuplicate(baseName, input.type);
-      if (duplicate) {
-        if (!input.updateWhenDuplicated) return { outcome: 'skipped', tag: duplicate };
-        // Tags have no owner: changing an existing one is for administrators (policy.ts).
-        if (actor) {
-          const current = (await this.bindings.websitesOf('tag', [duplicate.id])).get(duplicate.id) ?? [];
-          // No websites sent: the tag stays where it is.
-          await this.policy.require(actor, 'tag.update', {
-            websiteIds: websiteIds.length ? websiteIds : current,
-            current,
-          });
-        }
-        const tag = await this.update(duplicate, input, name.translations, websiteIds);
-        await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
-        if (actor) await this.audited(actor, 'tag.update', tag.id, websiteIds, input);
-        return { outcome: 'updated', tag };
-      }
-      // An all-sites tag (no websites) is the administrators' (issue 34 #4): anyone else's new tag
-      // that names no websites goes to the website the request is on (an explicit [] is refused).
-      const unnamed = input.websiteIds === undefined && websiteIds.length === 0;
-      if (actor && unnamed && actor.websiteId !== null && !this.policy.adminOn(actor, [])) {
-        websiteIds.push(actor.websiteId);
-      }
-      if (actor) await this.policy.require(actor, 'tag.create', { websiteIds });
-      try {
-        const tag = await this.create(baseName, input, name.translations, websiteIds);
-        await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
-        if (actor) await this.audited(actor, 'tag.create', tag.id, websiteIds, input);
-        return { outcome: 'created', tag };
-      } catch (error) {
-        // Another request created the same tag (or took the slug) since we looked: look again.
-        if (!isUniqueViolation(error) || attempt >= CREATE_ATTEMPTS) throw error;
-      }
-    }
-  }
-
-  private audited(actor: Actor, action: string, id: number, websiteIds: number[], input: TagInput) {
-    // The actor is the audit row's own column, not part of the recorded input.
-    const { actor: _actor, defaultLocale: _locale, ...fields } = input as TagInput & { actor?: Actor };
-    return recordWrite(this.audit, actor, {
-      action,
-      resourceType: 'tag',
-      resourceId: id,
-      websiteIds,
-      input: fields,
-    });
-  }
-
-  private async create(
+  /** A new tag (the operations decide whether it may be made; `create` writes it). */
+  async create(
     name: string,
     input: TagInput,
     translations: Record<string, string>,
@@ -286,7 +205,7 @@ export class TagsService {
   }
 
   /** Updates the fields the request sent (name and type are the duplicate's already). */
-  private async update(
+  async updateDuplicate(
     existing: Tag,
     input: TagInput,
     translations: Record<string, string>,
@@ -399,13 +318,12 @@ export class TagsService {
       if (isUniqueViolation(error)) throw new InputError('name', 'A tag of this type already has this name.');
       throw error;
     }
-    await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
     return changed;
   }
 
   /**
    * Deletes a tag: what it tagged loses it, its children move up to its parent, its translations and
-   * bindings go. One transaction; announced.
+   * bindings go. One transaction (the operation announces it).
    */
   async remove(tag: Tag): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -423,12 +341,11 @@ export class TagsService {
       await this.bindings.sync(trx, TAG_MODEL, tag.id, []);
       await trx.deleteFrom('tags').where('id', '=', tag.id).execute();
     });
-    await this.changes?.announce({ kind: 'tag', id: tag.id, type: tag.type });
   }
 
   /**
    * Merges `source` into `target` (same type): whatever source tagged is tagged with target (once),
-   * source's children become target's, and source is deleted. One transaction; both announced.
+   * source's children become target's, and source is deleted. One transaction (the operation announces both).
    */
   async merge(source: Tag, target: Tag): Promise<Tag> {
     if (source.id === target.id || source.type !== target.type) {
@@ -478,13 +395,11 @@ export class TagsService {
         .where('id', '=', target.id)
         .execute();
     });
-    await this.changes?.announce({ kind: 'tag', id: source.id, type: source.type });
-    await this.changes?.announce({ kind: 'tag', id: target.id, type: target.type });
     return (await this.findById(target.id)) ?? target;
   }
 
   /** The parent exists, is of the same type, and (for an existing tag) is not the tag or below it. */
-  private async checkParent(parentId: number, type: string, tagId: number | null): Promise<void> {
+  async checkParent(parentId: number, type: string, tagId: number | null): Promise<void> {
     const parent = await this.findById(parentId);
     if (!parent || parent.type !== type) throw invalidParent();
     if (tagId !== null && (await this.isWithin(this.db, parent.id, tagId))) throw invalidParent();
