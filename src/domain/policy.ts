@@ -258,6 +258,13 @@ export interface PolicyActions {
   'job.manage': Record<string, never>;
   /** Read the installation's health. */
   'health.read': Record<string, never>;
+  /**
+   * Be someone: a signed-in user or an administrator (lists of one's websites, the themes, a slug
+   * check). A caller without a user (a content key, a disabled account's token) is refused.
+   */
+  'caller.identified': Record<string, never>;
+  /** Keep a post's HTML as written; anyone else's is cut to the public site's allow-list. */
+  'content.unfiltered_html': Record<string, never>;
 }
 
 export type PolicyAction = keyof PolicyActions;
@@ -341,6 +348,8 @@ const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
   },
   'job.manage': (s, actor) => s.administers(actor),
   'health.read': (s, actor) => s.administers(actor),
+  'caller.identified': (_s, actor) => actor.userId !== null || actor.isAdmin,
+  'content.unfiltered_html': (_s, actor) => actor.isAdmin,
 };
 
 /** Every action the policy knows (for tests and documentation). */

@@ -136,6 +136,8 @@ const INSTALLATION_CASES: Case[] = [
   ask("manage the installation's webhooks", 'webhook.manage', () => ({ websiteId: null })),
   ask('export the installation', 'website.export', () => ({ websiteId: null })),
   ask('read health', 'health.read', () => ({})),
+  ask('be someone (not a visitor)', 'caller.identified', () => ({})),
+  ask('keep their HTML as written', 'content.unfiltered_html', () => ({})),
   ask("read the installation's audit log", 'audit.read', () => ({})),
 ];
 
@@ -239,6 +241,8 @@ manage jobs                                   | Y - - - - - - - Y - - Y
 manage the installation's webhooks            | Y - - - - - - - - - - Y
 export the installation                       | Y - - - - - - - - - - Y
 read health                                   | Y - - - - - - - Y - - Y
+be someone (not a visitor)                    | Y Y Y Y Y Y Y - Y Y - Y
+keep their HTML as written                    | Y - - - - - - - Y Y - Y
 read the installation's audit log             | Y - - - - - - - Y - - Y
 `;
 

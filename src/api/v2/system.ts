@@ -98,7 +98,7 @@ export function registerSystemRoutes(router: V2Router, services: FaceServices): 
       const actor = await actorOf(services, request);
       return {
         data: await services.systemOps.settings(actor),
-        meta: { defaults: services.systemOps.settingDefaults(actor) },
+        meta: { defaults: await services.systemOps.settingDefaults(actor) },
       };
     },
   });
@@ -115,7 +115,7 @@ export function registerSystemRoutes(router: V2Router, services: FaceServices): 
       const actor = await actorOf(services, request);
       return {
         data: await services.systemOps.setSettings(actor, request.body),
-        meta: { defaults: services.systemOps.settingDefaults(actor) },
+        meta: { defaults: await services.systemOps.settingDefaults(actor) },
       };
     },
   });

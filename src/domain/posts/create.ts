@@ -7,7 +7,7 @@ import { announced, audited, goesPublic } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { createPostInput, thumbnailUpload, toWrite } from './input.js';
 import type { PostDetail } from './model.js';
-import { cleanForActor } from './sanitize.js';
+import { cleaned } from './sanitize.js';
 
 export async function createPost(
   ctx: PostOperationContext,
@@ -33,7 +33,10 @@ export async function createPost(
     }
     if (write.authorId !== undefined)
       write.authorAllowed = await ctx.policy.can(actor, 'post.name_author', { authorId: write.authorId });
-    const post = await ctx.store.create(cleanForActor(actor, write), actor);
+    const post = await ctx.store.create(
+      cleaned(write, await ctx.policy.can(actor, 'content.unfiltered_html', {})),
+      actor,
+    );
     await announced(ctx, [post.id]);
     await audited(ctx, actor, 'post.create', post, raw);
     return post;

@@ -101,7 +101,7 @@ export class PostOperations {
    */
   async checkSlug(actor: Actor, input: unknown) {
     const { slug, post_id: postId } = parse(slugCheckInput, input);
-    if (actor.userId === null && !actor.isAdmin) throw new ForbiddenError();
+    if (!(await this.ctx.policy.can(actor, 'caller.identified', {}))) throw new ForbiddenError();
     return this.ctx.store.slugCheck(slug, postId ?? null);
   }
 

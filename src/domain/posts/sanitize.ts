@@ -1,9 +1,9 @@
 // What a non-administrator writes is cut down to the allow-list of the public site: HTML content
-// through sanitize-html, the excerpt to plain text. Administrators' HTML is kept as written. Every
+// through sanitize-html, the excerpt to plain text. Administrators' HTML is kept as written (the policy's
+// `content.unfiltered_html`). Every
 // surface (API, site) gets the same treatment because it happens in the operations.
 import { ValidationError } from '../errors.js';
 import { plainText, sanitizePostHtml } from '../text/html-sanitizer.js';
-import type { Actor } from '../policy.js';
 import type { Translatable } from '../translations.js';
 import type { PostWrite } from './model.js';
 
@@ -18,8 +18,9 @@ function blank(value: Translatable): boolean {
     : Object.values(value).every((text) => text.trim() === '');
 }
 
-export function cleanForActor(actor: Actor, write: PostWrite): PostWrite {
-  if (actor.isAdmin) return write;
+/** The write as stored: as written when `unfiltered` (the policy's `content.unfiltered_html`), else cleaned. */
+export function cleaned(write: PostWrite, unfiltered: boolean): PostWrite {
+  if (unfiltered) return write;
   const cleaned: PostWrite = { ...write };
   if (write.content !== undefined) {
     cleaned.content = mapText(write.content, sanitizePostHtml);

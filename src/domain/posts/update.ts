@@ -7,7 +7,7 @@ import { announced, audited, factsOf, goesPublic } from './context.js';
 import type { PostOperationContext } from './context.js';
 import { thumbnailUpload, toWrite, updatePostInput } from './input.js';
 import type { PostDetail } from './model.js';
-import { cleanForActor } from './sanitize.js';
+import { cleaned } from './sanitize.js';
 
 export const postNotFound = () => new NotFoundError('Post not found');
 
@@ -60,7 +60,11 @@ export async function updatePost(
         post: factsOf(current),
       });
     }
-    const post = await ctx.store.update(current.id, cleanForActor(actor, write), actor);
+    const post = await ctx.store.update(
+      current.id,
+      cleaned(write, await ctx.policy.can(actor, 'content.unfiltered_html', {})),
+      actor,
+    );
     if (!post) throw postNotFound();
     // Rebound: the websites the post leaves must drop it too (their lists are flushed).
     await announced(ctx, [post.id], write.websiteIds !== undefined ? current.websiteIds : undefined);

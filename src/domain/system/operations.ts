@@ -177,8 +177,8 @@ export class SystemOperations {
   }
 
   /** The value in effect of each setting that has a default, when it is not set (administrators). */
-  settingDefaults(actor: Actor): Record<string, string> {
-    if (!actor.isAdmin) throw new ForbiddenError();
+  async settingDefaults(actor: Actor): Promise<Record<string, string>> {
+    if (!(await this.deps.policy.can(actor, 'installation.read', {}))) throw new ForbiddenError();
     return { ...(this.deps.defaults ?? {}) };
   }
 

@@ -87,7 +87,7 @@ export class WebsiteOperations {
 
   /** The installed themes (whoever manages a website chooses among them). */
   async themes(actor: Actor): Promise<string[]> {
-    if (actor.userId === null && !actor.isAdmin) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'caller.identified', {}))) throw new ForbiddenError();
     return (await this.extras?.themes?.()) ?? ['default'];
   }
 
@@ -97,7 +97,7 @@ export class WebsiteOperations {
    * caller without a user (a content key reads as a visitor).
    */
   async list(actor: Actor, query: { keyword?: string; page: number; pageSize: number }) {
-    if (actor.userId === null && !actor.isAdmin) throw new ForbiddenError();
+    if (!(await this.policy.can(actor, 'caller.identified', {}))) throw new ForbiddenError();
     if (await this.policy.can(actor, 'website.see_all', {})) return this.websites.list(query);
     const scope = actor.key && actor.key.websiteIds.length > 0 ? actor.key.websiteIds : undefined;
     if (actor.isAdmin) return this.websites.list({ ...query, ids: scope });
