@@ -406,7 +406,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     longReads: database.longReads,
   });
   const memberships = new MembershipsService(db, clock);
-  const websites = new WebsitesService(db, clock, cache, translations, defaultLocale, changes);
+  const websites = new WebsitesService(db, clock, cache, translations, defaultLocale);
   const policy = new Policy({ websites, memberships, clock, settings });
   const audit = new AuditLog(db, clock);
   // A write not yet run by the runner is still an event that listeners (webhooks) hear of.
@@ -416,7 +416,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     fetcher,
     scheme: () => new URL(config.appUrl).protocol,
   });
-  const websiteOps = new WebsiteOperations(websites, policy, runner, audit, {
+  const websiteOps = new WebsiteOperations(websites, policy, runner, changes, audit, {
     deleting: { library: mediaLibrary, media },
     checker: domainChecker,
     themes: installedThemes,

@@ -7,6 +7,7 @@ import { INSTALLATION_OPERATOR } from '../src/domain/policy.js';
 import { createServices } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
 import type { TestDatabase } from './support/harness.js';
+import { websiteWrites } from './support/website-writes.js';
 
 describe('folio post:revisions', () => {
   let database: TestDatabase;
@@ -19,7 +20,7 @@ describe('folio post:revisions', () => {
     assert.equal((await folio(['migrate'], env)).code, 0);
     const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
     try {
-      const site = await services.websites.create({ siteName: 'Site', domain: 'site.test' });
+      const site = await websiteWrites(services).create({ siteName: 'Site', domain: 'site.test' });
       siteId = site;
       const post = await services.postOps.create(INSTALLATION_OPERATOR, {
         title: 'One',

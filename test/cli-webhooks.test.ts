@@ -10,6 +10,7 @@ import { WEBHOOK_ALLOWED_HOSTS_SETTING } from '../src/domain/webhooks/index.js';
 import { createServices } from '../src/services.js';
 import { createTestDatabase, testConfig } from './support/harness.js';
 import type { TestDatabase } from './support/harness.js';
+import { websiteWrites } from './support/website-writes.js';
 
 describe('folio webhook:list and webhook:test', () => {
   let database: TestDatabase;
@@ -42,7 +43,7 @@ describe('folio webhook:list and webhook:test', () => {
     let id: number;
     let secret: string;
     try {
-      const site = await services.websites.create({ siteName: 'Cli', domain: 'cli.test' });
+      const site = await websiteWrites(services).create({ siteName: 'Cli', domain: 'cli.test' });
       ({ id, secret } = await services.webhooks.create(INSTALLATION_OPERATOR, site, {
         url,
         events: ['post.published'],

@@ -9,6 +9,7 @@ import { createTestDatabase, testConfig } from './support/harness.js';
 import { insertPost } from './support/seed.js';
 import { freePort } from './support/net.js';
 import type { TestDatabase } from './support/harness.js';
+import { websiteWrites } from './support/website-writes.js';
 
 describe('folio CLI', () => {
   let database: TestDatabase;
@@ -100,7 +101,7 @@ describe('folio CLI', () => {
     const services = createServices(testConfig(database.url), { pgSchema: database.pgSchema });
     let websiteId: number;
     try {
-      websiteId = await services.websites.create({ siteName: 'Roles', domain: 'roles.test' });
+      websiteId = await websiteWrites(services).create({ siteName: 'Roles', domain: 'roles.test' });
     } finally {
       await services.close();
     }

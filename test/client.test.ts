@@ -11,6 +11,7 @@ import { generatedFiles } from '../scripts/openapi.js';
 import { INSTALLED_SETTING } from '../src/domain/system/settings.js';
 import { listen, servedContext } from './support/browser.js';
 import type { TestContext } from './support/harness.js';
+import { websiteWrites } from './support/website-writes.js';
 
 describe('typed client (clients/typescript)', () => {
   let ctx: TestContext;
@@ -21,7 +22,7 @@ describe('typed client (clients/typescript)', () => {
     let port: number;
     ({ ctx, port } = await servedContext());
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    websiteId = await ctx.services.websites.create({ siteName: 'Client', domain: 'localhost' });
+    websiteId = await websiteWrites(ctx.services).create({ siteName: 'Client', domain: 'localhost' });
     origin = `http://localhost:${(await listen(ctx, port)).port}`;
   });
   after(() => ctx.close());

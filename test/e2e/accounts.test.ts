@@ -10,6 +10,7 @@ import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'accounts and authoring in Chromium',
@@ -27,7 +28,7 @@ describe(
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       // New accounts are readers by default (issue 20); this site lets them publish.
       await ctx.services.settings.set('registration_role', 'author');
-      await ctx.services.websites.create({ siteName: 'Browser Site', domain: 'browser.test' });
+      await websiteWrites(ctx.services).create({ siteName: 'Browser Site', domain: 'browser.test' });
       server = await listen(ctx, port);
       browser = await launchBrowser();
     });

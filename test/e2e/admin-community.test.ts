@@ -21,6 +21,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'desk.test';
 const DAY = 24 * 60 * 60 * 1000;
@@ -75,7 +76,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      siteId = await ctx.services.websites.create({ siteName: 'Harbour desk', domain: HOST });
+      siteId = await websiteWrites(ctx.services).create({ siteName: 'Harbour desk', domain: HOST });
       administrator = await ctx.createUser({ admin: true });
       siteAdmin = await ctx.createUser();
       await ctx.services.memberships.grant(siteAdmin.id, siteId, 'site_admin');

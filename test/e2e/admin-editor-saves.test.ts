@@ -23,6 +23,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'saves.test';
 const POST_WRITES = /\/api\/v2\/posts(\/\d+)?(\?.*)?$/;
@@ -44,7 +45,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      site = await ctx.services.websites.create({ siteName: 'Save desk', domain: HOST });
+      site = await websiteWrites(ctx.services).create({ siteName: 'Save desk', domain: HOST });
       author = await ctx.createUser();
       contributor = await ctx.createUser();
       editor = await ctx.createUser();

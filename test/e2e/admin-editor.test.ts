@@ -23,6 +23,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'editor.test';
 const ZONE = 'Asia/Taipei'; // UTC+8 all year: the schedule typed there is 8 hours ahead of UTC
@@ -49,7 +50,7 @@ describe(
       ({ ctx, port } = await servedContext({ clock }));
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       await ctx.services.settings.set('supported_locales', 'en,zh_TW');
-      site = await ctx.services.websites.create({ siteName: 'Editor desk', domain: HOST });
+      site = await websiteWrites(ctx.services).create({ siteName: 'Editor desk', domain: HOST });
       author = await ctx.createUser();
       contributor = await ctx.createUser();
       editor = await ctx.createUser();

@@ -21,6 +21,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'history.test';
 
@@ -40,7 +41,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      site = await ctx.services.websites.create({ siteName: 'History desk', domain: HOST });
+      site = await websiteWrites(ctx.services).create({ siteName: 'History desk', domain: HOST });
       writer = await ctx.createUser();
       await ctx.services.memberships.grant(writer.id, site, 'editor');
       const created = await ctx.request({

@@ -22,6 +22,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'desk-i18n.test';
 
@@ -111,7 +112,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const site = await ctx.services.websites.create({ siteName: '港灣日誌', domain: HOST });
+      const site = await websiteWrites(ctx.services).create({ siteName: '港灣日誌', domain: HOST });
       taiwanese = await ctx.createUser({ admin: true });
       japanese = await ctx.createUser({ admin: true });
       await ctx.services.accounts.chooseLanguage(taiwanese.id, { language: 'zh_TW' });

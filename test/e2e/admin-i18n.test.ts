@@ -18,6 +18,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'admin panel in the editor\u2019s language (Chromium)',
@@ -35,7 +36,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const site = await ctx.services.websites.create({ siteName: 'Desk', domain: 'desk.test' });
+      const site = await websiteWrites(ctx.services).create({ siteName: 'Desk', domain: 'desk.test' });
       chosen = await ctx.createUser();
       guessed = await ctx.createUser();
       for (const user of [chosen, guessed]) await ctx.services.memberships.grant(user.id, site, 'editor');

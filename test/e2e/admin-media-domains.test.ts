@@ -26,6 +26,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const PRIMARY = 'media-one.test';
 const ALIAS = 'media-alias.test';
@@ -47,9 +48,9 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const first = await ctx.services.websites.create({ siteName: 'Media one', domain: PRIMARY });
-      await ctx.services.websites.addDomain(first, ALIAS);
-      const second = await ctx.services.websites.create({ siteName: 'Media two', domain: SECOND });
+      const first = await websiteWrites(ctx.services).create({ siteName: 'Media one', domain: PRIMARY });
+      await websiteWrites(ctx.services).addDomain(first, ALIAS);
+      const second = await websiteWrites(ctx.services).create({ siteName: 'Media two', domain: SECOND });
       editor = await ctx.createUser();
       await ctx.services.memberships.grant(editor.id, first, 'editor');
       await ctx.services.memberships.grant(editor.id, second, 'editor');

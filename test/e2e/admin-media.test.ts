@@ -23,6 +23,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'media.test';
 
@@ -42,7 +43,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const site = await ctx.services.websites.create({ siteName: 'Media desk', domain: HOST });
+      const site = await websiteWrites(ctx.services).create({ siteName: 'Media desk', domain: HOST });
       editor = await ctx.createUser();
       await ctx.services.memberships.grant(editor.id, site, 'editor');
       folder = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-media-e2e-'));

@@ -20,6 +20,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'admin panel: only what the policy allows (Chromium)',
@@ -40,7 +41,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const site = await ctx.services.websites.create({ siteName: 'Rights', domain: 'rights.test' });
+      const site = await websiteWrites(ctx.services).create({ siteName: 'Rights', domain: 'rights.test' });
       author = await ctx.createUser();
       editor = await ctx.createUser();
       await ctx.services.memberships.grant(author.id, site, 'author');

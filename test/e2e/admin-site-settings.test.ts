@@ -22,6 +22,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'admin-sites.test';
 
@@ -54,7 +55,7 @@ describe(
       ({ ctx, port } = await servedContext());
       ctx.services.mailer = mailer;
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      siteId = await ctx.services.websites.create({ siteName: 'Harbour', domain: HOST });
+      siteId = await websiteWrites(ctx.services).create({ siteName: 'Harbour', domain: HOST });
       admin = await ctx.createUser({ admin: true });
       server = await listen(ctx, port);
       browser = await launchBrowser();

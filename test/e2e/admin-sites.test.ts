@@ -18,6 +18,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'sites.test';
 
@@ -49,7 +50,7 @@ describe(
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       await ctx.services.settings.set('supported_locales', 'en,fr');
-      siteId = await ctx.services.websites.create({ siteName: 'Town news', domain: HOST });
+      siteId = await websiteWrites(ctx.services).create({ siteName: 'Town news', domain: HOST });
       admin = await ctx.createUser();
       await ctx.services.memberships.grant(admin.id, siteId, 'site_admin');
       server = await listen(ctx, port);
@@ -339,7 +340,7 @@ describe(
       await auditScreen(page, 'people');
     });
     it('website: name and slogan per locale, cache switches, domains added and removed', async () => {
-      const elsewhere = await ctx.services.websites.create({
+      const elsewhere = await websiteWrites(ctx.services).create({
         siteName: 'Elsewhere',
         domain: 'elsewhere.test',
       });
@@ -510,7 +511,7 @@ describe(
     });
 
     it('another website stays closed to this site admin: its panel says so, and its data answer 404', async () => {
-      const other = await ctx.services.websites.create({ siteName: 'Harbour', domain: 'harbour.test' });
+      const other = await websiteWrites(ctx.services).create({ siteName: 'Harbour', domain: 'harbour.test' });
       const secret = await ctx.request({
         method: 'POST',
         url: '/api/v2/posts',

@@ -21,6 +21,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'admin-transfers.test';
 const WXR = path.resolve('test/fixtures/wordpress/wxr-1.2.xml');
@@ -41,7 +42,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const site = await ctx.services.websites.create({ siteName: 'Moving', domain: HOST });
+      const site = await websiteWrites(ctx.services).create({ siteName: 'Moving', domain: HOST });
       admin = await ctx.createUser({ admin: true });
       siteAdmin = await ctx.createUser();
       await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');

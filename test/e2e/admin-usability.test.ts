@@ -22,6 +22,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'admin panel: everyday use (Chromium)',
@@ -42,7 +43,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      site = await ctx.services.websites.create({ siteName: 'Daily', domain: 'daily.test' });
+      site = await websiteWrites(ctx.services).create({ siteName: 'Daily', domain: 'daily.test' });
       admin = await ctx.createUser({ admin: true });
       editor = await ctx.createUser();
       await ctx.services.memberships.grant(editor.id, site, 'editor');

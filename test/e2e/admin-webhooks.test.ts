@@ -22,6 +22,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'admin-hooks.test';
 
@@ -53,7 +54,7 @@ describe(
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       await ctx.services.settings.set(WEBHOOK_ALLOWED_HOSTS_SETTING, '127.0.0.1');
-      const site = await ctx.services.websites.create({ siteName: 'Hooks', domain: HOST });
+      const site = await websiteWrites(ctx.services).create({ siteName: 'Hooks', domain: HOST });
       admin = await ctx.createUser({ admin: true });
       siteAdmin = await ctx.createUser();
       await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');

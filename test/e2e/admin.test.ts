@@ -20,6 +20,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'admin panel: posts (Chromium)',
@@ -36,7 +37,7 @@ describe(
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const site = await ctx.services.websites.create({ siteName: 'Desk', domain: 'desk.test' });
+      const site = await websiteWrites(ctx.services).create({ siteName: 'Desk', domain: 'desk.test' });
       editor = await ctx.createUser();
       await ctx.services.memberships.grant(editor.id, site, 'editor');
       const writer = { userId: editor.id, isAdmin: false };
@@ -204,7 +205,10 @@ describe(
     });
 
     it('the site switcher opens the panel on another website of the user, on its own domain', async () => {
-      const second = await ctx.services.websites.create({ siteName: 'Second desk', domain: 'second.test' });
+      const second = await websiteWrites(ctx.services).create({
+        siteName: 'Second desk',
+        domain: 'second.test',
+      });
       await ctx.services.memberships.grant(editor.id, second, 'author');
       const origin = server.origin('desk.test');
       const page = await (await browser.newContext({ bypassCSP: true })).newPage();

@@ -8,6 +8,7 @@ import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } f
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'API v2 reference page (Chromium)',
@@ -20,7 +21,7 @@ describe(
     before(async () => {
       let port: number;
       ({ ctx, port } = await servedContext());
-      await ctx.services.websites.create({ siteName: 'Docs', domain: 'docs.test' });
+      await websiteWrites(ctx.services).create({ siteName: 'Docs', domain: 'docs.test' });
       server = await listen(ctx, port);
       browser = await launchBrowser();
     });

@@ -21,6 +21,7 @@ import {
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'harbour-locales.test';
 const catalogue = (locale: string): Record<string, string> =>
@@ -138,7 +139,7 @@ describe(
       const { services } = ctx;
       await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
       await services.settings.setMany({ default_locale: 'en', supported_locales: 'en,zh_TW,zh_CN,ja' });
-      await services.websites.create({ siteName: '港灣', domain: HOST });
+      await websiteWrites(services).create({ siteName: '港灣', domain: HOST });
       const admin = await services.users.create({
         name: '林美',
         email: 'mei@harbour-locales.test',

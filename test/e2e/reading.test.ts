@@ -16,6 +16,7 @@ import { skipUnless } from '../support/requirements.js';
 import { coverImage } from '../support/theme-site.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 /** axe-core's serious and critical violations of the page as it is shown now. */
 describe(
@@ -34,8 +35,11 @@ describe(
       ({ ctx, port } = await servedContext());
       const { services } = ctx;
       await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const websiteId = await services.websites.create({ siteName: 'Reader Site', domain: 'reader.test' });
-      await services.websites.update(websiteId, { site_slogan: 'Notes on cats and code' });
+      const websiteId = await websiteWrites(services).create({
+        siteName: 'Reader Site',
+        domain: 'reader.test',
+      });
+      await websiteWrites(services).update(websiteId, { site_slogan: 'Notes on cats and code' });
       const admin = await services.users.create({
         name: 'Ada',
         email: 'ada@reader.test',
@@ -72,13 +76,18 @@ describe(
         },
         actor,
       );
-      const harbour = await services.websites.create({ siteName: 'Harbour Log', domain: 'harbour.test' });
-      await services.websites.update(harbour, { site_slogan: 'Tides, boats and the people who mend them' });
+      const harbour = await websiteWrites(services).create({
+        siteName: 'Harbour Log',
+        domain: 'harbour.test',
+      });
+      await websiteWrites(services).update(harbour, {
+        site_slogan: 'Tides, boats and the people who mend them',
+      });
       const [photo] = await services.mediaOps.upload(
         { userId: admin.id, isAdmin: true, websiteId: harbour },
         { files: { filename: 'dawn.jpg', data: await coverImage(2400, 1000), truncated: false } },
       );
-      await services.websites.update(harbour, { site_cover: photo!.url });
+      await websiteWrites(services).update(harbour, { site_cover: photo!.url });
       await services.posts.create(
         {
           title: 'Mending nets at low tide',

@@ -10,6 +10,7 @@ import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } f
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'review: a contributor submits, an editor publishes (Chromium)',
@@ -25,7 +26,10 @@ describe(
     before(async () => {
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      const website = await ctx.services.websites.create({ siteName: 'Review Site', domain: 'review.test' });
+      const website = await websiteWrites(ctx.services).create({
+        siteName: 'Review Site',
+        domain: 'review.test',
+      });
       contributor = await ctx.createUser();
       editor = await ctx.createUser();
       await ctx.services.memberships.grant(contributor.id, website, 'contributor');

@@ -7,6 +7,7 @@ import { chromiumAvailable, launchBrowser, listen, screenshot, servedContext } f
 import { skipUnless } from '../support/requirements.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe(
   'public site in Chromium',
@@ -20,7 +21,7 @@ describe(
     before(async () => {
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      await ctx.services.websites.create({ siteName: 'Browser Site', domain: 'browser.test' });
+      await websiteWrites(ctx.services).create({ siteName: 'Browser Site', domain: 'browser.test' });
       server = await listen(ctx, port);
       browser = await launchBrowser();
     });

@@ -11,6 +11,7 @@ import { createTestContext, exposeRouteNames, manualClock, testRedisUrl } from '
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { Visitor, tokenIn } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('accounts', () => {
   let ctx: TestContext;
@@ -27,7 +28,7 @@ describe('accounts', () => {
       extend: exposeRouteNames,
     });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
   });
   beforeEach(() => {
     mailer = new RecordingMailer();
@@ -948,7 +949,7 @@ describe('accounts', () => {
     it('issue 21 #1: the mailed link names the primary domain, whatever Host the form came through', async () => {
       const user = await ctx.createUser({ password: 'old password' });
       const website = (await ctx.services.websites.findIdByDomain('site.test')) as number;
-      await ctx.services.websites.addDomain(website, 'alias.site.test');
+      await websiteWrites(ctx.services).addDomain(website, 'alias.site.test');
       try {
         const client = new Visitor(ctx, 'alias.site.test', '10.9.0.1');
         const form = await client.get('/user/password/forgot');
@@ -961,7 +962,7 @@ describe('accounts', () => {
         assert.ok(linkIn(mailer.sent[0]!.text), mailer.sent[0]!.text);
         assert.doesNotMatch(mailer.sent[0]!.text, /alias\.site\.test/);
       } finally {
-        await ctx.services.websites.removeDomain(website, 'alias.site.test');
+        await websiteWrites(ctx.services).removeDomain(website, 'alias.site.test');
       }
     });
 

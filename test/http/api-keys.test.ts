@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const UNAUTHORIZED = {
   code: 403,
@@ -30,8 +31,16 @@ describe('API keys (issue 20)', () => {
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     admin = await ctx.createUser({ admin: true });
     writer = await ctx.createUser();
-    site1 = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test', userId: writer.id });
-    site2 = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test', userId: writer.id });
+    site1 = await websiteWrites(ctx.services).create({
+      siteName: 'One',
+      domain: 'one.test',
+      userId: writer.id,
+    });
+    site2 = await websiteWrites(ctx.services).create({
+      siteName: 'Two',
+      domain: 'two.test',
+      userId: writer.id,
+    });
   });
   after(() => ctx.close());
 

@@ -7,6 +7,7 @@ import { postListSchema, postOneSchema } from '../../src/api/v2/schemas.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface Can {
   update: boolean;
@@ -31,8 +32,8 @@ describe('API v2 can (issue 34 #19)', () => {
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.enableApi();
-    site = await services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(services).create({ siteName: 'Other', domain: 'other.test' });
     admin = await ctx.createUser({ admin: true });
     editor = await ctx.createUser();
     author = await ctx.createUser();

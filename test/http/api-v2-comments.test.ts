@@ -9,6 +9,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('API v2 comments: moderation rules, the reported queue, replies', () => {
   let ctx: TestContext;
@@ -59,8 +60,8 @@ describe('API v2 comments: moderation rules, the reported queue, replies', () =>
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     admin = await ctx.createUser({ admin: true });
     siteAdmin = await ctx.createUser();
     editor = await ctx.createUser();

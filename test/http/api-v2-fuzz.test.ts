@@ -8,6 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface Operation {
   method: string;
@@ -54,7 +55,7 @@ describe('API v2: every documented route answers hostile input with a 4xx proble
     await ctx.enableApi();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     admin = await ctx.createUser({ admin: true });
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     const document = (await ctx.request({ method: 'GET', url: '/api/v2/openapi.json' })).json<{
       paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>>;
     }>();

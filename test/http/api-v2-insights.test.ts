@@ -12,6 +12,7 @@ import { UpdateStepError } from '../../src/domain/system/updates.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const BROWSER =
@@ -60,8 +61,8 @@ describe('API v2 insights: statistics and health', () => {
   before(async () => {
     ctx = await createTestContext({ clock, packageManager });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     admin = await ctx.createUser({ admin: true });
     siteAdmin = await ctx.createUser();
     author = await ctx.createUser();

@@ -11,6 +11,7 @@ import { problemSchema } from '../../src/api/v2/schemas.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const linkSchema = z
   .object({
@@ -45,8 +46,8 @@ describe('API v2: links', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     admin = await ctx.createUser({ admin: true });
     editor = await ctx.createUser();
     author = await ctx.createUser();

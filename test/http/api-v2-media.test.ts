@@ -15,6 +15,7 @@ import { problemSchema } from '../../src/api/v2/schemas.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface Part {
   name: string;
@@ -134,8 +135,8 @@ describe('API v2: media library', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     admin = await ctx.createUser({ admin: true });
     editor = await ctx.createUser();
     contributor = await ctx.createUser();
@@ -583,7 +584,7 @@ describe('permission matrix of the media library', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Matrix', domain: 'matrix.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Matrix', domain: 'matrix.test' });
     owner = await ctx.createUser();
     await ctx.services.memberships.grant(owner.id, site, 'contributor');
     for (const role of Object.keys(MEDIA_MATRIX)) {

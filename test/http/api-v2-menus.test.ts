@@ -15,6 +15,7 @@ import { createServices } from '../../src/services.js';
 import { createTestContext, createTestDatabase, testConfig } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost, insertTag } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface Item {
   id: number;
@@ -56,9 +57,9 @@ describe('API v2 menus', () => {
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await services.settings.set('supported_locales', 'en,fr');
     await ctx.enableApi();
-    site = await services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await services.websites.create({ siteName: 'Other', domain: 'other.test' });
-    await services.websites.update(site, { enabled_page_cache: true });
+    site = await websiteWrites(services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(services).create({ siteName: 'Other', domain: 'other.test' });
+    await websiteWrites(services).update(site, { enabled_page_cache: true });
     admin = await ctx.createUser({ admin: true });
     siteAdmin = await ctx.createUser();
     editor = await ctx.createUser();
@@ -482,7 +483,7 @@ describe('API v2 menus', () => {
     assert.match(html, /<nav aria-label="Main">[\s\S]*?Only<\/a>/);
   });
   it('deleting a website takes its menus, their items and their labels\u2019 translations with it', async () => {
-    const gone = await ctx.services.websites.create({ siteName: 'Gone', domain: 'gone.test' });
+    const gone = await websiteWrites(ctx.services).create({ siteName: 'Gone', domain: 'gone.test' });
     const menu = ok(
       await call(`/websites/${gone}/menus`, { method: 'POST', body: { handle: 'footer', name: 'Footer' } }),
       201,

@@ -12,6 +12,7 @@ import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { Visitor } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('API v2: websites, people and settings of the admin panel', () => {
   let ctx: TestContext;
@@ -24,12 +25,12 @@ describe('API v2: websites, people and settings of the admin panel', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     admin = await ctx.createUser({ admin: true });
     siteAdmin = await ctx.createUser();
     await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
-    await ctx.services.websites.update(site, { head_code: '<script>track()</script>' });
+    await websiteWrites(ctx.services).update(site, { head_code: '<script>track()</script>' });
   });
   beforeEach(() => {
     mailer = new RecordingMailer();
@@ -149,8 +150,8 @@ describe('API v2: websites, people and settings of the admin panel', () => {
   });
 
   it('deleting a website counts what goes with it, then removes exactly that', async () => {
-    const doomed = await ctx.services.websites.create({ siteName: 'Doomed', domain: 'doomed.test' });
-    await ctx.services.websites.addDomain(doomed, 'www.doomed.test');
+    const doomed = await websiteWrites(ctx.services).create({ siteName: 'Doomed', domain: 'doomed.test' });
+    await websiteWrites(ctx.services).addDomain(doomed, 'www.doomed.test');
     const db = ctx.services.database.db;
     const actor = { userId: admin.id, isAdmin: true, websiteId: doomed };
     const post = await ctx.services.posts.create(
@@ -410,8 +411,8 @@ describe('API v2: websites, people and settings of the admin panel', () => {
 
   it('a setting that changes pages flushes the cached pages (posts per page)', async () => {
     const host = 'cached.test';
-    const cached = await ctx.services.websites.create({ siteName: 'Cached', domain: host });
-    await ctx.services.websites.update(cached, { enabled_page_cache: true });
+    const cached = await websiteWrites(ctx.services).create({ siteName: 'Cached', domain: host });
+    await websiteWrites(ctx.services).update(cached, { enabled_page_cache: true });
     const actor = { userId: admin.id, isAdmin: true, websiteId: cached };
     for (const title of ['Older post', 'Newer post']) {
       await ctx.services.posts.create({ title, content: '<p>x</p>', websiteIds: [cached] }, actor);

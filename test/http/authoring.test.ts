@@ -7,6 +7,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('post authoring', () => {
   let ctx: TestContext;
@@ -43,7 +44,7 @@ describe('post authoring', () => {
   before(async () => {
     ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    websiteId = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    websiteId = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     author = await ctx.createUser();
     other = await ctx.createUser();
     // Writers hold a role on the website (issue 34 #1: no role, no writing).

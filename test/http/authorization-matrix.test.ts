@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 /** What a case is: a write on website two, a read of what website two does not publish, or the installation's. */
 type Kind = 'write' | 'private-read' | 'installation';
@@ -144,9 +145,9 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
     await ctx.enableApi();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.services.settings.set('api_v2_rate_limit', '100000');
-    f.site1 = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test' });
-    f.site2 = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test' });
-    f.site3 = await ctx.services.websites.create({ siteName: 'Three', domain: 'three.test' });
+    f.site1 = await websiteWrites(ctx.services).create({ siteName: 'One', domain: 'one.test' });
+    f.site2 = await websiteWrites(ctx.services).create({ siteName: 'Two', domain: 'two.test' });
+    f.site3 = await websiteWrites(ctx.services).create({ siteName: 'Three', domain: 'three.test' });
     admin = await ctx.createUser({ admin: true });
     writer2 = await ctx.createUser();
     victim = await ctx.createUser();

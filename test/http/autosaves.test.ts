@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('autosaves', () => {
   let ctx: TestContext;
@@ -18,8 +19,8 @@ describe('autosaves', () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.enableApi();
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    const elsewhere = await ctx.services.websites.create({ siteName: 'Else', domain: 'else.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    const elsewhere = await websiteWrites(ctx.services).create({ siteName: 'Else', domain: 'else.test' });
     admin = await ctx.createUser({ admin: true });
     editor = await ctx.createUser();
     stranger = await ctx.createUser();

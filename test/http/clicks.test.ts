@@ -8,6 +8,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const BROWSER =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
@@ -25,8 +26,8 @@ describe('clicks', () => {
   before(async () => {
     ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    const other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    const other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     const { db } = ctx.services.database;
     postId = await insertPost(db, { title: 'Counted post' });
     draftId = await insertPost(db, { title: 'Draft post', status: 'draft' });

@@ -11,6 +11,7 @@ import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { insertPost } from '../support/seed.js';
 import { Visitor, tokenIn } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const BROWSER =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
@@ -33,10 +34,13 @@ describe('held comments on the post page', () => {
     mailer = new RecordingMailer();
     ctx.services.mailer = mailer;
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    websiteId = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    const otherWebsite = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    websiteId = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    const otherWebsite = await websiteWrites(ctx.services).create({
+      siteName: 'Other',
+      domain: 'other.test',
+    });
     // The page cache on: the notice must never reach a cached page.
-    await ctx.services.websites.update(websiteId, { enabled_page_cache: true });
+    await websiteWrites(ctx.services).update(websiteId, { enabled_page_cache: true });
     postId = await insertPost(ctx.services.database.db, { title: 'Held post', slug: 'held-post' });
     admin = await ctx.createUser({ admin: true });
     editor = await ctx.createUser();
@@ -285,7 +289,7 @@ describe('held-comment mail under a wave of comments', () => {
   it(`mails each administrator at most ${NOTICE_LIMIT.max} times an hour per website, with the count waiting`, async () => {
     const mailer = new RecordingMailer();
     ctx.services.mailer = mailer;
-    const websiteId = await ctx.services.websites.create({ siteName: 'Busy', domain: 'busy.test' });
+    const websiteId = await websiteWrites(ctx.services).create({ siteName: 'Busy', domain: 'busy.test' });
     const admin = await ctx.createUser({ admin: true });
     const postId = await insertPost(ctx.services.database.db, { title: 'Busy post', slug: 'busy-post' });
     for (let i = 0; i < NOTICE_LIMIT.max + 3; i += 1) {

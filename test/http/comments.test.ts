@@ -14,6 +14,7 @@ import { ThemeRenderer } from '../../src/frontend/themes.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const BROWSER =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
@@ -31,8 +32,11 @@ describe('comments', () => {
   before(async () => {
     ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    websiteId = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    const otherWebsite = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    websiteId = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    const otherWebsite = await websiteWrites(ctx.services).create({
+      siteName: 'Other',
+      domain: 'other.test',
+    });
     const { db } = ctx.services.database;
     postId = await insertPost(db, { title: 'Hello world', slug: 'hello-world' });
     otherPostId = await insertPost(db, { title: 'Second post', slug: 'second-post' });

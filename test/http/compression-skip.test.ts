@@ -10,6 +10,7 @@ import { nothingToCompress } from '../../src/http/compression.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('compression only where it can happen', () => {
   let ctx: TestContext;
@@ -25,7 +26,7 @@ describe('compression only where it can happen', () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.enableApi();
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     token = (await ctx.createUser({ admin: true })).token;
     for (let k = 0; k < 20; k++) {
       await insertPost(ctx.services.database.db, { title: `Post number ${k} about compression` });

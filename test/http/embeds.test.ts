@@ -8,6 +8,7 @@ import { load } from 'cheerio';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const HOST = 'embeds.test';
 const YOUTUBE =
@@ -28,7 +29,7 @@ describe('video embeds on the public site', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Embeds', domain: HOST });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Embeds', domain: HOST });
     admin = await ctx.createUser({ admin: true });
     author = await ctx.createUser();
     await ctx.services.memberships.grant(author.id, site, 'author');

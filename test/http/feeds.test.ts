@@ -12,6 +12,7 @@ import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { XMLLINT_PATH, withXmllint } from '../support/requirements.js';
 import { postWrites } from '../support/post-writes.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 /** xmllint's verdict, as a subtest (throws with its message when the XML is not well-formed). */
 async function wellFormed(t: NodeTestContext, xml: string): Promise<void> {
@@ -29,8 +30,8 @@ describe('feeds (issue 22 #12)', () => {
   before(async () => {
     ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Feed & Co', domain: 'feeds.test' });
-    await ctx.services.websites.update(site, { enabled_page_cache: true, site_slogan: 'News <daily>' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Feed & Co', domain: 'feeds.test' });
+    await websiteWrites(ctx.services).update(site, { enabled_page_cache: true, site_slogan: 'News <daily>' });
     writer = await ctx.createUser();
     await ctx.services.database.db
       .updateTable('users')

@@ -11,6 +11,7 @@ import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { validateSitemap } from '../support/sitemaps.js';
 import { postWrites } from '../support/post-writes.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('public reading site', () => {
   let ctx: TestContext;
@@ -29,12 +30,12 @@ describe('public reading site', () => {
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await services.settings.set('supported_locales', 'en,fr');
-    websiteId = await services.websites.create({
+    websiteId = await websiteWrites(services).create({
       siteName: { en: 'Site', fr: 'Le Site' },
       domain: 'site.test',
     });
-    await services.websites.addDomain(websiteId, 'alias.test');
-    otherWebsiteId = await services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    await websiteWrites(services).addDomain(websiteId, 'alias.test');
+    otherWebsiteId = await websiteWrites(services).create({ siteName: 'Other', domain: 'other.test' });
     const admin = await services.users.create({
       name: 'Ada Author',
       email: 'ada@example.test',
@@ -266,22 +267,22 @@ describe('public reading site', () => {
     const description = (body: string) => /<meta name="description" content="([^"]*)">/.exec(body)?.[1];
     // Neither a description nor a slogan: a sentence with the site's name (never no description).
     assert.equal(description((await get('/')).body), 'The latest posts from Site.');
-    await ctx.services.websites.update(websiteId, { site_slogan: 'Cats, mostly' });
+    await websiteWrites(ctx.services).update(websiteId, { site_slogan: 'Cats, mostly' });
     try {
       assert.equal(description((await get('/')).body), 'Cats, mostly');
       assert.equal(description((await get('/post/tag/cats')).body), 'Posts tagged “Cats”.');
       assert.equal(description((await get('/post/category/news')).body), 'Posts in the category “News”.');
-      await ctx.services.websites.update(websiteId, { site_seo_description: 'A site about cats' });
+      await websiteWrites(ctx.services).update(websiteId, { site_seo_description: 'A site about cats' });
       assert.equal(description((await get('/')).body), 'A site about cats');
     } finally {
-      await ctx.services.websites.update(websiteId, { site_slogan: '', site_seo_description: '' });
+      await websiteWrites(ctx.services).update(websiteId, { site_slogan: '', site_seo_description: '' });
     }
   });
 
   it('issue 22: a post shows its reading time, an author card, the posts before and after it and related ones', async () => {
     const { services } = ctx;
     const actor = { userId: adminId, isAdmin: true };
-    const siteId = await services.websites.create({ siteName: 'Around', domain: 'around.test' });
+    const siteId = await websiteWrites(services).create({ siteName: 'Around', domain: 'around.test' });
     const dogs = (
       await services.tagOps.ensure({
         name: 'Dogs',
@@ -518,14 +519,14 @@ describe('public reading site', () => {
     assert.equal((await get('/fr/page/nope')).headers.location, '/fr/');
     assert.equal((await get('/page/hidden')).statusCode, 302, 'a draft page is unknown');
 
-    await ctx.services.websites.update(websiteId, { theme: fixtureTheme });
+    await websiteWrites(ctx.services).update(websiteId, { theme: fixtureTheme });
     try {
       const special = await get('/page/special');
       assert.equal(special.statusCode, 200, 'a slug view needs no page record');
       assert.match(special.body, /<h1 class="custom-view">Custom view special<\/h1>/);
       assert.match((await get('/page/about')).body, /<p>We write\.<\/p>/, 'missing templates fall back');
     } finally {
-      await ctx.services.websites.update(websiteId, { theme: 'default' });
+      await websiteWrites(ctx.services).update(websiteId, { theme: 'default' });
     }
   });
 
@@ -589,8 +590,8 @@ describe('public reading site', () => {
   it('issue 22: the home shows the slogan and features the newest post with its cover, then the others without it', async () => {
     const { services } = ctx;
     const actor = { userId: adminId, isAdmin: true };
-    const siteId = await services.websites.create({ siteName: 'Featured', domain: 'featured.test' });
-    await services.websites.update(siteId, { site_slogan: 'Notes from the <garden>' });
+    const siteId = await websiteWrites(services).create({ siteName: 'Featured', domain: 'featured.test' });
+    await websiteWrites(services).update(siteId, { site_slogan: 'Notes from the <garden>' });
     const cover = await sharp({
       create: { width: 1600, height: 1000, channels: 3, background: { r: 40, g: 120, b: 90 } },
     })

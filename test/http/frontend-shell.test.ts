@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('public site shell', () => {
   let ctx: TestContext;
@@ -12,7 +13,7 @@ describe('public site shell', () => {
 
   before(async () => {
     ctx = await createTestContext({ extend: exposeRouteNames });
-    websiteId = await ctx.services.websites.create({
+    websiteId = await websiteWrites(ctx.services).create({
       siteName: { en: 'Tom & Jerry <Blog>', fr: 'Le blog de Tom' },
       domain: 'site.test',
     });
@@ -52,7 +53,7 @@ describe('public site shell', () => {
   });
 
   it('head_code and body_code are injected as given (trusted admin input)', async () => {
-    await ctx.services.websites.update(websiteId, {
+    await websiteWrites(ctx.services).update(websiteId, {
       head_code: '<meta name="x-head" content="1">',
       body_code: '<script>window.folio=1</script>',
     });

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
   let ctx: TestContext;
@@ -18,7 +19,7 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     await ctx.enableApi();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     admin = await ctx.createUser({ admin: true });
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
   });
   after(() => ctx.close());
 
@@ -135,13 +136,13 @@ describe('issue 21 #8: hostile input answers 4xx, never 500', () => {
     }
     // A website whose administrators added code of their own keeps it working.
     const id = (await ctx.services.websites.findIdByDomain('site.test'))!;
-    await ctx.services.websites.update(id, { head_code: '<script>window.analytics = 1</script>' });
+    await websiteWrites(ctx.services).update(id, { head_code: '<script>window.analytics = 1</script>' });
     try {
       const relaxed = String((await get('/')).headers['content-security-policy']);
       assert.match(relaxed, /script-src 'self' 'unsafe-inline' https:/);
       assert.match(relaxed, /frame-ancestors 'self'/);
     } finally {
-      await ctx.services.websites.update(id, { head_code: '' });
+      await websiteWrites(ctx.services).update(id, { head_code: '' });
     }
   });
 

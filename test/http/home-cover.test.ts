@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('the home cover and the theme fonts (issue 36 #2)', () => {
   let ctx: TestContext;
@@ -19,9 +20,12 @@ describe('the home cover and the theme fonts (issue 36 #2)', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Harbour', domain: 'harbour.test' });
-    other = await ctx.services.websites.create({ siteName: 'Inland', domain: 'inland.test' });
-    await ctx.services.websites.update(site, { site_slogan: 'Boats & <tides>', enabled_page_cache: true });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Harbour', domain: 'harbour.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Inland', domain: 'inland.test' });
+    await websiteWrites(ctx.services).update(site, {
+      site_slogan: 'Boats & <tides>',
+      enabled_page_cache: true,
+    });
     admin = await ctx.createUser({ admin: true });
   });
   after(() => ctx.close());
@@ -109,7 +113,7 @@ describe('the home cover and the theme fonts (issue 36 #2)', () => {
 
   it('another website keeps its own home; an external address is shown as it is', async () => {
     assert.doesNotMatch(hero((await get('inland.test')).body), /<img/);
-    await ctx.services.websites.update(other, { site_cover: 'https://images.example/fields.jpg' });
+    await websiteWrites(ctx.services).update(other, { site_cover: 'https://images.example/fields.jpg' });
     const section = hero((await get('inland.test')).body);
     assert.match(
       section,

@@ -6,6 +6,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { insertPost } from '../support/seed.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('a website whose home page is a page', () => {
   let ctx: TestContext;
@@ -17,8 +18,8 @@ describe('a website whose home page is a page', () => {
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.enableApi();
     admin = await ctx.createUser({ admin: true });
-    site = await ctx.services.websites.create({ siteName: 'Harbour', domain: 'site.test' });
-    await ctx.services.websites.update(site, { enabled_page_cache: true });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Harbour', domain: 'site.test' });
+    await websiteWrites(ctx.services).update(site, { enabled_page_cache: true });
     await ctx.services.pages.create({
       title: 'Welcome aboard',
       slug: 'welcome',

@@ -8,6 +8,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { currentWebsiteId } from '../../src/http/website-context.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('host routing', () => {
   let ctx: TestContext;
@@ -22,9 +23,9 @@ describe('host routing', () => {
         }));
       },
     });
-    main = await ctx.services.websites.create({ siteName: 'Main', domain: 'main.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
-    await ctx.services.websites.addDomain(main, 'www.main.test');
+    main = await websiteWrites(ctx.services).create({ siteName: 'Main', domain: 'main.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
+    await websiteWrites(ctx.services).addDomain(main, 'www.main.test');
   });
   after(() => ctx.close());
 
@@ -46,11 +47,11 @@ describe('host routing', () => {
 
   it('a domain change is seen on the next request (the websites cache tag is flushed)', async () => {
     assert.equal(await websiteFor('moved.test'), null); // now cached as unknown
-    await ctx.services.websites.addDomain(other, 'moved.test');
+    await websiteWrites(ctx.services).addDomain(other, 'moved.test');
     assert.equal(await websiteFor('moved.test'), other);
-    await ctx.services.websites.removeDomain(other, 'moved.test');
+    await websiteWrites(ctx.services).removeDomain(other, 'moved.test');
     assert.equal(await websiteFor('moved.test'), null);
-    await ctx.services.websites.update(main, { domain: 'renamed-main.test' });
+    await websiteWrites(ctx.services).update(main, { domain: 'renamed-main.test' });
     assert.equal(await websiteFor('main.test'), null);
     assert.equal(await websiteFor('renamed-main.test'), main);
   });

@@ -10,6 +10,7 @@ import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { insertPost } from '../support/seed.js';
 import { Visitor } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('every word in the reader\u2019s language', () => {
   let ctx: TestContext;
@@ -24,7 +25,7 @@ describe('every word in the reader\u2019s language', () => {
     await ctx.services.settings.set('supported_locales', 'en,zh_TW,zh_CN,ja');
     await ctx.services.settings.set('timezone', 'Asia/Tokyo');
     await ctx.enableApi();
-    await ctx.services.websites.create({ siteName: 'Harbour', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Harbour', domain: 'site.test' });
     await insertPost(ctx.services.database.db, {
       title: 'Tide tables',
       slug: 'tide-tables',

@@ -8,6 +8,7 @@ import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { Visitor } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('invitations', () => {
   let ctx: TestContext;
@@ -19,7 +20,7 @@ describe('invitations', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Club', domain: 'club.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Club', domain: 'club.test' });
     siteAdmin = await ctx.createUser();
     editor = await ctx.createUser();
     await ctx.services.memberships.grant(siteAdmin.id, site, 'site_admin');
@@ -138,7 +139,7 @@ describe('invitations', () => {
   });
 
   it('issue 34 #10: invitations are limited per inviting person and per website (429 with Retry-After)', async () => {
-    const team = await ctx.services.websites.create({ siteName: 'Team', domain: 'team.test' });
+    const team = await websiteWrites(ctx.services).create({ siteName: 'Team', domain: 'team.test' });
     const managers = [await ctx.createUser(), await ctx.createUser(), await ctx.createUser()];
     for (const manager of managers) await ctx.services.memberships.grant(manager.id, team, 'site_admin');
     const send = (as: TestUser, n: number) =>
@@ -170,7 +171,7 @@ describe('invitations', () => {
   });
 
   it('issue 34 #10: the free-text site name stays out of the subject, cleaned in the body', async () => {
-    const odd = await ctx.services.websites.create({
+    const odd = await websiteWrites(ctx.services).create({
       siteName:
         'Prize\r\nClaim yours at https://evil.example/win \u202eecnalab\u202c now' + ' padding'.repeat(20),
       domain: 'odd.test',

@@ -8,6 +8,7 @@ import { InputError } from '../../src/domain/errors.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('links', () => {
   let ctx: TestContext;
@@ -18,8 +19,8 @@ describe('links', () => {
   before(async () => {
     ctx = await createTestContext({ extend: exposeRouteNames });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    otherWebsite = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    otherWebsite = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     folioId = (
       await ctx.services.links.create({
         name: 'Folio <CMS>',

@@ -7,6 +7,7 @@ import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { Visitor, tokenIn } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const NOTE = /written to the server&#39;s log|written to the server's log/;
 
@@ -28,7 +29,7 @@ for (const [name, config, shown] of [
       ctx = await createTestContext({ config: config });
       ctx.services.mailer = new RecordingMailer();
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+      await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     });
     after(() => ctx.close());
 

@@ -26,6 +26,7 @@ import { createTestContext, testConfig } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { S3_CREDENTIALS, startLocalS3 } from '../support/s3.js';
 import type { LocalS3 } from '../support/s3.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 // The SDK's default credential chain reads these, as it would in production.
 process.env.AWS_ACCESS_KEY_ID = S3_CREDENTIALS.accessKeyId;
@@ -116,7 +117,7 @@ for (const driver of ['local', 's3'] as const) {
       );
       storage = ctx.services.config.storage ?? { driver: 'local', dir: ctx.services.config.mediaDir };
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-      await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+      await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
       admin = await ctx.createUser({ admin: true });
       env = {
         DATABASE_URL: ctx.database.url,
@@ -272,7 +273,7 @@ describe('folio media:migrate', () => {
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     admin = await ctx.createUser({ admin: true });
     bucketUrl = s3.storageUrl(`m${randomBytes(4).toString('hex')}`);
     bucket = parseStorageUrl(bucketUrl, '/unused') as StorageConfig & { driver: 's3' };

@@ -11,6 +11,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { FULL_CONTENT_SETTING } from '../../src/frontend/routes/feeds.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 // The harness's APP_URL.
 const APP = 'http://folio.test';
@@ -26,8 +27,8 @@ describe('media addresses on the right host (issue 36 #5)', () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.services.settings.set(FULL_CONTENT_SETTING, 'true');
-    one = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test' });
-    two = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test' });
+    one = await websiteWrites(ctx.services).create({ siteName: 'One', domain: 'one.test' });
+    two = await websiteWrites(ctx.services).create({ siteName: 'Two', domain: 'two.test' });
     const png = await sharp({
       create: { width: 8, height: 6, channels: 3, background: { r: 200, g: 40, b: 40 } },
     })

@@ -7,6 +7,7 @@ import { migrate } from '../../src/db/database.js';
 import { createServices } from '../../src/services.js';
 import { createTestContext, createTestDatabase, testConfig } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const DISABLED = { status: 403, message: 'API access is disabled' };
 const INVALID_TOKEN = { status: 'fail', message: 'Invalid token' };
@@ -35,8 +36,8 @@ describe('menus API', () => {
     ctx = await createTestContext();
     user = await ctx.createUser();
     admin = await ctx.createUser({ admin: true });
-    site = await ctx.services.websites.create({ siteName: 'Main', domain: 'main.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Main', domain: 'main.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     await ctx.services.database.db
       .insertInto('domains')
       .values({

@@ -8,6 +8,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 type Body = { code?: number; status: string | number; message: string; data: Record<string, unknown> | null };
 const UNAUTHORIZED = {
@@ -55,8 +56,12 @@ describe('ownership of posts and tags (policy.ts)', () => {
     admin = await ctx.createUser({ admin: true });
     alice = await ctx.createUser();
     bob = await ctx.createUser();
-    site1 = await ctx.services.websites.create({ siteName: 'One', domain: 'site1.test', userId: alice.id });
-    site2 = await ctx.services.websites.create({ siteName: 'Two', domain: 'site2.test' });
+    site1 = await websiteWrites(ctx.services).create({
+      siteName: 'One',
+      domain: 'site1.test',
+      userId: alice.id,
+    });
+    site2 = await websiteWrites(ctx.services).create({ siteName: 'Two', domain: 'site2.test' });
   });
   after(() => ctx.close());
 

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createSiteContext } from '../support/site-context.js';
 import type { SiteContext } from '../support/site-context.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('page revisions', () => {
   let ctx: TestContext;
@@ -158,7 +159,7 @@ describe('page revisions', () => {
   });
 
   it('names the websites deleted since and keeps the rest', async () => {
-    const gone = await ctx.services.websites.create({ siteName: 'Gone', domain: 'gone.test' });
+    const gone = await websiteWrites(ctx.services).create({ siteName: 'Gone', domain: 'gone.test' });
     const created = await v2('/pages', {
       method: 'POST',
       as: admin,

@@ -8,6 +8,7 @@ import { compactPostCounts } from '../../src/domain/posts/counts.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost, insertTag, tagPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('post counters', () => {
   const clock = manualClock(new Date('2026-03-01T00:00:00.000Z'));
@@ -23,8 +24,8 @@ describe('post counters', () => {
     ctx = await createTestContext({ clock });
     const user = await ctx.createUser({ admin: true });
     admin = { userId: user.id, isAdmin: true };
-    site1 = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test' });
-    site2 = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test' });
+    site1 = await websiteWrites(ctx.services).create({ siteName: 'One', domain: 'one.test' });
+    site2 = await websiteWrites(ctx.services).create({ siteName: 'Two', domain: 'two.test' });
     const { db } = ctx.services.database;
     tagA = await insertTag(db, 'Alpha', 'post_tag');
     tagB = await insertTag(db, 'Beta', 'post_tag');
@@ -115,13 +116,13 @@ describe('post counters', () => {
     await ctx.services.tags.remove((await ctx.services.tags.findById(category))!);
     await assertCounted('a tag deleted');
 
-    await ctx.services.websites.delete(site2);
+    await websiteWrites(ctx.services).delete(site2);
     await assertCounted('a website deleted');
   });
 
   it('give the lists the totals a count(*) gives', async () => {
     const { db } = ctx.services.database;
-    const site = await ctx.services.websites.create({ siteName: 'Four', domain: 'four.test' });
+    const site = await websiteWrites(ctx.services).create({ siteName: 'Four', domain: 'four.test' });
     const tag = await insertTag(db, 'Delta', 'post_tag');
     await create({ title: 'Here', websiteIds: [site], tags: [tag] });
     await create({ title: 'Here draft', websiteIds: [site], status: 'draft' });
@@ -166,7 +167,7 @@ describe('post counters', () => {
   });
 
   it('stay equal to a recount under concurrent writes', async () => {
-    const site = await ctx.services.websites.create({ siteName: 'Three', domain: 'three.test' });
+    const site = await websiteWrites(ctx.services).create({ siteName: 'Three', domain: 'three.test' });
     const tag = await insertTag(ctx.services.database.db, 'Gamma', 'post_tag');
     const posts = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>

@@ -10,6 +10,7 @@ import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { syncOneMenuLink } from '../support/seed.js';
 import { Visitor } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('post page through the website data cache', () => {
   let ctx: TestContext;
@@ -32,7 +33,7 @@ describe('post page through the website data cache', () => {
     ctx = await createTestContext();
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    websiteId = await services.websites.create({ siteName: 'Data', domain: 'data.test' });
+    websiteId = await websiteWrites(services).create({ siteName: 'Data', domain: 'data.test' });
     authorId = (await ctx.createUser({ admin: true })).id;
     await services.accounts.updateProfile(authorId, { name: 'Ada Author', username: 'ada' });
     const tag = await services.tagOps.ensure({
@@ -176,7 +177,7 @@ describe('post page through the website data cache', () => {
   });
 
   it('with enabled_data_cache off, every view reads again', async () => {
-    await ctx.services.websites.update(websiteId, { enabled_data_cache: false });
+    await websiteWrites(ctx.services).update(websiteId, { enabled_data_cache: false });
     try {
       await view();
       await view();
@@ -190,7 +191,7 @@ describe('post page through the website data cache', () => {
         .execute();
       assert.match(await view(), /<h1>Renamed in the database<\/h1>/);
     } finally {
-      await ctx.services.websites.update(websiteId, { enabled_data_cache: true });
+      await websiteWrites(ctx.services).update(websiteId, { enabled_data_cache: true });
     }
   });
 });
@@ -215,7 +216,7 @@ describe('a cached list and a post that goes public by its time', () => {
   before(async () => {
     ctx = await createTestContext({ clock, config: { redisUrl: null } });
     await ctx.services.settings.set(INSTALLED_SETTING, clock.now().toISOString());
-    websiteId = await ctx.services.websites.create({ siteName: 'Due', domain: 'due.test' });
+    websiteId = await websiteWrites(ctx.services).create({ siteName: 'Due', domain: 'due.test' });
     authorId = (await ctx.createUser({ admin: true })).id;
     await ctx.services.posts.create(
       { title: 'Already out', content: '<p>x</p>', websiteIds: [websiteId] },

@@ -9,6 +9,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor, tokenIn } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 /** A multipart body of text fields and files, as a browser sends a form with enctype multipart. */
 function multipart(
@@ -88,7 +89,7 @@ describe('the public post editor: Markdown, preview and thumbnail upload', () =>
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    const site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    const site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     writer = await ctx.createUser();
     await ctx.services.memberships.grant(writer.id, site, 'author');
     admin = await ctx.createUser({ admin: true });

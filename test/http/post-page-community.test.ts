@@ -6,6 +6,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const BROWSER =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
@@ -20,8 +21,8 @@ describe('post page with comments and the click beacon', () => {
       [INSTALLED_SETTING]: new Date().toISOString(),
       comments_moderation: 'none',
     });
-    const websiteId = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    await ctx.services.websites.update(websiteId, { enabled_page_cache: true });
+    const websiteId = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).update(websiteId, { enabled_page_cache: true });
     postId = await insertPost(ctx.services.database.db, {
       title: 'Commented post',
       slug: 'commented-post',

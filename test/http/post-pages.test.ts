@@ -10,6 +10,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost, insertTag, tagPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('deep pages of post lists', () => {
   let ctx: TestContext;
@@ -23,8 +24,8 @@ describe('deep pages of post lists', () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     admin = await ctx.createUser({ admin: true });
-    site = await ctx.services.websites.create({ siteName: 'Pages', domain: 'pages.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Pages', domain: 'pages.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     const { db } = ctx.services.database;
     tag = await insertTag(db, 'Deep', 'post_tag');
     // 47 posts: statuses mixed, timestamps with ties (three posts a minute), some without a publication

@@ -7,6 +7,7 @@ import { PostScheduler } from '../../src/domain/posts/scheduler.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertTag } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface Post {
   id: number;
@@ -194,8 +195,8 @@ describe('cached posts answers are flushed by every change that alters them', ()
   });
 
   it('website bindings: a rebound post moves between the lists of the websites', async () => {
-    const a = await ctx.services.websites.create({ siteName: 'A', domain: `a${++counter}.test` });
-    const b = await ctx.services.websites.create({ siteName: 'B', domain: `b${++counter}.test` });
+    const a = await websiteWrites(ctx.services).create({ siteName: 'A', domain: `a${++counter}.test` });
+    const b = await websiteWrites(ctx.services).create({ siteName: 'B', domain: `b${++counter}.test` });
     const hostOf = async (id: number) => (await ctx.services.websites.find(id))!.domain;
     const [hostA, hostB] = [await hostOf(a), await hostOf(b)];
     const post = await store({ title: unique('Bound'), website_id: [a] });
@@ -207,11 +208,11 @@ describe('cached posts answers are flushed by every change that alters them', ()
   });
 
   it('a deleted website takes the posts bound to it alone out of every answer', async () => {
-    const b = await ctx.services.websites.create({ siteName: 'Gone', domain: `gone${++counter}.test` });
+    const b = await websiteWrites(ctx.services).create({ siteName: 'Gone', domain: `gone${++counter}.test` });
     const post = await store({ title: unique('Only there'), website_id: [b] });
     assert.ok((await titles()).includes(post.title)); // no website context: every post
     assert.equal((await show(post.id)).status, 200);
-    await ctx.services.websites.delete(b);
+    await websiteWrites(ctx.services).delete(b);
     assert.ok(!(await titles()).includes(post.title));
     assert.equal((await show(post.id)).status, 404);
   });

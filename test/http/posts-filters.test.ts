@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost, insertTag, tagPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface ListBody {
   code: number;
@@ -50,8 +51,8 @@ describe('posts list filters', () => {
     await tagPost(db, id.banana, tag.baking);
     await tagPost(db, id.cherry, tag.sweet);
 
-    siteA = await ctx.services.websites.create({ siteName: 'A', domain: 'a.example.test' });
-    siteB = await ctx.services.websites.create({ siteName: 'B', domain: 'b.example.test' });
+    siteA = await websiteWrites(ctx.services).create({ siteName: 'A', domain: 'a.example.test' });
+    siteB = await websiteWrites(ctx.services).create({ siteName: 'B', domain: 'b.example.test' });
     await ctx.services.bindings.sync(db, 'post', id.apple, [siteA]);
     await ctx.services.bindings.sync(db, 'post', id.banana, [siteB]);
   });

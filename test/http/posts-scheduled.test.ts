@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('issue 36 #9: published posts dated in the future are scheduled in API v2', () => {
   let ctx: TestContext;
@@ -19,7 +20,7 @@ describe('issue 36 #9: published posts dated in the future are scheduled in API 
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.enableApi();
-    const site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    const site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     admin = await ctx.createUser({ admin: true });
     editor = await ctx.createUser();
     await ctx.services.memberships.grant(editor.id, site, 'editor');

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertTag } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 type Body = Record<string, unknown> & { data: Record<string, unknown> & { errors?: unknown } };
 
@@ -54,7 +55,7 @@ describe('posts create, update, delete, show', () => {
     admin = await ctx.createUser({ admin: true });
     // The requests' Host (localhost) is a website the user owns: a non-admin writes only on websites
     // they may write to, never global posts (test/http/ownership.test.ts).
-    await ctx.services.websites.create({ siteName: 'Home', domain: 'localhost', userId: user.id });
+    await websiteWrites(ctx.services).create({ siteName: 'Home', domain: 'localhost', userId: user.id });
     newsTag = await insertTag(ctx.services.database.db, 'News', 'post_tag');
     guidesCategory = await insertTag(ctx.services.database.db, 'Guides', 'post_category');
   });
@@ -259,8 +260,8 @@ describe('posts create, update, delete, show', () => {
   });
 
   it('R-P8: website_id binds the post (single, array or comma string); unknown ids are 422 (as an administrator: only they make global posts)', async () => {
-    const a = await ctx.services.websites.create({ siteName: 'A', domain: 'a.example.test' });
-    const b = await ctx.services.websites.create({ siteName: 'B', domain: 'b.example.test' });
+    const a = await websiteWrites(ctx.services).create({ siteName: 'A', domain: 'a.example.test' });
+    const b = await websiteWrites(ctx.services).create({ siteName: 'B', domain: 'b.example.test' });
     const websitesOf = async (id: unknown) =>
       (await ctx.services.bindings.websitesOf('post', [id as number])).get(id as number) ?? [];
 
@@ -483,7 +484,7 @@ describe('posts create, update, delete, show', () => {
       throw new Error('bindings store unavailable');
     };
     try {
-      const website = await ctx.services.websites.create({ siteName: 'C', domain: 'c.example.test' });
+      const website = await websiteWrites(ctx.services).create({ siteName: 'C', domain: 'c.example.test' });
       const response = await store(
         {
           title: { en: 'Half', fr: 'Moitié' },

@@ -12,6 +12,7 @@ import { PREVIEW_DAYS_SETTING } from '../../src/domain/revisions/previews.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('preview links', () => {
   const clock = manualClock(new Date());
@@ -25,8 +26,8 @@ describe('preview links', () => {
     ctx = await createTestContext({ clock });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.enableApi();
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     editor = await ctx.createUser();
     stranger = await ctx.createUser();
     await ctx.services.memberships.grant(editor.id, site, 'editor');

@@ -14,6 +14,7 @@ import { createServices } from '../../src/services.js';
 import type { Services } from '../../src/services.js';
 import { createTestDatabase, testConfig } from '../support/harness.js';
 import type { TestDatabase } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface Captured {
   sql: string;
@@ -38,7 +39,7 @@ describe('query plans of the hot queries (issue 26 #3)', () => {
     });
     await migrate(services.database);
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    websiteId = await services.websites.create({ siteName: 'Plans', domain: 'plans.test' });
+    websiteId = await websiteWrites(services).create({ siteName: 'Plans', domain: 'plans.test' });
     const user = await services.users.create({ name: 'P', email: 'p@example.test', password: 'long enough' });
     token = await services.users.issueToken(user.id);
     ({ secret } = await services.apiKeys.create(user.id, { name: 'plans' }));

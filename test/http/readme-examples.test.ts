@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { listen, servedContext } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const run = promisify(execFile);
 
@@ -35,7 +36,7 @@ describe('README examples', () => {
     ({ ctx, port } = await servedContext());
     await ctx.enableApi();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    const website = await ctx.services.websites.create({ siteName: 'Mine', domain: 'localhost' });
+    const website = await websiteWrites(ctx.services).create({ siteName: 'Mine', domain: 'localhost' });
     admin = await ctx.createUser({ admin: true });
     await ctx.services.posts.create(
       { title: 'Welcome', content: '<p>x</p>', status: 'published', websiteIds: [website] },

@@ -7,6 +7,7 @@ import { REVISIONS_KEEP_SETTING } from '../../src/domain/revisions/revisions.js'
 import { createSiteContext } from '../support/site-context.js';
 import type { SiteContext } from '../support/site-context.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('post revisions', () => {
   let ctx: TestContext;
@@ -172,7 +173,7 @@ describe('post revisions', () => {
   });
 
   it('a restore keeps what still exists and names the tags and websites deleted since', async () => {
-    const gone = await ctx.services.websites.create({ siteName: 'Gone', domain: 'gone-post.test' });
+    const gone = await websiteWrites(ctx.services).create({ siteName: 'Gone', domain: 'gone-post.test' });
     const kept = await ctx.services.tagOps.ensure({
       name: 'Kept',
       type: 'post_tag',

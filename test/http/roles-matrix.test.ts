@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 type Role = 'administrator' | 'site_admin' | 'editor' | 'author' | 'contributor' | 'reader' | 'none';
 type Outcome = 'allowed' | 'refused';
@@ -87,8 +88,8 @@ describe('permission matrix of posts (issue 20)', () => {
     ctx = await createTestContext();
     await ctx.enableApi();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    siteOne = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test' });
-    siteTwo = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test' });
+    siteOne = await websiteWrites(ctx.services).create({ siteName: 'One', domain: 'one.test' });
+    siteTwo = await websiteWrites(ctx.services).create({ siteName: 'Two', domain: 'two.test' });
     stranger = await ctx.createUser();
     await ctx.services.memberships.grant(stranger.id, siteOne, 'author');
     await ctx.services.memberships.grant(stranger.id, siteTwo, 'author');

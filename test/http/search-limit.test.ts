@@ -9,6 +9,7 @@ import { TooManyRequestsError } from '../../src/domain/errors.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('issue 34 #11: searches per client', () => {
   let ctx: TestContext;
@@ -19,7 +20,7 @@ describe('issue 34 #11: searches per client', () => {
     ctx = await createTestContext();
     await ctx.enableApi();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    const website = await ctx.services.websites.create({ siteName: 'Search', domain: 'search.test' });
+    const website = await websiteWrites(ctx.services).create({ siteName: 'Search', domain: 'search.test' });
     user = await ctx.createUser();
     contentKey = (
       await ctx.services.apiKeys.create(user.id, { name: 'build', websiteIds: [website], contentOnly: true })

@@ -9,6 +9,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { dialectOf, highlightExcerpt, planTerms } from '../../src/domain/posts/search.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface ListBody {
   data: { data: Array<{ id: number; title: string }> };
@@ -47,7 +48,7 @@ describe('full-text search (issue 40 #2)', () => {
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await services.settings.set('supported_locales', 'en,fr,zh-TW,ja');
-    await services.websites.create({ siteName: 'Search', domain: 'search.test' });
+    await websiteWrites(services).create({ siteName: 'Search', domain: 'search.test' });
     user = await ctx.createUser({ admin: true });
     const create = async (key: string, fields: Record<string, unknown>, minute: number) => {
       const response = await v1('/store', {

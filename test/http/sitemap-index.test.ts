@@ -10,6 +10,7 @@ import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertTag } from '../support/seed.js';
 import { validateSitemap } from '../support/sitemaps.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('sitemaps split into files', () => {
   let ctx: TestContext;
@@ -27,7 +28,7 @@ describe('sitemaps split into files', () => {
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await services.settings.set('supported_locales', 'en,fr');
-    websiteId = await services.websites.create({ siteName: 'Maps', domain: 'maps.test' });
+    websiteId = await websiteWrites(services).create({ siteName: 'Maps', domain: 'maps.test' });
     const db = services.database.db;
     const start = Date.parse('2026-01-01T00:00:00Z');
     const rows = [];
@@ -156,7 +157,7 @@ describe('sitemaps split into files', () => {
       const cached = await Promise.all(
         [1, 2, 3].map(async (n) => (await get(`/sitemap/posts?page=${n}`)).body),
       );
-      await services.websites.update(websiteId, { enabled_data_cache: false });
+      await websiteWrites(services).update(websiteId, { enabled_data_cache: false });
       const read = chunks;
       await get('/sitemap/posts?page=1');
       await get('/sitemap/posts?page=1');
@@ -167,7 +168,7 @@ describe('sitemaps split into files', () => {
         assert.equal(streamed.statusCode, 200);
         assert.equal(streamed.body, body, `file ${n + 1}`);
       }
-      await services.websites.update(websiteId, { enabled_data_cache: true });
+      await websiteWrites(services).update(websiteId, { enabled_data_cache: true });
       await services.postOps.delete(adminActor, String(created.id));
     } finally {
       services.publicPosts.sitemap = sitemap;

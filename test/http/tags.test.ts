@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createTestContext, usingPostgres } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const DISABLED = { status: 403, message: 'API access is disabled' };
 const INVALID_TOKEN = { status: 'fail', message: 'Invalid token' };
@@ -220,8 +221,14 @@ describe('tags API', () => {
     });
 
     it('rule 5: website_id as integer, array or comma string; invalid and unknown ids are ignored', async () => {
-      const w1 = await ctx.services.websites.create({ siteName: 'One', domain: `one-${Date.now()}.test` });
-      const w2 = await ctx.services.websites.create({ siteName: 'Two', domain: `two-${Date.now()}.test` });
+      const w1 = await websiteWrites(ctx.services).create({
+        siteName: 'One',
+        domain: `one-${Date.now()}.test`,
+      });
+      const w2 = await websiteWrites(ctx.services).create({
+        siteName: 'Two',
+        domain: `two-${Date.now()}.test`,
+      });
       const cases: [unknown, number[]][] = [
         [w1, [w1]],
         [String(w2), [w2]],
@@ -243,7 +250,7 @@ describe('tags API', () => {
     });
 
     it('R-Tg4: website bindings apply on a duplicate update too', async () => {
-      const w1 = await ctx.services.websites.create({
+      const w1 = await websiteWrites(ctx.services).create({
         siteName: 'Three',
         domain: `three-${Date.now()}.test`,
       });

@@ -11,6 +11,7 @@ import { THEMES_DIR } from '../../src/frontend/themes.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const ASSETS = path.join(THEMES_DIR, 'default', 'assets');
 const hashOf = (file: string) =>
@@ -34,7 +35,7 @@ describe('issue 36 #4: theme assets are versioned by content and cached immutabl
   before(async () => {
     ctx = await createTestContext();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
+    await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     await insertPost(ctx.services.database.db, {
       title: 'Commented post',
       slug: 'commented-post',

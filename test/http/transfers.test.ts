@@ -14,6 +14,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const WXR = path.resolve('test/fixtures/wordpress/wxr-1.2.xml');
 
@@ -44,8 +45,8 @@ describe('exports and imports through API v2 (transfers)', () => {
     ctx = await createTestContext();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-transfers-'));
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Club', domain: 'club.test' });
-    target = await ctx.services.websites.create({ siteName: 'Garden', domain: 'garden.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Club', domain: 'club.test' });
+    target = await websiteWrites(ctx.services).create({ siteName: 'Garden', domain: 'garden.test' });
     admin = await ctx.createUser({ admin: true });
     siteAdmin = await ctx.createUser();
     author = await ctx.createUser();

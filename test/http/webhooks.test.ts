@@ -19,6 +19,7 @@ import { WEBHOOK_ALLOWED_HOSTS_SETTING, WEBHOOK_MAX_ATTEMPTS } from '../../src/d
 import { createServices } from '../../src/services.js';
 import { createTestContext, manualClock, testConfig, usingPostgres } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -79,8 +80,8 @@ describe('webhooks', () => {
   before(async () => {
     ctx = await createTestContext({ clock });
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    site = await ctx.services.websites.create({ siteName: 'Club', domain: 'club.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Club', domain: 'club.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     admin = await ctx.createUser({ admin: true });
     siteAdmin = await ctx.createUser();
     editor = await ctx.createUser();

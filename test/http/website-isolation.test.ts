@@ -8,6 +8,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { Visitor } from '../support/visitor.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('websites kept apart (issue 34)', () => {
   let ctx: TestContext;
@@ -47,8 +48,8 @@ describe('websites kept apart (issue 34)', () => {
     await ctx.enableApi();
     await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
     await ctx.services.settings.set('enable_registration', '1');
-    site1 = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test' });
-    site2 = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test' });
+    site1 = await websiteWrites(ctx.services).create({ siteName: 'One', domain: 'one.test' });
+    site2 = await websiteWrites(ctx.services).create({ siteName: 'Two', domain: 'two.test' });
     admin = await ctx.createUser({ admin: true });
     for (const [name, role, site] of [
       ['editor1', 'editor', site1],
@@ -98,7 +99,7 @@ describe('websites kept apart (issue 34)', () => {
   });
 
   it('#3: a key whose websites are all deleted stops working (it never becomes a key of every website)', async () => {
-    const doomed = await ctx.services.websites.create({ siteName: 'Doomed', domain: 'doomed.test' });
+    const doomed = await websiteWrites(ctx.services).create({ siteName: 'Doomed', domain: 'doomed.test' });
     const { secret } = await ctx.services.apiKeys.create(admin.id, { name: 'doomed', websiteIds: [doomed] });
     assert.equal((await v2(secret, 'GET', '/posts', undefined, 'doomed.test')).statusCode, 200);
     assert.equal((await v2(secret, 'GET', '/settings')).statusCode, 403);

@@ -4,6 +4,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const DISABLED = { status: 403, message: 'API access is disabled' };
 const ADMIN_REQUIRED = { status: 'fail', message: 'Admin access required' };
@@ -119,7 +120,7 @@ describe('websites API', () => {
 
     it('issue 21 #12: a site owner cannot claim an IP address, localhost or a special-use name; an admin can', async () => {
       const mine = await store('claims.test');
-      await ctx.services.websites.update(mine.id, { user_id: owner.id });
+      await websiteWrites(ctx.services).update(mine.id, { user_id: owner.id });
       for (const domain of [
         '127.0.0.1',
         '127.1',

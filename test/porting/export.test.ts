@@ -16,6 +16,7 @@ import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
 import { readWhole } from '../support/archive.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('folio export', () => {
   let ctx: TestContext;
@@ -31,7 +32,7 @@ describe('folio export', () => {
     const installation = await installIfNeeded(faceServices(ctx.services));
     assert.ok(installation);
     siteOne = installation.websiteId;
-    siteTwo = await ctx.services.websites.create({ siteName: 'Second', domain: 'two.example.test' });
+    siteTwo = await websiteWrites(ctx.services).create({ siteName: 'Second', domain: 'two.example.test' });
     const db = ctx.services.database.db;
     onlyOnTwo = await insertPost(db, { title: 'Only on two' });
     onlyOnOne = await insertPost(db, { title: 'Only on one' });

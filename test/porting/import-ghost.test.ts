@@ -17,6 +17,7 @@ import { isPublicAddress } from '../../src/domain/safe-fetch.js';
 import { installIfNeeded } from '../../src/setup/install.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/ghost/ghost-5.json', import.meta.url));
 
@@ -168,7 +169,7 @@ describe('folio import (Ghost JSON)', () => {
     ctx.services.fetcher.setAddressPolicy((address) => address === '127.0.0.1');
     try {
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const site = await ctx.services.websites.create({ siteName: 'Sea', domain: 'sea.example.test' });
+      const site = await websiteWrites(ctx.services).create({ siteName: 'Sea', domain: 'sea.example.test' });
       const report = await ctx.services.ghostImporter.import(INSTALLATION_OPERATOR, FIXTURE, {
         websiteId: site,
         dryRun: false,

@@ -18,6 +18,7 @@ import { installIfNeeded } from '../../src/setup/install.js';
 import { createTestContext, createTestDatabase, testConfig, usingPostgres } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { readWhole } from '../support/archive.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const POSTGRES = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -141,7 +142,10 @@ describe('export -> import round trip across SQLite and PostgreSQL', () => {
     assert.ok(installation);
     const admin = (await services.users.findByEmail(installation.email))!;
     const writer = await ctx.createUser();
-    const second = await services.websites.create({ siteName: 'Second', domain: 'second.example.test' });
+    const second = await websiteWrites(services).create({
+      siteName: 'Second',
+      domain: 'second.example.test',
+    });
     await services.memberOps.grant(INSTALLATION_OPERATOR, second, writer.id, { role: 'author' });
     const actor = { userId: admin.id, isAdmin: true, websiteId: installation.websiteId };
     const png = await sharp({ create: { width: 12, height: 8, channels: 3, background: '#36c' } })

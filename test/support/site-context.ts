@@ -5,6 +5,7 @@ import type { SiteRole } from '../../src/domain/people/memberships.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext } from './harness.js';
 import type { ContextOptions, TestContext, TestUser } from './harness.js';
+import { websiteWrites } from './website-writes.js';
 
 export interface SiteContextOptions extends ContextOptions {
   /** The website's domain (default `site.test`). */
@@ -44,7 +45,7 @@ export async function createSiteContext(options: SiteContextOptions = {}): Promi
   const ctx = await createTestContext(contextOptions);
   await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());
   if (apiV1) await ctx.enableApi();
-  const site = await ctx.services.websites.create({ siteName: 'Site', domain });
+  const site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain });
   const admin = await ctx.createUser({ admin: true });
   const users: Record<string, TestUser> = {};
   for (const [name, role] of Object.entries(roles)) {

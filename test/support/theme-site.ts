@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { REGISTRATION_SETTING } from '../../src/domain/people/accounts.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import type { TestContext } from './harness.js';
+import { websiteWrites } from './website-writes.js';
 
 export interface ThemeSite {
   websiteId: number;
@@ -46,8 +47,10 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
   const { services } = ctx;
   await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
   await services.settings.set(REGISTRATION_SETTING, '1');
-  const websiteId = await services.websites.create({ siteName: 'Field Notes', domain });
-  await services.websites.update(websiteId, { site_slogan: 'Short essays on cats, code and quiet mornings' });
+  const websiteId = await websiteWrites(services).create({ siteName: 'Field Notes', domain });
+  await websiteWrites(services).update(websiteId, {
+    site_slogan: 'Short essays on cats, code and quiet mornings',
+  });
   const adminEmail = `ada@${domain}`;
   const password = 'correct horse battery';
   const admin = await services.users.create({
@@ -69,7 +72,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
       },
     },
   );
-  await services.websites.update(websiteId, { site_cover: cover!.url });
+  await websiteWrites(services).update(websiteId, { site_cover: cover!.url });
   const tag = async (name: string, type: string) =>
     (await services.tagOps.ensure({ name, type, updateWhenDuplicated: false, defaultLocale: 'en' })).tag;
   const cats = await tag('Cats', 'post_tag');

@@ -5,6 +5,7 @@ import { InputError } from '../../src/domain/errors.js';
 import { hashToken } from '../../src/domain/people/users.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('API keys', () => {
   const clock = manualClock(new Date('2026-03-01T00:00:00.000Z'));
@@ -14,7 +15,7 @@ describe('API keys', () => {
 
   it('creates a key shown once and stored as its SHA-256 only, scoped to websites', async () => {
     const user = await ctx.createUser();
-    const site = await ctx.services.websites.create({ siteName: 'Keys', domain: 'keys.test' });
+    const site = await websiteWrites(ctx.services).create({ siteName: 'Keys', domain: 'keys.test' });
     const { key, secret } = await ctx.services.apiKeys.create(user.id, {
       name: ' Build server ',
       websiteIds: [site, site],

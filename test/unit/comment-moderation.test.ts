@@ -7,6 +7,7 @@ import { InputError } from '../../src/domain/errors.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('comment moderation', () => {
   let ctx: TestContext;
@@ -46,8 +47,8 @@ describe('comment moderation', () => {
     ctx = await createTestContext();
     ctx.services.changes.subscribe(async (change) => void announced.push(change));
     const { db } = ctx.services.database;
-    siteId = await ctx.services.websites.create({ siteName: 'A', domain: 'mod-a.test' });
-    otherSite = await ctx.services.websites.create({ siteName: 'B', domain: 'mod-b.test' });
+    siteId = await websiteWrites(ctx.services).create({ siteName: 'A', domain: 'mod-a.test' });
+    otherSite = await websiteWrites(ctx.services).create({ siteName: 'B', domain: 'mod-b.test' });
     onSite = await insertPost(db, { title: 'On site' });
     global = await insertPost(db, { title: 'Everywhere' });
     elsewhere = await insertPost(db, { title: 'Elsewhere' });

@@ -8,6 +8,7 @@ import { faceServices } from '../../src/services.js';
 import type { FaceServices } from '../../src/services.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 /** Never called: it only has to compile (or, on the marked lines, not to). */
 function unreachableFromAFace(faces: FaceServices): unknown[] {
@@ -51,7 +52,7 @@ describe('FaceServices: what a face receives', () => {
   it('offers the operations and queries of the same services, live', async () => {
     assert.equal(typeof unreachableFromAFace, 'function');
     const faces = faceServices(ctx.services);
-    const site = await ctx.services.websites.create({ siteName: 'Face', domain: 'face.example' });
+    const site = await websiteWrites(ctx.services).create({ siteName: 'Face', domain: 'face.example' });
     assert.equal((await faces.websiteLookup.resolveHost('face.example'))?.id, site);
     assert.equal(await faces.websiteLookup.findIdByDomain('face.example'), site);
     // The operations are the services' own objects, not copies.

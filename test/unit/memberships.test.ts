@@ -8,6 +8,7 @@ import { roleAtLeast } from '../../src/domain/people/memberships.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('memberships: roles per website', () => {
   let ctx: TestContext;
@@ -15,7 +16,7 @@ describe('memberships: roles per website', () => {
   after(() => ctx.close());
 
   async function website(domain: string, userId: number | null = null): Promise<number> {
-    return ctx.services.websites.create({ siteName: domain, domain, userId: userId ?? undefined });
+    return websiteWrites(ctx.services).create({ siteName: domain, domain, userId: userId ?? undefined });
   }
 
   it('grants, replaces and revokes a role; refuses unknown roles and websites', async () => {

@@ -10,6 +10,7 @@ import { actorOfCredential, INSTALLATION_OPERATOR, POLICY_ACTIONS } from '../../
 import type { Actor, PolicyAction, PolicyActions } from '../../src/domain/policy.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 /** The columns of the matrix, in order. */
 const CALLERS = [
@@ -256,8 +257,8 @@ describe('the policy as one table: every action for every caller (issue 35 #2)',
   before(async () => {
     ctx = await createTestContext();
     const { services } = ctx;
-    site1 = await services.websites.create({ siteName: 'One', domain: 'one.test' });
-    site2 = await services.websites.create({ siteName: 'Two', domain: 'two.test' });
+    site1 = await websiteWrites(services).create({ siteName: 'One', domain: 'one.test' });
+    site2 = await websiteWrites(services).create({ siteName: 'Two', domain: 'two.test' });
     writer = (await ctx.createUser()).id;
     await services.memberships.grant(writer, site1, 'author');
     await services.memberships.grant(writer, site2, 'author');

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { postWrites } from '../support/post-writes.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 describe('public list totals (cached, flushed by changes)', () => {
   let ctx: TestContext;
@@ -14,8 +15,8 @@ describe('public list totals (cached, flushed by changes)', () => {
 
   before(async () => {
     ctx = await createTestContext();
-    site = await ctx.services.websites.create({ siteName: 'Site', domain: 'site.test' });
-    other = await ctx.services.websites.create({ siteName: 'Other', domain: 'other.test' });
+    site = await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
+    other = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
   });
   after(() => ctx.close());
 

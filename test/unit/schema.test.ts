@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTestContext, createTestDatabase } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
 import { insertPost } from '../support/seed.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const run = promisify(execFile);
 
@@ -34,8 +35,8 @@ describe('schema constraints', () => {
 
   it('a domain belongs to one website, and a website has one primary domain', async () => {
     const { db } = ctx.services.database;
-    const first = await ctx.services.websites.create({ siteName: 'One', domain: 'one.test' });
-    const second = await ctx.services.websites.create({ siteName: 'Two', domain: 'two.test' });
+    const first = await websiteWrites(ctx.services).create({ siteName: 'One', domain: 'one.test' });
+    const second = await websiteWrites(ctx.services).create({ siteName: 'Two', domain: 'two.test' });
     await assert.rejects(
       db
         .insertInto('domains')

@@ -11,6 +11,7 @@ import { resolveParents } from '../../src/domain/menus/store.js';
 import type { MenuItemInput } from '../../src/domain/menus/store.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
 
 const ONE_LOCALE: LocaleSettings = { defaultLocale: 'en', supported: ['en'], localized: false };
 
@@ -207,7 +208,10 @@ describe('tags, menus and pages services', () => {
 
   it('menu sync: a failure in the middle of the transaction rolls back the delete and the inserts', async () => {
     const { menus, pages } = ctx.services;
-    const site = await ctx.services.websites.create({ siteName: 'Tx', domain: `tx-${Date.now()}.test` });
+    const site = await websiteWrites(ctx.services).create({
+      siteName: 'Tx',
+      domain: `tx-${Date.now()}.test`,
+    });
     const page = await pages.create({ title: 'Page for tx' });
     const old = [
       item({ order: 1, name: 'Old 1' }),
@@ -257,7 +261,7 @@ describe('tags, menus and pages services', () => {
   });
 
   it('menu sync refuses unresolvable parents before touching anything', async () => {
-    const site = await ctx.services.websites.create({ siteName: 'P', domain: `p-${Date.now()}.test` });
+    const site = await websiteWrites(ctx.services).create({ siteName: 'P', domain: `p-${Date.now()}.test` });
     await ctx.services.menus.sync(site, [item({ name: 'Keep' })], { locales: ONE_LOCALE });
     await assert.rejects(
       ctx.services.menus.sync(site, [item({ parentPageId: 4 })], { locales: ONE_LOCALE }),
@@ -269,8 +273,11 @@ describe('tags, menus and pages services', () => {
 
   it('pages: translations, unique slugs, website visibility, publication and soft delete', async () => {
     const { pages } = ctx.services;
-    const site = await ctx.services.websites.create({ siteName: 'Pg', domain: `pg-${Date.now()}.test` });
-    const elsewhere = await ctx.services.websites.create({
+    const site = await websiteWrites(ctx.services).create({
+      siteName: 'Pg',
+      domain: `pg-${Date.now()}.test`,
+    });
+    const elsewhere = await websiteWrites(ctx.services).create({
       siteName: 'Pg2',
       domain: `pg2-${Date.now()}.test`,
     });

@@ -4,6 +4,7 @@
 // admins) and every write is audited. Input is parsed by each face (API v1's schemas keep the spec's
 // messages and order of checks, R-A7); the rules on domains live in websites.ts.
 import { recordWrite } from '../system/audit.js';
+import type { ContentChanges } from '../changes.js';
 import type { OperationRunner } from '../run.js';
 import type { AuditLog } from '../system/audit.js';
 import type { DomainCheck, DomainChecker } from './domain-check.js';
@@ -34,6 +35,7 @@ export class WebsiteOperations {
     private readonly websites: WebsitesService,
     private readonly policy: Policy,
     private readonly runner: OperationRunner,
+    private readonly changes: ContentChanges,
     private readonly audit?: AuditLog,
     private readonly extras?: {
       deleting?: WebsiteDeleteDeps;
@@ -118,6 +120,7 @@ export class WebsiteOperations {
     return this.runner.run(async () => {
       if (!(await this.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
       const id = await this.websites.create(input);
+      await this.announce(id, true);
       await this.audited(actor, 'website.create', id, input);
       return this.show(actor, id);
     });
@@ -134,13 +137,14 @@ export class WebsiteOperations {
       ) {
         throw new InputError('user_id', 'The selected user id is invalid.');
       }
-      await this.show(actor, id);
+      const current = await this.show(actor, id);
       // Code that runs on every page, and who owns the website, are the administrators' (R-W6).
       if (!managesCode && ADMIN_ONLY_WEBSITE_FIELDS.some((field) => patch[field] !== undefined)) {
         throw new ForbiddenError();
       }
       if (patch.domain !== undefined) this.policy.requireDomainClaim(actor, patch.domain);
       const website = await this.websites.update(id, patch);
+      await this.announce(id, website.domain !== current.domain);
       await this.audited(actor, 'website.update', id, patch);
       return website;
     });
@@ -158,6 +162,7 @@ export class WebsiteOperations {
       );
       // After the commit: a failed transaction never loses a file a row still names.
       if (files.length > 0) scope.afterCommit(() => deleting?.media.removeFiles(files));
+      await this.announce(id, true);
       await this.audited(actor, 'website.delete', id, usage);
     });
   }
@@ -167,7 +172,10 @@ export class WebsiteOperations {
       await this.show(actor, id);
       this.policy.requireDomainClaim(actor, domain);
       const result = await this.websites.addDomain(id, domain);
-      if (result.outcome === 'created') await this.audited(actor, 'website.add_domain', id, { domain });
+      if (result.outcome === 'created') {
+        await this.announce(id, true);
+        await this.audited(actor, 'website.add_domain', id, { domain });
+      }
       return result;
     });
   }
@@ -176,9 +184,15 @@ export class WebsiteOperations {
     return this.runner.run(async () => {
       await this.show(actor, id);
       const result = await this.websites.removeDomain(id, domain);
+      await this.announce(id, true);
       await this.audited(actor, 'website.remove_domain', id, { domain });
       return result;
     });
+  }
+
+  /** Every website write is announced here (the caches of its pages and of the hosts listen). */
+  private announce(id: number, domainsChanged: boolean): Promise<void> {
+    return this.changes.announce({ kind: 'website', id, domainsChanged });
   }
 
   private audited(actor: Actor, action: string, id: number, input?: unknown): Promise<void> {

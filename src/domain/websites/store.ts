@@ -7,7 +7,6 @@ import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely'
 import type { Cache } from '../../cache/cache.js';
 import { NearCache } from '../../cache/near-cache.js';
 import { memoized } from '../../lib/memo.js';
-import type { ContentChanges } from '../changes.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, WebsitesTable } from '../../db/schema.js';
@@ -205,7 +204,6 @@ export class WebsitesService {
     private readonly cache: Cache,
     private readonly translations: TranslationsService,
     private readonly defaultLocale: () => Promise<string>,
-    private readonly changes?: ContentChanges,
   ) {
     this.hosts = new NearCache(cache);
   }
@@ -240,7 +238,6 @@ export class WebsitesService {
         return website.id;
       }),
     );
-    await this.changed(id, true);
     return id;
   }
 
@@ -363,7 +360,6 @@ export class WebsitesService {
         }
       }),
     );
-    await this.changed(id, domain !== undefined && domain !== current.domain);
     const updated = await this.find(id);
     if (!updated) throw new NotFoundError('Website not found');
     return updated;
@@ -455,7 +451,6 @@ export class WebsitesService {
       return Number(result.numDeletedRows) > 0 ? files : null;
     });
     if (!deleted) throw new NotFoundError('Website not found');
-    await this.changed(id, true);
     return deleted;
   }
 
@@ -481,7 +476,6 @@ export class WebsitesService {
         .returning('id')
         .executeTakeFirstOrThrow(),
     );
-    await this.changed(id, true);
     return { outcome: 'created', aliasId: row.id, domain };
   }
 
@@ -516,7 +510,6 @@ export class WebsitesService {
         .execute();
       return { removed: domain, primary: promoted.domain };
     });
-    await this.changed(id, true);
     return result;
   }
 
@@ -553,10 +546,6 @@ export class WebsitesService {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirst();
     return Number(row?.n ?? 0);
-  }
-
-  private async changed(id: number, domainsChanged: boolean): Promise<void> {
-    await this.changes?.announce({ kind: 'website', id, domainsChanged });
   }
 
   /** WHERE the website is owned by the user or bound to them (model type `user`). */
