@@ -24,6 +24,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 const HOST = 'editor.test';
 const ZONE = 'Asia/Taipei'; // UTC+8 all year: the schedule typed there is 8 hours ahead of UTC
@@ -185,7 +186,7 @@ describe(
     });
 
     it('two editors save the same post: the second is told, then keeps theirs knowingly', async () => {
-      const post = await ctx.services.posts.create(
+      const post = await postWrites(ctx.services).create(
         { title: 'Shared post', content: '<p>Body</p>', status: 'published', websiteIds: [site] },
         { userId: editor.id, isAdmin: false },
       );

@@ -23,6 +23,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 const HOST = 'desk-i18n.test';
 
@@ -118,12 +119,12 @@ describe(
       await ctx.services.accounts.chooseLanguage(taiwanese.id, { language: 'zh_TW' });
       await ctx.services.accounts.chooseLanguage(japanese.id, { language: 'ja' });
       const writer = { userId: taiwanese.id, isAdmin: true };
-      const draft = await ctx.services.posts.create(
+      const draft = await postWrites(ctx.services).create(
         { title: '颱風過後的港口', content: '<p>漁船陸續回港。</p>', status: 'draft', websiteIds: [site] },
         writer,
       );
       draftId = draft.id;
-      await ctx.services.posts.create(
+      await postWrites(ctx.services).create(
         {
           title: '秋天的燈塔',
           content: '<p>燈塔重新開放參觀。</p>',

@@ -19,6 +19,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 describe(
   'admin panel in the editor\u2019s language (Chromium)',
@@ -42,11 +43,11 @@ describe(
       for (const user of [chosen, guessed]) await ctx.services.memberships.grant(user.id, site, 'editor');
       await ctx.services.accounts.chooseLanguage(chosen.id, { language: 'zh_CN' });
       const writer = { userId: chosen.id, isAdmin: false };
-      await ctx.services.posts.create(
+      await postWrites(ctx.services).create(
         { title: 'A draft', content: 'x', status: 'draft', websiteIds: [site] },
         writer,
       );
-      await ctx.services.posts.create(
+      await postWrites(ctx.services).create(
         { title: 'Published', content: 'x', status: 'published', websiteIds: [site] },
         writer,
       );

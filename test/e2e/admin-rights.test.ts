@@ -21,6 +21,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 describe(
   'admin panel: only what the policy allows (Chromium)',
@@ -47,13 +48,13 @@ describe(
       await ctx.services.memberships.grant(author.id, site, 'author');
       await ctx.services.memberships.grant(editor.id, site, 'editor');
       theirs = (
-        await ctx.services.posts.create(
+        await postWrites(ctx.services).create(
           { title: 'The editor’s post', content: '<p>x</p>', status: 'published', websiteIds: [site] },
           { userId: editor.id, isAdmin: false },
         )
       ).id;
       mine = (
-        await ctx.services.posts.create(
+        await postWrites(ctx.services).create(
           { title: 'My own post', content: '<p>x</p>', status: 'published', websiteIds: [site] },
           { userId: author.id, isAdmin: false },
         )

@@ -23,6 +23,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 describe(
   'admin panel: everyday use (Chromium)',
@@ -49,19 +50,19 @@ describe(
       await ctx.services.memberships.grant(editor.id, site, 'editor');
       const writer = { userId: editor.id, isAdmin: false };
       draft = (
-        await ctx.services.posts.create(
+        await postWrites(ctx.services).create(
           { title: 'Half written', content: '<p>one two three</p>', status: 'draft', websiteIds: [site] },
           writer,
         )
       ).id;
       published = (
-        await ctx.services.posts.create(
+        await postWrites(ctx.services).create(
           { title: 'Out there', content: '<p>x</p>', status: 'published', websiteIds: [site] },
           writer,
         )
       ).id;
       for (let n = 1; n <= 2; n++) {
-        await ctx.services.posts.create(
+        await postWrites(ctx.services).create(
           { title: `Older ${n}`, content: '<p>x</p>', status: 'published', websiteIds: [site] },
           writer,
         );
@@ -143,7 +144,7 @@ describe(
 
     it('issue 40: a search lists the best match first (title above text), and another order can be chosen', async () => {
       const writer = { userId: editor.id, isAdmin: false };
-      const titled = await ctx.services.posts.create(
+      const titled = await postWrites(ctx.services).create(
         {
           title: 'Harbour lights',
           content: '<p>Boats at night.</p>',
@@ -153,7 +154,7 @@ describe(
         writer,
       );
       // Written later: the latest-updated order puts it first, the best match second.
-      const mentioned = await ctx.services.posts.create(
+      const mentioned = await postWrites(ctx.services).create(
         {
           title: 'Notes from the coast',
           content: '<p>We walked past the harbour twice.</p>',

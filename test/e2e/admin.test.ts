@@ -21,6 +21,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 describe(
   'admin panel: posts (Chromium)',
@@ -42,12 +43,12 @@ describe(
       await ctx.services.memberships.grant(editor.id, site, 'editor');
       const writer = { userId: editor.id, isAdmin: false };
       for (let n = 1; n <= 3; n++) {
-        await ctx.services.posts.create(
+        await postWrites(ctx.services).create(
           { title: `Published ${n}`, content: 'x', status: 'published', websiteIds: [site] },
           writer,
         );
       }
-      await ctx.services.posts.create(
+      await postWrites(ctx.services).create(
         { title: 'A draft', content: 'x', status: 'draft', websiteIds: [site] },
         writer,
       );
@@ -57,7 +58,7 @@ describe(
         updateWhenDuplicated: false,
         defaultLocale: 'en',
       });
-      const commented = await ctx.services.posts.create(
+      const commented = await postWrites(ctx.services).create(
         { title: 'Commented', content: 'x', status: 'published', websiteIds: [site], categories: [notes.id] },
         writer,
       );
@@ -190,7 +191,7 @@ describe(
       const site = (await ctx.services.websites.findIdByDomain('desk.test'))!;
       const nameOf = async (id: number) => (await ctx.services.users.findById(id))!.name;
       await ctx.services.memberships.grant(guest.id, site, 'author');
-      await ctx.services.posts.create(
+      await postWrites(ctx.services).create(
         { title: 'By a guest', content: 'x', status: 'published', websiteIds: [site] },
         { userId: guest.id, isAdmin: false },
       );

@@ -22,6 +22,7 @@ import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
 import { skipUnless } from '../support/requirements.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 const HOST = 'harbour-locales.test';
 const catalogue = (locale: string): Record<string, string> =>
@@ -147,7 +148,7 @@ describe(
         isAdmin: true,
         username: 'mei',
       });
-      await services.posts.create(
+      await postWrites(services).create(
         {
           title: {
             en: 'The harbour after the typhoon',

@@ -17,6 +17,7 @@ import { coverImage } from '../support/theme-site.js';
 import type { RunningServer } from '../support/browser.js';
 import type { TestContext } from '../support/harness.js';
 import { websiteWrites } from '../support/website-writes.js';
+import { postWrites } from '../support/post-writes.js';
 
 /** axe-core's serious and critical violations of the page as it is shown now. */
 describe(
@@ -54,7 +55,7 @@ describe(
       const notes = await tag('Notes', 'post_category');
       const actor = { userId: admin.id, isAdmin: true };
       const now = Date.now();
-      await services.posts.create(
+      await postWrites(services).create(
         {
           title: 'Why cats sleep all day',
           content:
@@ -67,7 +68,7 @@ describe(
         },
         actor,
       );
-      await services.posts.create(
+      await postWrites(services).create(
         {
           title: 'Writing tests that fail',
           content: '<p>A test that cannot fail tells you nothing.</p>',
@@ -88,7 +89,7 @@ describe(
         { files: { filename: 'dawn.jpg', data: await coverImage(2400, 1000), truncated: false } },
       );
       await websiteWrites(services).update(harbour, { site_cover: photo!.url });
-      await services.posts.create(
+      await postWrites(services).create(
         {
           title: 'Mending nets at low tide',
           content: '<p>The tide gives the menders two hours.</p>',

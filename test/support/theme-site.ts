@@ -6,6 +6,7 @@ import { REGISTRATION_SETTING } from '../../src/domain/people/accounts.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import type { TestContext } from './harness.js';
 import { websiteWrites } from './website-writes.js';
+import { postWrites } from './post-writes.js';
 
 export interface ThemeSite {
   websiteId: number;
@@ -79,7 +80,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
   const notes = await tag('Notes', 'post_category');
   const now = Date.now();
   const content = PARAGRAPHS.map((text) => `<p>${text}</p>`).join('<h2>Why it matters</h2>');
-  const first = await services.posts.create(
+  const first = await postWrites(services).create(
     {
       title: 'Why cats sleep all day',
       slug: 'why-cats-sleep',
@@ -93,7 +94,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
     },
     actor,
   );
-  await services.posts.create(
+  await postWrites(services).create(
     {
       title: 'Writing tests that fail',
       slug: 'tests-that-fail',
@@ -108,7 +109,7 @@ export async function seedThemeSite(ctx: TestContext, domain: string): Promise<T
     },
     actor,
   );
-  await services.posts.create(
+  await postWrites(services).create(
     {
       title: 'A quiet morning routine',
       slug: 'quiet-mornings',
