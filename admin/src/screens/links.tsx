@@ -1,72 +1,61 @@
 // The links directory: the website's links with their categories and outbound clicks, page by page;
 // add one (name, address, description, categories by name: missing ones are created), or delete one.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/schema.js';
 import { api } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
 import { t } from '../i18n.js';
 import { Notices, Pager } from '../widgets.js';
 
 type Link = components['schemas']['Link'];
 
 export function LinksScreen() {
-  const [links, setLinks] = useState<Link[] | null>(null);
   const [page, setPage] = useState(1);
-  const [pages, setPages] = useState(1);
-  const [reloads, setReloads] = useState(0);
-  const [form, setForm] = useState({ name: '', url: '', description: '', categories: '' });
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-
-  useEffect(() => {
-    void api
-      .GET('/api/v2/links', { params: { query: { page, per_page: 25 } } })
-      .then(({ data, error: problem }) => {
-        if (problem) return setError(problem.detail ?? problem.title);
-        setLinks(data.data);
-        setPages(data.meta.pagination.total_pages);
-      });
-  }, [page, reloads]);
-
-  const add = async (event: Event) => {
-    event.preventDefault();
-    setError('');
-    const categories = form.categories
+  const list = useResource(
+    () => api.GET('/api/v2/links', { params: { query: { page, per_page: 25 } } }),
+    [page],
+  );
+  const links: Link[] | null = list.data?.data ?? null;
+  const pages = list.data?.meta.pagination.total_pages ?? 1;
+  const form = useForm({ name: '', url: '', description: '', categories: '' }, async (values) => {
+    const categories = values.categories
       .split(',')
       .map((name) => name.trim())
       .filter((name) => name !== '');
     const { error: problem } = await api.POST('/api/v2/links', {
       body: {
-        name: form.name.trim(),
-        url: form.url.trim(),
-        ...(form.description.trim() ? { description: form.description.trim() } : {}),
+        name: values.name.trim(),
+        url: values.url.trim(),
+        ...(values.description.trim() ? { description: values.description.trim() } : {}),
         ...(categories.length ? { categories } : {}),
       },
     });
     if (problem)
-      return setError(Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title);
-    setNotice(t('links.added', { name: form.name.trim() }));
-    setForm({ name: '', url: '', description: '', categories: '' });
+      return { error: Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title };
+    form.reset();
     setPage(1);
-    setReloads((n) => n + 1);
-  };
+    list.reload();
+    return t('links.added', { name: values.name.trim() });
+  });
   const remove = async (link: Link) => {
     if (!confirm(t('links.delete.confirm', { name: link.name }))) return;
     const { error: problem } = await api.DELETE('/api/v2/links/{id}', {
       params: { path: { id: String(link.id) } },
     });
-    if (problem) return setError(problem.detail ?? problem.title);
-    setNotice(t('links.deleted', { name: link.name }));
-    setReloads((n) => n + 1);
+    if (problem) return form.setError(problem.detail ?? problem.title);
+    form.setSaved(t('links.deleted', { name: link.name }));
+    list.reload();
   };
-  const field = (name: keyof typeof form, label: string, type = 'text', required = false) => (
+  const error = form.error || (list.error ? (list.error.detail ?? list.error.title) : '');
+  const field = (name: keyof typeof form.values, label: string, type = 'text', required = false) => (
     <div class="inline-field grow">
       <label for={`link-${name}`}>{label}</label>
       <input
         id={`link-${name}`}
         type={type}
         required={required}
-        value={form[name]}
-        onInput={(event) => setForm({ ...form, [name]: event.currentTarget.value })}
+        value={form.values[name]}
+        onInput={(event) => form.set({ [name]: event.currentTarget.value })}
       />
     </div>
   );
@@ -74,8 +63,8 @@ export function LinksScreen() {
   return (
     <section aria-labelledby="links-title">
       <h1 id="links-title">{t('links.title')}</h1>
-      <Notices notice={notice} error={error} />
-      <form class="filters" onSubmit={(event) => void add(event)} aria-label={t('links.add')}>
+      <Notices notice={form.saved} error={error} />
+      <form class="filters" onSubmit={(event) => void form.submit(event)} aria-label={t('links.add')}>
         {field('name', t('links.name'), 'text', true)}
         {field('url', t('links.url'), 'url', true)}
         {field('description', t('links.description'))}

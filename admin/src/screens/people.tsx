@@ -5,6 +5,7 @@
 import type { Problem } from '../api.js';
 import { useEffect, useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Notices } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -53,43 +54,38 @@ export function PeopleScreen() {
 function Members({ members, setMembers }: { members: Member[]; setMembers: (members: Member[]) => void }) {
   const me = useMe();
   const websiteId = String(me.website?.id ?? 0);
-  const [loaded, setLoaded] = useState(false);
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('author');
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  const [reloads, setReloads] = useState(0);
-
-  useEffect(() => {
-    void api
-      .GET('/api/v2/websites/{id}/members', { params: { path: { id: websiteId } } })
-      .then(({ data, error: problem }) => {
-        if (problem) return setError(textOf(problem));
-        setMembers(data.data);
-        setLoaded(true);
-      });
-  }, [reloads]);
+  const list = useResource(
+    () =>
+      api
+        .GET('/api/v2/websites/{id}/members', { params: { path: { id: websiteId } } })
+        .then(({ data, error: problem }) => {
+          // The members go up to the screen: the audit log is filtered by them.
+          if (data) setMembers(data.data);
+          return { data: data ? true : undefined, error: problem };
+        }),
+    [],
+  );
+  const loaded = list.data === true;
+  const form = useForm<{ email: string; role: Role }>({ email: '', role: 'author' }, async (values) => {
+    const { data, error: problem } = await api.POST('/api/v2/websites/{id}/members', {
+      params: { path: { id: websiteId } },
+      body: { email: values.email.trim(), role: values.role },
+    });
+    if (problem) return { error: textOf(problem) };
+    form.reset({ ...values, email: '' });
+    list.reload();
+    return t('people.added', {
+      name: data.data.user.name,
+      role: t(`people.role.${data.data.role}` as MessageKey),
+    });
+  });
+  const { setError } = form;
+  const error = form.error || (list.error ? textOf(list.error) : '');
 
   const done = (text: string) => {
     setError('');
-    setNotice(text);
-    setReloads((n) => n + 1);
-  };
-
-  const add = async (event: Event) => {
-    event.preventDefault();
-    const { data, error: problem } = await api.POST('/api/v2/websites/{id}/members', {
-      params: { path: { id: websiteId } },
-      body: { email: email.trim(), role },
-    });
-    if (problem) return setError(textOf(problem));
-    setEmail('');
-    done(
-      t('people.added', {
-        name: data.data.user.name,
-        role: t(`people.role.${data.data.role}` as MessageKey),
-      }),
-    );
+    form.setSaved(text);
+    list.reload();
   };
 
   const change = async (member: Member, next: Role) => {
@@ -99,7 +95,7 @@ function Members({ members, setMembers }: { members: Member[]; setMembers: (memb
     });
     if (problem) {
       setError(textOf(problem));
-      return setReloads((n) => n + 1); // the select shows the role kept
+      return list.reload(); // the select shows the role kept
     }
     done(t('people.changed', { name: member.user.name, role: t(`people.role.${next}` as MessageKey) }));
   };
@@ -116,7 +112,7 @@ function Members({ members, setMembers }: { members: Member[]; setMembers: (memb
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">{t('people.members')}</h2>
-      <Notices notice={notice} error={error} />
+      <Notices notice={form.saved} error={error} />
       {!loaded ? (
         <p>{t('app.loading')}</p>
       ) : (
@@ -172,11 +168,11 @@ function Members({ members, setMembers }: { members: Member[]; setMembers: (memb
         prefix="member"
         emailLabel={t('people.add.email')}
         submitLabel={t('people.add')}
-        email={email}
-        setEmail={setEmail}
-        role={role}
-        setRole={setRole}
-        onSubmit={(event) => void add(event)}
+        email={form.values.email}
+        setEmail={(email) => form.set({ email })}
+        role={form.values.role}
+        setRole={(role) => form.set({ role })}
+        onSubmit={(event) => void form.submit(event)}
       />
       <p class="help">{t('people.add.help')}</p>
     </section>
@@ -190,29 +186,27 @@ function Members({ members, setMembers }: { members: Member[]; setMembers: (memb
 function Invites() {
   const me = useMe();
   const websiteId = String(me.website?.id ?? 0);
-  const [invites, setInvites] = useState<Array<components['schemas']['Invite']>>([]);
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('author');
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  const load = () =>
-    void api
-      .GET('/api/v2/websites/{id}/invites', { params: { path: { id: websiteId } } })
-      .then(({ data }) => setInvites(data?.data ?? []));
-  useEffect(load, [websiteId]);
-
-  const invite = async (event: Event) => {
-    event.preventDefault();
-    setError('');
+  const list = useResource(
+    () =>
+      api
+        .GET('/api/v2/websites/{id}/invites', { params: { path: { id: websiteId } } })
+        .then(({ data }) => ({ data: data?.data ?? [] })),
+    [websiteId],
+  );
+  const invites = list.data ?? [];
+  const load = list.reload;
+  const form = useForm<{ email: string; role: Role }>({ email: '', role: 'author' }, async (values) => {
     const { error: problem } = await api.POST('/api/v2/websites/{id}/invites', {
       params: { path: { id: websiteId } },
-      body: { email: email.trim(), role },
+      body: { email: values.email.trim(), role: values.role },
     });
-    if (problem) return setError(textOf(problem));
-    setNotice(t('people.invite.sent', { email: email.trim() }));
-    setEmail('');
+    if (problem) return { error: textOf(problem) };
+    form.reset({ ...values, email: '' });
     load();
-  };
+    return t('people.invite.sent', { email: values.email.trim() });
+  });
+  const { setError } = form;
+  const setNotice = form.setSaved;
   const withdraw = async (id: number) => {
     const { error: problem } = await api.DELETE('/api/v2/websites/{id}/invites/{invite}', {
       params: { path: { id: websiteId, invite: String(id) } },
@@ -225,16 +219,16 @@ function Invites() {
   return (
     <section aria-labelledby="invites-title">
       <h2 id="invites-title">{t('people.invites')}</h2>
-      <Notices notice={notice} error={error} />
+      <Notices notice={form.saved} error={form.error} />
       <EmailRoleForm
         prefix="invite"
         emailLabel={t('people.invite.email')}
         submitLabel={t('people.invite')}
-        email={email}
-        setEmail={setEmail}
-        role={role}
-        setRole={setRole}
-        onSubmit={(event) => void invite(event)}
+        email={form.values.email}
+        setEmail={(email) => form.set({ email })}
+        role={form.values.role}
+        setRole={(role) => form.set({ role })}
+        onSubmit={(event) => void form.submit(event)}
       />
       <p class="help">{t('people.invite.help')}</p>
       {invites.length > 0 && (

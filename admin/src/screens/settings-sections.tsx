@@ -3,6 +3,7 @@
 // mail. Every value is a setting of PATCH /api/v2/settings; the API decides again.
 import { useEffect, useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { Checkbox, Message, Notices } from '../widgets.js';
@@ -39,28 +40,28 @@ const isOn = (value: string | undefined) => value === '1' || value === 'true';
 
 /** A titled group of settings with one Save. */
 export function SettingsSection({ id, title, fields }: { id: string; title: string; fields: Field[] }) {
-  const [values, setValues] = useState<Record<string, string> | null>(null);
-  // The value in effect of a setting nobody set: shown as its value, marked "default".
-  const [defaults, setDefaults] = useState<Record<string, string>>({});
-  const [edited, setEdited] = useState<Record<string, string>>({});
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  useEffect(() => {
-    void api.GET('/api/v2/settings').then(({ data }) => {
-      setDefaults(data?.meta.defaults ?? {});
-      setValues(data?.data ?? {});
-    });
-  }, []);
-  useSettingsChanges(setValues);
-  const save = async (event: Event) => {
-    event.preventDefault();
-    const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: edited });
-    if (problem) return setError(textOf(problem));
-    setError('');
-    setEdited({});
+  // The settings, and the value in effect of a setting nobody set: shown as its value, marked "default".
+  const settings = useResource(
+    () =>
+      api.GET('/api/v2/settings').then(({ data }) => ({
+        data: { values: data?.data ?? {}, defaults: data?.meta.defaults ?? {} },
+      })),
+    [],
+  );
+  const values = settings.data?.values ?? null;
+  const defaults = settings.data?.defaults ?? {};
+  useSettingsChanges((next) =>
+    settings.setData((current) => ({ values: next, defaults: current?.defaults ?? {} })),
+  );
+  // The settings changed here and not saved yet.
+  const form = useForm<Record<string, string>>({}, async (changes) => {
+    const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: changes });
+    if (problem) return { error: textOf(problem) };
+    form.reset();
     announceSettings(data.data);
-    setNotice(t('system.settings.saved', { n: Object.keys(edited).length }));
-  };
+    return t('system.settings.saved', { n: Object.keys(changes).length });
+  });
+  const edited = form.values;
   if (values === null) return null;
   const valueOf = (key: string) => edited[key] ?? values[key] ?? defaults[key] ?? '';
   const byDefault = (key: string) =>
@@ -71,7 +72,7 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
     <form
       class="settings-section"
       aria-labelledby={`settings-${id}-title`}
-      onSubmit={(event) => void save(event)}
+      onSubmit={(event) => void form.submit(event)}
     >
       <h2 id={`settings-${id}-title`}>{title}</h2>
       {fields.map((field) => {
@@ -89,7 +90,7 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
               <select
                 id={inputId}
                 value={inEffect}
-                onChange={(event) => setEdited({ ...edited, [field.key]: event.currentTarget.value })}
+                onChange={(event) => form.set({ [field.key]: event.currentTarget.value })}
               >
                 {field.choices.map((choice) => (
                   <option key={choice} value={choice}>
@@ -108,7 +109,7 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
             key={field.key}
             data-setting-field={field.key}
             checked={isOn(valueOf(field.key))}
-            onChange={(on) => setEdited({ ...edited, [field.key]: on ? '1' : '0' })}
+            onChange={(on) => form.set({ [field.key]: on ? '1' : '0' })}
           >
             {label} <code class="help">{field.key}</code>
             {byDefault(field.key)}
@@ -124,12 +125,12 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
               type={field.kind === 'number' ? 'number' : 'text'}
               min={field.kind === 'number' ? 0 : undefined}
               value={valueOf(field.key)}
-              onInput={(event) => setEdited({ ...edited, [field.key]: event.currentTarget.value })}
+              onInput={(event) => form.set({ [field.key]: event.currentTarget.value })}
             />
           </div>
         );
       })}
-      <Notices notice={notice} error={error} />
+      <Notices notice={form.saved} error={form.error} />
       <button type="submit" class="primary" disabled={Object.keys(edited).length === 0}>
         {t('settings.save', { section: title })}
       </button>
@@ -139,15 +140,19 @@ export function SettingsSection({ id, title, fields }: { id: string; title: stri
 
 /** Every endpoint's switch and auth mode, changed one at a time. */
 export function ApiSwitches() {
-  const [switches, setSwitches] = useState<Switch[] | null>(null);
+  const list = useResource(
+    () =>
+      api
+        .GET('/api/v2/api-switches')
+        .then(({ data, error: problem }) => ({ data: data?.data, error: problem })),
+    [],
+  );
+  const switches = list.data;
+  const setSwitches = list.setData;
+  const load = list.reload;
   const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  const load = () =>
-    void api.GET('/api/v2/api-switches').then(({ data, error: problem }) => {
-      if (problem) return setError(textOf(problem));
-      setSwitches(data.data);
-    });
-  useEffect(load, []);
+  const [saveError, setError] = useState('');
+  const error = saveError || (list.error ? textOf(list.error) : '');
   // The row shows the change at once (a controlled input would otherwise snap back until the answer
   // comes); a refusal puts the stored values back.
   const save = async (key: string, shown: Partial<Switch>, changes: Record<string, string>) => {

@@ -5,6 +5,7 @@
 // Every change is a PATCH of the tags whose parent or order changed; the tree is then read again.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
 import { t } from '../i18n.js';
 import { Notices } from '../widgets.js';
 import { DraggableRow, useDropTarget } from '../tree-row.js';
@@ -93,30 +94,36 @@ function TreeList({
 export function TagsScreen() {
   const me = useMe();
   const [type, setType] = useState<TagType>('post_category');
-  const [tree, setTree] = useState<Tag[] | null>(null);
-  const [reloads, setReloads] = useState(0);
+  const tags = useResource(
+    () =>
+      api
+        .GET('/api/v2/tags', { params: { query: { filter: { type } } } })
+        .then(({ data, error: problem }) => ({ data: data?.data as Tag[] | undefined, error: problem })),
+    [type],
+  );
+  const tree = tags.data;
+  const setTree = tags.setData;
+  const reload = tags.reload;
   const [selected, setSelected] = useState<number | null>(null);
   const [dragging, setDragging] = useState<number | null>(null);
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  const [newName, setNewName] = useState('');
+  // The new tag's name; what the last change did, and what went wrong (of any action of the screen).
+  const form = useForm({ name: '' }, async ({ name: typed }) => {
+    const name = typed.trim();
+    if (!name) return;
+    const { data, error: problem } = await api.POST('/api/v2/tags', {
+      body: { name, type, ...(me.website ? { website_ids: [me.website.id] } : {}) } as never,
+    });
+    if (problem || !data) return { error: problem?.detail ?? problem?.title ?? '' };
+    form.reset();
+    setSelected(data.data.id);
+    reload();
+    return t('tags.created', { name });
+  });
+  const { setError } = form;
+  const setNotice = form.setSaved;
+  const error = form.error || (tags.error ? (tags.error.detail ?? tags.error.title) : '');
 
-  useEffect(() => {
-    let live = true;
-    void api
-      .GET('/api/v2/tags', { params: { query: { filter: { type } } } })
-      .then(({ data, error: problem }) => {
-        if (!live) return;
-        if (problem) return setError(problem.detail ?? problem.title);
-        setTree(data.data);
-      });
-    return () => {
-      live = false;
-    };
-  }, [type, reloads]);
-
-  const reload = () => setReloads((n) => n + 1);
   const fail = (problem: { detail?: string | null; title: string } | undefined) =>
     setError(problem?.detail ?? problem?.title ?? '');
 
@@ -139,21 +146,6 @@ export function TagsScreen() {
     setBusy(false);
     const name = findNode(next, id)?.name ?? '';
     setNotice(t('tags.moved', { name }));
-    reload();
-  };
-
-  const create = async (event: Event) => {
-    event.preventDefault();
-    const name = newName.trim();
-    if (!name) return;
-    setError('');
-    const { data, error: problem } = await api.POST('/api/v2/tags', {
-      body: { name, type, ...(me.website ? { website_ids: [me.website.id] } : {}) } as never,
-    });
-    if (problem || !data) return fail(problem);
-    setNewName('');
-    setSelected(data.data.id);
-    setNotice(t('tags.created', { name }));
     reload();
   };
 
@@ -180,19 +172,19 @@ export function TagsScreen() {
           </button>
         ))}
       </nav>
-      <form class="add-row" onSubmit={(event) => void create(event)}>
+      <form class="add-row" onSubmit={(event) => void form.submit(event)}>
         <label for="tag-new">{t(`tags.new.${type}` as MessageKey)}</label>
         <div class="inline">
           <input
             id="tag-new"
-            value={newName}
+            value={form.values.name}
             maxLength={190}
-            onInput={(e) => setNewName(e.currentTarget.value)}
+            onInput={(e) => form.set({ name: e.currentTarget.value })}
           />
           <button type="submit">{t('tags.add')}</button>
         </div>
       </form>
-      <Notices notice={notice} error={error} />
+      <Notices notice={form.saved} error={error} />
       <div class="split">
         <div>
           <p class="help">{t('tags.help')}</p>

@@ -3,9 +3,10 @@
 // off or on (a webhook Folio disabled says why), delete it, and read its delivery log with a
 // "Send again" per message. Also "System → Jobs" (administrators): background jobs with their
 // errors, and "Run again" for a failed one.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
 import type { Problem } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
 import { t } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
 import { Checkbox, Message } from '../widgets.js';
@@ -48,13 +49,15 @@ const fail = (problem: Problem): Note => ({ kind: 'error', text: problemText(pro
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 function Deliveries({ hook }: { hook: Webhook }) {
-  const [list, setList] = useState<Delivery[] | null>(null);
+  const deliveries = useResource(
+    () =>
+      api
+        .GET('/api/v2/webhooks/{id}/deliveries', { params: { path: { id: String(hook.id) }, query: {} } })
+        .then(({ data }) => ({ data: data?.data ?? [] })),
+    [hook.id],
+  );
+  const list = deliveries.data;
   const [note, setNote] = useState<Note>(null);
-  const load = () =>
-    void api
-      .GET('/api/v2/webhooks/{id}/deliveries', { params: { path: { id: String(hook.id) }, query: {} } })
-      .then(({ data }) => setList(data?.data ?? []));
-  useEffect(load, [hook.id]);
   const again = async (delivery: Delivery) => {
     const { error } = await api.POST('/api/v2/webhooks/{id}/deliveries/{delivery}/redeliver', {
       params: { path: { id: String(hook.id), delivery: String(delivery.id) } },
@@ -172,44 +175,40 @@ function HookRow({ hook, changed }: { hook: Webhook; changed: () => void }) {
 
 /** The webhooks of a website (`websiteId`) or of the installation (null). */
 function HookList({ websiteId, title }: { websiteId: number | null; title: string }) {
-  const [hooks, setHooks] = useState<Webhook[] | null>(null);
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<HookEvent[]>([
-    'post.published',
-    'post.updated',
-    'post.unpublished',
-    'post.deleted',
-  ]);
-  const [note, setNote] = useState<Note>(null);
-  const [secret, setSecret] = useState('');
   const id = websiteId === null ? 'installation' : `site-${websiteId}`;
-  const load = () => {
+  const list = useResource(() => {
     const request =
       websiteId === null
         ? api.GET('/api/v2/webhooks')
         : api.GET('/api/v2/websites/{id}/webhooks', { params: { path: { id: String(websiteId) } } });
-    void request.then(({ data }) => setHooks(data?.data ?? []));
-  };
-  useEffect(load, [websiteId]);
-  const add = async (event: Event) => {
-    event.preventDefault();
-    setNote(null);
-    setSecret('');
-    const body = { url, events };
-    const { data, error } =
-      websiteId === null
-        ? await api.POST('/api/v2/webhooks', { body })
-        : await api.POST('/api/v2/websites/{id}/webhooks', {
-            params: { path: { id: String(websiteId) } },
-            body,
-          });
-    if (error) return setNote(fail(error));
-    setSecret(data.data.secret);
-    setUrl('');
-    load();
-  };
+    return request.then(({ data }) => ({ data: data?.data ?? [] }));
+  }, [websiteId]);
+  const hooks = list.data;
+  const load = list.reload;
+  // The new webhook's secret, shown once.
+  const [secret, setSecret] = useState('');
+  const form = useForm<{ url: string; events: HookEvent[] }>(
+    { url: '', events: ['post.published', 'post.updated', 'post.unpublished', 'post.deleted'] },
+    async (values) => {
+      setSecret('');
+      const body = { url: values.url, events: values.events };
+      const { data, error } =
+        websiteId === null
+          ? await api.POST('/api/v2/webhooks', { body })
+          : await api.POST('/api/v2/websites/{id}/webhooks', {
+              params: { path: { id: String(websiteId) } },
+              body,
+            });
+      if (error) return { error: problemText(error) };
+      setSecret(data.data.secret);
+      form.reset({ ...values, url: '' });
+      load();
+    },
+  );
+  const { url, events } = form.values;
+  const note: Note = form.error ? { kind: 'error', text: form.error } : null;
   const choose = (name: HookEvent, on: boolean) =>
-    setEvents(on ? [...events, name] : events.filter((entry) => entry !== name));
+    form.set({ events: on ? [...events, name] : events.filter((entry) => entry !== name) });
   return (
     <section aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{title}</h2>
@@ -224,7 +223,7 @@ function HookList({ websiteId, title }: { websiteId: number | null; title: strin
           ))}
         </ul>
       )}
-      <form onSubmit={(event) => void add(event)}>
+      <form onSubmit={(event) => void form.submit(event)}>
         <h3>{t('webhooks.add')}</h3>
         <div class="inline-field">
           <label for={`${id}-url`}>{t('webhooks.url')}</label>
@@ -234,7 +233,7 @@ function HookList({ websiteId, title }: { websiteId: number | null; title: strin
             required
             value={url}
             placeholder="https://example.com/folio-hook"
-            onInput={(event) => setUrl(event.currentTarget.value)}
+            onInput={(event) => form.set({ url: event.currentTarget.value })}
           />
         </div>
         <fieldset>
@@ -281,14 +280,17 @@ export function WebhooksScreen() {
 
 /** System → Jobs: the background queue (administrators). */
 export function JobsSection() {
-  const [jobs, setJobs] = useState<Job[] | null>(null);
   const [status, setStatus] = useState<'' | Job['status']>('');
+  const list = useResource(
+    () =>
+      api
+        .GET('/api/v2/jobs', { params: { query: status ? { status } : {} } })
+        .then(({ data }) => ({ data: data?.data ?? [] })),
+    [status],
+  );
+  const jobs = list.data;
+  const load = list.reload;
   const [note, setNote] = useState<Note>(null);
-  const load = () =>
-    void api
-      .GET('/api/v2/jobs', { params: { query: status ? { status } : {} } })
-      .then(({ data }) => setJobs(data?.data ?? []));
-  useEffect(load, [status]);
   const retry = async (job: Job) => {
     const { error } = await api.POST('/api/v2/jobs/{id}/retry', { params: { path: { id: String(job.id) } } });
     setNote(error ? fail(error) : { kind: 'ok', text: t('jobs.retried', { id: job.id }) });
