@@ -1,7 +1,8 @@
 // Pages: the website's pages (drafts too, for its editors), searchable, page by page; titles open the
 // page editor.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { PanelLink, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -19,22 +20,17 @@ interface Row {
 
 export function PagesScreen() {
   const can = useAbilities();
-  const [rows, setRows] = useState<Row[] | null>(null);
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
-  const [pages, setPages] = useState(1);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    setRows(null);
-    void api
-      .GET('/api/v2/pages', { params: { query: { page, per_page: 20, ...(query ? { q: query } : {}) } } })
-      .then(({ data, error: problem }) => {
-        if (problem) return setError(problem.detail ?? problem.title);
-        setRows(data.data);
-        setPages(data.meta.pagination.total_pages);
-      });
-  }, [query, page]);
+  const list = useResource(
+    () =>
+      api.GET('/api/v2/pages', { params: { query: { page, per_page: 20, ...(query ? { q: query } : {}) } } }),
+    [query, page],
+  );
+  // Each load shows "Loading" (or the problem) instead of the rows; the pager keeps the last count.
+  const rows: Row[] | null = list.loading || list.error ? null : (list.data?.data ?? null);
+  const pages = list.data?.meta.pagination.total_pages ?? 1;
+  const error = list.error ? (list.error.detail ?? list.error.title) : null;
 
   return (
     <section aria-labelledby="pages-title">

@@ -8,6 +8,7 @@
 // best match first (API v2's `sort=relevance`, the search index's rank) unless another order is chosen.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { PanelLink, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -107,39 +108,40 @@ export function PostsScreen() {
   const setPage = (next: number) => show({ page: next });
   // Authors to filter by: the user, and the writers the lists have shown so far.
   const [authors, setAuthors] = useState<Map<number, string>>(() => new Map([[me.id, me.name]]));
-  const [tags, setTags] = useState<TagNode[]>([]);
-  const [rows, setRows] = useState<Row[] | null>(null);
-  const [pages, setPages] = useState(1);
-  const [counts, setCounts] = useState<Partial<Record<Status, number>>>({});
-  const [error, setError] = useState<string | null>(null);
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [action, setAction] = useState<BulkAction>('publish');
   const [target, setTarget] = useState('');
-  const [websites, setWebsites] = useState<Array<{ id: number; name: string }>>([]);
   const [notice, setNotice] = useState('');
-  const [reloads, setReloads] = useState(0);
+  const [bulkError, setError] = useState<string | null>(null);
 
-  useEffect(() => {
-    void Promise.all(
-      ['post_category', 'post_tag'].map((type) =>
-        api.GET('/api/v2/tags', { params: { query: { filter: { type } } } }),
-      ),
-    ).then((answers) => setTags(answers.flatMap(({ data }) => flatten((data?.data ?? []) as TagNode[]))));
-    void api
-      .GET('/api/v2/websites', { params: { query: { per_page: 100 } } })
-      .then(({ data }) =>
-        setWebsites(
-          (data?.data ?? []).map((site) => ({ id: site.id, name: site.fields.site_name ?? site.domain })),
-        ),
-      );
-  }, []);
+  // The categories and tags to filter by, and the websites a post can move to.
+  const tags =
+    useResource(
+      () =>
+        Promise.all(
+          ['post_category', 'post_tag'].map((type) =>
+            api.GET('/api/v2/tags', { params: { query: { filter: { type } } } }),
+          ),
+        ).then((answers) => ({
+          data: answers.flatMap(({ data }) => flatten((data?.data ?? []) as TagNode[])),
+        })),
+      [],
+    ).data ?? [];
+  const websites =
+    useResource(
+      () =>
+        api.GET('/api/v2/websites', { params: { query: { per_page: 100 } } }).then(({ data }) => ({
+          data: (data?.data ?? []).map((site) => ({
+            id: site.id,
+            name: site.fields.site_name ?? site.domain,
+          })),
+        })),
+      [],
+    ).data ?? [];
 
-  useEffect(() => {
-    let live = true;
-    setRows(null);
-    setChosen(new Set());
-    void api
-      .GET('/api/v2/posts', {
+  const list = useResource(
+    () =>
+      api.GET('/api/v2/posts', {
         params: {
           query: {
             page,
@@ -154,45 +156,49 @@ export function PostsScreen() {
             filter: { status, ...(tag ? { tag } : {}), ...(author ? { author: Number(author) } : {}) },
           },
         },
-      })
-      .then(({ data, error: problem }) => {
-        if (!live) return;
-        if (problem) return setError(problem.title);
-        setRows(data.data);
-        setAuthors((known) => {
-          const next = new Map(known);
-          for (const row of data.data) if (row.author) next.set(row.author.id, row.author.name);
-          return next.size === known.size ? known : next;
-        });
-        setPages(data.meta.pagination.total_pages);
-      });
-    return () => {
-      live = false;
-    };
-  }, [status, query, page, sort, tag, author, reloads]);
-
-  useEffect(() => {
-    // The count of each status: one small request each (the list's total).
-    void Promise.all(
-      STATUSES.map(async (name) => {
-        const { data } = await api.GET('/api/v2/posts', {
-          params: {
-            query: {
-              per_page: 1,
-              fields: 'id',
-              filter: {
-                status: name,
-                ...(tag ? { tag } : {}),
-                ...(author ? { author: Number(author) } : {}),
-              },
-              ...(query ? { q: query } : {}),
-            },
-          },
-        });
-        return [name, data?.meta.pagination.total ?? 0] as const;
       }),
-    ).then((entries) => setCounts(Object.fromEntries(entries)));
-  }, [query, tag, author, reloads]);
+    [status, query, page, sort, tag, author],
+  );
+  // Each load shows "Loading" instead of the rows, and starts with none chosen.
+  const rows: Row[] | null = list.loading || list.error ? null : (list.data?.data ?? null);
+  const pages = list.data?.meta.pagination.total_pages ?? 1;
+  const error = bulkError || list.error?.title || null;
+  useEffect(() => setChosen(new Set()), [status, query, page, sort, tag, author]);
+  useEffect(() => {
+    if (!list.data) return;
+    const answer = list.data.data;
+    setAuthors((known) => {
+      const next = new Map(known);
+      for (const row of answer) if (row.author) next.set(row.author.id, row.author.name);
+      return next.size === known.size ? known : next;
+    });
+  }, [list.data]);
+
+  // The count of each status: one small request each (the list's total).
+  const counting = useResource(
+    () =>
+      Promise.all(
+        STATUSES.map(async (name) => {
+          const { data } = await api.GET('/api/v2/posts', {
+            params: {
+              query: {
+                per_page: 1,
+                fields: 'id',
+                filter: {
+                  status: name,
+                  ...(tag ? { tag } : {}),
+                  ...(author ? { author: Number(author) } : {}),
+                },
+                ...(query ? { q: query } : {}),
+              },
+            },
+          });
+          return [name, data?.meta.pagination.total ?? 0] as const;
+        }),
+      ).then((entries) => ({ data: Object.fromEntries(entries) })),
+    [query, tag, author],
+  );
+  const counts: Partial<Record<Status, number>> = counting.data ?? {};
 
   const choose = (next: Status) => show({ status: next });
   const toggle = (id: number, on: boolean) =>
@@ -231,7 +237,9 @@ export function PostsScreen() {
     setNotice(
       refused === 0 ? t('posts.bulk.done', { n: done }) : t('posts.bulk.partly', { n: done, refused }),
     );
-    setReloads((n) => n + 1);
+    setChosen(new Set());
+    list.reload();
+    counting.reload();
   };
 
   return (
