@@ -15,7 +15,7 @@ import { MediaScreen } from './screens/media.js';
 import { MenusScreen } from './screens/menus.js';
 import { PeopleScreen } from './screens/people.js';
 import type * as PageEditorModule from './screens/page-editor.js';
-import type * as PostEditorModule from './screens/post-editor.js';
+import type * as PostEditorModule from './screens/post-editor/editor.js';
 import { PagesScreen } from './screens/pages.js';
 import { PostsScreen } from './screens/posts.js';
 import { ReviewsScreen } from './screens/reviews.js';
@@ -47,7 +47,7 @@ function LazyEditor({ kind, id }: { kind: 'post' | 'page'; id: number | null }) 
   const [module, setModule] = useState<EditorsModule | null>(null);
   useEffect(() => {
     editorsModule ??= Promise.all([
-      import('./screens/post-editor.js'),
+      import('./screens/post-editor/editor.js'),
       import('./screens/page-editor.js'),
     ]).then(([posts, pages]) => ({ ...posts, ...pages }));
     void editorsModule.then(setModule);
