@@ -52,7 +52,12 @@ export function useResource<T>(load: () => Promise<Answer<T>>, deps: Inputs): Re
       live = false;
     };
   }, [...deps, reloads]);
-  return { data, loading, error, reload: () => setReloads((n) => n + 1), setData };
+  // A reload is under way from the render that asked for it (not only from its effect, a frame later).
+  const reload = () => {
+    setLoading(true);
+    setReloads((n) => n + 1);
+  };
+  return { data, loading, error, reload, setData };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/schema.js';
 import { api } from '../api.js';
+import { useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { useAbilities } from '../session.js';
@@ -179,33 +180,24 @@ function ModerationSettings() {
 
 export function CommentsScreen() {
   const [tab, setTab] = useState<Tab>('pending');
-  const [rows, setRows] = useState<Comment[] | null>(null);
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [replying, setReplying] = useState<number | null>(null);
-  const [reloads, setReloads] = useState(0);
   const [notice, setNotice] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  // How many comments each tab holds (issue 34 #20), with every answer of the list.
-  const [counts, setCounts] = useState<Partial<Record<Tab, number>>>({});
+  const [actionError, setError] = useState<string | null>(null);
 
-  useEffect(() => {
-    let live = true;
-    setRows(null);
+  const list = useResource(() => {
+    // Each load starts with nothing chosen and no reply open.
     setChosen(new Set());
     setReplying(null);
     const filter = tab === 'reported' ? { reported: 'true' as const } : { status: tab };
-    void api
-      .GET('/api/v2/comments', { params: { query: { filter, per_page: 100 } } })
-      .then(({ data, error: problem }) => {
-        if (!live) return;
-        if (problem) return setError(problemText(problem));
-        setRows(data.data);
-        setCounts(data.meta.counts);
-      });
-    return () => {
-      live = false;
-    };
-  }, [tab, reloads]);
+    return api.GET('/api/v2/comments', { params: { query: { filter, per_page: 100 } } });
+  }, [tab]);
+  // Each load shows "Loading" instead of the rows.
+  const rows: Comment[] | null = list.loading || list.error ? null : (list.data?.data ?? null);
+  // How many comments each tab holds (issue 34 #20), with every answer of the list.
+  const counts: Partial<Record<Tab, number>> = list.data?.meta.counts ?? {};
+  const error =
+    actionError || (list.error ? t('app.error', { message: list.error.detail ?? list.error.title }) : null);
 
   const act = async (ids: number[], action: Action) => {
     if (ids.length === 0) return;
@@ -227,7 +219,7 @@ export function CommentsScreen() {
     );
     setChosen(new Set());
     // What stays in this tab after the action: approving keeps a comment under "approved" only.
-    setReloads((n) => n + 1);
+    list.reload();
   };
 
   const ids = (rows ?? []).map((row) => row.id);
@@ -349,7 +341,7 @@ export function CommentsScreen() {
                         onDone={(message) => {
                           setNotice(message);
                           setReplying(null);
-                          setReloads((n) => n + 1);
+                          list.reload();
                         }}
                       />
                     )}

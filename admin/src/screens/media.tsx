@@ -5,6 +5,7 @@
 // also the editor's picker: with `onPick`, choosing an item hands it over.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Message, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -191,38 +192,33 @@ export function MediaLibrary({ onPick }: { onPick?: (item: MediaItem) => void })
   const [query, setQuery] = useState('');
   const [type, setType] = useState<(typeof TYPES)[number]>(onPick ? 'image' : '');
   const [page, setPage] = useState(1);
-  const [pages, setPages] = useState(1);
-  const [items, setItems] = useState<MediaItem[] | null>(null);
   const [open, setOpen] = useState<MediaItem | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [dragging, setDragging] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [reloads, setReloads] = useState(0);
   const chooser = useRef<HTMLInputElement>(null);
 
-  useEffect(() => {
-    let live = true;
-    void api
-      .GET('/api/v2/media', {
-        params: {
-          query: {
-            page,
-            per_page: PER_PAGE,
-            ...(query ? { q: query } : {}),
-            ...(type ? { filter: { type } } : {}),
+  const list = useResource(
+    () =>
+      api
+        .GET('/api/v2/media', {
+          params: {
+            query: {
+              page,
+              per_page: PER_PAGE,
+              ...(query ? { q: query } : {}),
+              ...(type ? { filter: { type } } : {}),
+            },
           },
-        },
-      })
-      .then(({ data, error: problem }) => {
-        if (!live) return;
-        if (problem) return setError(problem.detail ?? problem.title);
-        setItems(data.data as MediaItem[]);
-        setPages(data.meta.pagination.total_pages);
-      });
-    return () => {
-      live = false;
-    };
-  }, [query, type, page, reloads]);
+        })
+        .then(({ data, error: problem }) => ({
+          data: data && { items: data.data as MediaItem[], pages: data.meta.pagination.total_pages },
+          error: problem,
+        })),
+    [query, type, page],
+  );
+  const items = list.data?.items ?? null;
+  const pages = list.data?.pages ?? 1;
+  const error = list.error ? (list.error.detail ?? list.error.title) : null;
 
   const upload = async (files: FileList | File[]) => {
     const batch = Array.from(files).map((file, index) => ({
@@ -246,7 +242,7 @@ export function MediaLibrary({ onPick }: { onPick?: (item: MediaItem) => void })
     };
     await Promise.all([worker(), worker()]);
     setPage(1);
-    setReloads((n) => n + 1);
+    list.reload();
   };
 
   return (
@@ -374,11 +370,17 @@ export function MediaLibrary({ onPick }: { onPick?: (item: MediaItem) => void })
             item={open}
             onChanged={(changed) => {
               setOpen(changed);
-              setItems((current) => (current ?? []).map((item) => (item.id === changed.id ? changed : item)));
+              list.setData(
+                (current) =>
+                  current && {
+                    ...current,
+                    items: current.items.map((item) => (item.id === changed.id ? changed : item)),
+                  },
+              );
             }}
             onDeleted={() => {
               setOpen(null);
-              setReloads((n) => n + 1);
+              list.reload();
             }}
           />
         )}

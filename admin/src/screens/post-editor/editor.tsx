@@ -16,6 +16,7 @@
 // use-slug.ts, text-fields.tsx (the locale tabs), publish-box.tsx, metadata-panels.tsx, notices.tsx.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../../api.js';
+import { useResource } from '../../hooks.js';
 import { SaveTroubleNotice } from '../../editor/save-trouble.js';
 import { HistoryPanel } from '../../editor/history.js';
 import { formatDateTime, t } from '../../i18n.js';
@@ -49,7 +50,6 @@ export function PostEditor({ id }: { id: number | null }) {
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const [review, setReview] = useState<ReviewStep | null>(null);
   const [lastSaved, setLastSaved] = useState<string | null>(null);
-  const [websites, setWebsites] = useState<Array<{ id: number; name: string }>>([]);
   const [note, setNote] = useState('');
   // What the policy lets this user do to the loaded post (API v2's `can`; issue 34 #19).
   const [postCan, setPostCan] = useState<{ update: boolean; publish: boolean; delete: boolean } | null>(null);
@@ -128,17 +128,23 @@ export function PostEditor({ id }: { id: number | null }) {
   useEffect(() => {
     // A draft saved for the first time gets its address: the editor keeps working on what it has.
     if (id !== null && id !== loadedRef.current?.id) void load(id);
-    void api.GET('/api/v2/websites', { params: { query: { per_page: 100 } } }).then(({ data }) => {
-      const managed = (data?.data ?? []).map((site) => ({
-        id: site.id,
-        name: site.fields.site_name ?? site.domain,
-      }));
-      const here = me.website;
-      if (here && !managed.some((site) => site.id === here.id))
-        managed.unshift({ id: here.id, name: here.name });
-      setWebsites(managed);
-    });
   }, [id]);
+  // The websites the post can be on: those the user manages, and this one.
+  const websites =
+    useResource(
+      () =>
+        api.GET('/api/v2/websites', { params: { query: { per_page: 100 } } }).then(({ data }) => {
+          const managed = (data?.data ?? []).map((site) => ({
+            id: site.id,
+            name: site.fields.site_name ?? site.domain,
+          }));
+          const here = me.website;
+          if (here && !managed.some((site) => site.id === here.id))
+            managed.unshift({ id: here.id, name: here.name });
+          return { data: managed };
+        }),
+      [id],
+    ).data ?? [];
 
   const change = (patch: Partial<Form>) => {
     setForm((current) => ({ ...current, ...patch }));
