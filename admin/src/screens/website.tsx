@@ -2,10 +2,11 @@
 // writes in, its page and data cache switches (one PATCH for the form), and its domains: the
 // primary domain and aliases, added and removed one by one (the API refuses a domain another site
 // uses, and the last one).
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
 import { t } from '../i18n.js';
 import { shownUrl } from '../media-url.js';
+import { useForm, useResource } from '../hooks.js';
 import { Checkbox, Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
 import { ME_CHANGED, useMe } from '../session.js';
@@ -28,6 +29,14 @@ type LookField = (typeof LOOK_FIELDS)[number];
 const CODE_FIELDS: readonly string[] = ['head_code', 'body_code'];
 /** Per field, per locale, the text being edited. */
 type Texts = Record<Field, Record<string, string>>;
+/** What the form edits (`texts`: null until the website has loaded). */
+interface Values {
+  texts: Texts | null;
+  look: Record<LookField, string>;
+  pageCache: boolean;
+  dataCache: boolean;
+}
+type Note = { kind: 'ok' | 'error'; text: string } | null;
 
 const textOf = problemText;
 
@@ -50,107 +59,132 @@ export function WebsiteScreen() {
   const id = String(me.website?.id ?? 0);
   const defaultLocale = me.locales.default;
   const locales = [defaultLocale, ...me.locales.supported.filter((locale) => locale !== defaultLocale)];
-  const [website, setWebsite] = useState<Website | null>(null);
-  const [texts, setTexts] = useState<Texts | null>(null);
   const [locale, setLocale] = useState(defaultLocale);
-  const [look, setLook] = useState<Record<LookField, string>>({
-    theme: 'default',
-    homepage: '',
-    site_logo: '',
-    site_favicon: '',
-    site_cover: '',
-    head_code: '',
-    body_code: '',
+  // What the form edits, from the website as last loaded or saved.
+  const valuesOf = (next: Website): Values => ({
+    texts: textsOf(next, defaultLocale, locales),
+    look: Object.fromEntries(LOOK_FIELDS.map((field) => [field, next.fields[field] ?? ''])) as Record<
+      LookField,
+      string
+    >,
+    pageCache: next.enabled_page_cache,
+    dataCache: next.enabled_data_cache,
   });
-  const [themes, setThemes] = useState<string[]>([]);
-  const [images, setImages] = useState<Array<{ url: string; name: string }>>([]);
-  const [pages, setPages] = useState<Array<{ slug: string; title: string }>>([]);
-  const [pageCache, setPageCache] = useState(false);
-  const [dataCache, setDataCache] = useState(false);
-  const [domain, setDomain] = useState('');
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-  const [domainMessage, setDomainMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-
+  const site = useResource(
+    () =>
+      api.GET('/api/v2/websites/{id}', { params: { path: { id } } }).then(({ data, error }) => {
+        if (data) form.reset(valuesOf(data.data));
+        return { data: data?.data, error };
+      }),
+    [id],
+  );
+  const website = site.data;
+  /** The website as the server now has it (after a save, or a domain's change): the form shows it. */
   const show = (next: Website) => {
-    setWebsite(next);
-    setTexts(textsOf(next, defaultLocale, locales));
-    setLook(
-      Object.fromEntries(LOOK_FIELDS.map((field) => [field, next.fields[field] ?? ''])) as Record<
-        LookField,
-        string
-      >,
-    );
-    setPageCache(next.enabled_page_cache);
-    setDataCache(next.enabled_data_cache);
+    site.setData(next);
+    form.reset(valuesOf(next));
   };
-
-  useEffect(() => {
-    void api.GET('/api/v2/websites/{id}', { params: { path: { id } } }).then(({ data, error }) => {
-      if (error) return setMessage({ kind: 'error', text: textOf(error) });
+  const form = useForm<Values>(
+    {
+      texts: null,
+      look: {
+        theme: 'default',
+        homepage: '',
+        site_logo: '',
+        site_favicon: '',
+        site_cover: '',
+        head_code: '',
+        body_code: '',
+      },
+      pageCache: false,
+      dataCache: false,
+    },
+    async ({ texts, look, pageCache, dataCache }) => {
+      if (!texts) return;
+      // Each field as a map of every locale (the default locale's text is the base; an empty
+      // translation is removed).
+      const body: Record<string, unknown> = { enabled_page_cache: pageCache, enabled_data_cache: dataCache };
+      // The page code is sent only by those who see it (the API refuses it to the others).
+      for (const field of LOOK_FIELDS) {
+        if (field in website!.fields || !CODE_FIELDS.includes(field)) body[field] = look[field] || null;
+      }
+      body.theme = look.theme || 'default';
+      for (const field of FIELDS) {
+        body[field] = locales.length > 1 ? texts[field] : (texts[field][defaultLocale] ?? '');
+      }
+      const { data, error } = await api.PATCH('/api/v2/websites/{id}', {
+        params: { path: { id } },
+        body: body as never,
+      });
+      if (error) return { error: textOf(error) };
       show(data.data);
-    });
-    void api.GET('/api/v2/themes').then(({ data }) => setThemes(data?.data.map((theme) => theme.name) ?? []));
-    // The published pages: one may be the home page instead of the posts.
-    void api
-      .GET('/api/v2/pages', {
-        params: { query: { per_page: 100, filter: { status: 'published' } } as never },
-      })
-      .then(({ data }) =>
-        setPages(
-          ((data?.data ?? []) as Array<{ slug: string; title: string }>).map(({ slug, title }) => ({
-            slug,
-            title,
-          })),
-        ),
-      );
-    // The library's images: the logo, the favicon and the home cover are chosen among them.
-    void api
-      .GET('/api/v2/media', { params: { query: { per_page: 100, filter: { type: 'image' } } as never } })
-      .then(({ data }) =>
-        setImages(
-          ((data?.data ?? []) as Array<{ url: string; file_name?: string | null }>).map((item) => ({
-            url: item.url,
-            name: item.file_name ?? item.url,
-          })),
-        ),
-      );
-  }, [id]);
+      dispatchEvent(new Event(ME_CHANGED));
+      return t('website.saved');
+    },
+  );
+  const { texts, look, pageCache, dataCache } = form.values;
+  const setTexts = (next: Texts) => form.set({ texts: next });
+  const setLook = (next: Record<LookField, string>) => form.set({ look: next });
+  const message: Note = form.error
+    ? { kind: 'error', text: form.error }
+    : form.saved
+      ? { kind: 'ok', text: form.saved }
+      : null;
 
-  const save = async (event: Event) => {
-    event.preventDefault();
-    if (!texts) return;
-    // Each field as a map of every locale (the default locale's text is the base; an empty
-    // translation is removed).
-    const body: Record<string, unknown> = { enabled_page_cache: pageCache, enabled_data_cache: dataCache };
-    // The page code is sent only by those who see it (the API refuses it to the others).
-    for (const field of LOOK_FIELDS) {
-      if (field in website!.fields || !CODE_FIELDS.includes(field)) body[field] = look[field] || null;
-    }
-    body.theme = look.theme || 'default';
-    for (const field of FIELDS) {
-      body[field] = locales.length > 1 ? texts[field] : (texts[field][defaultLocale] ?? '');
-    }
-    const { data, error } = await api.PATCH('/api/v2/websites/{id}', {
-      params: { path: { id } },
-      body: body as never,
-    });
-    if (error) return setMessage({ kind: 'error', text: textOf(error) });
-    show(data.data);
-    setMessage({ kind: 'ok', text: t('website.saved') });
-    dispatchEvent(new Event(ME_CHANGED));
-  };
+  // The themes; the published pages (one may be the home page instead of the posts); the library's
+  // images (the logo, the favicon and the home cover are chosen among them).
+  const themes =
+    useResource(
+      () =>
+        api.GET('/api/v2/themes').then(({ data }) => ({ data: data?.data.map((theme) => theme.name) ?? [] })),
+      [id],
+    ).data ?? [];
+  const pages =
+    useResource(
+      () =>
+        api
+          .GET('/api/v2/pages', {
+            params: { query: { per_page: 100, filter: { status: 'published' } } as never },
+          })
+          .then(({ data }) => ({
+            data: ((data?.data ?? []) as Array<{ slug: string; title: string }>).map(({ slug, title }) => ({
+              slug,
+              title,
+            })),
+          })),
+      [id],
+    ).data ?? [];
+  const images =
+    useResource(
+      () =>
+        api
+          .GET('/api/v2/media', { params: { query: { per_page: 100, filter: { type: 'image' } } as never } })
+          .then(({ data }) => ({
+            data: ((data?.data ?? []) as Array<{ url: string; file_name?: string | null }>).map((item) => ({
+              url: item.url,
+              name: item.file_name ?? item.url,
+            })),
+          })),
+      [id],
+    ).data ?? [];
 
-  const addDomain = async (event: Event) => {
-    event.preventDefault();
+  // The domains: one added (the field is emptied), or one removed; what happened is said under them.
+  const domainForm = useForm({ domain: '' }, async ({ domain }) => {
     const { data, error } = await api.POST('/api/v2/websites/{id}/domains', {
       params: { path: { id } },
       body: { domain: domain.trim() },
     });
-    if (error) return setDomainMessage({ kind: 'error', text: textOf(error) });
-    setDomain('');
+    if (error) return { error: textOf(error) };
+    domainForm.reset();
     show(data.data);
-    setDomainMessage({ kind: 'ok', text: t('website.domain.added', { domain: domain.trim() }) });
-  };
+    return t('website.domain.added', { domain: domain.trim() });
+  });
+  const domain = domainForm.values.domain;
+  const domainMessage: Note = domainForm.error
+    ? { kind: 'error', text: domainForm.error }
+    : domainForm.saved
+      ? { kind: 'ok', text: domainForm.saved }
+      : null;
 
   const removeDomain = async (name: string) => {
     const here = name === location.hostname;
@@ -162,15 +196,16 @@ export function WebsiteScreen() {
     const { data, error } = await api.DELETE('/api/v2/websites/{id}/domains/{domain}', {
       params: { path: { id, domain: name } },
     });
-    if (error) return setDomainMessage({ kind: 'error', text: textOf(error) });
+    if (error) return domainForm.setError(textOf(error));
     show(data.data);
-    setDomainMessage({ kind: 'ok', text: t('website.domain.removed', { domain: name }) });
+    domainForm.setError('');
+    domainForm.setSaved(t('website.domain.removed', { domain: name }));
   };
 
   if (!website || !texts) {
-    return message ? (
+    return site.error ? (
       <p class="notice error" role="alert">
-        {message.text}
+        {textOf(site.error)}
       </p>
     ) : (
       <p>{t('app.loading')}</p>
@@ -183,7 +218,7 @@ export function WebsiteScreen() {
   return (
     <section aria-labelledby="website-title">
       <h1 id="website-title">{t('website.title')}</h1>
-      <form onSubmit={(event) => void save(event)}>
+      <form onSubmit={(event) => void form.submit(event)}>
         <fieldset>
           <legend>{t('website.identity')}</legend>
           {locales.length > 1 && (
@@ -310,11 +345,11 @@ export function WebsiteScreen() {
         </fieldset>
         <fieldset>
           <legend>{t('website.caches')}</legend>
-          <Checkbox checked={pageCache} onChange={(on) => setPageCache(on)}>
+          <Checkbox checked={pageCache} onChange={(on) => form.set({ pageCache: on })}>
             {t('website.page_cache')}
           </Checkbox>
           <p class="help">{t('website.page_cache.help')}</p>
-          <Checkbox checked={dataCache} onChange={(on) => setDataCache(on)}>
+          <Checkbox checked={dataCache} onChange={(on) => form.set({ dataCache: on })}>
             {t('website.data_cache')}
           </Checkbox>
           <p class="help">{t('website.data_cache.help')}</p>
@@ -343,7 +378,7 @@ export function WebsiteScreen() {
             </li>
           ))}
         </ul>
-        <form class="add-row" onSubmit={(event) => void addDomain(event)}>
+        <form class="add-row" onSubmit={(event) => void domainForm.submit(event)}>
           <label for="website-domain">{t('website.domain.add')}</label>
           <div class="inline">
             <input
@@ -352,7 +387,7 @@ export function WebsiteScreen() {
               required
               maxLength={255}
               placeholder="www.example.com"
-              onInput={(event) => setDomain(event.currentTarget.value)}
+              onInput={(event) => domainForm.set({ domain: event.currentTarget.value })}
             />
             <button type="submit">{t('website.domain.add.button')}</button>
           </div>
