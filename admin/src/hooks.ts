@@ -29,7 +29,7 @@ export interface Resource<T> {
 /**
  * Loads `load()` on the first render, whenever one of `deps` changes, and on `reload()`. The answer
  * of a load that a newer one replaced is dropped. A load that gets no answer (a network failure)
- * leaves the state as it was.
+ * stays `loading`, as the screens' own loads did (they went on showing "Loading").
  */
 export function useResource<T>(load: () => Promise<Answer<T>>, deps: Inputs): Resource<T> {
   const [data, setData] = useState<T | null>(null);

@@ -3,10 +3,10 @@
 // call; below, the website's moderation settings (which new comments wait, the held words). Only its
 // editors and site admins see it (API v2 answers 403 to anyone else); the settings are changed by
 // whoever manages the website.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/schema.js';
 import { api } from '../api.js';
-import { useResource } from '../hooks.js';
+import { useForm, useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { useAbilities } from '../session.js';
@@ -31,7 +31,7 @@ function excerptOf(html: string): string {
   return text.length > 140 ? `${text.slice(0, 139)}…` : text;
 }
 
-const problemText = (problem: { detail?: string; title: string }) =>
+const problemText = (problem: { detail?: string | null; title: string }) =>
   t('app.error', { message: problem.detail ?? problem.title });
 
 function ReplyForm({
@@ -91,47 +91,48 @@ function ReplyForm({
 
 function ModerationSettings() {
   const can = useAbilities();
-  const [settings, setSettings] = useState<Settings | null>(null);
   const [inherited, setInherited] = useState<Mode>('anonymous');
-  const [mode, setMode] = useState<Mode | 'inherit'>('inherit');
-  const [words, setWords] = useState('');
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState<string | null>(null);
-
-  const show = (loaded: Settings) => {
-    setSettings(loaded);
-    if (loaded.inherited) setInherited(loaded.mode);
-    setMode(loaded.inherited ? 'inherit' : loaded.mode);
-    setWords(loaded.held_words.join('\n'));
-  };
-  useEffect(() => {
-    void api.GET('/api/v2/comments/settings').then(({ data, error: problem }) => {
-      if (problem) return setError(problemText(problem));
+  const form = useForm<{ mode: Mode | 'inherit'; words: string }>(
+    { mode: 'inherit', words: '' },
+    async ({ mode, words }) => {
+      form.setSaved('');
+      const { data, error: problem } = await api.PUT('/api/v2/comments/settings', {
+        body: {
+          mode: mode === 'inherit' ? null : mode,
+          held_words: words
+            .split('\n')
+            .map((word) => word.trim())
+            .filter((word) => word !== ''),
+        },
+      });
+      if (problem) {
+        const fields = Object.entries(problem.errors ?? {}).map(
+          ([field, messages]) => `${field}: ${messages.join(' ')}`,
+        );
+        return { error: fields.length > 0 ? fields.join(' ') : problemText(problem) };
+      }
       show(data.data);
-    });
-  }, []);
+      return t('comments.settings.saved');
+    },
+  );
+  const { mode, words } = form.values;
+  const stored = useResource(
+    () =>
+      api.GET('/api/v2/comments/settings').then(({ data, error: problem }) => {
+        if (data) show(data.data);
+        return { data: data?.data, error: problem };
+      }),
+    [],
+  );
+  const settings = stored.data;
+  const notice = form.saved;
+  const error = form.error || (stored.error ? problemText(stored.error) : null);
 
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setNotice('');
-    setError(null);
-    const { data, error: problem } = await api.PUT('/api/v2/comments/settings', {
-      body: {
-        mode: mode === 'inherit' ? null : mode,
-        held_words: words
-          .split('\n')
-          .map((word) => word.trim())
-          .filter((word) => word !== ''),
-      },
-    });
-    if (problem) {
-      const fields = Object.entries(problem.errors ?? {}).map(
-        ([field, messages]) => `${field}: ${messages.join(' ')}`,
-      );
-      return setError(fields.length > 0 ? fields.join(' ') : problemText(problem));
-    }
-    show(data.data);
-    setNotice(t('comments.settings.saved'));
+  /** The settings as the server has them: the form shows them. */
+  const show = (loaded: Settings) => {
+    stored.setData(loaded);
+    if (loaded.inherited) setInherited(loaded.mode);
+    form.reset({ mode: loaded.inherited ? 'inherit' : loaded.mode, words: loaded.held_words.join('\n') });
   };
 
   if (!settings) return error ? <Notices notice="" error={error} /> : null;
@@ -140,7 +141,7 @@ function ModerationSettings() {
     <section class="moderation-settings" aria-labelledby="moderation-settings-title">
       <h2 id="moderation-settings-title">{t('comments.settings')}</h2>
       {readOnly && <p>{t('comments.settings.readonly')}</p>}
-      <form onSubmit={(event) => void save(event)}>
+      <form onSubmit={(event) => void form.submit(event)}>
         <fieldset disabled={readOnly}>
           <legend>{t('comments.settings.mode')}</legend>
           {(['inherit', ...MODES] as const).map((value) => (
@@ -150,7 +151,7 @@ function ModerationSettings() {
                 name="moderation-mode"
                 value={value}
                 checked={mode === value}
-                onChange={() => setMode(value)}
+                onChange={() => form.set({ mode: value })}
               />{' '}
               {value === 'inherit'
                 ? t('comments.settings.mode.inherit', {
@@ -169,7 +170,7 @@ function ModerationSettings() {
           aria-describedby="held-words-help"
           readOnly={readOnly}
           value={words}
-          onInput={(event) => setWords(event.currentTarget.value)}
+          onInput={(event) => form.set({ words: event.currentTarget.value })}
         />
         {!readOnly && <button type="submit">{t('comments.settings.save')}</button>}
       </form>
@@ -196,8 +197,7 @@ export function CommentsScreen() {
   const rows: Comment[] | null = list.loading || list.error ? null : (list.data?.data ?? null);
   // How many comments each tab holds (issue 34 #20), with every answer of the list.
   const counts: Partial<Record<Tab, number>> = list.data?.meta.counts ?? {};
-  const error =
-    actionError || (list.error ? t('app.error', { message: list.error.detail ?? list.error.title }) : null);
+  const error = actionError || (list.error ? problemText(list.error) : null);
 
   const act = async (ids: number[], action: Action) => {
     if (ids.length === 0) return;
