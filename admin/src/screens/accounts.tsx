@@ -1,8 +1,9 @@
 // Accounts (administrators): every user of the installation, searched by name or email; disable or
 // enable one (a disabled user is signed out and their keys refused at once), send a password reset
 // link, and see and revoke their API keys.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
+import { useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { useMe } from '../session.js';
 import { Notices, Pager, SearchForm } from '../widgets.js';
@@ -17,22 +18,16 @@ export function Accounts() {
   const me = useMe();
   const [q, setQ] = useState('');
   const [page, setPage] = useState(1);
-  const [pages, setPages] = useState(1);
-  const [users, setUsers] = useState<User[] | null>(null);
   const [keysOf, setKeysOf] = useState<{ user: User; keys: Key[] } | null>(null);
   const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  const [reloads, setReloads] = useState(0);
-
-  useEffect(() => {
-    void api
-      .GET('/api/v2/users', { params: { query: { page, per_page: 20, ...(q ? { q } : {}) } } })
-      .then(({ data, error: problem }) => {
-        if (problem) return setError(textOf(problem));
-        setUsers(data.data);
-        setPages(data.meta.pagination.total_pages);
-      });
-  }, [q, page, reloads]);
+  const [actionError, setError] = useState('');
+  const list = useResource(
+    () => api.GET('/api/v2/users', { params: { query: { page, per_page: 20, ...(q ? { q } : {}) } } }),
+    [q, page],
+  );
+  const users: User[] | null = list.data?.data ?? null;
+  const pages = list.data?.meta.pagination.total_pages ?? 1;
+  const error = actionError || (list.error ? textOf(list.error) : '');
 
   const setActive = async (user: User, active: boolean) => {
     if (!active && !confirm(t('people.account.disable.confirm', { name: user.name }))) return;
@@ -43,7 +38,7 @@ export function Accounts() {
     if (problem) return setError(textOf(problem));
     setError('');
     setNotice(t(active ? 'people.account.enabled' : 'people.account.disabled', { name: user.name }));
-    setReloads((n) => n + 1);
+    list.reload();
   };
 
   const reset = async (user: User) => {

@@ -1,7 +1,7 @@
 // Reviews: the posts writers submitted on this website, oldest first, for its editors; each opens in
 // the editor, where it is approved (now or at a time) or sent back with a note.
-import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { PanelLink } from '../widgets.js';
 
@@ -13,14 +13,9 @@ interface Pending {
 }
 
 export function ReviewsScreen() {
-  const [rows, setRows] = useState<Pending[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    void api.GET('/api/v2/reviews').then(({ data, error: problem }) => {
-      if (problem) return setError(problem.detail ?? problem.title);
-      setRows(data.data);
-    });
-  }, []);
+  const list = useResource(() => api.GET('/api/v2/reviews'), []);
+  const rows: Pending[] | null = list.error ? null : (list.data?.data ?? null);
+  const error = list.error ? (list.error.detail ?? list.error.title) : null;
   return (
     <section aria-labelledby="reviews-title">
       <h1 id="reviews-title">{t('reviews.title')}</h1>
