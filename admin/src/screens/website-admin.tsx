@@ -1,8 +1,9 @@
 // The Website screen's tools: the check that a domain leads to this server (for whoever manages the
 // website), and, for administrators, every website: create one, and delete one after reading what
 // goes with it and typing its domain.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
 import { useMe } from '../session.js';
@@ -58,31 +59,29 @@ function verdictText(check: Check): string {
 /** Every website (administrators): open its panel, create one, delete one. */
 export function AllWebsites() {
   const me = useMe();
-  const [websites, setWebsites] = useState<Website[]>([]);
-  const [name, setName] = useState('');
-  const [domain, setDomain] = useState('');
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
+  const list = useResource(
+    () =>
+      api
+        .GET('/api/v2/websites', { params: { query: { per_page: 100 } } })
+        .then(({ data }) => ({ data: data?.data ?? [] })),
+    [],
+  );
+  const websites = list.data ?? [];
+  const load = list.reload;
   const [deleting, setDeleting] = useState<{ website: Website; usage: Usage } | null>(null);
   const [typed, setTyped] = useState('');
-  const load = () =>
-    void api
-      .GET('/api/v2/websites', { params: { query: { per_page: 100 } } })
-      .then(({ data }) => setWebsites(data?.data ?? []));
-  useEffect(load, []);
-
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError('');
+  // A new website's name and domain; what the last action did, and what went wrong.
+  const form = useForm({ name: '', domain: '' }, async ({ name, domain }) => {
     const { data, error: problem } = await api.POST('/api/v2/websites', {
       body: { site_name: name.trim(), domain: domain.trim() },
     });
-    if (problem) return setError(textOf(problem));
-    setNotice(t('website.created', { name: data.data.fields.site_name ?? '', domain: data.data.domain }));
-    setName('');
-    setDomain('');
+    if (problem) return { error: textOf(problem) };
+    form.reset();
     load();
-  };
+    return t('website.created', { name: data.data.fields.site_name ?? '', domain: data.data.domain });
+  });
+  const { setError } = form;
+  const setNotice = form.setSaved;
 
   const ask = async (website: Website) => {
     setError('');
@@ -113,7 +112,7 @@ export function AllWebsites() {
   return (
     <section aria-labelledby="websites-title">
       <h2 id="websites-title">{t('website.all')}</h2>
-      <Notices notice={notice} error={error} />
+      <Notices notice={form.saved} error={form.error} />
       <table class="posts websites">
         <thead>
           <tr>
@@ -177,14 +176,14 @@ export function AllWebsites() {
           </div>
         </form>
       )}
-      <form class="filters add-member" onSubmit={(event) => void create(event)}>
+      <form class="filters add-member" onSubmit={(event) => void form.submit(event)}>
         <div class="inline-field grow">
           <label for="new-website-name">{t('website.new.name')}</label>
           <input
             id="new-website-name"
             required
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
+            value={form.values.name}
+            onInput={(event) => form.set({ name: event.currentTarget.value })}
           />
         </div>
         <div class="inline-field grow">
@@ -193,8 +192,8 @@ export function AllWebsites() {
             id="new-website-domain"
             required
             placeholder="blog.example.com"
-            value={domain}
-            onInput={(event) => setDomain(event.currentTarget.value)}
+            value={form.values.domain}
+            onInput={(event) => form.set({ domain: event.currentTarget.value })}
           />
         </div>
         <button type="submit" class="primary">
