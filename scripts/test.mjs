@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs a lane of the test suite on SQLite, then on PostgreSQL, with Node's test runner (tsx loads the
-// TypeScript). Usage: node scripts/test.mjs [fast|slow|all] [sqlite|postgres] [test files…]
+// Runs a lane of the test suite on SQLite and on PostgreSQL (the fast lane's two passes side by side),
+// with Node's test runner (tsx loads the TypeScript).
+// Usage: node scripts/test.mjs [fast|slow|all] [sqlite|postgres] [test files…]
 //   fast (the default, `npm test`): test/unit and test/http, the tests of the code itself.
 //   slow (`npm run test:slow`): everything else: the browser tests and Lighthouse (test/e2e), the
 //     fault tests (test/fault), the benchmark harness smoke and the tests that run Folio, npm or the
@@ -13,7 +14,7 @@
 // PostgreSQL comes from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); each test
 // file works in a schema of its own and drops it at the end. The PostgreSQL run also uses the Redis
 // cache at TEST_REDIS_URL (default redis://127.0.0.1:6379), as production would.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,11 +86,18 @@ async function loading(testFiles) {
   return { args: ['--enable-source-maps'], files: testFiles.map(compiled) };
 }
 
-async function run(name, env, testFiles) {
+/**
+ * Runs one pass. `quiet`: its report goes to a file, printed when the pass ends (passes that run side
+ * by side would interleave their lines otherwise).
+ */
+async function run(name, env, testFiles, { quiet = false } = {}) {
   const loader = await loading(testFiles);
   const tapFile = path.join(os.tmpdir(), `folio-tests-${name}-${process.pid}.tap`);
-  console.log(`\n=== Folio tests on ${name}${files.length ? '' : ` (${lane} lane)`} ===`);
-  const result = spawnSync(
+  const specFile = path.join(os.tmpdir(), `folio-tests-${name}-${process.pid}.txt`);
+  const heading = `\n=== Folio tests on ${name}${files.length ? '' : ` (${lane} lane)`} ===`;
+  if (!quiet) console.log(heading);
+  const specOut = quiet ? fs.openSync(specFile, 'w') : 'inherit';
+  const child = spawn(
     process.execPath,
     [
       ...loader.args,
@@ -104,19 +112,36 @@ async function run(name, env, testFiles) {
     // Every page the suite renders is rendered both by compiled templates and by LiquidJS, which must
     // agree (src/frontend/liquid-compiler.ts).
     {
-      stdio: 'inherit',
+      stdio: ['ignore', specOut, quiet ? specOut : 'inherit'],
       env: { FOLIO_THEME_CROSSCHECK: '1', ...process.env, ...env },
-      // A test that hangs (or times out and leaves a connection open, which keeps its file's process
-      // alive) fails the run here instead of holding CI until its limit.
-      timeout: RUN_TIMEOUT_MS,
-      killSignal: 'SIGKILL',
     },
   );
-  if (result.error) console.error(`tests on ${name}: ${result.error.message}`);
+  // A test that hangs (or times out and leaves a connection open, which keeps its file's process
+  // alive) fails the run here instead of holding CI until its limit.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, RUN_TIMEOUT_MS);
+  const status = await new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`tests on ${name}: ${error.message}`);
+      resolve(1);
+    });
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+  clearTimeout(timer);
+  if (quiet) {
+    fs.closeSync(specOut);
+    console.log(heading);
+    process.stdout.write(fs.readFileSync(specFile, 'utf8'));
+    fs.rmSync(specFile, { force: true });
+  }
+  if (timedOut) console.error(`tests on ${name}: stopped after ${RUN_TIMEOUT_MS / 60_000} minutes`);
   const tap = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
   fs.rmSync(tapFile, { force: true });
   const count = (label) => Number(new RegExp(`^# ${label} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
-  return { name, pass: count('pass'), fail: count('fail'), skipped: count('skipped'), status: result.status };
+  return { name, pass: count('pass'), fail: count('fail'), skipped: count('skipped'), status };
 }
 
 const results = [];
@@ -127,28 +152,46 @@ const postgresUp = passes.includes('postgres') && (await postgresReachable(postg
 // asked for, or (outside CI, where that is a failure) PostgreSQL does not answer.
 const postgresOnlyOnSqlite = !postgresUp && !REQUIRE_ALL;
 const passFiles = (pass) => (files.length ? files : laneFiles(lane, pass, postgresOnlyOnSqlite));
-for (const target of passes) {
+/** One pass: SQLite, or PostgreSQL with Redis (or its verdict when PostgreSQL does not answer). */
+async function runPass(target, options) {
   if (target === 'sqlite') {
-    results.push(await run('sqlite', { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' }, passFiles('sqlite')));
-  } else if (!postgresUp) {
+    return run('sqlite', { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' }, passFiles('sqlite'), options);
+  }
+  if (!postgresUp) {
     // A contributor without PostgreSQL gets the SQLite verdict and this note; CI fails instead.
-    results.push({
+    return {
       name: 'postgres',
       pass: 0,
       fail: REQUIRE_ALL ? 1 : 0,
       skipped: 0,
       status: REQUIRE_ALL ? 1 : 0,
       note: `skipped: PostgreSQL is not reachable at ${postgresUrl}; run it with TEST_DATABASE_URL=postgres://… npm run test:postgres`,
-    });
-  } else {
-    results.push(
-      await run(
-        'postgres',
-        { TEST_DATABASE_URL: postgresUrl, TEST_REDIS_URL: process.env.TEST_REDIS_URL || DEFAULT_REDIS },
-        passFiles('postgres'),
-      ),
-    );
+    };
   }
+  return run(
+    'postgres',
+    { TEST_DATABASE_URL: postgresUrl, TEST_REDIS_URL: process.env.TEST_REDIS_URL || DEFAULT_REDIS },
+    passFiles('postgres'),
+    options,
+  );
+}
+
+// The fast lane's two passes run side by side (issue 35 #6): the PostgreSQL pass spends much of its
+// time waiting on the server, so together they take about the longer one's time, not the sum. Each
+// pass's report is printed whole when it ends. FOLIO_TEST_SERIAL=1 runs them one after the other.
+const sideBySide =
+  lane === 'fast' &&
+  !files.length &&
+  passes.length === 2 &&
+  postgresUp &&
+  process.env.FOLIO_TEST_SERIAL !== '1';
+if (sideBySide) {
+  // Compiled once, before either pass starts (both read the same compiled files).
+  await loading(passFiles('sqlite'));
+  console.log('\nThe SQLite and PostgreSQL passes run side by side; each report follows when its pass ends.');
+  results.push(...(await Promise.all(passes.map((target) => runPass(target, { quiet: true })))));
+} else {
+  for (const target of passes) results.push(await runPass(target));
 }
 
 console.log('');
