@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ValidationError } from './errors.js';
 import type { ValidationIssue } from './errors.js';
-import { isValidLocale } from './translations.js';
+import { isValidLocale, normalizeLocale } from './translations.js';
 import { parseBoolean } from './values.js';
 
 /** Custom messages use `:attribute` as the placeholder, like Laravel; faces put the field's name. */
@@ -53,18 +53,83 @@ export const isoDateTime = () =>
 export const optional = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === null || value === '' ? undefined : value), schema.optional());
 
+/** The width of `translations.locale`: a longer locale could not be stored. */
+export const MAX_LOCALE_LENGTH = 20;
+
+export interface TranslatableOptions {
+  /** A blank text (a blank string, or a map without one non-blank value) is `field is required`. */
+  required?: boolean;
+  /** Texts are trimmed (before `required` and `max` are checked). */
+  trim?: boolean;
+  /** Each text at most this many characters. */
+  max?: number;
+  /**
+   * How the field's API words its type errors: `strict` (API v1's post and tag fields, R-V2: `must be
+   * a string`, a bad locale `selected … is invalid` for tags or `has an invalid locale` for posts)
+   * or, by default, `either` (`must be a string or a map of locale to text` for every finding).
+   */
+  style?: 'either' | 'post' | 'tag';
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * A translatable text (spec 4.1 rule 1): a string, or a non-empty map of locale to text whose keys
- * are locales (`en`, `zh-TW`, `zh_Hant_TW`…).
+ * The one translatable text (spec 4.1 rule 1, R-T1, R-T2): a string, or a non-empty map of locale to
+ * text whose keys are locales (`en`, `zh-TW`, `zh_Hant_TW`…). Posts, tags, pages, menus, websites and
+ * media all take their texts through it; the options say what each field requires.
  */
-export const translatable = () =>
-  z.custom<string | Record<string, string>>(
-    (value) =>
-      typeof value === 'string' ||
-      (typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value) &&
-        Object.keys(value).length > 0 &&
-        Object.entries(value).every(([locale, text]) => typeof text === 'string' && isValidLocale(locale))),
-    { message: `The ${ATTRIBUTE} must be a string or a map of locale to text.` },
-  );
+export const translatable = (options: TranslatableOptions = {}) => {
+  const style = options.style ?? 'either';
+  const either = `The ${ATTRIBUTE} must be a string or a map of locale to text.`;
+  const required = `The ${ATTRIBUTE} field is required.`;
+  const typeMessage = style === 'either' ? either : `The ${ATTRIBUTE} must be a string.`;
+  const localeMessage = (locale: string) =>
+    style === 'either'
+      ? either
+      : style === 'tag'
+        ? `The selected ${ATTRIBUTE} is invalid.`
+        : `The ${ATTRIBUTE} has an invalid locale: ${locale.slice(0, MAX_LOCALE_LENGTH)}.`;
+  const tooLong = `The ${ATTRIBUTE} may not be greater than ${options.max} characters.`;
+  const text = (value: string) => (options.trim ? value.trim() : value);
+  return z
+    .unknown()
+    .transform((value, ctx): string | Record<string, string> => {
+      const fail = (message: string) => {
+        ctx.addIssue({ code: 'custom', message, input: value });
+        return z.NEVER;
+      };
+      if (value === undefined || value === null) return fail(required);
+      if (typeof value === 'string') {
+        const given = text(value);
+        if (options.required && given.trim() === '') return fail(required);
+        if (options.max !== undefined && given.length > options.max) return fail(tooLong);
+        return given;
+      }
+      if (!isPlainObject(value)) return fail(typeMessage);
+      const map: Record<string, string> = {};
+      for (const [locale, raw] of Object.entries(value)) {
+        if (!isValidLocale(locale) || normalizeLocale(locale).length > MAX_LOCALE_LENGTH) {
+          return fail(localeMessage(locale));
+        }
+        // A post's null text is an empty one (it removes that locale's translation).
+        const given = raw === null && style === 'post' ? '' : raw;
+        if (typeof given !== 'string') return fail(typeMessage);
+        if (options.max !== undefined && text(given).length > options.max) return fail(tooLong);
+        map[locale] = text(given);
+      }
+      if (Object.keys(map).length === 0) return fail(style === 'either' ? either : required);
+      if (options.required && Object.values(map).every((entry) => entry.trim() === '')) return fail(required);
+      return map;
+    })
+    .meta({
+      anyOf: [
+        { type: 'string', ...(options.max === undefined ? {} : { maxLength: options.max }) },
+        {
+          type: 'object',
+          description: 'A text per locale (`en`, `zh_TW`…).',
+          additionalProperties: { type: 'string' },
+        },
+      ],
+    });
+};

@@ -3,7 +3,6 @@
 // ordinary content: edit or delete it in the admin panel (/admin) or through the API like anything else.
 import type { FaceServices } from '../services.js';
 import type { Actor } from '../domain/policy.js';
-import { localeSettings } from '../domain/locales.js';
 
 const WELCOME = `<p>This website runs on <strong>Folio</strong>, a multi-site content management service. What you
 are reading is sample content created on the first start: change it or delete it in the
@@ -72,26 +71,16 @@ export async function installSampleContent(
     slug: 'about',
     website_ids: [websiteId],
   });
-  const link = (order: number, name: string, url: string) => ({
-    order,
-    name,
-    type: 'link' as const,
-    pageId: null,
-    url,
-    target: '_self' as const,
-    icon: null,
-    parentPageId: null,
-  });
-  await services.menuOps.sync(
-    actor,
-    { websiteId },
-    [
+  const link = (order: number, name: string, url: string) => ({ order, name, type: 'link', url });
+  // API v1's menu sync, as an installer would send it.
+  await services.menuOps.sync(actor, {
+    website_id: websiteId,
+    menu_items: [
       link(1, 'Home', '/'),
       link(2, 'Blog', '/blog'),
       link(3, 'Getting started', '/post/category/getting-started'),
       link(4, 'Popular', '/post/list/hot/week'),
-      { ...link(5, 'About', ''), type: 'page', pageId: about.id, url: null },
+      { order: 5, name: 'About', type: 'page', page_id: about.id },
     ],
-    { locales: await localeSettings(services.settings) },
-  );
+  });
 }

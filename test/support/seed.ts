@@ -1,6 +1,5 @@
 // Rows inserted straight into the database, for tests of endpoints that read them.
 import type { Db } from '../../src/db/database.js';
-import { localeSettings } from '../../src/domain/locales.js';
 import type { Services } from '../../src/services.js';
 
 export interface SeedPost {
@@ -57,19 +56,6 @@ export async function syncOneMenuLink(services: Services, websiteId: number, nam
   // Through the operation, which announces the change (the store does not), as the system's administrator.
   await services.menuOps.sync(
     { userId: null, isAdmin: true, websiteId: null },
-    { websiteId },
-    [
-      {
-        order: 1,
-        name,
-        type: 'link',
-        pageId: null,
-        url: '/blog',
-        target: '_self',
-        icon: null,
-        parentPageId: null,
-      },
-    ],
-    { locales: await localeSettings(services.settings) },
+    { website_id: websiteId, menu_items: [{ order: 1, name, type: 'link', url: '/blog' }] },
   );
 }

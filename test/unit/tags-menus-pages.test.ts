@@ -1,7 +1,7 @@
 // Domain services of tags, menus and pages: the races and failures the HTTP tests cannot force.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { websiteIdList } from '../../src/api/v1/tags.js';
+import { websiteIdList } from '../../src/domain/tags/input.js';
 import { fieldSizes } from '../../src/api/v1/menus.js';
 import type { Db } from '../../src/db/database.js';
 import { ForbiddenError, InputError } from '../../src/domain/errors.js';
@@ -119,16 +119,15 @@ describe('tags, menus and pages services', () => {
     const tags = ctx.services.tagOps;
     await assert.rejects(
       // @ts-expect-error store takes an actor: a write without one is ensure's
-      tags.store({ ...baseInput, name: 'Unchecked' }),
+      tags.store(undefined, { name: 'Unchecked', type: 'post_tag' }),
       ForbiddenError,
     );
     const nobody = await ctx.createUser();
     await assert.rejects(
-      tags.store({
-        ...baseInput,
-        name: 'Unchecked',
-        actor: { userId: nobody.id, isAdmin: false, websiteId: null },
-      }),
+      tags.store(
+        { userId: nobody.id, isAdmin: false, websiteId: null },
+        { name: 'Unchecked', type: 'post_tag' },
+      ),
       ForbiddenError,
     );
     assert.equal(await ctx.services.tags.findDuplicate('Unchecked', 'post_tag'), null, 'nothing stored');

@@ -3,11 +3,15 @@
 // validates with) and the spec's envelope as its answer. Served at /api/v1/openapi.json.
 import { z } from 'zod';
 import { createPostInput, listPostsInput, updatePostInput } from '../../domain/posts/input.js';
-import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/websites/input.js';
-import { syncSchema } from './menus.js';
+import { syncMenuInput } from '../../domain/menus/input.js';
+import { existingTagsInput, storeTagInput, tagTreeInput } from '../../domain/tags/input.js';
+import {
+  createWebsiteInput,
+  listWebsitesInput,
+  updateWebsiteInput,
+  websiteDomainInput,
+} from '../../domain/websites/input.js';
 import type { RegisteredRoute, RouteDoc } from './router.js';
-import { existSchema, listSchema as tagListSchema, storeSchema as tagStoreSchema } from './tags.js';
-import { listSchema as websiteListSchema } from './websites.js';
 
 /** What the document says of each route (spec 4.x); a route missing here fails the document's test. */
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
@@ -23,14 +27,14 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   '/posts/delete/:slug': { summary: 'Delete a post by id or slug' },
   '/posts/:slug': { summary: 'Show a post by id or slug' },
-  '/tags': { summary: 'The tag tree of a type (spec 4.2)', input: tagListSchema },
-  '/tags/exist': { summary: 'Which of these tag ids exist', input: existSchema },
-  '/tags/store': { summary: 'Create a tag, or skip or update the duplicate', input: tagStoreSchema },
+  '/tags': { summary: 'The tag tree of a type (spec 4.2)', input: tagTreeInput },
+  '/tags/exist': { summary: 'Which of these tag ids exist', input: existingTagsInput },
+  '/tags/store': { summary: 'Create a tag, or skip or update the duplicate', input: storeTagInput },
   '/menus': { summary: 'Menus index (placeholder, spec 4.3)' },
   '/menus/store': { summary: 'Menu store (logged only, spec 4.3)' },
-  '/menus/sync': { summary: 'Replace a website’s menu (administrators)', input: syncSchema },
+  '/menus/sync': { summary: 'Replace a website’s menu (administrators)', input: syncMenuInput },
   '/menus/:id': { summary: 'One menu item with its page' },
-  '/websites': { summary: 'Websites you may see (spec 4.4)', input: websiteListSchema },
+  '/websites': { summary: 'Websites you may see (spec 4.4)', input: listWebsitesInput },
   '/websites/store': { summary: 'Create a website (administrators)', input: createWebsiteInput },
   '/websites/add-domain': { summary: 'Add a domain alias', input: websiteDomainInput },
   '/websites/remove-domain': { summary: 'Remove a domain', input: websiteDomainInput },

@@ -1,7 +1,6 @@
 // Websites API (spec 4.4, 2.6, 2.7, R-W1..R-W8). Every endpoint needs a user and both switches: the
 // model switch `enable_api_website` and its own; add-domain also honours `enable_api_website_add_domain`.
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import type { User } from '../../domain/people/users.js';
 import {
@@ -12,7 +11,13 @@ import {
 } from '../../domain/websites/store.js';
 import type { Website, WebsitePatch } from '../../domain/websites/store.js';
 import type { FaceServices } from '../../services.js';
-import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/websites/input.js';
+import {
+  createWebsiteInput,
+  listWebsitesInput,
+  MAX_WEBSITE_PAGE_SIZE,
+  updateWebsiteInput,
+  websiteDomainInput,
+} from '../../domain/websites/input.js';
 import { actorOf } from './actor.js';
 import { adminRequired, ApiError, success } from './envelope.js';
 import type { Json } from './envelope.js';
@@ -20,10 +25,7 @@ import type { EndpointPolicy } from './guard.js';
 import { requestInput } from './input.js';
 import { paginate } from './pagination.js';
 import type { ApiRouter } from './router.js';
-import { integer, optional, validate } from './validation.js';
-
-export const DEFAULT_WEBSITE_PAGE_SIZE = 20;
-export const MAX_WEBSITE_PAGE_SIZE = 100;
+import { validate } from './validation.js';
 
 const policy = (action: string, extra: Partial<EndpointPolicy> = {}): EndpointPolicy => ({
   switchKey: `svc_api_website_${action}`,
@@ -66,12 +68,6 @@ export function websiteJson(website: Website): Json {
   };
 }
 
-export const listSchema = z.object({
-  keyword: optional(z.string().max(255)),
-  page_size: optional(integer()).default(DEFAULT_WEBSITE_PAGE_SIZE),
-  page: optional(integer()).default(1),
-});
-
 const storeSchema = createWebsiteInput;
 /** API v1 writes the fields its website JSON shows (R-W1): the home cover is API v2's and the panel's. */
 const updateSchema = updateWebsiteInput.omit({ site_cover: true });
@@ -106,7 +102,7 @@ export function registerWebsiteRoutes(router: ApiRouter, services: FaceServices)
   };
 
   router.route(['GET', 'POST'], '/websites', policy('index', { read: true }), async (request) => {
-    const input = validate(listSchema, requestInput(request));
+    const input = validate(listWebsitesInput, requestInput(request));
     const page = Math.max(1, input.page);
     const pageSize = Math.min(MAX_WEBSITE_PAGE_SIZE, Math.max(1, input.page_size));
     const result = await answering(async () =>

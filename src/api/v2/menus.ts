@@ -3,7 +3,7 @@
 // nest in one call). Reads answer an ETag; writes take If-Match (412 when the menu changed since).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { createMenuInput, replaceMenuItemsInput, updateMenuInput } from '../../domain/menus/operations.js';
+import { createMenuInput, replaceMenuItemsInput, updateMenuInput } from '../../domain/menus/input.js';
 import type { MenuWithItems } from '../../domain/menus/operations.js';
 import { MENU_ITEM_KINDS, MENU_TARGETS } from '../../domain/menus/store.js';
 import type { Menu, MenuTreeItem } from '../../domain/menus/store.js';

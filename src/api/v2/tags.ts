@@ -1,7 +1,7 @@
 // Tags and categories through API v2: a type's tree, one tag, create, change (rename, translate, move
 // in the tree, rebind), delete (409 while in use, unless `?force=true`), merge into another.
 import { z } from 'zod';
-import { createTagInput, mergeTagInput, updateTagInput } from '../../domain/tags/operations.js';
+import { createTagInput, mergeTagInput, updateTagInput } from '../../domain/tags/input.js';
 import type { Tag, TagNode } from '../../domain/tags/store.js';
 import { DEFAULT_TAG_TYPE } from '../../domain/tags/store.js';
 import type { FaceServices } from '../../services.js';

@@ -8,18 +8,25 @@
 // request) and name its parent by that `ref`; a parent comes before its children. That is what a
 // drag-and-drop builder has at hand, and what makes a cycle or a too-deep nesting a field error
 // (`items.N.parent`) instead of something a nested body could not even say.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ContentChanges } from '../changes.js';
 import type { OperationRunner } from '../run.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
 import { ForbiddenError, InputError, NotFoundError, ValidationError } from '../errors.js';
 import { isStorableId } from '../ids.js';
-import type { LocaleSettings } from '../locales.js';
-import { MAX_MENU_DEPTH, MAX_MENU_ITEMS, MENU_ITEM_KINDS, MENU_TARGETS, menuNotFound } from './store.js';
+import { localeSettings } from '../locales.js';
+import {
+  bySyncFieldOrder,
+  createMenuInput,
+  parseMenuSync,
+  replaceMenuItemsInput,
+  updateMenuInput,
+} from './input.js';
+import type { menuItemInput } from './input.js';
+import { MAX_MENU_DEPTH, menuNotFound } from './store.js';
 import type {
   Menu,
-  MenuItemInput,
   MenuItemSpec,
   MenuItemWithPage,
   MenuTreeItem,
@@ -27,56 +34,9 @@ import type {
   SyncResult,
 } from './store.js';
 import type { Actor, Policy } from '../policy.js';
-import { ATTRIBUTE, integer, parse, requiredString, translatable } from '../schema-fields.js';
+import { parse } from '../schema-fields.js';
 import type { SettingsService } from '../system/settings.js';
-import { isSafeHref } from '../websites/urls.js';
 import { DEFAULT_LOCALE } from '../translations.js';
-
-const HANDLE = z
-  .string()
-  .regex(
-    /^[a-z][a-z0-9_-]{0,49}$/,
-    `The ${ATTRIBUTE} must start with a letter and hold only a-z, 0-9, - and _ (at most 50).`,
-  );
-
-export const createMenuInput = z.object({ handle: HANDLE, name: requiredString(255) });
-export const updateMenuInput = z.object({ handle: HANDLE.optional(), name: requiredString(255).optional() });
-
-const MAX_LABEL = 255;
-const MAX_LABEL_LOCALES = 50;
-const textsOf = (value: string | Record<string, string>) =>
-  typeof value === 'string' ? [value] : Object.values(value);
-const label = translatable()
-  .refine((value) => textsOf(value).some((text) => text.trim() !== ''), `The ${ATTRIBUTE} field is required.`)
-  .refine(
-    (value) =>
-      textsOf(value).length <= MAX_LABEL_LOCALES && textsOf(value).every((text) => text.length <= MAX_LABEL),
-    `The ${ATTRIBUTE} may not be greater than ${MAX_LABEL} characters (in at most ${MAX_LABEL_LOCALES} locales).`,
-  );
-const REF = z.string().min(1).max(64);
-
-export const menuItemInput = z
-  .object({
-    ref: REF.optional().describe('A name for the item in this request, for its children\u2019s `parent`.'),
-    parent: REF.nullable().optional().describe('The `ref` of its parent (an item before it); none: a root.'),
-    label: label.describe('A text, or a map of locale to text.'),
-    type: z.enum(MENU_ITEM_KINDS),
-    page_id: integer().optional().describe('type `page`: a page of the menu\u2019s website.'),
-    post_id: integer().optional().describe('type `post`: a post of the menu\u2019s website.'),
-    tag_id: integer().optional().describe('type `tag`: a tag of the menu\u2019s website.'),
-    url: z
-      .string()
-      .trim()
-      .max(2048)
-      .refine(isSafeHref, `The ${ATTRIBUTE} format is invalid.`)
-      .optional()
-      .describe('type `link`: http(s), mailto, tel, or a relative URL.'),
-    target: z.enum(MENU_TARGETS).optional(),
-    icon: z.string().max(100).nullable().optional(),
-  })
-  .strict();
-
-export const replaceMenuItemsInput = z.object({ items: z.array(menuItemInput).max(MAX_MENU_ITEMS) });
 
 type ItemInput = z.output<typeof menuItemInput>;
 
@@ -160,10 +120,15 @@ export interface MenuWithItems extends Menu {
   items: MenuTreeItem[];
 }
 
-/** API v1's menu sync found items it cannot store (each one an InputError, in the order found). */
+/** API v1's menu sync found items it cannot store (each one an InputError), in the request's field order. */
 export class MenuSyncProblems extends ValidationError {
   constructor(readonly problems: readonly InputError[]) {
-    super(Object.fromEntries(problems.map((problem) => [problem.field, [problem.message]])));
+    const messages: Record<string, string[]> = {};
+    for (const problem of [...problems].sort((a, b) => bySyncFieldOrder(a.field, b.field))) {
+      const list = (messages[problem.field] ??= []);
+      if (!list.includes(problem.message)) list.push(problem.message);
+    }
+    super(messages);
     this.name = 'MenuSyncProblems';
   }
 }
@@ -186,25 +151,23 @@ export class MenuOperations {
   }
 
   /**
-   * API v1's menu sync: the website's menu items replaced by `items` (found by id, or by domain). The
-   * items are checked first (MenuSyncProblems), then the website (404), then who may manage its
-   * menus; one transaction.
+   * API v1's menu sync: the website's menu items replaced by the request's (the website found by id,
+   * or by domain). The request is checked first (parseMenuSync), then its items against the database
+   * (MenuSyncProblems), then the website (404), then who may manage its menus; one transaction.
    */
-  async sync(
-    actor: Actor,
-    target: { websiteId?: number; domain?: string },
-    items: readonly MenuItemInput[],
-    options: { locale?: string; locales: LocaleSettings },
-  ): Promise<SyncResult> {
+  async sync(actor: Actor, raw: unknown): Promise<SyncResult> {
+    const locales = await localeSettings(this.settings);
+    const { target, items, locale } = parseMenuSync(raw, locales.supported);
+    const options = { locale, locales };
     return this.runner.run(async () => {
       const problems = await this.menus.check(items);
       if (problems.length > 0) throw new MenuSyncProblems(problems);
       const websiteId =
-        target.websiteId !== undefined
+        'websiteId' in target
           ? isStorableId(target.websiteId) && (await this.websiteExists(target.websiteId))
             ? target.websiteId
             : null
-          : await this.websiteByDomain(target.domain ?? '');
+          : await this.websiteByDomain(target.domain);
       if (websiteId === null || !this.policy.inKeyScope(actor, websiteId)) {
         throw new NotFoundError('Website not found');
       }

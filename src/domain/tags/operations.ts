@@ -2,7 +2,6 @@
 // move in the tree, translate, rebind), delete (refused while in use unless forced) and merge. One
 // zod schema per input, the one policy (tags have no owner: writers of every website a tag is on may
 // change it; an all-sites tag is the administrators'), one transaction (the store's), audited.
-import { z } from 'zod';
 import type { OperationRunner } from '../run.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
@@ -10,40 +9,13 @@ import { ConflictError, ForbiddenError, InputError, NotFoundError } from '../err
 import { isUniqueViolation } from '../../db/errors.js';
 import type { ContentChanges } from '../changes.js';
 import type { Actor, Policy } from '../policy.js';
-import { integer, optional, parse, translatable } from '../schema-fields.js';
+import { parse } from '../schema-fields.js';
+import { createTagInput, mergeTagInput, storeTagInput, updateTagInput } from './input.js';
 import type { SettingsService } from '../system/settings.js';
-import { MAX_TAG_NAME_LENGTH, MAX_TAG_TYPE_LENGTH } from './store.js';
-import type { ActorTagInput, StoreOutcome, Tag, TagInput, TagNode, TagsService } from './store.js';
-import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
-
-const ids = z.array(integer()).max(100);
-const TYPE = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]*$/, 'The :attribute format is invalid.')
-  .max(MAX_TAG_TYPE_LENGTH);
-
-export const createTagInput = z.object({
-  name: translatable(),
-  type: TYPE,
-  slug: optional(z.string().max(190)),
-  parent_id: optional(integer()),
-  description: optional(z.string().max(65_535)),
-  icon: optional(z.string().max(255)),
-  sort: optional(integer()),
-  website_ids: optional(ids),
-});
-
-export const updateTagInput = z.object({
-  name: translatable().optional(),
-  slug: optional(z.string().max(190)),
-  parent_id: integer().nullable().optional(),
-  description: z.string().max(65_535).nullable().optional(),
-  icon: z.string().max(255).nullable().optional(),
-  sort: optional(integer()),
-  website_ids: optional(ids),
-});
-
-export const mergeTagInput = z.object({ into: integer() });
+import { DEFAULT_TAG_TYPE, MAX_TAG_NAME_LENGTH, MAX_TAG_TYPE_LENGTH } from './store.js';
+import type { StoreOutcome, Tag, TagInput, TagNode, TagsService } from './store.js';
+import { defaultLocale } from '../locales.js';
+import { splitTranslatable } from '../translations.js';
 
 export const tagNotFound = () => new NotFoundError('Tag not found');
 
@@ -61,13 +33,32 @@ export class TagOperations {
   ) {}
 
   /**
-   * API v1's tag store (spec 4.4): a new tag, or with `updateWhenDuplicated` the existing one of the
-   * same name and type changed; the store asks the policy for either (tags.ts), in one transaction.
+   * API v1's tag store (spec 4.2): a new tag, or with `update_when_duplicated` the existing one of
+   * the same name and type changed, as `actor` (the policy decides; the write is audited), in one
+   * transaction.
    */
-  async store(input: ActorTagInput): Promise<{ outcome: StoreOutcome; tag: Tag }> {
+  async store(actor: Actor, raw: unknown): Promise<{ outcome: StoreOutcome; tag: Tag }> {
     // The type says it; this says it to a caller that got around the type.
-    if (!(input as Partial<ActorTagInput>).actor) throw new ForbiddenError();
-    return this.runner.run(() => this.write(input, input.actor));
+    if (!actor) throw new ForbiddenError();
+    const input = parse(storeTagInput, raw);
+    const defaultLocale = await this.defaultLocale();
+    return this.runner.run(() =>
+      this.write(
+        {
+          name: input.name,
+          type: input.type || DEFAULT_TAG_TYPE,
+          slug: input.slug || undefined,
+          parentId: input.parent_id,
+          description: input.description,
+          icon: input.icon,
+          sort: input.sort,
+          websiteIds: input.website_id,
+          updateWhenDuplicated: input.update_when_duplicated,
+          defaultLocale,
+        },
+        actor,
+      ),
+    );
   }
 
   /**
@@ -253,8 +244,8 @@ export class TagOperations {
     });
   }
 
-  private async defaultLocale(): Promise<string> {
-    return (await this.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
+  private defaultLocale(): Promise<string> {
+    return defaultLocale(this.settings);
   }
 
   private audited(actor: Actor, action: string, id: number, websiteIds: readonly number[], input: unknown) {

@@ -8,7 +8,6 @@ import { visibleOnWebsite } from '../websites/bindings.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { InputError } from '../errors.js';
-import type { Actor } from '../policy.js';
 import { isStorableId, storableIds } from '../ids.js';
 import { slugify, uniqueSlug } from '../text/slugs.js';
 import { splitTranslatable, translate } from '../translations.js';
@@ -58,11 +57,6 @@ export interface TagInput {
   updateWhenDuplicated: boolean;
   /** The locale whose value of a locale map is the base name. */
   defaultLocale: string;
-}
-
-/** A tag stored by someone (a face's caller, through an operation): the policy decides. */
-export interface ActorTagInput extends TagInput {
-  actor: Actor;
 }
 
 export type StoreOutcome = 'created' | 'skipped' | 'updated';

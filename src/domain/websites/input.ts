@@ -4,6 +4,16 @@ import { z } from 'zod';
 import { boolean, integer, optional, requiredString, translatable } from '../schema-fields.js';
 import { PLAIN_WEBSITE_FIELDS, TRANSLATABLE_WEBSITE_FIELDS } from './store.js';
 
+export const DEFAULT_WEBSITE_PAGE_SIZE = 20;
+export const MAX_WEBSITE_PAGE_SIZE = 100;
+
+/** The websites a caller may see (API v1's list, spec 4.4), by a keyword in name or domain. */
+export const listWebsitesInput = z.object({
+  keyword: optional(z.string().max(255)),
+  page_size: optional(integer()).default(DEFAULT_WEBSITE_PAGE_SIZE),
+  page: optional(integer()).default(1),
+});
+
 const nullableText = (max?: number) =>
   z
     .string()
