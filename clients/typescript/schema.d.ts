@@ -103,11 +103,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        title: unknown;
-                        content: unknown;
+                        title: string | {
+                            [key: string]: string;
+                        };
+                        content: string | {
+                            [key: string]: string;
+                        };
                         slug?: string;
-                        excerpt?: unknown | null;
-                        keywords?: unknown | null;
+                        excerpt?: (string | {
+                            [key: string]: string;
+                        }) | null;
+                        keywords?: (string | {
+                            [key: string]: string;
+                        }) | null;
                         thumbnail_url?: string | null;
                         author_id?: number;
                         /** @enum {string} */
@@ -455,11 +463,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        title?: unknown;
-                        content?: unknown;
+                        title?: string | {
+                            [key: string]: string;
+                        };
+                        content?: string | {
+                            [key: string]: string;
+                        };
                         slug?: string;
-                        excerpt?: unknown | null;
-                        keywords?: unknown | null;
+                        excerpt?: (string | {
+                            [key: string]: string;
+                        }) | null;
+                        keywords?: (string | {
+                            [key: string]: string;
+                        }) | null;
                         thumbnail_url?: string | null;
                         author_id?: number;
                         /** @enum {string} */
@@ -3227,7 +3243,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        site_name: unknown;
+                        site_name: string | {
+                            [key: string]: string;
+                        };
                         domain: string;
                         theme?: string;
                         remark?: string;
@@ -3416,10 +3434,18 @@ export interface paths {
                     "application/json": {
                         user_id?: number | null;
                         domain?: string;
-                        site_name?: unknown | null;
-                        site_slogan?: unknown | null;
-                        site_seo_keywords?: unknown | null;
-                        site_seo_description?: unknown | null;
+                        site_name?: (string | {
+                            [key: string]: string;
+                        }) | null;
+                        site_slogan?: (string | {
+                            [key: string]: string;
+                        }) | null;
+                        site_seo_keywords?: (string | {
+                            [key: string]: string;
+                        }) | null;
+                        site_seo_description?: (string | {
+                            [key: string]: string;
+                        }) | null;
                         site_logo?: string | null;
                         site_favicon?: string | null;
                         site_cover?: string | null;
@@ -3919,7 +3945,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        name: unknown;
+                        name: string | {
+                            [key: string]: string;
+                        };
                         type: string;
                         slug?: string;
                         parent_id?: number;
@@ -4112,7 +4140,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        name?: unknown;
+                        name?: string | {
+                            [key: string]: string;
+                        };
                         slug?: string;
                         parent_id?: number | null;
                         description?: string | null;
@@ -5201,8 +5231,12 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        title: unknown;
-                        content?: unknown | null;
+                        title: string | {
+                            [key: string]: string;
+                        };
+                        content?: (string | {
+                            [key: string]: string;
+                        }) | null;
                         slug?: string;
                         /** @enum {string} */
                         type?: "plain" | "template";
@@ -5400,8 +5434,12 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        title?: unknown;
-                        content?: unknown | null;
+                        title?: string | {
+                            [key: string]: string;
+                        };
+                        content?: (string | {
+                            [key: string]: string;
+                        }) | null;
                         slug?: string;
                         /** @enum {string} */
                         type?: "plain" | "template";
@@ -5879,7 +5917,9 @@ export interface paths {
                             /** @description The `ref` of its parent (an item before it); none: a root. */
                             parent?: string | null;
                             /** @description A text, or a map of locale to text. */
-                            label: unknown;
+                            label: string | {
+                                [key: string]: string;
+                            };
                             /** @enum {string} */
                             type: "page" | "post" | "tag" | "link";
                             /** @description type `page`: a page of the menu’s website. */
@@ -6304,9 +6344,13 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @description A string, or a map of locale to text. */
-                        alt?: unknown | null;
+                        alt?: (string | {
+                            [key: string]: string;
+                        }) | null;
                         /** @description A string, or a map of locale to text. */
-                        caption?: unknown | null;
+                        caption?: (string | {
+                            [key: string]: string;
+                        }) | null;
                     };
                 };
             };

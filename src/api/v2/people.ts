@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { addMemberInput, grantInput } from '../../domain/people/member-operations.js';
 import { SITE_ROLES } from '../../domain/people/memberships.js';
+import { accountActiveInput } from '../../domain/people/user-operations.js';
 import type { User } from '../../domain/people/users.js';
 import { siteOrigin } from '../../domain/websites/urls.js';
 import { apiKeyJson } from './keys.js';
@@ -39,7 +40,7 @@ function userJson(user: User) {
 
 const id = z.string().regex(/^\d{1,15}$/);
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(100).optional() }).strict();
-const activeBody = z.object({ is_active: z.boolean() }).strict();
+const activeBody = accountActiveInput.strict();
 const roleBody = grantInput.strict();
 
 const userKeySchema = z

@@ -2,7 +2,7 @@
 // flushes (a website's: its site admins too; all: administrators), core updates (administrators).
 import { z } from 'zod';
 import { AUTH_MODES } from '../../domain/system/api-switches.js';
-import { settingsInput } from '../../domain/system/operations.js';
+import { cacheFlushInput, settingsInput, updateRequestInput } from '../../domain/system/operations.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { Problem } from './problem.js';
@@ -23,15 +23,8 @@ const settingsSchema = z
       'Every setting by key, secrets left out. `registration_role` is one of reader, contributor, ' +
       'author (another value: 422).',
   });
-const flushBody = z
-  .object({ website_id: z.int().min(1).optional().describe('Only this website\u2019s pages and data.') })
-  .strict();
-const updateBody = z
-  .object({
-    package: z.string().max(214).optional().describe('Default: the core (`folio`).'),
-    version: z.string().max(64).optional(),
-  })
-  .strict();
+const flushBody = cacheFlushInput.strict();
+const updateBody = updateRequestInput.strict();
 
 const apiSwitchSchema = z
   .object({

@@ -15,6 +15,9 @@ import type { Policy } from '../policy.js';
 import { parse } from '../schema-fields.js';
 import { z } from 'zod';
 
+/** An account enabled or disabled (administrators; never the last active administrator). */
+export const accountActiveInput = z.object({ is_active: z.boolean() });
+
 /** A new account, as the CLI's user:create sends it (the store checks the email and the password). */
 export const newUserInput = z
   .object({

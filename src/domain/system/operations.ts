@@ -54,6 +54,17 @@ const oneSettingInput = z
   .strict();
 const KEY = /^[a-z][a-z0-9_.-]{0,190}$/;
 
+/** A core or package update (spec 4.6): what to update, and to which version (default: the latest). */
+export const updateRequestInput = z.object({
+  package: z.string().max(214).optional().describe('Default: the core (`folio`).'),
+  version: z.string().max(64).optional(),
+});
+
+/** A cache flush: one website's pages and data, or (administrators) everything. */
+export const cacheFlushInput = z.object({
+  website_id: z.int().min(1).optional().describe('Only this website\u2019s pages and data.'),
+});
+
 export const settingsInput = z
   .record(
     z.string().regex(KEY, 'The :attribute key is invalid.'),

@@ -3,13 +3,15 @@
 // work; these routes parse the form, check the CSRF token, and re-render the form with the messages
 // and the values entered when something is wrong.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { isMediaPath } from '../../domain/media/urls.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
-import { CONTENT_FORMATS } from '../../domain/text/markdown.js';
-import { MAX_REVIEW_NOTE } from '../../domain/posts/review.js';
 import { formatIssues, validationMessages } from '../../http/validation-messages.js';
-import { MAX_TAG_NAME, MAX_TAG_NAMES, previewHtml } from '../../domain/posts/authoring.js';
+import { previewHtml } from '../../domain/posts/authoring.js';
+import {
+  formList,
+  postPreviewInput,
+  readPostForm,
+  reviewDecisionInput,
+} from '../../domain/posts/form-input.js';
 import type { PostForm } from '../../domain/posts/authoring.js';
 import type { PostDetail } from '../../domain/posts/index.js';
 import { frontendState, urlFor } from '../context.js';
@@ -22,68 +24,6 @@ import { localizeErrors, localizeMessage } from '../site-messages.js';
 
 type Errors = Record<string, string[]>;
 type Body = Record<string, unknown>;
-
-const MAX_CONTENT = 500_000;
-
-/** A list from a form: repeated fields (`categories[]=1&categories[]=2`) or one value. */
-const list = (value: unknown): unknown[] =>
-  value === undefined || value === '' ? [] : Array.isArray(value) ? (value as unknown[]) : [value];
-
-const httpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => {
-    if (value === '') return true;
-    // Folio's own file by its site-relative address (issue 36 #5), or an http(s) URL.
-    if (isMediaPath(value)) return true;
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'The :attribute must be an http or https URL.');
-
-const postSchema = z.object({
-  title: z.string().trim().min(1).max(255),
-  content: z
-    .string()
-    .min(1)
-    .max(MAX_CONTENT)
-    .refine((value) => value.trim() !== '', 'The :attribute field is required.'),
-  // A form without the field (an older theme's) is HTML, as the form always was.
-  format: z.enum(CONTENT_FORMATS).default('html'),
-  excerpt: z.string().max(1000).default(''),
-  status: z.string(),
-  categories: z.preprocess(
-    list,
-    z.array(z.string().regex(/^\d{1,15}$/, 'The selected :attribute is invalid.')).max(50),
-  ),
-  tags: z
-    .string()
-    .max(1000)
-    .default('')
-    .transform((value) => [
-      ...new Set(
-        value
-          .split(',')
-          .map((name) => name.trim())
-          .filter((name) => name !== ''),
-      ),
-    ])
-    .refine(
-      (names) => names.length <= MAX_TAG_NAMES,
-      `The :attribute may not have more than ${MAX_TAG_NAMES} items.`,
-    )
-    .refine(
-      (names) => names.every((name) => name.length <= MAX_TAG_NAME),
-      `Each tag may not be greater than ${MAX_TAG_NAME} characters.`,
-    ),
-  thumbnail_url: httpUrl.default(''),
-  // An uploaded file (multipart): the post operation checks that it is an image within the size limit.
-  thumbnail: z.unknown().optional(),
-});
 
 /** Field messages as the form shows them: `categories.2` is reported on `categories`. */
 function byField(errors: Errors): Errors {
@@ -107,7 +47,7 @@ function entered(body: Body | undefined): Record<string, unknown> {
     format: value('format') === 'markdown' ? 'markdown' : 'html',
     excerpt: value('excerpt'),
     status: value('status') || 'draft',
-    categories: list(body?.categories).map(String),
+    categories: formList(body?.categories).map(String),
     tags: value('tags'),
     thumbnail_url: value('thumbnail_url'),
   };
@@ -166,25 +106,14 @@ export function authoringRoutes(kit: FrontendKit): void {
     return kit.render(request, reply, 'user/message', { title: t(titleKey), message });
   };
 
-  /** Parses and checks the form; `allowed` are the statuses this form may set. */
+  /** Parses and checks the form (the domain's schema); `allowed` are the statuses this form may set. */
   const parseForm = (body: unknown, allowed: string[]): { form: PostForm } | { errors: Errors } => {
-    const result = postSchema.safeParse(body ?? {}, { reportInput: true });
-    if (!result.success) return { errors: byField(formatIssues(result.error.issues)) };
-    const input = result.data;
-    if (!allowed.includes(input.status)) return { errors: { status: ['The selected status is invalid.'] } };
-    return {
-      form: {
-        title: input.title,
-        content: input.content,
-        format: input.format,
-        excerpt: input.excerpt,
-        status: input.status,
-        categories: input.categories.map(Number),
-        tags: input.tags,
-        thumbnailUrl: input.thumbnail_url,
-        thumbnail: input.thumbnail,
-      },
-    };
+    try {
+      return { form: readPostForm(body, allowed) };
+    } catch (error) {
+      if (error instanceof ValidationError) return { errors: byField(validationMessages(error)) };
+      throw error;
+    }
   };
 
   kit.page('GET', '/post/create', { name: 'posts.create' }, async (request, reply, state) => {
@@ -229,10 +158,6 @@ export function authoringRoutes(kit: FrontendKit): void {
 
   // The editor's live preview (themes/default/assets/editor.js): the content as it would be stored,
   // as JSON. Signed-in writers only, with the form token; nothing is stored.
-  const previewSchema = z.object({
-    content: z.string().max(MAX_CONTENT).default(''),
-    format: z.enum(CONTENT_FORMATS).default('markdown'),
-  });
   kit.page(
     'POST',
     '/post/preview',
@@ -242,7 +167,7 @@ export function authoringRoutes(kit: FrontendKit): void {
       if (!state.user) return reply.code(401).send({ status: 'fail', message: 'Sign in to write posts.' });
       const reason = await checkCsrf(services, request, { requireToken: () => true });
       if (reason) return reply.code(403).send({ status: 'fail', message: reason });
-      const parsed = previewSchema.safeParse(request.body ?? {});
+      const parsed = postPreviewInput.safeParse(request.body ?? {});
       if (!parsed.success) {
         return reply.code(422).send({
           status: 'fail',
@@ -439,17 +364,12 @@ export function authoringRoutes(kit: FrontendKit): void {
     return reviewPage(request, reply, state);
   });
 
-  const decisionSchema = z.object({
-    decision: z.enum(['approve', 'return']),
-    note: z.string().max(MAX_REVIEW_NOTE).default(''),
-  });
-
   kit.page('POST', '/post/review/:post', { name: 'posts.review.decide' }, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     const reason = await checkCsrf(services, request, { requireToken: () => true });
     if (reason) return refusal(request, reply, 403, 'error.form_refused', reason);
     const ref = (request.params as { post: string }).post;
-    const parsed = decisionSchema.safeParse(request.body ?? {});
+    const parsed = reviewDecisionInput.safeParse(request.body ?? {});
     const again = (errors: Errors) => {
       reply.code(422);
       return reviewPage(request, reply, state, { errors, failed_id: Number(ref) });
