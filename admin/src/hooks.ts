@@ -85,6 +85,11 @@ export interface FormState<T> {
   setError: (text: string) => void;
   /** Sends the form (the submit event's default is prevented): clears the error, then saves. */
   submit: (event?: Event) => Promise<void>;
+  /**
+   * Runs another action of the screen as a save (a toggle that saves at once, a second button): clears
+   * the error, is `saving` meanwhile, and shows what it answers as `submit` shows what `save` answers.
+   */
+  run: (action: () => Promise<Outcome>) => Promise<void>;
 }
 
 export function useForm<T>(initial: T | (() => T), save: (values: T) => Promise<Outcome>): FormState<T> {
@@ -94,17 +99,20 @@ export function useForm<T>(initial: T | (() => T), save: (values: T) => Promise<
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState('');
   const [error, setError] = useState('');
-  const submit = async (event?: Event) => {
-    event?.preventDefault();
+  const run = async (action: () => Promise<Outcome>) => {
     setError('');
     setSaving(true);
     try {
-      const outcome = await save(values);
+      const outcome = await action();
       if (typeof outcome === 'string') setSaved(outcome);
       else if (outcome) setError(outcome.error);
     } finally {
       setSaving(false);
     }
+  };
+  const submit = async (event?: Event) => {
+    event?.preventDefault();
+    await run(() => save(values));
   };
   return {
     values,
@@ -123,5 +131,6 @@ export function useForm<T>(initial: T | (() => T), save: (values: T) => Promise<
     error,
     setError,
     submit,
+    run,
   };
 }
