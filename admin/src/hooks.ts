@@ -69,10 +69,16 @@ export type Outcome = string | { error: string } | null | undefined | void;
 /** A form being filled in and saved. */
 export interface FormState<T> {
   values: T;
-  /** Changes some fields (the form is then dirty). */
-  set: (changes: Partial<T>) => void;
-  /** Puts the values back (the first ones, or `next`): the form is no longer dirty. */
-  reset: (next?: T) => void;
+  /**
+   * Changes some fields (the form is then dirty). A function gets the values as they are then: for a
+   * change made while others may not have been rendered yet (a rich text's, typed fast).
+   */
+  set: (changes: Partial<T> | ((current: T) => Partial<T>)) => void;
+  /**
+   * Puts the values back (the first ones, or `next`): the form is no longer dirty. A function gets the
+   * values as they are then: for a save that answers while the user goes on typing.
+   */
+  reset: (next?: T | ((current: T) => T)) => void;
   /** A field changed since the form started or was last reset. */
   dirty: boolean;
   /** A save is under way. */
@@ -117,7 +123,10 @@ export function useForm<T>(initial: T | (() => T), save: (values: T) => Promise<
   return {
     values,
     set: (changes) => {
-      setValues((current) => ({ ...current, ...changes }));
+      setValues((current) => ({
+        ...current,
+        ...(typeof changes === 'function' ? changes(current) : changes),
+      }));
       setDirty(true);
     },
     reset: (next) => {
