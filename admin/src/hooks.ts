@@ -69,10 +69,16 @@ export type Outcome = string | { error: string } | null | undefined | void;
 /** A form being filled in and saved. */
 export interface FormState<T> {
   values: T;
-  /** Changes some fields (the form is then dirty). */
-  set: (changes: Partial<T>) => void;
-  /** Puts the values back (the first ones, or `next`): the form is no longer dirty. */
-  reset: (next?: T) => void;
+  /**
+   * Changes some fields (the form is then dirty). A function gets the values as they are then: for a
+   * change made while others may not have been rendered yet (a rich text's, typed fast).
+   */
+  set: (changes: Partial<T> | ((current: T) => Partial<T>)) => void;
+  /**
+   * Puts the values back (the first ones, or `next`): the form is no longer dirty. A function gets the
+   * values as they are then: for a save that answers while the user goes on typing.
+   */
+  reset: (next?: T | ((current: T) => T)) => void;
   /** A field changed since the form started or was last reset. */
   dirty: boolean;
   /** A save is under way. */
@@ -85,6 +91,11 @@ export interface FormState<T> {
   setError: (text: string) => void;
   /** Sends the form (the submit event's default is prevented): clears the error, then saves. */
   submit: (event?: Event) => Promise<void>;
+  /**
+   * Runs another action of the screen as a save (a toggle that saves at once, a second button): clears
+   * the error, is `saving` meanwhile, and shows what it answers as `submit` shows what `save` answers.
+   */
+  run: (action: () => Promise<Outcome>) => Promise<void>;
 }
 
 export function useForm<T>(initial: T | (() => T), save: (values: T) => Promise<Outcome>): FormState<T> {
@@ -94,22 +105,28 @@ export function useForm<T>(initial: T | (() => T), save: (values: T) => Promise<
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState('');
   const [error, setError] = useState('');
-  const submit = async (event?: Event) => {
-    event?.preventDefault();
+  const run = async (action: () => Promise<Outcome>) => {
     setError('');
     setSaving(true);
     try {
-      const outcome = await save(values);
+      const outcome = await action();
       if (typeof outcome === 'string') setSaved(outcome);
       else if (outcome) setError(outcome.error);
     } finally {
       setSaving(false);
     }
   };
+  const submit = async (event?: Event) => {
+    event?.preventDefault();
+    await run(() => save(values));
+  };
   return {
     values,
     set: (changes) => {
-      setValues((current) => ({ ...current, ...changes }));
+      setValues((current) => ({
+        ...current,
+        ...(typeof changes === 'function' ? changes(current) : changes),
+      }));
       setDirty(true);
     },
     reset: (next) => {
@@ -123,5 +140,6 @@ export function useForm<T>(initial: T | (() => T), save: (values: T) => Promise<
     error,
     setError,
     submit,
+    run,
   };
 }

@@ -9,6 +9,8 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/schema.js';
 import { api } from '../api.js';
+import type { Problem } from '../api.js';
+import { useResource } from '../hooks.js';
 import type * as ChartModule from '../charts/views-chart.js';
 import { t } from '../i18n.js';
 import type { MessageKey } from '../i18n.js';
@@ -167,6 +169,23 @@ const CAP = 100;
 
 type Counts = Partial<Record<'week' | 'drafts' | 'pending' | 'comments', number>>;
 
+/** An answer of API v2 as useResource takes it: the body's data, or the problem. */
+const answerOf = <T,>({ data, error }: { data?: { data: T }; error?: Problem }) => ({
+  data: data?.data,
+  error,
+});
+/** What a load the user may not make answers: nothing (the card or section is not shown). */
+const nothing = <T,>(): Promise<{ data?: T }> => Promise.resolve({});
+
+/** A card's figure: loaded once, by `count` (none when it is false); undefined until it comes. */
+function useCount(count: false | (() => Promise<number>)): number | undefined {
+  const figure = useResource<number>(
+    () => (count ? count().then((data) => ({ data })) : nothing<number>()),
+    [],
+  );
+  return figure.data ?? undefined;
+}
+
 async function postTotal(status: 'draft' | 'pending'): Promise<number> {
   const { data } = await api.GET('/api/v2/posts', {
     params: { query: { per_page: 1, fields: 'id', filter: { status } } },
@@ -226,26 +245,24 @@ function Card({
 export function DashboardScreen() {
   const me = useMe();
   const can = useAbilities();
-  const [counts, setCounts] = useState<Counts>({});
-  const [stats, setStats] = useState<Stats | null>(null);
-  const [health, setHealth] = useState<Health | null>(null);
-
-  useEffect(() => {
-    const set = (key: keyof Counts) => (value: number) =>
-      setCounts((current) => ({ ...current, [key]: value }));
-    void publishedThisWeek().then(set('week'));
-    void postTotal('draft').then(set('drafts'));
-    if (can.review_posts) void postTotal('pending').then(set('pending'));
-    if (can.moderate_comments) void commentsWaiting().then(set('comments'));
-    if (can.read_stats) {
-      void api
-        .GET('/api/v2/stats', { params: { query: { days: DAYS } } })
-        .then(({ data }) => data && setStats(data.data));
-    }
-    if (me.is_admin) {
-      void api.GET('/api/v2/system/health').then(({ data }) => data && setHealth(data.data));
-    }
-  }, []);
+  // Each figure loads on its own (its card fills in when it comes); one the user may not use loads nothing.
+  const counts: Counts = {
+    week: useCount(publishedThisWeek),
+    drafts: useCount(() => postTotal('draft')),
+    pending: useCount(can.review_posts && (() => postTotal('pending'))),
+    comments: useCount(can.moderate_comments && commentsWaiting),
+  };
+  const stats = useResource(
+    () =>
+      can.read_stats
+        ? api.GET('/api/v2/stats', { params: { query: { days: DAYS } } }).then(answerOf)
+        : nothing<Stats>(),
+    [],
+  ).data;
+  const health = useResource(
+    () => (me.is_admin ? api.GET('/api/v2/system/health').then(answerOf) : nothing<Health>()),
+    [],
+  ).data;
 
   return (
     <section aria-labelledby="dashboard-title">

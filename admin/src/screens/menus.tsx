@@ -6,6 +6,7 @@
 import type { Problem } from '../api.js';
 import { useEffect, useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
 import { t } from '../i18n.js';
 import { Checkbox, Notices } from '../widgets.js';
 import { DraggableRow, useDropTarget } from '../tree-row.js';
@@ -87,40 +88,43 @@ function bodyOf(items: Item[], defaultLocale: string) {
 
 const textOf = problemText;
 
+/** A menu as the builder shows it: whether the user may change it is API v2's `can`. */
+const menuOf = (menu: { name: string; handle: string; can?: { update: boolean } | null }) => ({
+  name: menu.name,
+  handle: menu.handle,
+  writable: menu.can?.update ?? true,
+});
+/** What a refused write says: a 412 is the conflict (someone else saved the menu meanwhile). */
+const failureOf = (problem: Problem) => (problem.status === 412 ? t('menus.conflict') : textOf(problem));
+const NO_CHOICES: Choices = { page: [], post: [], tag: [] };
+
 export function MenusScreen() {
   const me = useMe();
   const websiteId = me.website?.id ?? 0;
-  const [menus, setMenus] = useState<MenuSummary[] | null>(null);
+  const list = useResource(
+    () =>
+      api
+        .GET('/api/v2/websites/{id}/menus', { params: { path: { id: String(websiteId) } } })
+        .then(({ data, error: problem }) => ({ data: data?.data, error: problem })),
+    [websiteId],
+  );
+  const menus: MenuSummary[] | null = list.data;
   const [open, setOpen] = useState<number | null>(null);
-  const [handle, setHandle] = useState('');
-  const [name, setName] = useState('');
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  const [reloads, setReloads] = useState(0);
-
-  useEffect(() => {
-    void api
-      .GET('/api/v2/websites/{id}/menus', { params: { path: { id: String(websiteId) } } })
-      .then(({ data, error: problem }) => {
-        if (problem) return setError(textOf(problem));
-        setMenus(data.data);
-      });
-  }, [websiteId, reloads]);
-
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError('');
+  // A new menu: its name and handle.
+  const form = useForm({ handle: '', name: '' }, async ({ handle, name }) => {
     const { data, error: problem } = await api.POST('/api/v2/websites/{id}/menus', {
       params: { path: { id: String(websiteId) } },
       body: { handle: handle.trim(), name: name.trim() },
     });
-    if (problem) return setError(textOf(problem));
-    setHandle('');
-    setName('');
-    setNotice(t('menus.created', { name: data.data.name }));
-    setReloads((n) => n + 1);
+    if (problem) return { error: textOf(problem) };
+    form.reset();
+    list.reload();
     setOpen(data.data.id);
-  };
+    return t('menus.created', { name: data.data.name });
+  });
+  const { handle, name } = form.values;
+  const notice = form.saved;
+  const error = form.error || (list.error ? textOf(list.error) : '');
 
   return (
     <section aria-labelledby="menus-title">
@@ -141,7 +145,7 @@ export function MenusScreen() {
                     type="button"
                     aria-pressed={open === menu.id}
                     onClick={() => {
-                      setNotice('');
+                      form.setSaved('');
                       setOpen(menu.id);
                     }}
                   >
@@ -151,7 +155,7 @@ export function MenusScreen() {
               ))}
             </ul>
           )}
-          <form onSubmit={(event) => void create(event)}>
+          <form onSubmit={(event) => void form.submit(event)}>
             <h3>{t('menus.new')}</h3>
             <label for="menu-new-name">{t('menus.name')}</label>
             <input
@@ -159,7 +163,7 @@ export function MenusScreen() {
               value={name}
               required
               maxLength={255}
-              onInput={(e) => setName(e.currentTarget.value)}
+              onInput={(e) => form.set({ name: e.currentTarget.value })}
             />
             <label for="menu-new-handle">{t('menus.handle')}</label>
             <input
@@ -168,7 +172,7 @@ export function MenusScreen() {
               required
               maxLength={50}
               aria-describedby="menu-new-handle-help"
-              onInput={(e) => setHandle(e.currentTarget.value)}
+              onInput={(e) => form.set({ handle: e.currentTarget.value })}
             />
             <p class="help" id="menu-new-handle-help">
               {t('menus.handle.help')}
@@ -181,13 +185,13 @@ export function MenusScreen() {
             key={open}
             id={open}
             onRenamed={(text) => {
-              setNotice(text);
-              setReloads((n) => n + 1);
+              form.setSaved(text);
+              list.reload();
             }}
             onDeleted={(text) => {
               setOpen(null);
-              setNotice(text);
-              setReloads((n) => n + 1);
+              form.setSaved(text);
+              list.reload();
             }}
           />
         )}
@@ -252,49 +256,74 @@ function MenuBuilder({
   onDeleted: (text: string) => void;
 }) {
   const me = useMe();
-  const [menu, setMenu] = useState<{ name: string; handle: string; writable: boolean } | null>(null);
-  const [etag, setEtag] = useState<string | null>(null);
-  const [items, setItems] = useState<Item[]>([]);
-  const [dirty, setDirty] = useState(false);
   const [selected, setSelected] = useState<number | null>(null);
   const [dragging, setDragging] = useState<number | null>(null);
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error' | 'conflict'; text: string } | null>(null);
-  const [choices, setChoices] = useState<Choices>({ page: [], post: [], tag: [] });
-  const [loads, setLoads] = useState(0);
   const [rename, setRename] = useState('');
-
-  useEffect(() => {
-    void api
-      .GET('/api/v2/menus/{id}', { params: { path: { id: String(id) } } })
-      .then(({ data, response }) => {
-        if (!data) return;
-        // API v2's `can` (issue 34 #19): a menu the user may not change is shown, not offered for change.
-        setMenu({ name: data.data.name, handle: data.data.handle, writable: data.data.can?.update ?? true });
-        setRename(data.data.name);
-        setEtag(response.headers.get('etag'));
-        setItems(data.data.items.map(itemOf));
-        setDirty(false);
-      });
-  }, [id, loads]);
-
-  useEffect(() => {
-    const flat = (nodes: Array<{ id: number; name: string; children: unknown[] }>): Choice[] =>
-      nodes.flatMap((node) => [{ id: node.id, name: node.name }, ...flat(node.children as typeof nodes)]);
-    void Promise.all([
-      api.GET('/api/v2/pages', { params: { query: { per_page: 100 } } }),
-      api.GET('/api/v2/posts', {
-        params: { query: { per_page: 100, fields: 'id,title', filter: { status: 'published' } } },
-      }),
-      api.GET('/api/v2/tags', { params: { query: { filter: { type: 'post_category' } } } }),
-      api.GET('/api/v2/tags', { params: { query: { filter: { type: 'post_tag' } } } }),
-    ]).then(([pages, posts, categories, tags]) =>
-      setChoices({
-        page: (pages.data?.data ?? []).map((page) => ({ id: page.id, name: page.title })),
-        post: (posts.data?.data ?? []).map((post) => ({ id: post.id!, name: post.title ?? '' })),
-        tag: [...flat(categories.data?.data ?? []), ...flat(tags.data?.data ?? [])],
-      }),
-    );
-  }, []);
+  // The menu as stored, with the ETag the next write sends (If-Match); its items are the form's.
+  const stored = useResource(
+    () =>
+      api
+        .GET('/api/v2/menus/{id}', { params: { path: { id: String(id) } } })
+        .then(({ data, error, response }) => {
+          if (!data) return { error };
+          setRename(data.data.name);
+          form.reset({ items: data.data.items.map(itemOf) });
+          // API v2's `can` (issue 34 #19): a menu the user may not change is shown, not offered for change.
+          return { data: { menu: menuOf(data.data), etag: response.headers.get('etag') } };
+        }),
+    [id],
+  );
+  const menu = stored.data?.menu ?? null;
+  const etag = stored.data?.etag ?? null;
+  const setEtag = (next: string | null) => stored.setData((current) => current && { ...current, etag: next });
+  // The tree being built. The screen shows one message: what the last save said, or what went wrong
+  // (a 412 is the conflict, which offers to load the other version).
+  const form = useForm<{ items: Item[] }>({ items: [] }, async ({ items }) => {
+    const { data, error, response } = await api.PUT('/api/v2/menus/{id}/items', {
+      params: { path: { id: String(id) } },
+      headers: etag ? { 'if-match': etag } : {},
+      body: bodyOf(items, me.locales.default) as never,
+    });
+    if (error) {
+      form.setSaved('');
+      return { error: failureOf(error) };
+    }
+    setEtag(response.headers.get('etag'));
+    form.reset({ items: data.data.items.map(itemOf) });
+    setSelected(null);
+    return t('menus.saved');
+  });
+  const { items } = form.values;
+  const { dirty } = form;
+  const message = form.error
+    ? { kind: form.error === t('menus.conflict') ? 'conflict' : 'error', text: form.error }
+    : form.saved
+      ? { kind: 'ok', text: form.saved }
+      : null;
+  /** Shows what went wrong in place of the message (as the save does). */
+  const fail = (problem: Problem) => {
+    form.setSaved('');
+    form.setError(failureOf(problem));
+  };
+  const choices =
+    useResource(() => {
+      const flat = (nodes: Array<{ id: number; name: string; children: unknown[] }>): Choice[] =>
+        nodes.flatMap((node) => [{ id: node.id, name: node.name }, ...flat(node.children as typeof nodes)]);
+      return Promise.all([
+        api.GET('/api/v2/pages', { params: { query: { per_page: 100 } } }),
+        api.GET('/api/v2/posts', {
+          params: { query: { per_page: 100, fields: 'id,title', filter: { status: 'published' } } },
+        }),
+        api.GET('/api/v2/tags', { params: { query: { filter: { type: 'post_category' } } } }),
+        api.GET('/api/v2/tags', { params: { query: { filter: { type: 'post_tag' } } } }),
+      ]).then(([pages, posts, categories, tags]) => ({
+        data: {
+          page: (pages.data?.data ?? []).map((page) => ({ id: page.id, name: page.title })),
+          post: (posts.data?.data ?? []).map((post) => ({ id: post.id!, name: post.title ?? '' })),
+          tag: [...flat(categories.data?.data ?? []), ...flat(tags.data?.data ?? [])],
+        },
+      }));
+    }, []).data ?? NO_CHOICES;
 
   useEffect(() => {
     setLeaveGuard(() => dirty);
@@ -302,9 +331,9 @@ function MenuBuilder({
   }, [dirty]);
 
   const change = (next: Item[]) => {
-    setItems(next);
-    setDirty(true);
-    setMessage(null);
+    form.set({ items: next });
+    form.setSaved('');
+    form.setError('');
   };
   const [moveNote, setMoveNote] = useState('');
   const move = (itemId: number, to: Destination | null) => {
@@ -344,24 +373,6 @@ function MenuBuilder({
     setSelected(item.id);
   };
 
-  const save = async () => {
-    const { data, error, response } = await api.PUT('/api/v2/menus/{id}/items', {
-      params: { path: { id: String(id) } },
-      headers: etag ? { 'if-match': etag } : {},
-      body: bodyOf(items, me.locales.default) as never,
-    });
-    if (error) {
-      const problem = error as Problem;
-      if (problem.status === 412) return setMessage({ kind: 'conflict', text: t('menus.conflict') });
-      return setMessage({ kind: 'error', text: textOf(problem) });
-    }
-    setEtag(response.headers.get('etag'));
-    setItems(data.data.items.map(itemOf));
-    setSelected(null);
-    setDirty(false);
-    setMessage({ kind: 'ok', text: t('menus.saved') });
-  };
-
   const saveName = async (event: Event) => {
     event.preventDefault();
     const { data, error, response } = await api.PATCH('/api/v2/menus/{id}', {
@@ -369,13 +380,8 @@ function MenuBuilder({
       headers: etag ? { 'if-match': etag } : {},
       body: { name: rename.trim() },
     });
-    if (error) {
-      const problem = error as Problem;
-      const text = problem.status === 412 ? t('menus.conflict') : textOf(problem);
-      return setMessage({ kind: problem.status === 412 ? 'conflict' : 'error', text });
-    }
-    setEtag(response.headers.get('etag'));
-    setMenu({ name: data.data.name, handle: data.data.handle, writable: data.data.can?.update ?? true });
+    if (error) return fail(error);
+    stored.setData({ menu: menuOf(data.data), etag: response.headers.get('etag') });
     onRenamed(t('menus.renamed', { name: data.data.name }));
   };
 
@@ -385,12 +391,8 @@ function MenuBuilder({
       params: { path: { id: String(id) } },
       headers: etag ? { 'if-match': etag } : {},
     });
-    if (error) {
-      const problem = error as Problem;
-      const text = problem.status === 412 ? t('menus.conflict') : textOf(problem);
-      return setMessage({ kind: problem.status === 412 ? 'conflict' : 'error', text });
-    }
-    setDirty(false);
+    if (error) return fail(error);
+    form.reset(form.values);
     setLeaveGuard(null);
     onDeleted(t('menus.deleted', { name: menu.name }));
   };
@@ -473,7 +475,7 @@ function MenuBuilder({
         >
           <p>{message.text}</p>
           {message.kind === 'conflict' && (
-            <button type="button" onClick={() => setLoads((n) => n + 1)}>
+            <button type="button" onClick={stored.reload}>
               {t('menus.conflict.reload')}
             </button>
           )}
@@ -482,7 +484,7 @@ function MenuBuilder({
       {menu.writable && (
         <>
           <div class="actions">
-            <button type="button" class="primary" onClick={() => void save()}>
+            <button type="button" class="primary" onClick={() => void form.submit()}>
               {t('menus.save')}
             </button>
             <span class="save-state">{dirty ? t('editor.unsaved') : ''}</span>

@@ -12,6 +12,8 @@ import { RichText } from '../editor/rich-text.js';
 import { SaveQueue, idempotencyKey } from '../editor/save-queue.js';
 import type { SaveTrouble } from '../editor/save-queue.js';
 import { SaveTroubleNotice } from '../editor/save-trouble.js';
+import { useForm, useResource } from '../hooks.js';
+import type { Outcome } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Message } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -32,6 +34,17 @@ interface Loaded {
   updated_at: string;
 }
 type Problem = { title: string; detail?: string; status: number; errors?: Record<string, string[]> };
+/** The page as saved, and what the policy lets this user do to it. */
+interface Stored {
+  loaded: Loaded;
+  can: { update: boolean; delete: boolean } | null;
+}
+interface Fields {
+  text: Record<string, Text>;
+  slug: string;
+  template: string;
+  seo: { meta_title: string; meta_description: string };
+}
 
 /** An HTML text as one line of plain text (the search-result preview's description). */
 const plainText = (html: string) =>
@@ -44,26 +57,39 @@ export function PageEditor({ id }: { id: number | null }) {
   const me = useMe();
   const locales = me.locales.supported;
   const [locale, setLocale] = useState(me.locales.default);
-  const [text, setText] = useState<Record<string, Text>>(() =>
-    Object.fromEntries(locales.map((code) => [code, { title: '', content: '' }])),
+  // The page's fields: its text per locale, slug, template and, for search engines (issue 34 #20), as
+  // the post editor has them (blank: the title and the text).
+  const form = useForm<Fields>(
+    () => ({
+      text: Object.fromEntries(locales.map((code) => [code, { title: '', content: '' }])),
+      slug: '',
+      template: '',
+      seo: { meta_title: '', meta_description: '' },
+    }),
+    // The form's own send is the first button's save (Ctrl+S's); the other buttons run() theirs.
+    () => save(loadedRef.current?.status === 'published' ? undefined : 'draft'),
   );
-  const [slug, setSlug] = useState('');
-  const [template, setTemplate] = useState('');
-  // For search engines (issue 34 #20), as the post editor has them; blank: the title and the text.
-  const [seo, setSeo] = useState({ meta_title: '', meta_description: '' });
-  const [loaded, setLoadedState] = useState<Loaded | null>(null);
-  const [loading, setLoading] = useState(id !== null);
-  const [dirty, setDirty] = useState(false);
+  const { text, slug, template, seo } = form.values;
+  const { dirty } = form;
   const [generation, setGeneration] = useState(0);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  // The screen's one message: what the last save said, or what went wrong (a load, a save, a delete).
+  const message = form.error
+    ? { kind: 'error', text: form.error }
+    : form.saved
+      ? { kind: 'ok', text: form.saved }
+      : null;
+  const fail = (text: string) => {
+    form.setSaved('');
+    form.setError(text);
+  };
   /** This user's server autosave, newer than the saved page: offered back (issue 37). */
   const [offered, setOffered] = useState<Record<string, Text> | null>(null);
   // The version the next save builds on: set with the state, never from a render.
-  const loadedRef = useRef(loaded);
-  const setLoaded = (next: Loaded | null) => {
+  const loadedRef = useRef<Loaded | null>(null);
+  const setLoaded = (next: Loaded) => {
     loadedRef.current = next;
-    setLoadedState(next);
+    stored.setData((current) => ({ loaded: next, can: current?.can ?? null }));
   };
   const [saving, setSaving] = useState(false);
   const [trouble, setTrouble] = useState<SaveTrouble | null>(null);
@@ -75,24 +101,29 @@ export function PageEditor({ id }: { id: number | null }) {
   // Images from the media library, as in the post editor (issue 34 #20), for those who may use it.
   const can = useAbilities();
   const { pickImage, dialog: mediaDialog } = useMediaPicker();
-  // What the policy lets this user do to the loaded page (API v2's `can`; issue 34 #19).
-  const [pageCan, setPageCan] = useState<{ update: boolean; delete: boolean } | null>(null);
+  // The page as saved, and what the policy lets this user do to it (API v2's `can`; issue 34 #19).
+  // It loads once (a new page has nothing to load); a restored version is loaded by `load` itself.
+  const stored = useResource<Stored>(() => (id === null ? Promise.resolve({}) : load(id)), [id]);
+  const loaded = stored.data?.loaded ?? null;
+  const pageCan = stored.data?.can ?? null;
   const mayUpdate = pageCan?.update ?? true;
   // Ctrl+S saves (issue 34 #20): as the first button does.
-  useSaveShortcut(
-    mayUpdate ? () => void save(loadedRef.current?.status === 'published' ? undefined : 'draft') : null,
-  );
+  useSaveShortcut(mayUpdate ? () => void form.submit() : null);
 
   const load = async (pageId: number) => {
     const answer = await api
       .GET('/api/v2/pages/{id}', { params: { path: { id: String(pageId) } } })
       .catch(() => null);
-    setLoading(false);
-    if (!answer) return setMessage({ kind: 'error', text: t('editor.network.load') });
+    if (!answer) {
+      fail(t('editor.network.load'));
+      return { error: { title: t('editor.network.load') } };
+    }
     const { data, error, response } = answer;
-    if (error) return setMessage({ kind: 'error', text: error.detail ?? error.title });
+    if (error) {
+      fail(error.detail ?? error.title);
+      return { error };
+    }
     const page = data.data;
-    setPageCan(page.can ?? null);
     const next: Record<string, Text> = {};
     for (const code of locales) {
       const base = code === me.locales.default;
@@ -101,42 +132,46 @@ export function PageEditor({ id }: { id: number | null }) {
         content: page.translations.content?.[code] ?? (base ? (page.content ?? '') : ''),
       };
     }
-    setText(next);
-    setSlug(page.slug);
-    setTemplate(page.type === 'template' ? (page.template ?? '') : '');
-    setSeo({ meta_title: page.meta_title ?? '', meta_description: page.meta_description ?? '' });
-    setLoaded({
+    form.reset({
+      text: next,
+      slug: page.slug,
+      template: page.type === 'template' ? (page.template ?? '') : '',
+      seo: { meta_title: page.meta_title ?? '', meta_description: page.meta_description ?? '' },
+    });
+    const loaded: Loaded = {
       id: page.id,
       etag: response.headers.get('etag') ?? '',
       status: page.status,
       updated_at: page.updated_at,
-    });
-    setDirty(false);
+    };
+    const state = { loaded, can: page.can ?? null };
+    // Shown with the fields (a restore's load is called by the history, not through `stored`).
+    loadedRef.current = loaded;
+    stored.setData(state);
     setGeneration((n) => n + 1);
     const base = next[me.locales.default];
     // A page the user may not change has no autosave to offer (and asking would be refused).
-    if (page.can && !page.can.update) return;
-    void api
-      .GET('/api/v2/pages/{id}/autosave', { params: { path: { id: String(pageId) } } })
-      .then(({ data: found }) => {
-        const autosave = found?.data;
-        if (!autosave?.newer || !base) return;
-        // The autosave's text over the saved one, in every locale it kept.
-        const overlay = (code: string, kept: { title?: string; content?: string }) => {
-          const saved = next[code] ?? { title: '', content: '' };
-          return { title: kept.title ?? saved.title, content: kept.content ?? saved.content };
-        };
-        const merged = { ...next, [me.locales.default]: overlay(me.locales.default, autosave) };
-        for (const [code, kept] of Object.entries(autosave.translations ?? {})) {
-          if (code in next) merged[code] = overlay(code, kept);
-        }
-        if (JSON.stringify(merged) !== JSON.stringify(next)) setOffered(merged);
-      })
-      .catch(() => undefined);
+    if (!(page.can && !page.can.update)) {
+      void api
+        .GET('/api/v2/pages/{id}/autosave', { params: { path: { id: String(pageId) } } })
+        .then(({ data: found }) => {
+          const autosave = found?.data;
+          if (!autosave?.newer || !base) return;
+          // The autosave's text over the saved one, in every locale it kept.
+          const overlay = (code: string, kept: { title?: string; content?: string }) => {
+            const saved = next[code] ?? { title: '', content: '' };
+            return { title: kept.title ?? saved.title, content: kept.content ?? saved.content };
+          };
+          const merged = { ...next, [me.locales.default]: overlay(me.locales.default, autosave) };
+          for (const [code, kept] of Object.entries(autosave.translations ?? {})) {
+            if (code in next) merged[code] = overlay(code, kept);
+          }
+          if (JSON.stringify(merged) !== JSON.stringify(next)) setOffered(merged);
+        })
+        .catch(() => undefined);
+    }
+    return { data: state };
   };
-  useEffect(() => {
-    if (id !== null && id !== loadedRef.current?.id) void load(id);
-  }, [id]);
   // The server's autosave of a page that exists: this user's one copy, never what readers see.
   useEffect(() => {
     const base = loadedRef.current;
@@ -163,13 +198,13 @@ export function PageEditor({ id }: { id: number | null }) {
     return () => setLeaveGuard(null);
   }, [dirty]);
 
-  const change = (code: string, field: keyof Text, value: string) => {
-    setText((current) => ({ ...current, [code]: { ...current[code], [field]: value } }));
-    setDirty(true);
-  };
+  const change = (code: string, field: keyof Text, value: string) =>
+    form.set((current) => ({
+      text: { ...current.text, [code]: { ...current.text[code], [field]: value } },
+    }));
 
-  const save = async (status?: 'draft' | 'published') => {
-    setMessage(null);
+  const save = async (status?: 'draft' | 'published'): Promise<Outcome> => {
+    form.setSaved('');
     const map = (field: keyof Text) =>
       Object.fromEntries(locales.map((code) => [code, text[code]?.[field] ?? '']));
     const body = {
@@ -219,22 +254,16 @@ export function PageEditor({ id }: { id: number | null }) {
     if (answer.error) {
       const problem = answer.error as Problem;
       setErrors(problem.errors ?? {});
-      return setMessage({
-        kind: 'error',
-        text: problem.status === 412 ? t('pages.conflict') : (problem.detail ?? problem.title),
-      });
+      return { error: problem.status === 412 ? t('pages.conflict') : (problem.detail ?? problem.title) };
     }
     const page = answer.data.data;
-    setSlug(page.slug);
+    // What was typed meanwhile stays (as the address the server chose).
+    form.reset((current) => ({ ...current, slug: page.slug }));
     setErrors({});
-    setDirty(false);
-    setMessage({
-      kind: 'ok',
-      text: t(status === 'published' ? 'pages.done.published' : 'editor.done.saved'),
-    });
     if (!base)
       // The address names the new item; the editor stays as it is (no remount mid-typing).
       history.replaceState(null, '', `/admin/pages/${page.id}`);
+    return t(status === 'published' ? 'pages.done.published' : 'editor.done.saved');
   };
 
   const remove = async (force = false) => {
@@ -244,18 +273,19 @@ export function PageEditor({ id }: { id: number | null }) {
         params: { path: { id: String(loaded.id) }, query: force ? { force: 'true' } : {} },
       })
       .catch(() => null);
-    if (!answer) return setMessage({ kind: 'error', text: t('editor.network') });
+    if (!answer) return fail(t('editor.network'));
     const { error } = answer;
     if (error?.status === 409 && confirm(`${error.detail ?? error.title}\n\n${t('pages.delete.force')}`)) {
       return remove(true);
     }
-    if (error) return setMessage({ kind: 'error', text: error.detail ?? error.title });
-    setDirty(false);
+    if (error) return fail(error.detail ?? error.title);
+    form.reset((current) => current);
     setLeaveGuard(null);
     navigate('/admin/pages');
   };
 
-  if (loading) return <p aria-live="polite">{t('app.loading')}</p>;
+  // The first load (the editor of a page that exists waits for it; a restore's load does not).
+  if (id !== null && stored.loading && loaded === null) return <p aria-live="polite">{t('app.loading')}</p>;
   const current = text[locale] ?? { title: '', content: '' };
   const missing = locales.filter((code) => !text[code]?.title.trim() || !hasText(text[code]?.content ?? ''));
   const status = loaded?.status ?? 'new';
@@ -292,9 +322,8 @@ export function PageEditor({ id }: { id: number | null }) {
           <button
             type="button"
             onClick={() => {
-              setText(offered);
+              form.set({ text: offered });
               setOffered(null);
-              setDirty(true);
               setGeneration((n) => n + 1);
             }}
           >
@@ -357,16 +386,23 @@ export function PageEditor({ id }: { id: number | null }) {
             <legend>{t('editor.publishing')}</legend>
             {mayUpdate && (
               <div class="actions">
-                <button type="button" onClick={() => void save(status === 'published' ? undefined : 'draft')}>
+                <button
+                  type="button"
+                  onClick={() => void form.run(() => save(status === 'published' ? undefined : 'draft'))}
+                >
                   {status === 'published' ? t('editor.update') : t('editor.save_draft')}
                 </button>
                 {status !== 'published' && (
-                  <button type="button" class="primary" onClick={() => void save('published')}>
+                  <button
+                    type="button"
+                    class="primary"
+                    onClick={() => void form.run(() => save('published'))}
+                  >
                     {t('editor.publish')}
                   </button>
                 )}
                 {status === 'published' && (
-                  <button type="button" onClick={() => void save('draft')}>
+                  <button type="button" onClick={() => void form.run(() => save('draft'))}>
                     {t('editor.unpublish')}
                   </button>
                 )}
@@ -396,10 +432,7 @@ export function PageEditor({ id }: { id: number | null }) {
               id="page-slug"
               value={slug}
               maxLength={190}
-              onInput={(event) => {
-                setSlug(event.currentTarget.value);
-                setDirty(true);
-              }}
+              onInput={(event) => form.set({ slug: event.currentTarget.value })}
             />
             <p class="help">{t('pages.slug.help')}</p>
             {fieldError('slug')}
@@ -413,10 +446,7 @@ export function PageEditor({ id }: { id: number | null }) {
               maxLength={100}
               list="page-templates"
               aria-describedby="page-template-help"
-              onInput={(event) => {
-                setTemplate(event.currentTarget.value);
-                setDirty(true);
-              }}
+              onInput={(event) => form.set({ template: event.currentTarget.value })}
             />
             <datalist id="page-templates">
               <option value="full-width" />
@@ -433,10 +463,7 @@ export function PageEditor({ id }: { id: number | null }) {
               id="page-meta-title"
               value={seo.meta_title}
               maxLength={255}
-              onInput={(event) => {
-                setSeo({ ...seo, meta_title: event.currentTarget.value });
-                setDirty(true);
-              }}
+              onInput={(event) => form.set({ seo: { ...seo, meta_title: event.currentTarget.value } })}
             />
             {fieldError('meta_title')}
             <label for="page-meta-description">{t('editor.meta_description')}</label>
@@ -445,10 +472,7 @@ export function PageEditor({ id }: { id: number | null }) {
               rows={3}
               maxLength={500}
               value={seo.meta_description}
-              onInput={(event) => {
-                setSeo({ ...seo, meta_description: event.currentTarget.value });
-                setDirty(true);
-              }}
+              onInput={(event) => form.set({ seo: { ...seo, meta_description: event.currentTarget.value } })}
             />
             {fieldError('meta_description')}
             <div class="serp" aria-label={t('editor.serp')} role="group">
@@ -469,7 +493,9 @@ export function PageEditor({ id }: { id: number | null }) {
           postId={loaded.id}
           etag={loaded.etag}
           version={loaded.updated_at}
-          onRestored={() => load(loaded.id)}
+          onRestored={async () => {
+            await load(loaded.id);
+          }}
         />
       )}
     </section>

@@ -3,6 +3,8 @@
 // shown), and the core update with its progress (administrators).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useForm, useResource } from '../hooks.js';
+import type { Outcome } from '../hooks.js';
 import { t } from '../i18n.js';
 import { Message, PanelLink } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -56,24 +58,26 @@ function Caches() {
 }
 
 function Settings() {
-  const [settings, setSettings] = useState<Record<string, string> | null>(null);
-  const [edited, setEdited] = useState<Record<string, string>>({});
+  const stored = useResource(
+    () => api.GET('/api/v2/settings').then(({ data }) => ({ data: data?.data ?? {} })),
+    [],
+  );
+  const settings = stored.data;
+  useSettingsChanges(stored.setData);
   const [filter, setFilter] = useState('');
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  useEffect(() => {
-    void api.GET('/api/v2/settings').then(({ data }) => setSettings(data?.data ?? {}));
-  }, []);
-  useSettingsChanges(setSettings);
-  const save = async (changes: Record<string, string>) => {
-    setError('');
+  /** Saves some settings: the edited ones (the form), or a toggle's at once (beside the form). */
+  const send = async (changes: Record<string, string>): Promise<Outcome> => {
     const { data, error: problem } = await api.PATCH('/api/v2/settings', { body: changes });
     if (problem)
-      return setError(Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title);
-    setEdited({});
+      return { error: Object.values(problem.errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title };
+    form.reset();
     announceSettings(data.data);
-    setNotice(t('system.settings.saved', { n: Object.keys(changes).length }));
+    return t('system.settings.saved', { n: Object.keys(changes).length });
   };
+  // The settings changed in their fields and not saved yet.
+  const form = useForm<Record<string, string>>({}, send);
+  const edited = form.values;
+  const { saved: notice, error } = form;
   if (settings === null) return <p>{t('app.loading')}</p>;
   const keys = Object.keys(settings)
     .filter((key) => key.includes(filter.trim()))
@@ -120,13 +124,16 @@ function Settings() {
                       type="checkbox"
                       aria-labelledby={`setting-${key}`}
                       checked={isOn(value)}
-                      onChange={(event) => void save({ [key]: event.currentTarget.checked ? '1' : '0' })}
+                      onChange={(event) => {
+                        const on = event.currentTarget.checked;
+                        void form.run(() => send({ [key]: on ? '1' : '0' }));
+                      }}
                     />
                   ) : (
                     <input
                       aria-labelledby={`setting-${key}`}
                       value={edited[key] ?? value}
-                      onInput={(event) => setEdited({ ...edited, [key]: event.currentTarget.value })}
+                      onInput={(event) => form.set({ [key]: event.currentTarget.value })}
                     />
                   )}
                 </td>
@@ -140,7 +147,7 @@ function Settings() {
           type="button"
           class="primary"
           disabled={Object.keys(edited).length === 0}
-          onClick={() => void save(edited)}
+          onClick={() => void form.submit()}
         >
           {t('system.settings.save')}
         </button>

@@ -4,13 +4,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, csrfToken, problemText } from '../api.js';
 import type { Problem } from '../api.js';
+import { useForm } from '../hooks.js';
+import type { Outcome } from '../hooks.js';
 import { t } from '../i18n.js';
 import { useAbilities, useMe } from '../session.js';
 import { Checkbox, Message } from '../widgets.js';
 import type { components } from '../../../clients/typescript/schema.js';
 
 type Transfer = components['schemas']['Transfer'];
-type Note = { kind: 'ok' | 'error'; text: string } | null;
 
 interface Report {
   dry_run: boolean;
@@ -24,6 +25,9 @@ interface Report {
 }
 
 const POLL_MS = 1000;
+
+/** What went wrong, as the screen's message shows it (nothing: no message). */
+const noteOf = (error: string) => (error ? { kind: 'error', text: error } : null);
 
 const size = (bytes: number) =>
   bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -151,39 +155,42 @@ function ExportSection() {
   const me = useMe();
   const can = useAbilities();
   const [started, setStarted] = useState<Transfer | null>(null);
-  const [secrets, setSecrets] = useState(false);
-  const [note, setNote] = useState<Note>(null);
   const transfer = useTransfer(started);
-  const start = async (websiteId: number | null) => {
-    setNote(null);
-    const { data, error } = await api.POST('/api/v2/exports', {
-      body: websiteId === null ? { with_secrets: secrets } : { website_id: websiteId },
-    });
-    if (error) setNote({ kind: 'error', text: problemText(error) });
-    else setStarted(data.data);
+  const start = async (body: { website_id: number } | { with_secrets: boolean }): Promise<Outcome> => {
+    const { data, error } = await api.POST('/api/v2/exports', { body });
+    if (error) return { error: problemText(error) };
+    setStarted(data.data);
   };
+  // The form is the installation's export (with or without secrets); the website's is another action.
+  const form = useForm({ secrets: false }, ({ secrets }) => start({ with_secrets: secrets }));
+  const { secrets } = form.values;
   const busy = transfer !== null && (transfer.status === 'queued' || transfer.status === 'running');
   return (
     <section aria-labelledby="export-title">
       <h2 id="export-title">{t('transfers.export')}</h2>
       <div class="actions">
         {can.manage_website && me.website && (
-          <button type="button" class="primary" disabled={busy} onClick={() => void start(me.website!.id)}>
+          <button
+            type="button"
+            class="primary"
+            disabled={busy}
+            onClick={() => void form.run(() => start({ website_id: me.website!.id }))}
+          >
             {t('transfers.export.site', { name: me.website.name })}
           </button>
         )}
         {me.is_admin && (
-          <button type="button" disabled={busy} onClick={() => void start(null)}>
+          <button type="button" disabled={busy} onClick={() => void form.submit()}>
             {t('transfers.export.installation')}
           </button>
         )}
       </div>
       {me.is_admin && (
-        <Checkbox checked={secrets} onChange={(on) => setSecrets(on)}>
+        <Checkbox checked={secrets} onChange={(on) => form.set({ secrets: on })}>
           {t('transfers.export.secrets')}
         </Checkbox>
       )}
-      <Message message={note} />
+      <Message message={noteOf(form.error)} />
       {transfer && <Progress transfer={transfer} />}
       {transfer?.status === 'done' && transfer.download_url && (
         <p>
@@ -200,14 +207,17 @@ function ExportSection() {
 function ImportSection() {
   const me = useMe();
   const file = useRef<HTMLInputElement>(null);
-  const [into, setInto] = useState<'site' | 'own'>(me.website ? 'site' : 'own');
-  const [noMedia, setNoMedia] = useState(false);
-  const [invite, setInvite] = useState(false);
   const [started, setStarted] = useState<Transfer | null>(null);
   const [dryDone, setDryDone] = useState<string | null>(null);
-  const [note, setNote] = useState<Note>(null);
   const transfer = useTransfer(started);
+  // The form's send is the dry run; the real import (after one) is another action of the form.
+  const form = useForm<{ into: 'site' | 'own'; noMedia: boolean; invite: boolean }>(
+    { into: me.website ? 'site' : 'own', noMedia: false, invite: false },
+    () => send(true),
+  );
+  const { into, noMedia, invite } = form.values;
   const chosen = () => file.current?.files?.[0] ?? null;
+  /** The file and the choices a dry run was made with: the real import needs the same. */
   const fingerprint = (picked: File) =>
     `${picked.name}:${picked.size}:${picked.lastModified}:${into}:${noMedia}`;
 
@@ -218,13 +228,9 @@ function ImportSection() {
     }
   }, [transfer?.status]);
 
-  const run = async (dryRun: boolean) => {
-    setNote(null);
+  const send = async (dryRun: boolean): Promise<Outcome> => {
     const picked = chosen();
-    if (!picked) {
-      setNote({ kind: 'error', text: t('transfers.import.choose') });
-      return;
-    }
+    if (!picked) return { error: t('transfers.import.choose') };
     const query = new URLSearchParams({
       dry_run: String(dryRun),
       no_media: String(noMedia),
@@ -239,10 +245,7 @@ function ImportSection() {
       body: picked,
     });
     const body = (await response.json()) as { data: Transfer } & Problem;
-    if (!response.ok) {
-      setNote({ kind: 'error', text: problemText(body) });
-      return;
-    }
+    if (!response.ok) return { error: problemText(body) };
     if (!dryRun) setDryDone(null);
     setStarted(body.data);
   };
@@ -271,31 +274,40 @@ function ImportSection() {
               type="radio"
               name="import-into"
               checked={into === 'site'}
-              onChange={() => setInto('site')}
+              onChange={() => form.set({ into: 'site' })}
             />{' '}
             {t('transfers.import.into.site', { name: me.website.name })}
           </label>
         )}
         <label class="check">
-          <input type="radio" name="import-into" checked={into === 'own'} onChange={() => setInto('own')} />{' '}
+          <input
+            type="radio"
+            name="import-into"
+            checked={into === 'own'}
+            onChange={() => form.set({ into: 'own' })}
+          />{' '}
           {t('transfers.import.into.own')}
         </label>
       </fieldset>
-      <Checkbox checked={noMedia} onChange={(on) => setNoMedia(on)}>
+      <Checkbox checked={noMedia} onChange={(on) => form.set({ noMedia: on })}>
         {t('transfers.import.nomedia')}
       </Checkbox>
-      <Checkbox checked={invite} onChange={(on) => setInvite(on)}>
+      <Checkbox checked={invite} onChange={(on) => form.set({ invite: on })}>
         {t('transfers.import.invite')}
       </Checkbox>
       <div class="actions">
-        <button type="button" class="primary" disabled={busy} onClick={() => void run(true)}>
+        <button type="button" class="primary" disabled={busy} onClick={() => void form.submit()}>
           {t('transfers.import.dryrun')}
         </button>
-        <button type="button" disabled={busy || !readyForReal} onClick={() => void run(false)}>
+        <button
+          type="button"
+          disabled={busy || !readyForReal}
+          onClick={() => void form.run(() => send(false))}
+        >
           {t('transfers.import.real')}
         </button>
       </div>
-      <Message message={note} />
+      <Message message={noteOf(form.error)} />
       {transfer && <Progress transfer={transfer} />}
       {transfer?.status === 'done' && transfer.result != null && (
         <ReportView report={transfer.result as Report} />
