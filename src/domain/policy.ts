@@ -207,6 +207,8 @@ export interface PolicyActions {
   'website.see': { websiteId: number };
   /** See every website (lists unfiltered). */
   'website.see_all': Record<string, never>;
+  /** See every website the caller's key reaches (an administrator's key limited to websites: those). */
+  'website.see_key_scope': Record<string, never>;
   /** See and change the website's fields and domains. */
   'website.manage': { websiteId: number };
   /** Change the website's own settings (comment moderation rules). */
@@ -299,6 +301,7 @@ const RULES: { readonly [A in PolicyAction]: Rule<A> } = {
     s.keyWrites(actor, [websiteId]) && (await s.managesWebsite(actor, websiteId)),
   'website.see': (s, actor, { websiteId }) => s.seesWebsite(actor, websiteId),
   'website.see_all': (s, actor) => s.administers(actor),
+  'website.see_key_scope': (_s, actor) => actor.isAdmin,
   'website.manage': (s, actor, { websiteId }) => s.managesWebsite(actor, websiteId),
   'website.settings': async (s, actor, { websiteId }) =>
     s.keyWrites(actor, [websiteId]) && (await s.managesWebsite(actor, websiteId)),

@@ -120,6 +120,7 @@ const INSTALLATION_CASES: Case[] = [
   ask('create an all-sites tag', 'tag.create', () => ({ websiteIds: [] })),
   ask('write all-sites pages', 'content.write', () => ({ websiteIds: [] })),
   ask('see every website', 'website.see_all', () => ({})),
+  ask("see every website of their key's scope", 'website.see_key_scope', () => ({})),
   ask("manage websites' code", 'website.code', () => ({})),
   ask('read accounts', 'account.read', () => ({})),
   ask('read their own account', 'account.read', (f) => ({ userId: f.self ?? -1 })),
@@ -225,6 +226,7 @@ create an all-sites post                      | Y - - - - - - - - - Y Y
 create an all-sites tag                       | Y - - - - - - - - - - Y
 write all-sites pages                         | Y - - - - - - - - - - Y
 see every website                             | Y - - - - - - - Y - - Y
+see every website of their key's scope        | Y - - - - - - - Y Y - Y
 manage websites' code                         | Y - - - - - - - Y - - Y
 read accounts                                 | Y - - - - - - - Y - - Y
 read their own account                        | Y Y Y Y Y Y Y - Y Y - Y

@@ -638,10 +638,9 @@ export class PostsService {
         ? await this.db.selectFrom('users').select('id').where('id', '=', input.authorId).executeTakeFirst()
         : undefined;
       // Whom the actor may name is the policy's (the operation asks it: R-P5, issue 34 #13); a write
-      // made without asking it names only its actor, or anyone for an administrator. An unknown user
-      // (or an id beyond the column's range) is invalid for everybody.
-      const allowed =
-        input.authorAllowed ?? (actor.isAdmin || (actor.userId !== null && actor.userId === input.authorId));
+      // made without asking it names only its actor. An unknown user (or an id beyond the column's
+      // range) is invalid for everybody.
+      const allowed = input.authorAllowed ?? (actor.userId !== null && actor.userId === input.authorId);
       if (!author || !allowed) errors.author_id = ['The selected author id is invalid.'];
     }
     if (input.websiteIds && input.websiteIds.length > 0) {

@@ -102,7 +102,8 @@ export class WebsiteOperations {
     if (!(await this.policy.can(actor, 'caller.identified', {}))) throw new ForbiddenError();
     if (await this.policy.can(actor, 'website.see_all', {})) return this.websites.list(query);
     const scope = actor.key && actor.key.websiteIds.length > 0 ? actor.key.websiteIds : undefined;
-    if (actor.isAdmin) return this.websites.list({ ...query, ids: scope });
+    if (await this.policy.can(actor, 'website.see_key_scope', {}))
+      return this.websites.list({ ...query, ids: scope });
     return this.websites.list({ ...query, accessibleTo: actor.userId ?? 0, ids: scope });
   }
 
