@@ -2,6 +2,7 @@
 // revision, a comparison of two (word-level diff of the texts, field by field for the rest) and
 // restoring one (`If-Match`: 412 when it changed since). A thin face over domain/revisions/revisions.ts.
 import { z } from 'zod';
+import { restoreInput } from '../../domain/revisions/revisions.js';
 import type { PageRevision, Revision, RevisionSummary } from '../../domain/revisions/revisions.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
@@ -191,11 +192,7 @@ const compareQuery = z
     to: revisionId.describe('The newer revision.'),
   })
   .strict();
-const restoreBody = z
-  .object({
-    status: z.string().optional().describe('The status the post gets; absent: its status does not change.'),
-  })
-  .strict();
+const restoreBody = restoreInput.strict();
 
 export function registerRevisionRoutes(router: V2Router, services: FaceServices): void {
   const revisions = services.revisions;

@@ -2,7 +2,7 @@
 // (administrators: all; owners, bound users and site admins: theirs), their fields and their domains.
 import { z } from 'zod';
 import { parse } from '../../domain/schema-fields.js';
-import { createWebsiteInput, updateWebsiteInput } from '../../domain/websites/input.js';
+import { createWebsiteInput, updateWebsiteInput, websiteDomainInput } from '../../domain/websites/input.js';
 import type { Actor } from '../../domain/policy.js';
 import type { Website, WebsitePatch } from '../../domain/websites/store.js';
 import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites/store.js';
@@ -94,7 +94,7 @@ const domainCheckSchema = z
   .meta({ id: 'DomainCheck' });
 
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(255).optional() }).strict();
-const domainBody = z.object({ domain: z.string().min(1).max(255) }).strict();
+const domainBody = websiteDomainInput.pick({ domain: true }).strict();
 const updateBody = updateWebsiteInput.strict();
 const createBody = createWebsiteInput.strict();
 const one = z.object({ data: websiteSchema });

@@ -4,6 +4,7 @@
 // 50) plus every revision that was a published version. List, show, compare and restore are operations
 // here; who may use them is the policy's answer (the people who may change the post or page).
 import { diffWordsWithSpace } from 'diff';
+import { z } from 'zod';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
 import type { Clock } from '../clock.js';
@@ -178,6 +179,11 @@ const SUMMARY_COLUMNS = [
   'surface',
   'created_at',
 ] as const;
+
+/** A restore's options: the status the post gets (absent: its status does not change). */
+export const restoreInput = z.object({
+  status: z.string().optional().describe('The status the post gets; absent: its status does not change.'),
+});
 
 export class RevisionsService {
   private readonly access: EditableContent;
