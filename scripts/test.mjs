@@ -15,6 +15,7 @@
 // file works in a schema of its own and drops it at the end. The PostgreSQL run also uses the Redis
 // cache at TEST_REDIS_URL (default redis://127.0.0.1:6379), as production would.
 import { spawn } from 'node:child_process';
+import { clearTimeout, setTimeout } from 'node:timers';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
