@@ -563,7 +563,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     rateLimits,
     defaultLocale,
   });
-  const comments = new CommentsService(db, clock, settings, changes, audit, (held) =>
+  const comments = new CommentsService(db, clock, settings, changes, runner, audit, (held) =>
     commentNotices.held(held),
   );
   const links = new LinksService(db, clock, {
