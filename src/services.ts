@@ -572,7 +572,6 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     bindings,
     cache,
     defaultLocale,
-    changes,
   });
   const clicks = new ClicksService(db, database.dialect, clock);
   const webhooks = new WebhookService({
@@ -736,7 +735,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     commentNotices,
     clicks,
     links,
-    linkOps: new LinkOperations({ runner, links, clicks, policy, settings, audit }),
+    linkOps: new LinkOperations({ runner, links, clicks, policy, settings, changes, audit }),
     sessions,
     throttle: new LoginThrottle(rateLimits),
     searchLimit,
