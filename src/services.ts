@@ -680,6 +680,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     }),
     mediaMaintenance: new MediaMaintenance({
       db,
+      runner,
       store: mediaStore,
       policy,
       changes,
