@@ -254,6 +254,13 @@ describe('community and media writes as operations: announced after commit, noth
     );
     assert.deepEqual(await audited('media.upload'), []);
     assert.deepEqual(await outbox(), []);
+    // The same file sent twice in one upload: its files are written for both, discarded all the same.
+    const twice = { filename: 'twice.png', data: await image('#abcdef'), truncated: false };
+    await assert.rejects(
+      ctx.services.mediaOps.upload(admin, { files: [twice, twice] }),
+      /hook refuses media.upload/,
+    );
+    assert.deepEqual(await storedFiles(), before);
 
     failOn = null;
     const [item] = await upload(admin, await image('#123456'));

@@ -300,12 +300,13 @@ export class MediaService {
   /**
    * Removes the files an upload wrote (storeLibraryImage) whose row was not kept (its operation
    * rolled back, or failed before it), unless the same bytes use them: a row naming the path by now,
-   * or another upload of them in flight in this process (content-addressed: the same files).
+   * or another upload of them in flight in this process (content-addressed: the same files). `holds`:
+   * how many of the in-flight uploads of the path are the caller's (the same file sent twice).
    */
-  async discardUnnamed(upload: LibraryUpload): Promise<void> {
+  async discardUnnamed(upload: LibraryUpload, holds = 1): Promise<void> {
     const path = upload.path;
     if (path === null || upload.files.length === 0) return;
-    if ((this.uploading.get(path) ?? 0) > 1) return;
+    if ((this.uploading.get(path) ?? 0) > holds) return;
     const named = await this.db
       .selectFrom('media')
       .select('id')

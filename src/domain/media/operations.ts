@@ -157,7 +157,19 @@ export class MediaOperations {
     // the files this upload wrote are discarded (those the same bytes reuse stay).
     const uploads: LibraryUpload[] = [];
     const discard = async () => {
-      for (const upload of uploads) await this.deps.media.discardUnnamed(upload);
+      // Per path: the same file sent twice is one set of files, held twice by this upload.
+      const byPath = new Map<string, { upload: LibraryUpload; holds: number }>();
+      for (const upload of uploads) {
+        if (upload.path === null) continue;
+        const seen = byPath.get(upload.path);
+        if (!seen)
+          byPath.set(upload.path, { upload: { path: upload.path, files: [...upload.files] }, holds: 1 });
+        else {
+          seen.holds += 1;
+          seen.upload.files.push(...upload.files.filter((file) => !seen.upload.files.includes(file)));
+        }
+      }
+      for (const { upload, holds } of byPath.values()) await this.deps.media.discardUnnamed(upload, holds);
     };
     try {
       const stored: Array<{ stored: StoredUpload; fileName: string }> = [];
