@@ -563,7 +563,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     rateLimits,
     defaultLocale,
   });
-  const comments = new CommentsService(db, clock, settings, changes, audit, (held) =>
+  const comments = new CommentsService(db, clock, settings, changes, runner, audit, (held) =>
     commentNotices.held(held),
   );
   const links = new LinksService(db, clock, {
@@ -572,9 +572,8 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     bindings,
     cache,
     defaultLocale,
-    changes,
   });
-  const clicks = new ClicksService(db, database.dialect, clock);
+  const clicks = new ClicksService(db, database.dialect, clock, runner);
   const webhooks = new WebhookService({
     db,
     clock,
@@ -681,6 +680,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     }),
     mediaMaintenance: new MediaMaintenance({
       db,
+      runner,
       store: mediaStore,
       policy,
       changes,
@@ -736,7 +736,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     commentNotices,
     clicks,
     links,
-    linkOps: new LinkOperations({ runner, links, clicks, policy, settings, audit }),
+    linkOps: new LinkOperations({ runner, links, clicks, policy, settings, changes, audit }),
     sessions,
     throttle: new LoginThrottle(rateLimits),
     searchLimit,

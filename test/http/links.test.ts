@@ -8,6 +8,7 @@ import { InputError } from '../../src/domain/errors.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
+import { linkWrites } from '../support/link-writes.js';
 import { websiteWrites } from '../support/website-writes.js';
 
 describe('links', () => {
@@ -22,7 +23,7 @@ describe('links', () => {
     await websiteWrites(ctx.services).create({ siteName: 'Site', domain: 'site.test' });
     otherWebsite = await websiteWrites(ctx.services).create({ siteName: 'Other', domain: 'other.test' });
     folioId = (
-      await ctx.services.links.create({
+      await linkWrites(ctx.services).create({
         name: 'Folio <CMS>',
         url: 'https://folio.example/docs?a=1&b=2',
         description: 'Docs & "guides" <script>alert(1)</script>',
@@ -30,9 +31,13 @@ describe('links', () => {
         categories: ['Tools', 'Reading'],
       })
     ).id;
-    await ctx.services.links.create({ name: 'News', url: 'http://news.example/', categories: ['Reading'] });
+    await linkWrites(ctx.services).create({
+      name: 'News',
+      url: 'http://news.example/',
+      categories: ['Reading'],
+    });
     foreignId = (
-      await ctx.services.links.create({
+      await linkWrites(ctx.services).create({
         name: 'Only elsewhere',
         url: 'https://elsewhere.example/',
         websiteIds: [otherWebsite],
@@ -102,7 +107,7 @@ describe('links', () => {
 
   it('listings are paginated by 20; a page past the end is 404', async () => {
     for (let i = 0; i < 19; i++) {
-      await ctx.services.links.create({ name: `Filler ${i}`, url: `https://filler.example/${i}` });
+      await linkWrites(ctx.services).create({ name: `Filler ${i}`, url: `https://filler.example/${i}` });
     }
     const first = await get('/link');
     assert.equal((first.body.match(/class="link-item"/g) ?? []).length, 20);

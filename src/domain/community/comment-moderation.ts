@@ -173,10 +173,7 @@ export class CommentModeration {
         throw new InputError('ids', `At most ${MAX_MODERATION_BATCH} comments at a time.`);
       }
       if (valid.length === 0) return [];
-      const done =
-        action === 'delete'
-          ? await this.delete(valid)
-          : await this.setStatus(valid, action === 'approve' ? 'approved' : 'spam');
+      const done = await this.moderated(valid, action);
       for (const id of done) {
         await recordWrite(this.deps.audit, actor, {
           action: `comment.${action}`,
@@ -209,11 +206,10 @@ export class CommentModeration {
         .where('comments.id', 'in', valid)
         .where((eb) => madeOnWebsite(eb, websiteId))
         .execute();
-      const targets = shown.map((row) => row.id);
-      const done =
-        action === 'delete'
-          ? await this.delete(targets)
-          : await this.setStatus(targets, action === 'approve' ? 'approved' : 'spam');
+      const done = await this.moderated(
+        shown.map((row) => row.id),
+        action,
+      );
       for (const id of done) {
         await recordWrite(this.deps.audit, actor, {
           action: `comment.${action}`,
@@ -442,8 +438,42 @@ export class CommentModeration {
     }));
   }
 
-  /** Sets the status of comments; answers the ids that exist (changed or already so). */
-  async setStatus(ids: readonly number[], status: CommentStatus): Promise<number[]> {
+  /**
+   * Sets the status of comments, as the system (no actor, not audited: tests and tools); answers the
+   * ids that exist (changed or already so). One operation: the threads it touched are announced.
+   */
+  setStatus(ids: readonly number[], status: CommentStatus): Promise<number[]> {
+    return this.deps.runner.run(async () => {
+      const found = await this.writeStatus(ids, status);
+      await this.announce(found);
+      return found.map((row) => row.id);
+    });
+  }
+
+  /** Deletes comments (and their replies), as the system (as setStatus); answers the ids that existed. */
+  delete(ids: readonly number[]): Promise<number[]> {
+    return this.deps.runner.run(async () => {
+      const found = await this.deleteRows(ids);
+      await this.announce(found);
+      return found.map((row) => row.id);
+    });
+  }
+
+  /** The moderation's write, in the operation: answers the ids acted on, announcing their threads. */
+  private async moderated(ids: readonly number[], action: ModerationAction): Promise<number[]> {
+    const found =
+      action === 'delete'
+        ? await this.deleteRows(ids)
+        : await this.writeStatus(ids, action === 'approve' ? 'approved' : 'spam');
+    await this.announce(found);
+    return found.map((row) => row.id);
+  }
+
+  /** Sets the status of the comments that exist; answers them (the caller announces). */
+  private async writeStatus(
+    ids: readonly number[],
+    status: CommentStatus,
+  ): Promise<{ id: number; post_id: number }[]> {
     if (!(MODERATION_STATUSES as readonly string[]).includes(status)) {
       throw new InputError('status', 'The selected status is invalid.');
     }
@@ -465,18 +495,22 @@ export class CommentModeration {
           .execute();
       }
     });
-    await this.announce(found);
-    return done;
+    return found;
   }
 
-  /** Deletes comments (and their replies); answers the ids that existed. */
-  async delete(ids: readonly number[]): Promise<number[]> {
+  /** Deletes the comments that exist (and their replies); answers them (the caller announces). */
+  private async deleteRows(ids: readonly number[]): Promise<{ id: number; post_id: number }[]> {
     const found = await this.existing(ids);
     if (found.length === 0) return [];
-    const done = found.map((row) => row.id);
-    await this.db.deleteFrom('comments').where('id', 'in', done).execute();
-    await this.announce(found);
-    return done;
+    await this.db
+      .deleteFrom('comments')
+      .where(
+        'id',
+        'in',
+        found.map((row) => row.id),
+      )
+      .execute();
+    return found;
   }
 
   private async existing(ids: readonly number[]): Promise<{ id: number; post_id: number }[]> {
@@ -488,6 +522,7 @@ export class CommentModeration {
     return this.db.selectFrom('comments').select(['id', 'post_id']).where('id', 'in', valid).execute();
   }
 
+  /** Announces the threads of these comments (each post once), inside the operation. */
   private async announce(rows: readonly { post_id: number }[]): Promise<void> {
     for (const postId of new Set(rows.map((row) => row.post_id))) {
       await this.changes.announce({ kind: 'comments', postId });

@@ -9,6 +9,7 @@ import { nowIso } from '../clock.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
 import type { ContentChanges } from '../changes.js';
+import type { OperationRunner, WriteScope } from '../run.js';
 import type { Actor } from '../policy.js';
 import type { Clock } from '../clock.js';
 import type { HeldComment } from './comment-notices.js';
@@ -162,8 +163,10 @@ export class CommentsService {
     private readonly settings: SettingsService,
     /** Told when a post's pages show something new (the page cache flushes that post's pages). */
     private readonly changes: ContentChanges,
+    /** Every write runs as one operation (run.ts): the row, its audit row and its announcement. */
+    private readonly runner: OperationRunner,
     private readonly audit?: AuditLog,
-    /** Told of every comment held for moderation (the administrators' mail: comment-notices.ts). */
+    /** Told of every comment held for moderation, once it is committed (the administrators' mail). */
     private readonly onHeld?: (comment: HeldComment) => void,
   ) {}
 
@@ -241,8 +244,15 @@ export class CommentsService {
     return row ?? null;
   }
 
-  /** Validates, sanitizes and stores a comment; its status follows the moderation setting. */
-  async store(input: NewComment): Promise<StoredComment> {
+  /**
+   * Validates, sanitizes and stores a comment; its status follows the moderation setting. One
+   * operation (run.ts): the checks, the row, its audit row and its announcement commit together.
+   */
+  store(input: NewComment): Promise<StoredComment> {
+    return this.runner.run((scope) => this.storeIn(input, scope));
+  }
+
+  private async storeIn(input: NewComment, scope: WriteScope): Promise<StoredComment> {
     await this.requireOpen();
     const errors: Record<string, string[]> = {};
     const fail = (field: string, message: string) => (errors[field] ??= []).push(message);
@@ -324,15 +334,18 @@ export class CommentsService {
       .returning('id')
       .executeTakeFirstOrThrow();
     if (status === 'approved') await this.threadChanged(post.id);
-    else
-      this.onHeld?.({
+    else {
+      const held: HeldComment = {
         commentId: row.id,
         postId: post.id,
         postSlug: post.slug,
         websiteId: input.websiteId,
         authorName: name,
         content,
-      });
+      };
+      // The moderators hear of a held comment only once it is kept.
+      scope.afterCommit(() => this.onHeld?.(held));
+    }
     if (input.actor) {
       await recordWrite(this.audit, input.actor, {
         action: 'comment.create',
@@ -413,9 +426,13 @@ export class CommentsService {
    * row, then an atomic increment: no read-modify-write). Enough reports from distinct signed-in users
    * (voters `u:…`) hold the comment for moderation again; anonymous reports are counted for the
    * moderators but hide nothing (one person with many addresses could hide any comment). Null when
-   * there is no such comment.
+   * there is no such comment. One operation (run.ts): the vote and its announcement commit together.
    */
-  async vote(
+  vote(commentId: number, kind: VoteKind, voter: string, websiteId: number): Promise<VoteOutcome | null> {
+    return this.runner.run(() => this.voteIn(commentId, kind, voter, websiteId));
+  }
+
+  private async voteIn(
     commentId: number,
     kind: VoteKind,
     voter: string,

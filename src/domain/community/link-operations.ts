@@ -2,8 +2,10 @@
 // website's links with their click counts, show one, create, change, delete. Links are the editors'
 // (policy.editsContent: an editor or site admin of every website a link is on; a link of every
 // website is the administrators'); anyone with access to the website reads them (they are public).
-// One schema per input, the links store's transaction, its announced change, audited.
+// One schema per input; each write one operation (run.ts): the store's rows, the audit row and the
+// announced change commit together, the change told after commit.
 import { z } from 'zod';
+import type { ContentChanges } from '../changes.js';
 import type { OperationRunner } from '../run.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
@@ -56,6 +58,8 @@ export class LinkOperations {
       clicks: ClicksService;
       policy: Policy;
       settings: SettingsService;
+      /** Where each write announces its change (the caches listen: cache-tags.ts); never the store. */
+      changes: ContentChanges;
       audit?: AuditLog;
     },
   ) {}
@@ -99,6 +103,7 @@ export class LinkOperations {
         websiteIds: sites,
         authorId: actor.userId,
       });
+      await this.announced(link.id);
       await this.audited(actor, 'link.create', link, raw);
       return { ...link, clicks: 0 };
     });
@@ -129,6 +134,7 @@ export class LinkOperations {
       };
       const link = await this.deps.links.update(id, change, options);
       if (!link) throw linkNotFound();
+      await this.announced(link.id);
       await this.audited(actor, 'link.update', link, raw);
       return (await this.counted([link]))[0]!;
     });
@@ -142,6 +148,7 @@ export class LinkOperations {
       if (options.ifVersion !== undefined && options.ifVersion !== link.updatedAt)
         throw new StaleWriteError();
       if (!(await this.deps.links.remove(id))) throw linkNotFound();
+      await this.announced(link.id);
       await this.audited(actor, 'link.delete', link, {});
     });
   }
@@ -162,6 +169,11 @@ export class LinkOperations {
 
   private async defaultLocale(): Promise<string> {
     return (await this.deps.settings.get('default_locale'))?.trim() || DEFAULT_LOCALE;
+  }
+
+  /** Announces a change of a link (its pages and the directory's lists: cache-tags.ts). */
+  private announced(id: number): Promise<void> {
+    return this.deps.changes.announce({ kind: 'link', id });
   }
 
   private audited(actor: Actor, action: string, link: Link, input: unknown) {

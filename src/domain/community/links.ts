@@ -2,9 +2,9 @@
 // content; translations, website bindings and tags work as for posts), with the URL and icon in the
 // `links` side table. They are grouped by tags of type `link_category` (or any other `link_*` type).
 // API v1 has no endpoint for links; API v2 (link-operations.ts), the CLI (`folio link:create`) and
-// seed data write them.
+// seed data write them. The store reads and writes rows only: the operations (link-operations.ts)
+// ask the policy, record the audit row and announce each change.
 import type { Cache } from '../../cache/cache.js';
-import type { ContentChanges } from '../changes.js';
 import type { Db } from '../../db/database.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
@@ -105,8 +105,6 @@ export class LinksService {
       bindings: WebsiteBindings;
       cache: Cache;
       defaultLocale: () => Promise<string>;
-      /** Told after every committed change (the caches listen: cache-tags.ts). */
-      changes?: ContentChanges;
     },
   ) {}
 
@@ -160,7 +158,6 @@ export class LinksService {
       if (websiteIds.length > 0) await this.deps.bindings.sync(trx, MODEL, row.id, websiteIds);
       return row.id;
     });
-    await this.deps.changes?.announce({ kind: 'link', id });
     const link = await this.findAny(id, defaultLocale);
     if (!link) throw new Error(`link ${id} vanished after create`);
     return link;
@@ -231,7 +228,6 @@ export class LinksService {
       }
       if (change.websiteIds !== undefined) await this.deps.bindings.sync(trx, MODEL, id, change.websiteIds);
     });
-    await this.deps.changes?.announce({ kind: 'link', id });
     return this.findAny(id, defaultLocale);
   }
 
@@ -245,9 +241,7 @@ export class LinksService {
       .where('type', '=', LINK_TYPE)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return false;
-    await this.deps.changes?.announce({ kind: 'link', id });
-    return true;
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** A link of any website, or null. */

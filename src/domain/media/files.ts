@@ -102,7 +102,16 @@ export interface StoredUpload {
   variants: StoredVariant[];
 }
 
+/** What one library upload wrote (storeLibraryImage): the image's path and the files written. */
+export interface LibraryUpload {
+  path: string | null;
+  files: string[];
+}
+
 export class MediaService {
+  /** Library uploads in flight in this process, by path (discardUnnamed leaves their files alone). */
+  private readonly uploading = new Map<string, number>();
+
   constructor(
     private readonly db: Db,
     readonly store: MediaStore,
@@ -206,9 +215,11 @@ export class MediaService {
   /**
    * Writes an image of the media library as uploaded (its format kept), with a WebP copy and smaller
    * WebP sizes (VARIANT_WIDTHS), under `library/`. Content-addressed: bytes stored before in the same
-   * month reuse their files and variants. The `media` row is the caller's to write.
+   * month reuse their files and variants. The `media` row is the caller's to write. `upload` is told
+   * the image's path and each file as it is written (none when reused), for the caller to discard
+   * should its row not be kept (discardUnnamed), and to let go of once its operation is over (done).
    */
-  async storeLibraryImage(data: Buffer): Promise<StoredUpload> {
+  async storeLibraryImage(data: Buffer, upload?: LibraryUpload): Promise<StoredUpload> {
     const source = await this.inspect(data);
     const { ext, mime } = FORMATS[source.format]!;
     const sha256 = createHash('sha256').update(data).digest('hex');
@@ -217,6 +228,11 @@ export class MediaService {
     const stem = `library/${month}/${sha256.slice(0, 32)}`;
     const relativePath = `${stem}.${ext}`;
     const stored = { path: relativePath, url: this.store.url(relativePath), mimeType: mime, sha256 };
+    if (upload && upload.path === null) {
+      upload.path = relativePath;
+      this.uploading.set(relativePath, (this.uploading.get(relativePath) ?? 0) + 1);
+    }
+    const written = upload?.files ?? [];
 
     const existing = await this.db
       .selectFrom('media')
@@ -235,8 +251,9 @@ export class MediaService {
       };
     }
 
-    const variants = await this.makeVariants(data, stem, { ...source, sameSizeWebp: true });
+    const variants = await this.makeVariants(data, stem, { ...source, sameSizeWebp: true }, written);
     await this.store.put(relativePath, data, mime);
+    written.push(relativePath);
     return { ...stored, size: data.length, width: source.width, height: source.height, variants };
   }
 
@@ -248,6 +265,7 @@ export class MediaService {
     data: Buffer,
     stem: string,
     source: { format: string; width: number | null; pixels: number; sameSizeWebp: boolean },
+    written: string[] = [],
   ): Promise<StoredVariant[]> {
     const animated = source.format === 'gif' || source.format === 'webp';
     const variants: StoredVariant[] = [];
@@ -260,6 +278,7 @@ export class MediaService {
       );
       const path = `${stem}-${name}.webp`;
       await this.store.put(path, out.data, 'image/webp');
+      written.push(path);
       variants.push({
         name,
         path,
@@ -276,6 +295,34 @@ export class MediaService {
       }
     }
     return variants;
+  }
+
+  /**
+   * Removes the files an upload wrote (storeLibraryImage) whose row was not kept (its operation
+   * rolled back, or failed before it), unless the same bytes use them: a row naming the path by now,
+   * or another upload of them in flight in this process (content-addressed: the same files). `holds`:
+   * how many of the in-flight uploads of the path are the caller's (the same file sent twice).
+   */
+  async discardUnnamed(upload: LibraryUpload, holds = 1): Promise<void> {
+    const path = upload.path;
+    if (path === null || upload.files.length === 0) return;
+    if ((this.uploading.get(path) ?? 0) > holds) return;
+    const named = await this.db
+      .selectFrom('media')
+      .select('id')
+      .where('path', '=', path)
+      .where('disk', '=', this.store.disk)
+      .executeTakeFirst();
+    if (!named) await this.removeFiles(upload.files);
+  }
+
+  /** The upload's operation is over (committed or not): its files are no longer its own. */
+  done(upload: LibraryUpload): void {
+    const path = upload.path;
+    if (path === null) return;
+    const left = (this.uploading.get(path) ?? 1) - 1;
+    if (left > 0) this.uploading.set(path, left);
+    else this.uploading.delete(path);
   }
 
   /** Removes stored files (after the rows naming them are gone); a missing file is no error. */

@@ -11,8 +11,9 @@ import type { Db } from '../../db/database.js';
 import type { MediaStore, StoredObject } from '../../storage/store.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
-import type { ContentChanges } from '../changes.js';
+import type { ContentChange, ContentChanges } from '../changes.js';
 import type { Clock } from '../clock.js';
+import type { OperationRunner } from '../run.js';
 import { ForbiddenError, InputError } from '../errors.js';
 import { parseVariants } from './files.js';
 import { MEDIA_PATH, MediaUrlRelativizer } from './urls.js';
@@ -70,6 +71,8 @@ export class MediaMaintenance {
   constructor(
     private readonly deps: {
       db: Db;
+      /** Each write runs as one operation (run.ts): its rows, audit row and announced changes together. */
+      runner: OperationRunner;
       store: MediaStore;
       policy: Policy;
       changes: ContentChanges;
@@ -99,16 +102,16 @@ export class MediaMaintenance {
     const relative = new MediaUrlRelativizer(origin);
     const pattern = likePattern(`${new URL(origin).host}${MEDIA_PATH}`);
     const { db } = this.deps;
-    const changedPosts: number[] = [];
-    const changedPages: number[] = [];
 
-    // Each table: the rows whose columns name APP_URL's host and /media/, rewritten a batch at a time.
-    // The tables and columns are this method's own (never a caller's): a loosely typed query.
+    // Each table: the rows whose columns name APP_URL's host and /media/, rewritten a batch at a time,
+    // each batch one operation that announces the posts, pages and websites it changed (`changed`
+    // answers the change of a row, or null). The tables and columns are this method's own (never a
+    // caller's): a loosely typed query.
     const loose = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
     const rewrite = async (
       table: 'posts' | 'pages' | 'translations' | 'media' | 'websites',
       columns: ReadonlyArray<{ name: string; kind: 'url' | 'html' }>,
-      changed?: (id: number, row: Record<string, unknown>) => void,
+      changed?: (id: number, row: Record<string, unknown>) => ContentChange | null,
       alsoRead: readonly string[] = [],
     ) => {
       let after = 0;
@@ -123,7 +126,8 @@ export class MediaMaintenance {
           .limit(ROWS_PER_QUERY)
           .execute()) as Array<Record<string, unknown> & { id: number }>;
         if (found.length === 0) return;
-        await loose.transaction().execute(async (trx) => {
+        await this.deps.runner.run(async () => {
+          const changes: ContentChange[] = [];
           for (const row of found) {
             const set: Record<string, string | null> = {};
             for (const column of columns) {
@@ -132,10 +136,12 @@ export class MediaMaintenance {
               if (next !== value) set[column.name] = next;
             }
             if (Object.keys(set).length === 0) continue;
-            await trx.updateTable(table).set(set).where('id', '=', row.id).execute();
+            await loose.updateTable(table).set(set).where('id', '=', row.id).execute();
             rows[table]! += 1;
-            changed?.(row.id, row);
+            const change = changed?.(row.id, row);
+            if (change) changes.push(change);
           }
+          for (const change of merged(changes)) await this.deps.changes.announce(change);
         });
         if (found.length < ROWS_PER_QUERY) return;
         after = found[found.length - 1]!.id;
@@ -147,38 +153,33 @@ export class MediaMaintenance {
         { name: 'thumbnail', kind: 'url' },
         { name: 'content', kind: 'html' },
       ],
-      (id) => changedPosts.push(id),
+      (id) => ({ kind: 'media', ids: [], postIds: [id] }),
     );
-    await rewrite('pages', [{ name: 'content', kind: 'html' }], (id) => changedPages.push(id));
+    await rewrite('pages', [{ name: 'content', kind: 'html' }], (id) => ({
+      kind: 'media',
+      ids: [],
+      pageIds: [id],
+    }));
     await rewrite(
       'translations',
       [{ name: 'value', kind: 'html' }],
       (_id, row) => {
-        const model =
-          row.model_type === 'post' ? changedPosts : row.model_type === 'page' ? changedPages : null;
-        model?.push(Number(row.model_id));
+        const id = Number(row.model_id);
+        if (row.model_type === 'post') return { kind: 'media', ids: [], postIds: [id] };
+        if (row.model_type === 'page') return { kind: 'media', ids: [], pageIds: [id] };
+        return null;
       },
       ['model_type', 'model_id'],
     );
     if (this.deps.store.servedByApp) await rewrite('media', [{ name: 'url', kind: 'url' }]);
-    const websites: number[] = [];
     await rewrite(
       'websites',
       [
         { name: 'site_logo', kind: 'url' },
         { name: 'site_favicon', kind: 'url' },
       ],
-      (id) => websites.push(id),
+      (id) => ({ kind: 'website', id }),
     );
-    if (changedPosts.length || changedPages.length) {
-      await this.deps.changes.announce({
-        kind: 'media',
-        ids: [],
-        postIds: [...new Set(changedPosts)],
-        pageIds: [...new Set(changedPages)],
-      });
-    }
-    for (const id of websites) await this.deps.changes.announce({ kind: 'website', id });
     await this.deps.settings.set(MEDIA_URLS_RELATIVE_SETTING, origin);
     return { rows, ran: true };
   }
@@ -215,13 +216,16 @@ export class MediaMaintenance {
         report.deleted += 1;
       }
       if (report.deleted > 0) {
-        await recordWrite(this.deps.audit, actor, {
-          action: 'media.prune',
-          resourceType: 'media',
-          resourceId: 0,
-          websiteIds: [],
-          input: { deleted: report.deleted },
-        });
+        // Files are no rows: what is recorded (and told to listeners through the outbox) is the prune.
+        await this.deps.runner.run(() =>
+          recordWrite(this.deps.audit, actor, {
+            action: 'media.prune',
+            resourceType: 'media',
+            resourceId: 0,
+            websiteIds: [],
+            input: { deleted: report.deleted },
+          }),
+        );
       }
     }
     return report;
@@ -268,30 +272,34 @@ export class MediaMaintenance {
       }
       options.onProgress?.({ done, total: paths.size, bytes: report.bytes, path, outcome: outcome.outcome });
     }
-    // Every file is on the target: the rows follow, in steps (one transaction per step).
+    // Every file is on the target: the rows follow, in steps (one operation per step, announcing its
+    // rows), and the audit row after the last.
+    const { db } = this.deps;
     for (let index = 0; index < ids.length; index += ROWS_PER_QUERY) {
       const step = ids.slice(index, index + ROWS_PER_QUERY);
-      await this.deps.db.transaction().execute(async (trx) => {
-        const rows = await trx.selectFrom('media').select(['id', 'path']).where('id', 'in', step).execute();
+      await this.deps.runner.run(async () => {
+        const rows = await db.selectFrom('media').select(['id', 'path']).where('id', 'in', step).execute();
         for (const row of rows) {
-          await trx
+          await db
             .updateTable('media')
             .set({ disk: target.disk, url: target.url(row.path) })
             .where('id', '=', row.id)
             .where('disk', '=', source.disk)
             .execute();
         }
+        await this.deps.changes.announce({ kind: 'media', ids: step });
       });
       report.rows += step.length;
-      await this.deps.changes.announce({ kind: 'media', ids: step });
     }
-    await recordWrite(this.deps.audit, actor, {
-      action: 'media.migrate',
-      resourceType: 'media',
-      resourceId: 0,
-      websiteIds: [],
-      input: { to: target.location, rows: report.rows },
-    });
+    await this.deps.runner.run(() =>
+      recordWrite(this.deps.audit, actor, {
+        action: 'media.migrate',
+        resourceType: 'media',
+        resourceId: 0,
+        websiteIds: [],
+        input: { to: target.location, rows: report.rows },
+      }),
+    );
     return report;
   }
 
@@ -331,6 +339,28 @@ export class MediaMaintenance {
   private async requireOperator(actor: Actor): Promise<void> {
     if (!(await this.deps.policy.can(actor, 'installation.manage', {}))) throw new ForbiddenError();
   }
+}
+
+/**
+ * The changes of one batch as few announcements: the posts and pages whose media addresses changed in
+ * one, each website once.
+ */
+function merged(changes: readonly ContentChange[]): ContentChange[] {
+  const postIds = new Set<number>();
+  const pageIds = new Set<number>();
+  const websites = new Set<number>();
+  for (const change of changes) {
+    if (change.kind === 'media') {
+      for (const id of change.postIds ?? []) postIds.add(id);
+      for (const id of change.pageIds ?? []) pageIds.add(id);
+    } else if (change.kind === 'website') websites.add(change.id);
+  }
+  return [
+    ...(postIds.size > 0 || pageIds.size > 0
+      ? [{ kind: 'media' as const, ids: [], postIds: [...postIds], pageIds: [...pageIds] }]
+      : []),
+    ...[...websites].map((id) => ({ kind: 'website' as const, id })),
+  ];
 }
 
 /** A row's files: the original and its variants. */

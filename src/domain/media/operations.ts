@@ -1,7 +1,9 @@
 // The media library as operations for the management faces (API v2, the admin panel): list a
 // website's items, show one and where it is used, upload files (one or several), change an item's
 // alt text and caption, delete one (refused while used, unless forced). One zod schema per input,
-// one policy question (policy.canMedia), one transaction per write, one announced change, audited.
+// one policy question (policy.canMedia); each write one operation (run.ts): its rows, audit rows and
+// announced change commit together, the change told after commit. Files are written before the
+// transaction and discarded should it fail; a deleted item's files are removed after its commit.
 // Files are checked by their content (sharp), never by the name or type a client claims, with the
 // size limit of today's uploads (setting `post_thumbnail_max_kb`).
 import { z } from 'zod';
@@ -20,7 +22,7 @@ import {
   ValidationError,
 } from '../errors.js';
 import { ImageTooLargeError, MAX_IMAGE_PIXELS, NotAnImageError } from './files.js';
-import type { MediaService, StoredUpload } from './files.js';
+import type { LibraryUpload, MediaService, StoredUpload } from './files.js';
 import type { MediaItem, MediaLibrary, MediaListQuery, MediaUsage } from './library.js';
 import type { Actor, Policy } from '../policy.js';
 import { DEFAULT_THUMBNAIL_MAX_KB, POST_SETTINGS } from '../posts/model.js';
@@ -151,25 +153,57 @@ export class MediaOperations {
         throw error;
       }
     }
-    // Files first (content-addressed: a failed transaction leaves files the next upload reuses).
-    const stored: Array<{ stored: StoredUpload; fileName: string }> = [];
-    for (const upload of files) {
-      stored.push({
-        stored: await this.deps.media.storeLibraryImage(upload.data),
-        fileName: cleanName(upload.filename),
+    // Files first, before the transaction (converting takes seconds); should their rows not be kept,
+    // the files this upload wrote are discarded (those the same bytes reuse stay).
+    const uploads: LibraryUpload[] = [];
+    const discard = async () => {
+      // Per path: the same file sent twice is one set of files, held twice by this upload.
+      const byPath = new Map<string, { upload: LibraryUpload; holds: number }>();
+      for (const upload of uploads) {
+        if (upload.path === null) continue;
+        const seen = byPath.get(upload.path);
+        if (!seen)
+          byPath.set(upload.path, { upload: { path: upload.path, files: [...upload.files] }, holds: 1 });
+        else {
+          seen.holds += 1;
+          seen.upload.files.push(...upload.files.filter((file) => !seen.upload.files.includes(file)));
+        }
+      }
+      for (const { upload, holds } of byPath.values()) await this.deps.media.discardUnnamed(upload, holds);
+    };
+    try {
+      const stored: Array<{ stored: StoredUpload; fileName: string }> = [];
+      try {
+        for (const upload of files) {
+          const written: LibraryUpload = { path: null, files: [] };
+          uploads.push(written);
+          stored.push({
+            stored: await this.deps.media.storeLibraryImage(upload.data, written),
+            fileName: cleanName(upload.filename),
+          });
+        }
+      } catch (error) {
+        await discard();
+        throw error;
+      }
+      return await this.deps.runner.run(async (scope) => {
+        scope.onRollback(discard);
+        await this.deps.policy.require(actor, 'media.upload', { websiteId });
+        const now = this.deps.clock.now().toISOString();
+        const ids = await this.deps.db
+          .transaction()
+          .execute((trx) => this.deps.library.record(trx, stored, { userId: actor.userId, websiteId, now }));
+        const unique = [...new Set(ids)];
+        await this.deps.changes.announce({ kind: 'media', ids: unique });
+        for (const [index, id] of ids.entries()) {
+          await this.audited(actor, 'media.upload', id, [websiteId], { file_name: stored[index]!.fileName });
+        }
+        const items = new Map((await this.deps.library.findMany(unique)).map((item) => [item.id, item]));
+        return ids.map((id) => items.get(id)!);
       });
+    } finally {
+      for (const upload of uploads) this.deps.media.done(upload);
     }
-    const now = this.deps.clock.now().toISOString();
-    const ids = await this.deps.db
-      .transaction()
-      .execute((trx) => this.deps.library.record(trx, stored, { userId: actor.userId, websiteId, now }));
-    const unique = [...new Set(ids)];
-    await this.deps.changes.announce({ kind: 'media', ids: unique });
-    for (const [index, id] of ids.entries()) {
-      await this.audited(actor, 'media.upload', id, [websiteId], { file_name: stored[index]!.fileName });
-    }
-    const items = new Map((await this.deps.library.findMany(unique)).map((item) => [item.id, item]));
-    return ids.map((id) => items.get(id)!);
   }
 
   /** Changes the alt text and caption; `ifVersion` (If-Match): StaleWriteError when it changed since. */
@@ -204,24 +238,29 @@ export class MediaOperations {
    * uses it: ConflictError naming the uses, unless `force`.
    */
   async delete(actor: Actor, id: number, options: { force: boolean; ifVersion?: string }): Promise<void> {
-    const item = await this.show(actor, id);
-    await this.deps.policy.require(actor, 'media.delete', { websiteId: this.websiteOf(actor), item });
-    const usage = (await this.deps.library.usage([item], this.websiteOf(actor))).get(item.id)!;
-    const uses = describeUses(usage);
-    if (uses !== null && !options.force) {
-      throw new ConflictError(`Media #${item.id} is used by ${uses}; delete with force to remove it anyway.`);
-    }
-    if (options.ifVersion !== undefined && options.ifVersion !== item.updatedAt) throw new StaleWriteError();
-    const files = await this.deps.db.transaction().execute((trx) => this.deps.library.remove(trx, item));
-    // After the commit: a failed transaction never loses a file a row still names.
-    await this.deps.media.removeFiles(files);
-    await this.deps.changes.announce({
-      kind: 'media',
-      ids: [item.id],
-      postIds: usage.postIds,
-      pageIds: usage.pageIds,
+    return this.deps.runner.run(async (scope) => {
+      const item = await this.show(actor, id);
+      await this.deps.policy.require(actor, 'media.delete', { websiteId: this.websiteOf(actor), item });
+      const usage = (await this.deps.library.usage([item], this.websiteOf(actor))).get(item.id)!;
+      const uses = describeUses(usage);
+      if (uses !== null && !options.force) {
+        throw new ConflictError(
+          `Media #${item.id} is used by ${uses}; delete with force to remove it anyway.`,
+        );
+      }
+      if (options.ifVersion !== undefined && options.ifVersion !== item.updatedAt)
+        throw new StaleWriteError();
+      const files = await this.deps.db.transaction().execute((trx) => this.deps.library.remove(trx, item));
+      // After the commit: a failed transaction never loses a file a row still names.
+      scope.afterCommit(() => this.deps.media.removeFiles(files));
+      await this.deps.changes.announce({
+        kind: 'media',
+        ids: [item.id],
+        postIds: usage.postIds,
+        pageIds: usage.pageIds,
+      });
+      await this.audited(actor, 'media.delete', item.id, item.websiteIds, { force: options.force });
     });
-    await this.audited(actor, 'media.delete', item.id, item.websiteIds, { force: options.force });
   }
 
   private websiteOf(actor: Actor): number {
