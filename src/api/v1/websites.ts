@@ -3,12 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import type { User } from '../../domain/people/users.js';
-import {
-  ADMIN_ONLY_WEBSITE_FIELDS,
-  DomainConflictError,
-  InvalidDomainError,
-  LastDomainError,
-} from '../../domain/websites/store.js';
+import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites/store.js';
 import type { Website, WebsitePatch } from '../../domain/websites/store.js';
 import type { FaceServices } from '../../services.js';
 import {
@@ -180,12 +175,7 @@ export function registerWebsiteRoutes(router: ApiRouter, services: FaceServices)
   router.route(['POST'], '/websites/update/:id', policy('update'), async (request) => {
     const raw = requestInput(request);
     // R-A7: the role check comes before validation; these fields are for admins only (R-W6).
-    if (
-      !(await services.policy.can(await actor(request), 'website.code', {})) &&
-      ADMIN_ONLY_WEBSITE_FIELDS.some((field) => raw[field] !== undefined)
-    ) {
-      throw adminRequired();
-    }
+    await answering(async () => websiteOps.requireFieldsAllowed(await actor(request), raw));
     const input = validate(updateSchema, raw) as WebsitePatch;
     const id = idParam(request);
     const website = await answering(async () => websiteOps.update(await actor(request), id, input));

@@ -127,6 +127,19 @@ export class WebsiteOperations {
     });
   }
 
+  /**
+   * Refuses a change of the administrators' fields (page code, the owner: R-W6) by anyone else,
+   * before the input is even read (API v1 answers this before validation, R-A7).
+   */
+  async requireFieldsAllowed(actor: Actor, fields: Record<string, unknown>): Promise<void> {
+    if (
+      ADMIN_ONLY_WEBSITE_FIELDS.some((field) => fields[field] !== undefined) &&
+      !(await this.policy.can(actor, 'website.code', {}))
+    ) {
+      throw new ForbiddenError();
+    }
+  }
+
   async update(actor: Actor, id: number, patch: WebsitePatch): Promise<Website> {
     return this.runner.run(async () => {
       const managesCode = await this.policy.can(actor, 'website.code', {});
