@@ -1,13 +1,9 @@
 // Comments through API v2: the moderation queue of a website (its editors, site admins and
 // administrators) and bulk decisions on it. Comments of another website are never touched.
 import { z } from 'zod';
-import {
-  MAX_MODERATION_BATCH,
-  MODERATION_ACTIONS,
-  MODERATION_STATUSES,
-} from '../../domain/community/comment-moderation.js';
+import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from '../../domain/community/comment-moderation.js';
 import { MODERATION_MODES, moderationSettingsInput } from '../../domain/community/comment-rules.js';
-import { replyInput } from '../../domain/community/comment-moderation.js';
+import { moderateInput, replyInput } from '../../domain/community/comment-moderation.js';
 import type { ModeratedComment } from '../../domain/community/comment-moderation.js';
 import { notFound } from './problem.js';
 import type { FaceServices } from '../../services.js';
@@ -57,12 +53,8 @@ const listQuery = z
   })
   .strict();
 
-const moderateBody = z
-  .object({
-    ids: z.array(z.int().min(1)).min(1).max(MAX_MODERATION_BATCH),
-    action: z.enum(MODERATION_ACTIONS),
-    website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.'),
-  })
+const moderateBody = moderateInput
+  .extend({ website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.') })
   .strict();
 
 const settingsSchema = z

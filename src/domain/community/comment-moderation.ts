@@ -90,6 +90,12 @@ export interface WaitingComments {
 export const MODERATION_ACTIONS = ['approve', 'spam', 'delete'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
 
+/** A moderation of several comments at once (the panel's and API v2's bulk action). */
+export const moderateInput = z.object({
+  ids: z.array(z.int().min(1)).min(1).max(MAX_MODERATION_BATCH),
+  action: z.enum(MODERATION_ACTIONS),
+});
+
 export class CommentModeration {
   constructor(
     private readonly db: Db,
