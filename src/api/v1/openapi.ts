@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { createPostInput, listPostsInput, updatePostInput } from '../../domain/posts/input.js';
 import { syncMenuInput } from '../../domain/menus/input.js';
+import { updateRequestInput } from '../../domain/system/operations.js';
 import { existingTagsInput, storeTagInput, tagTreeInput } from '../../domain/tags/input.js';
 import {
   createWebsiteInput,
@@ -46,7 +47,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   '/pages/:id': { summary: 'Pages show (placeholder)' },
   '/update': {
     summary: 'Update the core or a package (administrators, spec 4.6)',
-    input: z.object({ package: z.string().optional(), version: z.string().optional() }),
+    input: updateRequestInput,
   },
   '/update/progress': { summary: 'Progress of an update', input: z.object({ itemId: z.string() }) },
 };
