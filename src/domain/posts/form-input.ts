@@ -4,32 +4,30 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import type { ValidationIssue } from '../errors.js';
-import { isMediaPath } from '../media/urls.js';
 import { CONTENT_FORMATS } from '../text/markdown.js';
 import { MAX_TAG_NAME, MAX_TAG_NAMES } from './authoring.js';
 import type { PostForm } from './authoring.js';
-import { MAX_POST_CONTENT_LENGTH, MAX_POST_EXCERPT_LENGTH, MAX_POST_TITLE_LENGTH } from './input.js';
+import {
+  isThumbnailAddress,
+  MAX_POST_CONTENT_LENGTH,
+  MAX_POST_EXCERPT_LENGTH,
+  MAX_POST_TITLE_LENGTH,
+} from './input.js';
 import { MAX_REVIEW_NOTE } from './review.js';
 
 /** A list from a form: repeated fields (`categories[]=1&categories[]=2`) or one value. */
 export const formList = (value: unknown): unknown[] =>
   value === undefined || value === '' ? [] : Array.isArray(value) ? (value as unknown[]) : [value];
 
+/** The form's thumbnail address: blank (none) or one a post may have. */
 const httpUrl = z
   .string()
   .trim()
   .max(2048)
-  .refine((value) => {
-    if (value === '') return true;
-    // Folio's own file by its site-relative address (issue 36 #5), or an http(s) URL.
-    if (isMediaPath(value)) return true;
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'The :attribute must be an http or https URL.');
+  .refine(
+    (value) => value === '' || isThumbnailAddress(value),
+    'The :attribute must be an http or https URL.',
+  );
 
 export const postFormInput = z.object({
   title: z.string().trim().min(1).max(MAX_POST_TITLE_LENGTH),

@@ -88,23 +88,22 @@ const websiteIds = z.unknown().transform((value, ctx): number[] => {
   return ids;
 });
 
+/** Folio's own file by its site-relative address (issue 36 #5), or an http(s) URL: a post's thumbnail. */
+export function isThumbnailAddress(value: string): boolean {
+  if (isMediaPath(value)) return true;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 const httpUrl = z
   .string()
   .trim()
   .max(2048)
-  .refine(
-    (value) => {
-      // Folio's own file by its site-relative address (issue 36 #5), or an http(s) URL.
-      if (isMediaPath(value)) return true;
-      try {
-        const url = new URL(value);
-        return url.protocol === 'http:' || url.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    },
-    { message: 'The :attribute format is invalid.' },
-  );
+  .refine(isThumbnailAddress, { message: 'The :attribute format is invalid.' });
 
 function writeSchema(creating: boolean) {
   // On update a title or content that is sent must not be blank; absent leaves it unchanged.
