@@ -5,7 +5,7 @@
 // also the editor's picker: with `onPick`, choosing an item hands it over.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { useResource } from '../hooks.js';
+import { useForm, useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
 import { Message, Pager, SearchForm } from '../widgets.js';
 import type { MessageKey } from '../i18n.js';
@@ -50,41 +50,48 @@ function Detail({
   onChanged: (item: MediaItem) => void;
   onDeleted: () => void;
 }) {
-  const [alt, setAlt] = useState(item.alt ?? '');
-  const [caption, setCaption] = useState(item.caption ?? '');
-  const [usage, setUsage] = useState<Usage | null>(null);
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-  const [etag, setEtag] = useState<string | null>(null);
-  const [inUse, setInUse] = useState<string | null>(null);
-
-  useEffect(() => {
-    setAlt(item.alt ?? '');
-    setCaption(item.caption ?? '');
-    setMessage(null);
-    setInUse(null);
-    void api
-      .GET('/api/v2/media/{id}', { params: { path: { id: String(item.id) }, query: { include: 'usage' } } })
-      .then(({ data, response }) => {
-        setEtag(response.headers.get('etag'));
-        setUsage(data?.data.usage ?? null);
-      });
-  }, [item.id]);
-
-  const save = async (event: Event) => {
-    event.preventDefault();
+  // The item with where it is used, and its ETag (the save's If-Match; each save answers the next).
+  const detail = useResource(
+    () =>
+      api
+        .GET('/api/v2/media/{id}', { params: { path: { id: String(item.id) }, query: { include: 'usage' } } })
+        .then(({ data, response }) => ({
+          data: { etag: response.headers.get('etag'), usage: data?.data.usage ?? null },
+        })),
+    [item.id],
+  );
+  const etag = detail.data?.etag ?? null;
+  const usage: Usage | null = detail.data?.usage ?? null;
+  const form = useForm({ alt: item.alt ?? '', caption: item.caption ?? '' }, async ({ alt, caption }) => {
     const { data, error, response } = await api.PATCH('/api/v2/media/{id}', {
       params: { path: { id: String(item.id) } },
       headers: etag ? { 'if-match': etag } : {},
       body: { alt: alt.trim() || null, caption: caption.trim() || null },
     });
     if (error) {
-      const text = error.status === 412 ? t('media.conflict') : (error.detail ?? error.title);
-      return setMessage({ kind: 'error', text });
+      form.setSaved('');
+      return { error: error.status === 412 ? t('media.conflict') : (error.detail ?? error.title) };
     }
-    setEtag(response.headers.get('etag'));
-    setMessage({ kind: 'ok', text: t('media.saved') });
+    detail.setData((current) => ({ usage: current?.usage ?? null, etag: response.headers.get('etag') }));
     onChanged(data.data as MediaItem);
-  };
+    return t('media.saved');
+  });
+  const { alt, caption } = form.values;
+  // One message at a time: what the last save said, or what went wrong (a save, a delete).
+  const message = form.error
+    ? { kind: 'error', text: form.error }
+    : form.saved
+      ? { kind: 'ok', text: form.saved }
+      : null;
+  const [inUse, setInUse] = useState<string | null>(null);
+
+  // Another item opened in the same panel: its fields, no message.
+  useEffect(() => {
+    form.reset({ alt: item.alt ?? '', caption: item.caption ?? '' });
+    form.setSaved('');
+    form.setError('');
+    setInUse(null);
+  }, [item.id]);
 
   const remove = async (force: boolean) => {
     if (!force && !confirm(t('media.delete.confirm', { name: item.file_name }))) return;
@@ -93,7 +100,8 @@ function Detail({
     });
     if (error) {
       if (error.status === 409) return setInUse(error.detail ?? error.title);
-      return setMessage({ kind: 'error', text: error.detail ?? error.title });
+      form.setSaved('');
+      return form.setError(error.detail ?? error.title);
     }
     onDeleted();
   };
@@ -122,13 +130,13 @@ function Detail({
           </ul>
         </details>
       )}
-      <form onSubmit={(event) => void save(event)}>
+      <form onSubmit={(event) => void form.submit(event)}>
         <label for="media-alt">{t('media.alt')}</label>
         <input
           id="media-alt"
           value={alt}
           maxLength={1000}
-          onInput={(event) => setAlt(event.currentTarget.value)}
+          onInput={(event) => form.set({ alt: event.currentTarget.value })}
         />
         <p class="help">{t('media.alt.help')}</p>
         <label for="media-caption">{t('media.caption')}</label>
@@ -136,7 +144,7 @@ function Detail({
           id="media-caption"
           rows={2}
           value={caption}
-          onInput={(event) => setCaption(event.currentTarget.value)}
+          onInput={(event) => form.set({ caption: event.currentTarget.value })}
         />
         <div class="actions">
           <button type="submit" class="primary">

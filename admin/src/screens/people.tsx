@@ -3,7 +3,7 @@
 // person, kind of thing and dates, page by page, for whoever may read it. The API decides each
 // change again: a refusal is shown as it comes.
 import type { Problem } from '../api.js';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, problemText } from '../api.js';
 import { useForm, useResource } from '../hooks.js';
 import { formatDateTime, t } from '../i18n.js';
@@ -257,18 +257,9 @@ function isoOf(day: string, end = false): string | undefined {
 
 function AuditLog({ members }: { members: Member[] }) {
   const me = useMe();
-  const [user, setUser] = useState('');
-  const [type, setType] = useState('');
-  const [action, setAction] = useState('');
-  const [since, setSince] = useState('');
-  const [until, setUntil] = useState('');
   const [applied, setApplied] = useState({ user: '', type: '', action: '', since: '', until: '' });
-  const [entries, setEntries] = useState<Entry[] | null>(null);
-  const [next, setNext] = useState<number | null>(null);
-  const [error, setError] = useState('');
-
-  const load = async (before: number | null) => {
-    const { data, error: problem } = await api.GET('/api/v2/audit', {
+  const page = (before: number | null) =>
+    api.GET('/api/v2/audit', {
       params: {
         query: {
           per_page: 25,
@@ -284,16 +275,22 @@ function AuditLog({ members }: { members: Member[] }) {
         },
       },
     });
-    if (problem) return setError(textOf(problem));
-    setError('');
-    setEntries((current) => (before ? [...(current ?? []), ...data.data] : data.data));
-    setNext(data.meta.next_before);
-  };
-
-  useEffect(() => {
-    setEntries(null);
-    void load(null);
-  }, [applied]);
+  // The first page, loaded again when the filters are applied; "more" appends the next ones to it.
+  const log = useResource(() => page(null), [applied]);
+  // The filters as typed; applying them sets what the log loads. "More" reports here too.
+  const filters = useForm({ user: '', type: '', action: '', since: '', until: '' }, async (values) => {
+    setApplied({ ...values, action: values.action.trim() });
+  });
+  const more = (before: number) =>
+    filters.run(async () => {
+      const { data, error: problem } = await page(before);
+      if (problem) return { error: textOf(problem) };
+      log.setData((current) => ({ ...data, data: [...(current?.data ?? []), ...data.data] }));
+    });
+  const entries = log.loading || log.error ? null : (log.data?.data ?? null);
+  const next = log.data?.meta.next_before ?? null;
+  const error = log.error ? textOf(log.error) : filters.error;
+  const { user, type, action, since, until } = filters.values;
 
   const names = new Map(members.map((member) => [member.user.id, member.user.name]));
   if (!names.has(me.id)) names.set(me.id, me.name);
@@ -303,17 +300,15 @@ function AuditLog({ members }: { members: Member[] }) {
   return (
     <section aria-labelledby="audit-title">
       <h2 id="audit-title">{t('people.audit')}</h2>
-      <form
-        class="filters"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setApplied({ user, type, action: action.trim(), since, until });
-        }}
-      >
+      <form class="filters" onSubmit={(event) => void filters.submit(event)}>
         {members.length > 0 && (
           <div class="inline-field">
             <label for="audit-user">{t('people.audit.user')}</label>
-            <select id="audit-user" value={user} onChange={(event) => setUser(event.currentTarget.value)}>
+            <select
+              id="audit-user"
+              value={user}
+              onChange={(event) => filters.set({ user: event.currentTarget.value })}
+            >
               <option value="">{t('people.audit.anyone')}</option>
               {members.map((member) => (
                 <option key={member.user.id} value={String(member.user.id)}>
@@ -325,7 +320,11 @@ function AuditLog({ members }: { members: Member[] }) {
         )}
         <div class="inline-field">
           <label for="audit-type">{t('people.audit.type')}</label>
-          <select id="audit-type" value={type} onChange={(event) => setType(event.currentTarget.value)}>
+          <select
+            id="audit-type"
+            value={type}
+            onChange={(event) => filters.set({ type: event.currentTarget.value })}
+          >
             <option value="">{t('people.audit.any')}</option>
             {RESOURCE_TYPES.map((name) => (
               <option key={name} value={name}>
@@ -341,7 +340,7 @@ function AuditLog({ members }: { members: Member[] }) {
             value={action}
             placeholder="post."
             aria-describedby="audit-action-help"
-            onInput={(event) => setAction(event.currentTarget.value)}
+            onInput={(event) => filters.set({ action: event.currentTarget.value })}
           />
           <span id="audit-action-help" class="visually-hidden">
             {t('people.audit.action.help')}
@@ -353,7 +352,7 @@ function AuditLog({ members }: { members: Member[] }) {
             id="audit-since"
             type="date"
             value={since}
-            onInput={(event) => setSince(event.currentTarget.value)}
+            onInput={(event) => filters.set({ since: event.currentTarget.value })}
           />
         </div>
         <div class="inline-field">
@@ -362,7 +361,7 @@ function AuditLog({ members }: { members: Member[] }) {
             id="audit-until"
             type="date"
             value={until}
-            onInput={(event) => setUntil(event.currentTarget.value)}
+            onInput={(event) => filters.set({ until: event.currentTarget.value })}
           />
         </div>
         <button type="submit">{t('people.audit.filter')}</button>
@@ -408,7 +407,7 @@ function AuditLog({ members }: { members: Member[] }) {
       )}
       {next !== null && (
         <div class="pager">
-          <button type="button" onClick={() => void load(next)}>
+          <button type="button" onClick={() => void more(next)}>
             {t('people.audit.more')}
           </button>
         </div>

@@ -261,35 +261,25 @@ function TagPanel({
   const me = useMe();
   const locales = me.locales.supported.length > 0 ? me.locales.supported : [me.locales.default];
   const [locale, setLocale] = useState(me.locales.default);
-  const [name, setName] = useState(tag.name);
-  const [into, setInto] = useState('');
   const [inUse, setInUse] = useState<string | null>(null);
-  const [loadingName, setLoadingName] = useState(false);
-
-  // The name in the chosen locale (the tree holds the base names).
-  useEffect(() => {
-    if (locale === me.locales.default) {
-      setLoadingName(false);
-      return setName(tag.name);
-    }
-    let live = true;
-    void api.GET('/api/v2/tags', { params: { query: { filter: { type }, locale } } }).then(({ data }) => {
-      if (!live) return;
-      setName(findNode((data?.data ?? []) as Tag[], tag.id)?.name ?? '');
-      setLoadingName(false);
-    });
-    return () => {
-      live = false;
-    };
-  }, [locale, tag.id, tag.name]);
 
   const problemText = (problem: { detail?: string | null; title: string; errors?: unknown }) => {
     const errors = problem.errors as Record<string, string[]> | undefined;
     return Object.values(errors ?? {})[0]?.[0] ?? problem.detail ?? problem.title;
   };
 
-  const rename = async (event: Event) => {
-    event.preventDefault();
+  // The name in the chosen locale (the tree holds the base names). What the panel did is shown by the
+  // screen (onChanged, onError): the form holds only the fields.
+  const translation = useResource(
+    () =>
+      locale === me.locales.default
+        ? Promise.resolve({ data: { locale, name: tag.name } })
+        : api.GET('/api/v2/tags', { params: { query: { filter: { type }, locale } } }).then(({ data }) => ({
+            data: { locale, name: findNode((data?.data ?? []) as Tag[], tag.id)?.name ?? '' },
+          })),
+    [locale, tag.id, tag.name],
+  );
+  const form = useForm({ name: tag.name, into: '' }, async ({ name }) => {
     const text = name.trim();
     // A translation is sent with the base name, which a map without it would replace.
     const body =
@@ -302,7 +292,18 @@ function TagPanel({
     });
     if (error) return onError(problemText(error));
     onChanged(t('tags.renamed', { name: text }));
-  };
+  });
+  const { name, into } = form.values;
+  // The locale of the name in the field: the field waits for the name in the chosen one (typing
+  // meanwhile would be overwritten), and is enabled with it in the same render.
+  const [shown, setShown] = useState(locale);
+  const loadingName = shown !== locale;
+  useEffect(() => {
+    const loaded = translation.data;
+    if (!loaded) return;
+    form.reset((current) => ({ ...current, name: loaded.name }));
+    setShown(loaded.locale);
+  }, [translation.data]);
 
   const merge = async (event: Event) => {
     event.preventDefault();
@@ -347,19 +348,11 @@ function TagPanel({
           </button>
         ))}
       </div>
-      <form onSubmit={(event) => void rename(event)}>
+      <form onSubmit={(event) => void form.submit(event)}>
         {locales.length > 1 && (
           <>
             <label for="tag-locale">{t('tags.locale')}</label>
-            <select
-              id="tag-locale"
-              value={locale}
-              onChange={(event) => {
-                // The field waits for the name in that language (typing meanwhile would be overwritten).
-                setLoadingName(true);
-                setLocale(event.currentTarget.value);
-              }}
-            >
+            <select id="tag-locale" value={locale} onChange={(event) => setLocale(event.currentTarget.value)}>
               {locales.map((code) => (
                 <option key={code} value={code}>
                   {code}
@@ -375,7 +368,7 @@ function TagPanel({
           maxLength={190}
           required={locale === me.locales.default}
           disabled={loadingName}
-          onInput={(event) => setName(event.currentTarget.value)}
+          onInput={(event) => form.set({ name: event.currentTarget.value })}
         />
         <div class="actions">
           <button type="submit" class="primary" disabled={loadingName}>
@@ -390,7 +383,7 @@ function TagPanel({
             id="tag-merge"
             value={into}
             required
-            onChange={(event) => setInto(event.currentTarget.value)}
+            onChange={(event) => form.set({ into: event.currentTarget.value })}
           >
             <option value="">{t('tags.merge.choose')}</option>
             {others.map((other) => (
