@@ -125,8 +125,17 @@ function Settings() {
                       aria-labelledby={`setting-${key}`}
                       checked={isOn(value)}
                       onChange={(event) => {
-                        const on = event.currentTarget.checked;
-                        void form.run(() => send({ [key]: on ? '1' : '0' }));
+                        const next = event.currentTarget.checked ? '1' : '0';
+                        // Shown at once: the save's "saving" redraw would otherwise put the box back
+                        // until the answer; a refused save puts the stored value back.
+                        const shown = (text: string) =>
+                          stored.setData((current) => current && { ...current, [key]: text });
+                        shown(next);
+                        void form.run(async () => {
+                          const outcome = await send({ [key]: next });
+                          if (typeof outcome !== 'string') shown(value);
+                          return outcome;
+                        });
                       }}
                     />
                   ) : (
