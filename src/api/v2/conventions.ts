@@ -51,6 +51,13 @@ export const paginationMeta = z
   })
   .meta({ id: 'Pagination' });
 
+/** The body of a list that is not paged: `{ data: [item, …] }`. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+
+/** The body of a page of a collection: `{ data: [item, …], meta: { pagination } }` (see paginate). */
+export const pagedListOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), meta: z.object({ pagination: paginationMeta }) });
+
 /** `meta.pagination` of a list that can also be walked by cursor (`next_cursor`; no `page` then). */
 export const cursorPaginationMeta = z
   .object({

@@ -6,6 +6,7 @@ import { createInviteInput } from '../../domain/people/invites.js';
 import type { Invite } from '../../domain/people/invites.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
+import { listOf } from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -46,7 +47,7 @@ export function registerInviteRoutes(router: V2Router, services: FaceServices): 
     summary: 'Invitations not yet accepted',
     tags: ['people'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(inviteSchema) }) },
+    response: { 200: listOf(inviteSchema) },
     handler: async (request) => {
       const { id: website } = request.params as { id: string };
       const invites = await ops.list(await actorOf(services, request), number(website));

@@ -18,7 +18,7 @@ import {
   idParams,
   pageOf,
   paginate,
-  paginationMeta,
+  pagedListOf,
   paginationQuery,
   queryOf,
 } from './conventions.js';
@@ -94,7 +94,7 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
     tags: ['pages'],
     querystring: listQuery,
     response: {
-      200: z.object({ data: z.array(pageSchema), meta: z.object({ pagination: paginationMeta }) }),
+      200: pagedListOf(pageSchema),
     },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);

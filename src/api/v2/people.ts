@@ -9,7 +9,7 @@ import { siteOrigin } from '../../domain/websites/urls.js';
 import { apiKeyJson } from './keys.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import { listOf, pageOf, paginate, pagedListOf, paginationQuery, queryOf } from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -70,7 +70,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     tags: ['people'],
     querystring: listQuery,
     response: {
-      200: z.object({ data: z.array(userSchema), meta: z.object({ pagination: paginationMeta }) }),
+      200: pagedListOf(userSchema),
     },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
@@ -126,7 +126,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     summary: 'The members of a website and their roles',
     tags: ['people'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(memberSchema) }) },
+    response: { 200: listOf(memberSchema) },
     handler: async (request) => {
       const members = await services.memberOps.list(await actorOf(services, request), param(request, 'id'));
       return { data: members.map((member) => ({ user: userJson(member.user), role: member.role })) };
@@ -231,7 +231,7 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
     description: 'Administrators; revoked keys included.',
     tags: ['people'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(userKeySchema) }) },
+    response: { 200: listOf(userKeySchema) },
     handler: async (request) => {
       const keys = await services.userOps.keys(await actorOf(services, request), param(request, 'id'));
       return {

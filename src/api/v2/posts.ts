@@ -26,6 +26,7 @@ import type { FaceServices } from '../../services.js';
 import { WEBHOOK_READER } from '../../domain/webhooks/index.js';
 import { actorOf } from './auth.js';
 import {
+  listOf,
   createOnce,
   etagOf,
   ifMatchVersion,
@@ -596,7 +597,7 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
     description: 'For its editors and site admins; the longest waiting first.',
     tags: ['review'],
     querystring: queueQuery,
-    response: { 200: z.object({ data: z.array(pendingPostSchema) }) },
+    response: { 200: listOf(pendingPostSchema) },
     handler: async (request) => {
       const query = queryOf(queueQuery, request);
       const actor = await actorOf(services, request, query.website);

@@ -11,7 +11,7 @@ import {
   ifMatchVersion,
   pageOf,
   paginate,
-  paginationMeta,
+  pagedListOf,
   paginationQuery,
   queryOf,
 } from './conventions.js';
@@ -206,7 +206,7 @@ export function registerRevisionRoutes(router: V2Router, services: FaceServices)
     params: z.object({ id: postId }),
     querystring: listQuery,
     response: {
-      200: z.object({ data: z.array(revisionSummarySchema), meta: z.object({ pagination: paginationMeta }) }),
+      200: pagedListOf(revisionSummarySchema),
     },
     handler: async (request, reply) => {
       const page = pageOf(queryOf(listQuery, request));
@@ -315,10 +315,7 @@ function registerPageRevisionRoutes(router: V2Router, services: FaceServices): v
     params: z.object({ id: pageId }),
     querystring: listQuery,
     response: {
-      200: z.object({
-        data: z.array(pageRevisionSummarySchema),
-        meta: z.object({ pagination: paginationMeta }),
-      }),
+      200: pagedListOf(pageRevisionSummarySchema),
     },
     handler: async (request, reply) => {
       const page = pageOf(queryOf(listQuery, request));

@@ -10,6 +10,7 @@ import { startExportInput } from '../../domain/porting/transfers.js';
 import type { Transfer } from '../../domain/porting/transfers.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
+import { listOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
 
@@ -209,7 +210,7 @@ export function registerTransferRoutes(router: V2Router, services: FaceServices)
       'Newest first (at most 200): administrators see all, site admins their websites\u2019 exports.',
     tags: ['transfers'],
     querystring: listQuery,
-    response: { 200: z.object({ data: z.array(transferSchema) }) },
+    response: { 200: listOf(transferSchema) },
     handler: async (request) => {
       const query = listQuery.parse(request.query);
       const list = await ops.list(await actorOf(services, request), {

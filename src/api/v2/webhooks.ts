@@ -9,6 +9,7 @@ import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageResource } from './pages.js';
 import { postResource } from './posts.js';
+import { listOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { tagResource } from './tags.js';
 
@@ -122,7 +123,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     summary: 'The installation\u2019s webhooks',
     description: 'Administrators. Told of every website\u2019s events.',
     tags: ['webhooks'],
-    response: { 200: z.object({ data: z.array(webhookSchema) }) },
+    response: { 200: listOf(webhookSchema) },
     handler: async (request) => ({
       data: (await ops.list(await actorOf(services, request), null)).map(webhookJson),
     }),
@@ -149,7 +150,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     description: 'Its site admins and administrators.',
     tags: ['webhooks'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(webhookSchema) }) },
+    response: { 200: listOf(webhookSchema) },
     handler: async (request) => {
       const { id: website } = request.params as { id: string };
       return { data: (await ops.list(await actorOf(services, request), number(website))).map(webhookJson) };
@@ -231,7 +232,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
           .optional(),
       })
       .strict(),
-    response: { 200: z.object({ data: z.array(deliverySchema) }) },
+    response: { 200: listOf(deliverySchema) },
     handler: async (request) => {
       const params = request.params as { id: string };
       const query = request.query as { limit?: string };
@@ -292,7 +293,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
           .optional(),
       })
       .strict(),
-    response: { 200: z.object({ data: z.array(jobSchema) }) },
+    response: { 200: listOf(jobSchema) },
     handler: async (request) => {
       const query = request.query as { status?: string; limit?: string };
       const jobs = await services.jobOps.list(await actorOf(services, request), {

@@ -8,7 +8,7 @@ import type { Website, WebsitePatch } from '../../domain/websites/store.js';
 import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites/store.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
-import { idOf, idParams, pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import { idOf, idParams, pageOf, paginate, pagedListOf, paginationQuery, queryOf } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -111,7 +111,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     tags: ['websites'],
     querystring: listQuery,
     response: {
-      200: z.object({ data: z.array(websiteSchema), meta: z.object({ pagination: paginationMeta }) }),
+      200: pagedListOf(websiteSchema),
     },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
