@@ -234,13 +234,14 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
 }
 
-/** The `{id}` of a resource's path: digits only (anything else is a 422 before the handler). */
-export const idParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .describe('The resource\u2019s id.'),
-});
+/** An id in a path: digits only (anything else is a 422 before the handler), described when given. */
+export const pathId = (description?: string) => {
+  const digits = z.string().regex(/^\d{1,15}$/);
+  return description === undefined ? digits : digits.describe(description);
+};
+
+/** The `{id}` of a resource's path (see pathId). */
+export const idParams = z.object({ id: pathId('The resource\u2019s id.') });
 
 /** The id of the request's `{id}` (checked by idParams). */
 export const idOf = (request: FastifyRequest): number => Number((request.params as { id: string }).id);

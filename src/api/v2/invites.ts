@@ -6,14 +6,11 @@ import { createInviteInput } from '../../domain/people/invites.js';
 import type { Invite } from '../../domain/people/invites.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { listOf } from './conventions.js';
+import { pathId, listOf } from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
-const id = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('An id.');
+const id = pathId('An id.');
 
 const inviteSchema = z
   .object({

@@ -9,7 +9,7 @@ import { siteOrigin } from '../../domain/websites/urls.js';
 import { apiKeyJson } from './keys.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { listOf, pageOf, paginate, pagedListOf, paginationQuery, queryOf } from './conventions.js';
+import { pathId, listOf, pageOf, paginate, pagedListOf, paginationQuery, queryOf } from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -38,7 +38,7 @@ function userJson(user: User) {
   };
 }
 
-const id = z.string().regex(/^\d{1,15}$/);
+const id = pathId();
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(100).optional() }).strict();
 const activeBody = accountActiveInput.strict();
 const roleBody = grantInput.strict();

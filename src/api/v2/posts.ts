@@ -26,6 +26,7 @@ import type { FaceServices } from '../../services.js';
 import { WEBHOOK_READER } from '../../domain/webhooks/index.js';
 import { actorOf } from './auth.js';
 import {
+  pathId,
   listOf,
   createOnce,
   etagOf,
@@ -163,10 +164,7 @@ const bulkResultSchema = z
   .meta({ id: 'BulkPostResult' });
 
 const idParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .describe('The post id.'),
+  id: pathId('The post id.'),
 });
 /** A post's fields as JSON: the operation's own schema, strict (uploads: API v1's multipart). */
 const createBody = createPostInput.omit({ thumbnail: true }).strict();

@@ -7,6 +7,7 @@ import type { PageRevision, Revision, RevisionSummary } from '../../domain/revis
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
+  pathId,
   etagOf,
   ifMatchVersion,
   pageOf,
@@ -17,18 +18,9 @@ import {
 } from './conventions.js';
 import type { V2Router } from './router.js';
 
-const postId = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('The post id.');
-const pageId = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('The page id.');
-const revisionId = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('The revision id.');
+const postId = pathId('The post id.');
+const pageId = pathId('The page id.');
+const revisionId = pathId('The revision id.');
 
 const revisionSummarySchema = z
   .object({

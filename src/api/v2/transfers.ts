@@ -10,14 +10,11 @@ import { startExportInput } from '../../domain/porting/transfers.js';
 import type { Transfer } from '../../domain/porting/transfers.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { listOf } from './conventions.js';
+import { pathId, listOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
 
-const id = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('An id.');
+const id = pathId('An id.');
 
 const transferSchema = z
   .object({

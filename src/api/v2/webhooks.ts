@@ -9,14 +9,11 @@ import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageResource } from './pages.js';
 import { postResource } from './posts.js';
-import { listOf } from './conventions.js';
+import { pathId, listOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { tagResource } from './tags.js';
 
-const id = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('An id.');
+const id = pathId('An id.');
 
 const webhookSchema = z
   .object({
