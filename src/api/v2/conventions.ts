@@ -243,8 +243,9 @@ export const pathId = (description?: string) => {
 /** The `{id}` of a resource's path (see pathId). */
 export const idParams = z.object({ id: pathId('The resource\u2019s id.') });
 
-/** The id of the request's `{id}` (checked by idParams). */
-export const idOf = (request: FastifyRequest): number => Number((request.params as { id: string }).id);
+/** The number of the request's `{id}` (checked by idParams), or of another id in its path (see pathId). */
+export const idOf = (request: FastifyRequest, name = 'id'): number =>
+  Number((request.params as Record<string, string>)[name]);
 
 /** `?force=true` on a delete: remove what is in use anyway (409 without it). */
 export const forceQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();

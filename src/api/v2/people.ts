@@ -9,7 +9,16 @@ import { siteOrigin } from '../../domain/websites/urls.js';
 import { apiKeyJson } from './keys.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { pathId, listOf, pageOf, paginate, pagedListOf, paginationQuery, queryOf } from './conventions.js';
+import {
+  idOf,
+  pathId,
+  listOf,
+  pageOf,
+  paginate,
+  pagedListOf,
+  paginationQuery,
+  queryOf,
+} from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -59,9 +68,6 @@ const userKeySchema = z
   .meta({ id: 'UserApiKey', description: 'One of a user\u2019s API keys, as administrators see it.' });
 
 export function registerPeopleRoutes(router: V2Router, services: FaceServices): void {
-  const param = (request: { params: unknown }, name: string) =>
-    Number((request.params as Record<string, string>)[name]);
-
   router.route({
     method: 'GET',
     url: '/users',
@@ -96,7 +102,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     params: z.object({ id }),
     response: { 200: z.object({ data: userSchema }) },
     handler: async (request) => ({
-      data: userJson(await services.userOps.show(await actorOf(services, request), param(request, 'id'))),
+      data: userJson(await services.userOps.show(await actorOf(services, request), idOf(request))),
     }),
   });
 
@@ -113,7 +119,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
       const body = activeBody.parse(request.body);
       const user = await services.userOps.setActive(
         await actorOf(services, request),
-        param(request, 'id'),
+        idOf(request),
         body.is_active,
       );
       return { data: userJson(user) };
@@ -128,7 +134,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     params: z.object({ id }),
     response: { 200: listOf(memberSchema) },
     handler: async (request) => {
-      const members = await services.memberOps.list(await actorOf(services, request), param(request, 'id'));
+      const members = await services.memberOps.list(await actorOf(services, request), idOf(request));
       return { data: members.map((member) => ({ user: userJson(member.user), role: member.role })) };
     },
   });
@@ -147,7 +153,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     handler: async (request, reply) => {
       const member = await services.memberOps.add(
         await actorOf(services, request),
-        param(request, 'id'),
+        idOf(request),
         request.body,
       );
       return reply.code(201).send({ data: { user: userJson(member.user), role: member.role } });
@@ -166,8 +172,8 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     handler: async (request) => {
       const member = await services.memberOps.grant(
         await actorOf(services, request),
-        param(request, 'id'),
-        param(request, 'user'),
+        idOf(request),
+        idOf(request, 'user'),
         request.body,
       );
       return { data: { user: userJson(member.user), role: member.role } };
@@ -184,8 +190,8 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     handler: async (request, reply) => {
       const removed = await services.memberOps.revoke(
         await actorOf(services, request),
-        param(request, 'id'),
-        param(request, 'user'),
+        idOf(request),
+        idOf(request, 'user'),
       );
       if (!removed) throw notFound('The user has no role on this website.');
       return reply.code(204).send();
@@ -196,9 +202,6 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
 
 /** What administrators do to an account: send a password reset, list and revoke its API keys. */
 function registerAccountToolRoutes(router: V2Router, services: FaceServices): void {
-  const param = (request: { params: unknown }, name: string) =>
-    Number((request.params as Record<string, string>)[name]);
-
   router.route({
     method: 'POST',
     url: '/users/:id/password-reset',
@@ -216,7 +219,7 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
       const name = website?.fields.site_name ?? 'Folio';
       const user = await services.accounts.sendResetByAdministrator(
         actor,
-        param(request, 'id'),
+        idOf(request),
         (token) => `${origin.replace(/\/$/, '')}/user/password/reset/${token}`,
         { name, domain: website?.domain ?? new URL(services.config.appUrl).hostname },
       );
@@ -233,7 +236,7 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
     params: z.object({ id }),
     response: { 200: listOf(userKeySchema) },
     handler: async (request) => {
-      const keys = await services.userOps.keys(await actorOf(services, request), param(request, 'id'));
+      const keys = await services.userOps.keys(await actorOf(services, request), idOf(request));
       return {
         data: keys.map((key) => ({ ...apiKeyJson(key), revoked: key.revokedAt !== null })),
       };
@@ -251,8 +254,8 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
     handler: async (request, reply) => {
       const revoked = await services.userOps.revokeKey(
         await actorOf(services, request),
-        param(request, 'id'),
-        param(request, 'key'),
+        idOf(request),
+        idOf(request, 'key'),
       );
       if (!revoked) throw notFound('The user has no such key in use.');
       return reply.code(204).send();

@@ -10,7 +10,7 @@ import { startExportInput } from '../../domain/porting/transfers.js';
 import type { Transfer } from '../../domain/porting/transfers.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { pathId, listOf } from './conventions.js';
+import { idOf, pathId, listOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
 
@@ -226,8 +226,7 @@ export function registerTransferRoutes(router: V2Router, services: FaceServices)
     params: z.object({ id }),
     response: { 200: z.object({ data: transferSchema }), 404: problemSchema },
     handler: async (request) => {
-      const params = request.params as { id: string };
-      return { data: transferJson(await ops.find(await actorOf(services, request), Number(params.id))) };
+      return { data: transferJson(await ops.find(await actorOf(services, request), idOf(request))) };
     },
   });
 
@@ -247,8 +246,7 @@ export function registerTransferRoutes(router: V2Router, services: FaceServices)
       409: problemSchema,
     },
     handler: async (request, reply) => {
-      const params = request.params as { id: string };
-      const found = await ops.download(await actorOf(services, request), Number(params.id));
+      const found = await ops.download(await actorOf(services, request), idOf(request));
       const size = fs.statSync(found.file).size;
       return reply
         .header('content-type', 'application/gzip')
