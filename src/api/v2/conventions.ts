@@ -131,6 +131,11 @@ export function paginate(request: FastifyRequest, reply: FastifyReply, page: Pag
   return { page: page.page, per_page: page.perPage, total, total_pages: totalPages };
 }
 
+/** The `meta` of a page of a collection (pagedListOf): `{ pagination }`, with paginate's `Link` header. */
+export const pageMeta = (request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number) => ({
+  pagination: paginate(request, reply, page, total),
+});
+
 const pageLinkTexts = new Map<string, string>();
 
 function pageLinks(requestUrl: string, current: number, totalPages: number): string {

@@ -14,7 +14,7 @@ import {
   pathId,
   listOf,
   pageOf,
-  paginate,
+  pageMeta,
   pagedListOf,
   paginationQuery,
   queryOf,
@@ -75,9 +75,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     description: 'Administrators only; `q` searches names, emails and usernames.',
     tags: ['people'],
     querystring: listQuery,
-    response: {
-      200: pagedListOf(userSchema),
-    },
+    response: { 200: pagedListOf(userSchema) },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
       const page = pageOf(query);
@@ -86,10 +84,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
         page: page.page,
         perPage: page.perPage,
       });
-      return {
-        data: result.items.map(userJson),
-        meta: { pagination: paginate(request, reply, page, result.total) },
-      };
+      return { data: result.items.map(userJson), meta: pageMeta(request, reply, page, result.total) };
     },
   });
 

@@ -11,7 +11,7 @@ import {
   etagOf,
   ifMatchVersion,
   pageOf,
-  paginate,
+  pageMeta,
   pagedListOf,
   paginationQuery,
   queryOf,
@@ -197,18 +197,13 @@ export function registerRevisionRoutes(router: V2Router, services: FaceServices)
     tags: ['revisions'],
     params: z.object({ id: postId }),
     querystring: listQuery,
-    response: {
-      200: pagedListOf(revisionSummarySchema),
-    },
+    response: { 200: pagedListOf(revisionSummarySchema) },
     handler: async (request, reply) => {
       const page = pageOf(queryOf(listQuery, request));
       const actor = await actorOf(services, request);
       const { id } = request.params as { id: string };
       const result = await revisions.list(actor, id, { page: page.page, pageSize: page.perPage });
-      return {
-        data: result.data.map(summaryJson),
-        meta: { pagination: paginate(request, reply, page, result.total) },
-      };
+      return { data: result.data.map(summaryJson), meta: pageMeta(request, reply, page, result.total) };
     },
   });
 
@@ -306,18 +301,13 @@ function registerPageRevisionRoutes(router: V2Router, services: FaceServices): v
     tags: ['revisions'],
     params: z.object({ id: pageId }),
     querystring: listQuery,
-    response: {
-      200: pagedListOf(pageRevisionSummarySchema),
-    },
+    response: { 200: pagedListOf(pageRevisionSummarySchema) },
     handler: async (request, reply) => {
       const page = pageOf(queryOf(listQuery, request));
       const actor = await actorOf(services, request);
       const { id } = request.params as { id: string };
       const result = await revisions.list(actor, id, { page: page.page, pageSize: page.perPage }, 'page');
-      return {
-        data: result.data.map(pageSummaryJson),
-        meta: { pagination: paginate(request, reply, page, result.total) },
-      };
+      return { data: result.data.map(pageSummaryJson), meta: pageMeta(request, reply, page, result.total) };
     },
   });
 

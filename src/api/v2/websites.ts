@@ -13,7 +13,7 @@ import {
   idOf,
   idParams,
   pageOf,
-  paginate,
+  pageMeta,
   pagedListOf,
   paginationQuery,
   queryOf,
@@ -119,9 +119,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     summary: 'Websites you manage',
     tags: ['websites'],
     querystring: listQuery,
-    response: {
-      200: pagedListOf(websiteSchema),
-    },
+    response: { 200: pagedListOf(websiteSchema) },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
       const page = pageOf(query);
@@ -133,7 +131,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
       });
       return {
         data: await Promise.all(result.items.map((website) => shown(actor, website))),
-        meta: { pagination: paginate(request, reply, page, result.total) },
+        meta: pageMeta(request, reply, page, result.total),
       };
     },
   });
