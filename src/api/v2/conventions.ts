@@ -51,6 +51,13 @@ export const paginationMeta = z
   })
   .meta({ id: 'Pagination' });
 
+/** The body of a list that is not paged: `{ data: [item, …] }`. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+
+/** The body of a page of a collection: `{ data: [item, …], meta: { pagination } }` (see paginate). */
+export const pagedListOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), meta: z.object({ pagination: paginationMeta }) });
+
 /** `meta.pagination` of a list that can also be walked by cursor (`next_cursor`; no `page` then). */
 export const cursorPaginationMeta = z
   .object({
@@ -123,6 +130,11 @@ export function paginate(request: FastifyRequest, reply: FastifyReply, page: Pag
   reply.header('link', link);
   return { page: page.page, per_page: page.perPage, total, total_pages: totalPages };
 }
+
+/** The `meta` of a page of a collection (pagedListOf): `{ pagination }`, with paginate's `Link` header. */
+export const pageMeta = (request: FastifyRequest, reply: FastifyReply, page: PageRequest, total: number) => ({
+  pagination: paginate(request, reply, page, total),
+});
 
 const pageLinkTexts = new Map<string, string>();
 
@@ -227,16 +239,18 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
 }
 
-/** The `{id}` of a resource's path: digits only (anything else is a 422 before the handler). */
-export const idParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .describe('The resource\u2019s id.'),
-});
+/** An id in a path: digits only (anything else is a 422 before the handler), described when given. */
+export const pathId = (description?: string) => {
+  const digits = z.string().regex(/^\d{1,15}$/);
+  return description === undefined ? digits : digits.describe(description);
+};
 
-/** The id of the request's `{id}` (checked by idParams). */
-export const idOf = (request: FastifyRequest): number => Number((request.params as { id: string }).id);
+/** The `{id}` of a resource's path (see pathId). */
+export const idParams = z.object({ id: pathId('The resource\u2019s id.') });
+
+/** The number of the request's `{id}` (checked by idParams), or of another id in its path (see pathId). */
+export const idOf = (request: FastifyRequest, name = 'id'): number =>
+  Number((request.params as Record<string, string>)[name]);
 
 /** `?force=true` on a delete: remove what is in use anyway (409 without it). */
 export const forceQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();

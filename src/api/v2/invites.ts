@@ -6,13 +6,11 @@ import { createInviteInput } from '../../domain/people/invites.js';
 import type { Invite } from '../../domain/people/invites.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
+import { idOf, pathId, listOf } from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
-const id = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('An id.');
+const id = pathId('An id.');
 
 const inviteSchema = z
   .object({
@@ -38,7 +36,6 @@ const inviteJson = (invite: Invite) => ({
 
 export function registerInviteRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.inviteOps;
-  const number = (value: unknown) => Number(value);
 
   router.route({
     method: 'GET',
@@ -46,10 +43,9 @@ export function registerInviteRoutes(router: V2Router, services: FaceServices): 
     summary: 'Invitations not yet accepted',
     tags: ['people'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(inviteSchema) }) },
+    response: { 200: listOf(inviteSchema) },
     handler: async (request) => {
-      const { id: website } = request.params as { id: string };
-      const invites = await ops.list(await actorOf(services, request), number(website));
+      const invites = await ops.list(await actorOf(services, request), idOf(request));
       return { data: invites.map(inviteJson) };
     },
   });
@@ -67,8 +63,7 @@ export function registerInviteRoutes(router: V2Router, services: FaceServices): 
     body: createInviteInput,
     response: { 201: z.object({ data: inviteSchema }) },
     handler: async (request, reply) => {
-      const { id: website } = request.params as { id: string };
-      const invite = await ops.create(await actorOf(services, request), number(website), request.body);
+      const invite = await ops.create(await actorOf(services, request), idOf(request), request.body);
       return reply.code(201).send({ data: inviteJson(invite) });
     },
   });
@@ -81,11 +76,10 @@ export function registerInviteRoutes(router: V2Router, services: FaceServices): 
     params: z.object({ id, invite: id }),
     response: { 204: z.null() },
     handler: async (request, reply) => {
-      const params = request.params as { id: string; invite: string };
       const removed = await ops.revoke(
         await actorOf(services, request),
-        number(params.id),
-        number(params.invite),
+        idOf(request),
+        idOf(request, 'invite'),
       );
       if (!removed) throw notFound('No such invitation waiting on this website.');
       return reply.code(204).send();

@@ -5,6 +5,7 @@ import type { ApiKey } from '../../domain/people/api-keys.js';
 import { apiKeyInput } from '../../domain/people/key-operations.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
+import { idOf, listOf } from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -48,7 +49,7 @@ export function registerKeyRoutes(router: V2Router, services: FaceServices): voi
     url: '/keys',
     summary: 'Your API keys',
     tags: ['keys'],
-    response: { 200: z.object({ data: z.array(keySchema) }) },
+    response: { 200: listOf(keySchema) },
     handler: async (request) => ({
       data: (await services.keyOps.list(await actorOf(services, request), owner(request).id)).map(apiKeyJson),
     }),
@@ -77,8 +78,11 @@ export function registerKeyRoutes(router: V2Router, services: FaceServices): voi
     params: z.object({ id: z.string().regex(/^\d{1,10}$/) }),
     response: { 204: z.null() },
     handler: async (request, reply) => {
-      const id = Number((request.params as { id: string }).id);
-      const revoked = await services.keyOps.revoke(await actorOf(services, request), owner(request).id, id);
+      const revoked = await services.keyOps.revoke(
+        await actorOf(services, request),
+        owner(request).id,
+        idOf(request),
+      );
       if (!revoked) throw notFound('You have no such key in use.');
       return reply.code(204).send();
     },

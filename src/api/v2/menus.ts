@@ -11,7 +11,16 @@ import type { Actor } from '../../domain/policy.js';
 import type { ContentAbilities } from '../../domain/resource-abilities.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { createOnce, etagOf, idOf, idParams, ifMatchVersion, notModified, queryOf } from './conventions.js';
+import {
+  listOf,
+  createOnce,
+  etagOf,
+  idOf,
+  idParams,
+  ifMatchVersion,
+  notModified,
+  queryOf,
+} from './conventions.js';
 import type { V2Router } from './router.js';
 import { contentCanSchema } from './schemas.js';
 
@@ -128,7 +137,7 @@ export function registerMenuRoutes(router: V2Router, services: FaceServices): vo
     description: 'Without their items (at most 50 menus per website, all in one answer).',
     tags: ['menus'],
     params: websiteParams,
-    response: { 200: z.object({ data: z.array(menuSummarySchema) }) },
+    response: { 200: listOf(menuSummarySchema) },
     handler: async (request) => {
       const actor = await actorOf(services, request);
       const menus = await ops.list(actor, idOf(request));

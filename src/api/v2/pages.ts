@@ -17,8 +17,8 @@ import {
   notModified,
   idParams,
   pageOf,
-  paginate,
-  paginationMeta,
+  pageMeta,
+  pagedListOf,
   paginationQuery,
   queryOf,
 } from './conventions.js';
@@ -93,9 +93,7 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
     description: 'Published ones; drafts too for its editors.',
     tags: ['pages'],
     querystring: listQuery,
-    response: {
-      200: z.object({ data: z.array(pageSchema), meta: z.object({ pagination: paginationMeta }) }),
-    },
+    response: { 200: pagedListOf(pageSchema) },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
       const actor = await actorOf(services, request, query.filter?.website);
@@ -111,7 +109,7 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
       const cans = await services.abilities.ofPages(actor, result.items);
       return {
         data: result.items.map((item, index) => pageJson(item, cans[index])),
-        meta: { pagination: paginate(request, reply, page, result.total) },
+        meta: pageMeta(request, reply, page, result.total),
       };
     },
   });

@@ -9,7 +9,16 @@ import { siteOrigin } from '../../domain/websites/urls.js';
 import { apiKeyJson } from './keys.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import {
+  idOf,
+  pathId,
+  listOf,
+  pageOf,
+  pageMeta,
+  pagedListOf,
+  paginationQuery,
+  queryOf,
+} from './conventions.js';
 import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -38,7 +47,7 @@ function userJson(user: User) {
   };
 }
 
-const id = z.string().regex(/^\d{1,15}$/);
+const id = pathId();
 const listQuery = z.object({ ...paginationQuery, q: z.string().max(100).optional() }).strict();
 const activeBody = accountActiveInput.strict();
 const roleBody = grantInput.strict();
@@ -59,9 +68,6 @@ const userKeySchema = z
   .meta({ id: 'UserApiKey', description: 'One of a user\u2019s API keys, as administrators see it.' });
 
 export function registerPeopleRoutes(router: V2Router, services: FaceServices): void {
-  const param = (request: { params: unknown }, name: string) =>
-    Number((request.params as Record<string, string>)[name]);
-
   router.route({
     method: 'GET',
     url: '/users',
@@ -69,9 +75,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     description: 'Administrators only; `q` searches names, emails and usernames.',
     tags: ['people'],
     querystring: listQuery,
-    response: {
-      200: z.object({ data: z.array(userSchema), meta: z.object({ pagination: paginationMeta }) }),
-    },
+    response: { 200: pagedListOf(userSchema) },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
       const page = pageOf(query);
@@ -80,10 +84,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
         page: page.page,
         perPage: page.perPage,
       });
-      return {
-        data: result.items.map(userJson),
-        meta: { pagination: paginate(request, reply, page, result.total) },
-      };
+      return { data: result.items.map(userJson), meta: pageMeta(request, reply, page, result.total) };
     },
   });
 
@@ -96,7 +97,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     params: z.object({ id }),
     response: { 200: z.object({ data: userSchema }) },
     handler: async (request) => ({
-      data: userJson(await services.userOps.show(await actorOf(services, request), param(request, 'id'))),
+      data: userJson(await services.userOps.show(await actorOf(services, request), idOf(request))),
     }),
   });
 
@@ -113,7 +114,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
       const body = activeBody.parse(request.body);
       const user = await services.userOps.setActive(
         await actorOf(services, request),
-        param(request, 'id'),
+        idOf(request),
         body.is_active,
       );
       return { data: userJson(user) };
@@ -126,9 +127,9 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     summary: 'The members of a website and their roles',
     tags: ['people'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(memberSchema) }) },
+    response: { 200: listOf(memberSchema) },
     handler: async (request) => {
-      const members = await services.memberOps.list(await actorOf(services, request), param(request, 'id'));
+      const members = await services.memberOps.list(await actorOf(services, request), idOf(request));
       return { data: members.map((member) => ({ user: userJson(member.user), role: member.role })) };
     },
   });
@@ -147,7 +148,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     handler: async (request, reply) => {
       const member = await services.memberOps.add(
         await actorOf(services, request),
-        param(request, 'id'),
+        idOf(request),
         request.body,
       );
       return reply.code(201).send({ data: { user: userJson(member.user), role: member.role } });
@@ -166,8 +167,8 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     handler: async (request) => {
       const member = await services.memberOps.grant(
         await actorOf(services, request),
-        param(request, 'id'),
-        param(request, 'user'),
+        idOf(request),
+        idOf(request, 'user'),
         request.body,
       );
       return { data: { user: userJson(member.user), role: member.role } };
@@ -184,8 +185,8 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     handler: async (request, reply) => {
       const removed = await services.memberOps.revoke(
         await actorOf(services, request),
-        param(request, 'id'),
-        param(request, 'user'),
+        idOf(request),
+        idOf(request, 'user'),
       );
       if (!removed) throw notFound('The user has no role on this website.');
       return reply.code(204).send();
@@ -196,9 +197,6 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
 
 /** What administrators do to an account: send a password reset, list and revoke its API keys. */
 function registerAccountToolRoutes(router: V2Router, services: FaceServices): void {
-  const param = (request: { params: unknown }, name: string) =>
-    Number((request.params as Record<string, string>)[name]);
-
   router.route({
     method: 'POST',
     url: '/users/:id/password-reset',
@@ -216,7 +214,7 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
       const name = website?.fields.site_name ?? 'Folio';
       const user = await services.accounts.sendResetByAdministrator(
         actor,
-        param(request, 'id'),
+        idOf(request),
         (token) => `${origin.replace(/\/$/, '')}/user/password/reset/${token}`,
         { name, domain: website?.domain ?? new URL(services.config.appUrl).hostname },
       );
@@ -231,9 +229,9 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
     description: 'Administrators; revoked keys included.',
     tags: ['people'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(userKeySchema) }) },
+    response: { 200: listOf(userKeySchema) },
     handler: async (request) => {
-      const keys = await services.userOps.keys(await actorOf(services, request), param(request, 'id'));
+      const keys = await services.userOps.keys(await actorOf(services, request), idOf(request));
       return {
         data: keys.map((key) => ({ ...apiKeyJson(key), revoked: key.revokedAt !== null })),
       };
@@ -251,8 +249,8 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
     handler: async (request, reply) => {
       const revoked = await services.userOps.revokeKey(
         await actorOf(services, request),
-        param(request, 'id'),
-        param(request, 'key'),
+        idOf(request),
+        idOf(request, 'key'),
       );
       if (!revoked) throw notFound('The user has no such key in use.');
       return reply.code(204).send();

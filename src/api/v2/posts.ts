@@ -26,6 +26,8 @@ import type { FaceServices } from '../../services.js';
 import { WEBHOOK_READER } from '../../domain/webhooks/index.js';
 import { actorOf } from './auth.js';
 import {
+  pathId,
+  listOf,
   createOnce,
   etagOf,
   ifMatchVersion,
@@ -162,10 +164,7 @@ const bulkResultSchema = z
   .meta({ id: 'BulkPostResult' });
 
 const idParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .describe('The post id.'),
+  id: pathId('The post id.'),
 });
 /** A post's fields as JSON: the operation's own schema, strict (uploads: API v1's multipart). */
 const createBody = createPostInput.omit({ thumbnail: true }).strict();
@@ -596,7 +595,7 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
     description: 'For its editors and site admins; the longest waiting first.',
     tags: ['review'],
     querystring: queueQuery,
-    response: { 200: z.object({ data: z.array(pendingPostSchema) }) },
+    response: { 200: listOf(pendingPostSchema) },
     handler: async (request) => {
       const query = queryOf(queueQuery, request);
       const actor = await actorOf(services, request, query.website);

@@ -12,7 +12,7 @@ import type { PreviewLink, PreviewTarget } from '../../domain/revisions/previews
 import { siteOrigin } from '../../domain/websites/urls.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { idOf, idParams } from './conventions.js';
+import { pathId, listOf, idOf, idParams } from './conventions.js';
 import { notFound } from './problem.js';
 import { problemSchema } from './schemas.js';
 import type { V2Router } from './router.js';
@@ -139,10 +139,7 @@ function contentJson(target: PreviewTarget) {
 }
 
 const resourceParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .describe('The post or page id.'),
+  id: pathId('The post or page id.'),
 });
 
 export function registerPreviewRoutes(router: V2Router, services: FaceServices): void {
@@ -191,7 +188,7 @@ export function registerPreviewRoutes(router: V2Router, services: FaceServices):
       description: 'Those not expired nor revoked, newest first (their tokens are never shown again).',
       tags: [tag],
       params: resourceParams,
-      response: { 200: z.object({ data: z.array(linkSchema) }) },
+      response: { 200: listOf(linkSchema) },
       handler: async (request) => {
         const actor = await actorOf(services, request);
         const { id } = request.params as { id: string };

@@ -7,28 +7,20 @@ import type { PageRevision, Revision, RevisionSummary } from '../../domain/revis
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
+  pathId,
   etagOf,
   ifMatchVersion,
   pageOf,
-  paginate,
-  paginationMeta,
+  pageMeta,
+  pagedListOf,
   paginationQuery,
   queryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 
-const postId = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('The post id.');
-const pageId = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('The page id.');
-const revisionId = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('The revision id.');
+const postId = pathId('The post id.');
+const pageId = pathId('The page id.');
+const revisionId = pathId('The revision id.');
 
 const revisionSummarySchema = z
   .object({
@@ -205,18 +197,13 @@ export function registerRevisionRoutes(router: V2Router, services: FaceServices)
     tags: ['revisions'],
     params: z.object({ id: postId }),
     querystring: listQuery,
-    response: {
-      200: z.object({ data: z.array(revisionSummarySchema), meta: z.object({ pagination: paginationMeta }) }),
-    },
+    response: { 200: pagedListOf(revisionSummarySchema) },
     handler: async (request, reply) => {
       const page = pageOf(queryOf(listQuery, request));
       const actor = await actorOf(services, request);
       const { id } = request.params as { id: string };
       const result = await revisions.list(actor, id, { page: page.page, pageSize: page.perPage });
-      return {
-        data: result.data.map(summaryJson),
-        meta: { pagination: paginate(request, reply, page, result.total) },
-      };
+      return { data: result.data.map(summaryJson), meta: pageMeta(request, reply, page, result.total) };
     },
   });
 
@@ -314,21 +301,13 @@ function registerPageRevisionRoutes(router: V2Router, services: FaceServices): v
     tags: ['revisions'],
     params: z.object({ id: pageId }),
     querystring: listQuery,
-    response: {
-      200: z.object({
-        data: z.array(pageRevisionSummarySchema),
-        meta: z.object({ pagination: paginationMeta }),
-      }),
-    },
+    response: { 200: pagedListOf(pageRevisionSummarySchema) },
     handler: async (request, reply) => {
       const page = pageOf(queryOf(listQuery, request));
       const actor = await actorOf(services, request);
       const { id } = request.params as { id: string };
       const result = await revisions.list(actor, id, { page: page.page, pageSize: page.perPage }, 'page');
-      return {
-        data: result.data.map(pageSummaryJson),
-        meta: { pagination: paginate(request, reply, page, result.total) },
-      };
+      return { data: result.data.map(pageSummaryJson), meta: pageMeta(request, reply, page, result.total) };
     },
   });
 

@@ -5,6 +5,7 @@ import { AUTH_MODES } from '../../domain/system/api-switches.js';
 import { cacheFlushInput, settingsInput, updateRequestInput } from '../../domain/system/operations.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
+import { listOf } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -46,7 +47,7 @@ export function registerSystemRoutes(router: V2Router, services: FaceServices): 
       'Administrators. Each is a setting (`<key>` on or off, `<key>_should_auth`: none, simple or ' +
       'basic), changed with PATCH /settings.',
     tags: ['system'],
-    response: { 200: z.object({ data: z.array(apiSwitchSchema) }) },
+    response: { 200: listOf(apiSwitchSchema) },
     handler: async (request) => ({
       data: (await services.systemOps.apiSwitches(await actorOf(services, request))).map((entry) => ({
         key: entry.key,

@@ -6,7 +6,7 @@ import type { Tag, TagNode } from '../../domain/tags/store.js';
 import { DEFAULT_TAG_TYPE } from '../../domain/tags/store.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { createOnce, forceQuery, idOf, idParams, queryOf } from './conventions.js';
+import { listOf, createOnce, forceQuery, idOf, idParams, queryOf } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const tagFields = {
@@ -75,7 +75,7 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
     description: `\`filter[type]\` (default ${DEFAULT_TAG_TYPE}); names in \`locale\`, else the base name.`,
     tags: ['tags'],
     querystring: treeQuery,
-    response: { 200: z.object({ data: z.array(tagTreeSchema) }) },
+    response: { 200: listOf(tagTreeSchema) },
     handler: async (request) => {
       const query = queryOf(treeQuery, request);
       const locale = query.locale ?? ((await services.settings.get('default_locale'))?.trim() || 'en');

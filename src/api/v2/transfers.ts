@@ -10,13 +10,11 @@ import { startExportInput } from '../../domain/porting/transfers.js';
 import type { Transfer } from '../../domain/porting/transfers.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
+import { idOf, pathId, listOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
 
-const id = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('An id.');
+const id = pathId('An id.');
 
 const transferSchema = z
   .object({
@@ -209,7 +207,7 @@ export function registerTransferRoutes(router: V2Router, services: FaceServices)
       'Newest first (at most 200): administrators see all, site admins their websites\u2019 exports.',
     tags: ['transfers'],
     querystring: listQuery,
-    response: { 200: z.object({ data: z.array(transferSchema) }) },
+    response: { 200: listOf(transferSchema) },
     handler: async (request) => {
       const query = listQuery.parse(request.query);
       const list = await ops.list(await actorOf(services, request), {
@@ -228,8 +226,7 @@ export function registerTransferRoutes(router: V2Router, services: FaceServices)
     params: z.object({ id }),
     response: { 200: z.object({ data: transferSchema }), 404: problemSchema },
     handler: async (request) => {
-      const params = request.params as { id: string };
-      return { data: transferJson(await ops.find(await actorOf(services, request), Number(params.id))) };
+      return { data: transferJson(await ops.find(await actorOf(services, request), idOf(request))) };
     },
   });
 
@@ -249,8 +246,7 @@ export function registerTransferRoutes(router: V2Router, services: FaceServices)
       409: problemSchema,
     },
     handler: async (request, reply) => {
-      const params = request.params as { id: string };
-      const found = await ops.download(await actorOf(services, request), Number(params.id));
+      const found = await ops.download(await actorOf(services, request), idOf(request));
       const size = fs.statSync(found.file).size;
       return reply
         .header('content-type', 'application/gzip')

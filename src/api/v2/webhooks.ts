@@ -9,13 +9,11 @@ import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageResource } from './pages.js';
 import { postResource } from './posts.js';
+import { idOf, pathId, listOf } from './conventions.js';
 import type { V2Router } from './router.js';
 import { tagResource } from './tags.js';
 
-const id = z
-  .string()
-  .regex(/^\d{1,15}$/)
-  .describe('An id.');
+const id = pathId('An id.');
 
 const webhookSchema = z
   .object({
@@ -122,7 +120,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     summary: 'The installation\u2019s webhooks',
     description: 'Administrators. Told of every website\u2019s events.',
     tags: ['webhooks'],
-    response: { 200: z.object({ data: z.array(webhookSchema) }) },
+    response: { 200: listOf(webhookSchema) },
     handler: async (request) => ({
       data: (await ops.list(await actorOf(services, request), null)).map(webhookJson),
     }),
@@ -149,10 +147,9 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     description: 'Its site admins and administrators.',
     tags: ['webhooks'],
     params: z.object({ id }),
-    response: { 200: z.object({ data: z.array(webhookSchema) }) },
+    response: { 200: listOf(webhookSchema) },
     handler: async (request) => {
-      const { id: website } = request.params as { id: string };
-      return { data: (await ops.list(await actorOf(services, request), number(website))).map(webhookJson) };
+      return { data: (await ops.list(await actorOf(services, request), idOf(request))).map(webhookJson) };
     },
   });
 
@@ -167,8 +164,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     body: createBody,
     response: { 201: z.object({ data: createdSchema }) },
     handler: async (request, reply) => {
-      const { id: website } = request.params as { id: string };
-      const hook = await ops.create(await actorOf(services, request), number(website), request.body);
+      const hook = await ops.create(await actorOf(services, request), idOf(request), request.body);
       return reply.code(201).send({ data: { ...webhookJson(hook), secret: hook.secret } });
     },
   });
@@ -181,8 +177,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     params: z.object({ id }),
     response: { 200: z.object({ data: webhookSchema }) },
     handler: async (request) => {
-      const params = request.params as { id: string };
-      return { data: webhookJson(await ops.show(await actorOf(services, request), number(params.id))) };
+      return { data: webhookJson(await ops.show(await actorOf(services, request), idOf(request))) };
     },
   });
 
@@ -196,8 +191,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     body: updateWebhookInput,
     response: { 200: z.object({ data: webhookSchema }) },
     handler: async (request) => {
-      const params = request.params as { id: string };
-      const hook = await ops.update(await actorOf(services, request), number(params.id), request.body);
+      const hook = await ops.update(await actorOf(services, request), idOf(request), request.body);
       return { data: webhookJson(hook) };
     },
   });
@@ -210,8 +204,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     params: z.object({ id }),
     response: { 204: z.null() },
     handler: async (request, reply) => {
-      const params = request.params as { id: string };
-      await ops.delete(await actorOf(services, request), number(params.id));
+      await ops.delete(await actorOf(services, request), idOf(request));
       return reply.code(204).send();
     },
   });
@@ -231,13 +224,12 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
           .optional(),
       })
       .strict(),
-    response: { 200: z.object({ data: z.array(deliverySchema) }) },
+    response: { 200: listOf(deliverySchema) },
     handler: async (request) => {
-      const params = request.params as { id: string };
       const query = request.query as { limit?: string };
       const list = await ops.deliveries(
         await actorOf(services, request),
-        number(params.id),
+        idOf(request),
         query.limit === undefined ? 50 : number(query.limit),
       );
       return { data: list.map(deliveryJson) };
@@ -253,11 +245,10 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     params: z.object({ id, delivery: id }),
     response: { 202: z.object({ data: z.object({ job_id: z.int() }) }) },
     handler: async (request, reply) => {
-      const params = request.params as { id: string; delivery: string };
       const queued = await ops.redeliver(
         await actorOf(services, request),
-        number(params.id),
-        number(params.delivery),
+        idOf(request),
+        idOf(request, 'delivery'),
       );
       return reply.code(202).send({ data: { job_id: queued.jobId } });
     },
@@ -272,8 +263,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     params: z.object({ id }),
     response: { 200: z.object({ data: deliverySchema }) },
     handler: async (request) => {
-      const params = request.params as { id: string };
-      return { data: deliveryJson(await ops.test(await actorOf(services, request), number(params.id))) };
+      return { data: deliveryJson(await ops.test(await actorOf(services, request), idOf(request))) };
     },
   });
 
@@ -292,7 +282,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
           .optional(),
       })
       .strict(),
-    response: { 200: z.object({ data: z.array(jobSchema) }) },
+    response: { 200: listOf(jobSchema) },
     handler: async (request) => {
       const query = request.query as { status?: string; limit?: string };
       const jobs = await services.jobOps.list(await actorOf(services, request), {
@@ -325,8 +315,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     params: z.object({ id }),
     response: { 204: z.null() },
     handler: async (request, reply) => {
-      const params = request.params as { id: string };
-      await services.jobOps.retry(await actorOf(services, request), number(params.id));
+      await services.jobOps.retry(await actorOf(services, request), idOf(request));
       return reply.code(204).send();
     },
   });

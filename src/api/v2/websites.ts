@@ -8,7 +8,16 @@ import type { Website, WebsitePatch } from '../../domain/websites/store.js';
 import { DomainConflictError, InvalidDomainError, LastDomainError } from '../../domain/websites/store.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
-import { idOf, idParams, pageOf, paginate, paginationMeta, paginationQuery, queryOf } from './conventions.js';
+import {
+  pathId,
+  idOf,
+  idParams,
+  pageOf,
+  pageMeta,
+  pagedListOf,
+  paginationQuery,
+  queryOf,
+} from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -110,9 +119,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     summary: 'Websites you manage',
     tags: ['websites'],
     querystring: listQuery,
-    response: {
-      200: z.object({ data: z.array(websiteSchema), meta: z.object({ pagination: paginationMeta }) }),
-    },
+    response: { 200: pagedListOf(websiteSchema) },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
       const page = pageOf(query);
@@ -124,7 +131,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
       });
       return {
         data: await Promise.all(result.items.map((website) => shown(actor, website))),
-        meta: { pagination: paginate(request, reply, page, result.total) },
+        meta: pageMeta(request, reply, page, result.total),
       };
     },
   });
@@ -222,7 +229,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     summary: 'Remove a domain',
     description: 'Removing the primary domain promotes the oldest alias; the last domain stays (422).',
     tags: ['websites'],
-    params: z.object({ id: z.string().regex(/^\d{1,15}$/), domain: z.string().min(1).max(255) }),
+    params: z.object({ id: pathId(), domain: z.string().min(1).max(255) }),
     response: { 200: one },
     handler: async (request) => {
       const actor = await actorOf(services, request);
