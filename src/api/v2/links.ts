@@ -14,9 +14,9 @@ import {
   idParams,
   ifMatchVersion,
   notModified,
+  pageMeta,
   pageOf,
-  paginate,
-  paginationMeta,
+  pagedListOf,
   paginationQuery,
   queryOf,
 } from './conventions.js';
@@ -88,7 +88,7 @@ export function registerLinkRoutes(router: V2Router, services: FaceServices): vo
     tags: ['links'],
     querystring: listQuery,
     response: {
-      200: z.object({ data: z.array(linkSchema), meta: z.object({ pagination: paginationMeta }) }),
+      200: pagedListOf(linkSchema),
     },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
@@ -102,7 +102,7 @@ export function registerLinkRoutes(router: V2Router, services: FaceServices): vo
       });
       return {
         data: result.items.map(linkJson),
-        meta: { pagination: paginate(request, reply, page, result.total) },
+        meta: pageMeta(request, reply, page, result.total),
       };
     },
   });

@@ -18,10 +18,11 @@ import {
   idOf,
   idParams,
   ifMatchVersion,
+  listOf,
   notModified,
+  pageMeta,
   pageOf,
-  paginate,
-  paginationMeta,
+  pagedListOf,
   paginationQuery,
   queryOf,
   selectFields,
@@ -189,7 +190,7 @@ export function registerMediaRoutes(router: V2Router, services: FaceServices): v
     tags: ['media'],
     querystring: listQuery,
     response: {
-      200: z.object({ data: z.array(mediaSchema), meta: z.object({ pagination: paginationMeta }) }),
+      200: pagedListOf(mediaSchema),
     },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
@@ -208,7 +209,7 @@ export function registerMediaRoutes(router: V2Router, services: FaceServices): v
       const items = result.items.map((item) => mediaJson(item, query.locale, usage?.get(item.id)));
       return {
         data: selectFields(items, query.fields, FIELDS),
-        meta: { pagination: paginate(request, reply, page, result.total) },
+        meta: pageMeta(request, reply, page, result.total),
       };
     },
   });
@@ -226,7 +227,7 @@ export function registerMediaRoutes(router: V2Router, services: FaceServices): v
     querystring: websiteQuery,
     body: uploadMediaInput.strict(),
     files: { max: MAX_UPLOAD_FILES },
-    response: { 201: z.object({ data: z.array(mediaSchema) }), 413: problemSchema, 415: problemSchema },
+    response: { 201: listOf(mediaSchema), 413: problemSchema, 415: problemSchema },
     handler: async (request, reply) => {
       const { website } = queryOf(websiteQuery, request);
       const actor = await actorOf(services, request, website);
