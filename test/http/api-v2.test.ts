@@ -337,7 +337,8 @@ describe('API v2', () => {
       await call('/keys', { method: 'POST', as: admin, body: { name: 'build', content_only: true } }),
       422,
     );
-    assert.ok(refused.errors?.website_id, JSON.stringify(refused));
+    // On the field the body sends (issue 35 #3: the rule is the operation's schema; it was `website_id`).
+    assert.deepEqual(refused.errors, { website_ids: ['The website ids field is required.'] });
     const made = await call('/keys', {
       method: 'POST',
       as: admin,

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { ValidationError } from '../../src/domain/errors.js';
 import { parseMenuSync } from '../../src/domain/menus/input.js';
+import { apiKeyInput } from '../../src/domain/people/key-operations.js';
 import { readPostForm } from '../../src/domain/posts/form-input.js';
 import {
   createPostInput,
@@ -216,5 +217,25 @@ describe("API v1's menu sync, checked by the operation's schema (issue 35 #3, R-
         ['page', 7, null, '_self'],
       ],
     );
+  });
+});
+
+describe("an API key's input rules are the operation's schema (issue 35 #3)", () => {
+  it('a content key must name its websites, reported on the field API v2 sends (website_ids)', () => {
+    assert.deepEqual(
+      findings(() => parse(apiKeyInput, { name: 'feed', content_only: true })),
+      {
+        website_ids: ['A content key must name the websites it reads.'],
+      },
+    );
+    assert.deepEqual(
+      findings(() => parse(apiKeyInput, { name: 'feed', content_only: true, website_ids: [] })),
+      { website_ids: ['A content key must name the websites it reads.'] },
+    );
+    assert.equal(
+      parse(apiKeyInput, { name: 'feed', content_only: true, website_ids: [3] }).content_only,
+      true,
+    );
+    assert.equal(parse(apiKeyInput, { name: 'build' }).name, 'build');
   });
 });

@@ -71,11 +71,9 @@ export class ApiKeysService {
    * audit log.
    */
   async create(userId: number, input: NewApiKey, actor?: Actor): Promise<{ key: ApiKey; secret: string }> {
+    // The input's own rules (a name, a content key's websites) are the operation's schema
+    // (key-operations.ts apiKeyInput); what needs the clock or the database is checked here.
     const name = input.name.trim();
-    if (name === '') throw new InputError('name', 'The name field is required.');
-    if (name.length > MAX_API_KEY_NAME) {
-      throw new InputError('name', `The name must not be greater than ${MAX_API_KEY_NAME} characters.`);
-    }
     if (input.expiresAt && input.expiresAt.getTime() <= this.clock.now().getTime()) {
       throw new InputError('expires_at', 'The expiry must be a date in the future.');
     }
@@ -89,8 +87,10 @@ export class ApiKeysService {
         throw new InputError('website_id', 'The selected website id is invalid.');
       }
     }
+    // An invariant the policy relies on (the operation's schema says it to callers first): a content
+    // key reads only the websites it names.
     if (input.contentOnly && websiteIds.length === 0) {
-      throw new InputError('website_id', 'A content key must name the websites it reads.');
+      throw new InputError('website_ids', 'A content key must name the websites it reads.');
     }
     const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
     const now = nowIso(this.clock);

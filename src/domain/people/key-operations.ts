@@ -23,7 +23,11 @@ export const apiKeyInput = z
       .describe('A content key (read-only, published content only); it must name `website_ids`.'),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   })
-  .strict();
+  .strict()
+  .refine((input) => !input.content_only || (input.website_ids?.length ?? 0) > 0, {
+    path: ['website_ids'],
+    message: 'A content key must name the websites it reads.',
+  });
 
 export class KeyOperations {
   constructor(private readonly deps: { runner: OperationRunner; policy: Policy; apiKeys: ApiKeysService }) {}
