@@ -1,7 +1,7 @@
 // Named API keys with scopes (issue 20): shown once, stored hashed, revocable, expiring.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { InputError } from '../../src/domain/errors.js';
+import { InputError, ValidationError } from '../../src/domain/errors.js';
 import { hashToken } from '../../src/domain/people/users.js';
 import { createTestContext, manualClock } from '../support/harness.js';
 import type { TestContext } from '../support/harness.js';
@@ -41,10 +41,16 @@ describe('API keys', () => {
     assert.equal((await ctx.services.apiKeys.list(user.id))[0]?.lastUsedAt, '2026-03-01T00:00:00.000Z');
   });
 
-  it('refuses a bad name, an unknown website and a past expiry', async () => {
+  it('refuses a bad name (the operation\u2019s schema), an unknown website and a past expiry (the service)', async () => {
     const user = await ctx.createUser();
-    await assert.rejects(ctx.services.apiKeys.create(user.id, { name: '  ' }), InputError);
-    await assert.rejects(ctx.services.apiKeys.create(user.id, { name: 'x'.repeat(101) }), InputError);
+    // The name's rules are the create operation's input schema (issue 35 #3), for every face.
+    const own = { userId: user.id, isAdmin: false, websiteId: null };
+    await assert.rejects(ctx.services.keyOps.create(own, user.id, { name: '  ' }), ValidationError);
+    await assert.rejects(
+      ctx.services.keyOps.create(own, user.id, { name: 'x'.repeat(101) }),
+      ValidationError,
+    );
+    assert.deepEqual(await ctx.services.apiKeys.list(user.id), [], 'nothing stored');
     await assert.rejects(
       ctx.services.apiKeys.create(user.id, { name: 'k', websiteIds: [999999] }),
       InputError,
