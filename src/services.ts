@@ -573,7 +573,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     cache,
     defaultLocale,
   });
-  const clicks = new ClicksService(db, database.dialect, clock, runner);
+  const clicks = new ClicksService(db, database.dialect, clock);
   const webhooks = new WebhookService({
     db,
     clock,

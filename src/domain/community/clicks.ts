@@ -2,15 +2,15 @@
 // favourite) of a post, a link or a page. Rankings (R-F5) count these rows within a period.
 // Recording is one INSERT … SELECT: it writes only when the target exists and is shown on the
 // website, with no read-modify-write of any counter, so concurrent beacons never race. A like or a
-// favourite counts once per visitor (a unique index; ON CONFLICT DO NOTHING). Like every write, a
-// recording is one operation (run.ts); it announces nothing and is not audited (a visitor's beacon).
+// favourite counts once per visitor (a unique index; ON CONFLICT DO NOTHING). It does not run on the
+// operation runner: one statement is atomic already, and a visitor's beacon announces nothing and is
+// not audited, so a transaction around it would only add two round trips to every click.
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/database.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { isStorableId } from '../ids.js';
-import type { OperationRunner } from '../run.js';
 
 /** What may be counted: `type` of the request -> the `model_type` stored (and read by rankings). */
 export const CLICK_TYPES = ['post', 'link', 'page'] as const;
@@ -48,15 +48,9 @@ export class ClicksService {
     private readonly db: Db,
     private readonly dialect: Dialect,
     private readonly clock: Clock,
-    /** Every write runs as one operation (run.ts). */
-    private readonly runner: OperationRunner,
   ) {}
 
-  record(event: ClickEvent): Promise<ClickOutcome> {
-    return this.runner.run(() => this.recordIn(event));
-  }
-
-  private async recordIn(event: ClickEvent): Promise<ClickOutcome> {
+  async record(event: ClickEvent): Promise<ClickOutcome> {
     if (!isStorableId(event.id)) return 'not_found';
     const now = nowIso(this.clock);
     // Values of the SELECT list, typed for PostgreSQL (it cannot infer a parameter's type there).
