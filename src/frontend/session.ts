@@ -38,15 +38,11 @@ export async function signIn(
   reply: FastifyReply,
   user: User,
 ): Promise<void> {
-  const previous = await sessionIdOf(services, request);
-  if (previous !== null) await services.sessions.end(previous);
+  await endSessionOf(services, request);
   const session = await services.sessions.start(user.id);
   const secret = await appSecret(services);
   reply.setCookie(SESSION_COOKIE, `${session.id}.${sessionSignature(secret, session.id)}`, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: secure(services),
+    ...cookieOptions(services),
     maxAge: session.maxAgeSeconds,
   });
 }
@@ -57,9 +53,19 @@ export async function signOut(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
+  await endSessionOf(services, request);
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(services));
+}
+
+/** Ends the session the request's cookie names, if any. */
+async function endSessionOf(services: FaceServices, request: FastifyRequest): Promise<void> {
   const id = await sessionIdOf(services, request);
   if (id !== null) await services.sessions.end(id);
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(services) });
+}
+
+/** The session cookie's attributes (set and cleared with the same ones, or a browser keeps it). */
+function cookieOptions(services: FaceServices) {
+  return { path: '/', httpOnly: true, sameSite: 'lax', secure: secure(services) } as const;
 }
 
 /**

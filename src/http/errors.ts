@@ -50,30 +50,33 @@ export interface DatabaseFailure {
   retryAfter?: number;
 }
 
-/** The database refused a value, is out of space, or is not answering; else undefined. */
-export function databaseFailure(error: unknown): DatabaseFailure | undefined {
-  if (isInvalidValue(error)) {
-    return {
+/** The database failures a request can meet, by how each is recognized. */
+const DATABASE_FAILURES: ReadonlyArray<readonly [(error: unknown) => boolean, DatabaseFailure]> = [
+  [
+    isInvalidValue,
+    {
       code: 400,
       level: 'warn',
       log: 'value refused by the database',
       message: 'Bad request',
       title: 'Bad request',
       page: 'The request could not be understood.',
-    };
-  }
-  if (isStorageFull(error)) {
-    return {
+    },
+  ],
+  [
+    isStorageFull,
+    {
       code: 507,
       level: 'error',
       log: 'the database disk is full',
       message: 'Insufficient storage: nothing was saved. Try again later.',
       title: 'Insufficient storage',
       page: 'Nothing was saved: the server is out of space. Please try again later.',
-    };
-  }
-  if (isDatabaseUnavailable(error)) {
-    return {
+    },
+  ],
+  [
+    isDatabaseUnavailable,
+    {
       code: 503,
       level: 'warn',
       log: 'database unavailable',
@@ -81,9 +84,13 @@ export function databaseFailure(error: unknown): DatabaseFailure | undefined {
       title: 'Temporarily unavailable',
       page: 'The site is not answering right now. Please try again shortly.',
       retryAfter: UNAVAILABLE_RETRY_SECONDS,
-    };
-  }
-  return undefined;
+    },
+  ],
+];
+
+/** The database refused a value, is out of space, or is not answering; else undefined. */
+export function databaseFailure(error: unknown): DatabaseFailure | undefined {
+  return DATABASE_FAILURES.find(([recognizes]) => recognizes(error))?.[1];
 }
 
 /**

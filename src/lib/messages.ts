@@ -50,33 +50,30 @@ export function matchLocale(locale: string, available: readonly string[]): strin
 const pluralRules = new Map<string, Intl.PluralRules>();
 const numberFormats = new Map<string, Intl.NumberFormat>();
 
-function plurals(locale: string): Intl.PluralRules {
-  let rules = pluralRules.get(locale);
-  if (!rules) {
+/**
+ * An `Intl` object of a locale, made once (English when the runtime does not know the locale); at
+ * most 100 locales are kept, so odd spellings cannot grow the map.
+ */
+function intlOf<T>(made: Map<string, T>, locale: string, make: (tag: string) => T): T {
+  let object = made.get(locale);
+  if (!object) {
     try {
-      rules = new Intl.PluralRules(bcp47(locale));
+      object = make(bcp47(locale));
     } catch {
-      rules = new Intl.PluralRules('en');
+      object = make('en');
     }
-    if (pluralRules.size < 100) pluralRules.set(locale, rules);
+    if (made.size < 100) made.set(locale, object);
   }
-  return rules;
+  return object;
 }
+
+const plurals = (locale: string) => intlOf(pluralRules, locale, (tag) => new Intl.PluralRules(tag));
 
 /** A number in the locale's digits and grouping (`1,234` / `1.234`); `NaN` stays as given. */
 export function formatNumber(value: unknown, locale: string): string {
   const number = typeof value === 'number' ? value : Number(value);
   if (!Number.isFinite(number)) return textOf(value);
-  let format = numberFormats.get(locale);
-  if (!format) {
-    try {
-      format = new Intl.NumberFormat(bcp47(locale));
-    } catch {
-      format = new Intl.NumberFormat('en');
-    }
-    if (numberFormats.size < 100) numberFormats.set(locale, format);
-  }
-  return format.format(number);
+  return intlOf(numberFormats, locale, (tag) => new Intl.NumberFormat(tag)).format(number);
 }
 
 /** Where the `}` closing the `{` at `open` is (nested braces counted), or -1. */

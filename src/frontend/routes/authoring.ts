@@ -116,6 +116,30 @@ export function authoringRoutes(kit: FrontendKit): void {
     }
   };
 
+  /**
+   * Saves the form (`save`), then goes to the saved post's edit form; the operation's findings show
+   * the form again (`again`), a refusal of the policy is a 403 page.
+   */
+  const saveThenEdit = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    again: (errors: Errors) => Promise<unknown>,
+    save: () => Promise<PostDetail>,
+  ) => {
+    let post: PostDetail;
+    try {
+      post = await save();
+    } catch (error) {
+      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
+      if (error instanceof ForbiddenError) {
+        return refusal(request, reply, 403, 'error.not_allowed', 'edit.cannot_write');
+      }
+      throw error;
+    }
+    return reply.redirect(`${urlFor(state, `/post/edit/${post.id}`)}?saved=1`, 303);
+  };
+
   kit.page('GET', '/post/create', { name: 'posts.create' }, async (request, reply, state) => {
     if (redirectToLogin(request, reply, state)) return reply;
     return render(request, reply, state, 'post/create', {
@@ -143,17 +167,9 @@ export function authoringRoutes(kit: FrontendKit): void {
       await services.authoring.statusesFor(state.user!, state.website.id),
     );
     if ('errors' in parsed) return again(parsed.errors);
-    let post: PostDetail;
-    try {
-      post = await services.authoring.create(parsed.form, state.user!, state.website.id);
-    } catch (error) {
-      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
-      if (error instanceof ForbiddenError) {
-        return refusal(request, reply, 403, 'error.not_allowed', 'edit.cannot_write');
-      }
-      throw error;
-    }
-    return reply.redirect(`${urlFor(state, `/post/edit/${post.id}`)}?saved=1`, 303);
+    return saveThenEdit(request, reply, state, again, () =>
+      services.authoring.create(parsed.form, state.user!, state.website.id),
+    );
   });
 
   // The editor's live preview (themes/default/assets/editor.js): the content as it would be stored,
@@ -305,17 +321,9 @@ export function authoringRoutes(kit: FrontendKit): void {
     const statuses = await services.authoring.statusesFor(state.user!, state.website.id, post.status);
     const parsed = parseForm(request.body, statuses);
     if ('errors' in parsed) return again(parsed.errors);
-    let updated: PostDetail;
-    try {
-      updated = await services.authoring.update(post, parsed.form, state.user!, state.website.id);
-    } catch (error) {
-      if (error instanceof ValidationError) return again(byField(validationMessages(error)));
-      if (error instanceof ForbiddenError) {
-        return refusal(request, reply, 403, 'error.not_allowed', 'edit.cannot_write');
-      }
-      throw error;
-    }
-    return reply.redirect(`${urlFor(state, `/post/edit/${updated.id}`)}?saved=1`, 303);
+    return saveThenEdit(request, reply, state, again, () =>
+      services.authoring.update(post, parsed.form, state.user!, state.website.id),
+    );
   });
 
   // The review queue (issue 20 #4): an editor of this website approves the posts submitted for

@@ -17,6 +17,8 @@ import { honourQuery, pageTagSink } from '../page-cache.js';
 import type { FrontendKit } from '../index.js';
 import { safeRedirect } from '../session.js';
 import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';
+import type { VisitorIdentity } from '../visitor-id.js';
+import { numberOrDigits } from '../../lib/whole-number.js';
 import { localizeErrors, localizeMessage } from '../site-messages.js';
 
 /** The hidden field bots fill in and people never see. */
@@ -95,23 +97,37 @@ export function commentRoutes(kit: FrontendKit): void {
     return null;
   }
 
+  /**
+   * The visitor behind a comment or a vote, or the answer that refuses them: the form check and a
+   * closed site (403, guard), then the visitor's rate limit in `limit.bucket` (429).
+   */
+  async function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    limit: { bucket: 'comments' | 'votes'; message: string; key: string },
+  ): Promise<{ identity: VisitorIdentity } | { answer: unknown }> {
+    const refused = await guard(request, reply);
+    if (refused) return { answer: await refused() };
+    const identity = await visitorIdentity(services, request, state.user);
+    if ((await rateLimited(services, reply, limit.bucket, identity.clientHash)) !== null) {
+      return { answer: await refuse(request, reply, 429, limit.message, limit.key) };
+    }
+    return { identity };
+  }
+
   kit.page(
     'POST',
     COMMENT_FORM_ACTION,
     { name: 'comments.store', localized: false },
     async (request, reply, state) => {
-      const refused = await guard(request, reply);
-      if (refused) return refused();
-      const identity = await visitorIdentity(services, request, state.user);
-      if ((await rateLimited(services, reply, 'comments', identity.clientHash)) !== null) {
-        return refuse(
-          request,
-          reply,
-          429,
-          'Too many comments; please wait a minute and try again.',
-          'comments.too_many',
-        );
-      }
+      const admission = await admit(request, reply, state, {
+        bucket: 'comments',
+        message: 'Too many comments; please wait a minute and try again.',
+        key: 'comments.too_many',
+      });
+      if ('answer' in admission) return admission.answer;
+      const { identity } = admission;
       const body = bodyOf(request);
 
       // A filled honeypot is a bot: it is told what a held comment is told, and nothing is stored.
@@ -190,18 +206,13 @@ export function commentRoutes(kit: FrontendKit): void {
 
   const vote = (kind: VoteKind) =>
     async function voteHandler(request: FastifyRequest, reply: FastifyReply, state: FrontendState) {
-      const refused = await guard(request, reply);
-      if (refused) return refused();
-      const identity = await visitorIdentity(services, request, state.user);
-      if ((await rateLimited(services, reply, 'votes', identity.clientHash)) !== null) {
-        return refuse(
-          request,
-          reply,
-          429,
-          'Too many requests; please wait a minute and try again.',
-          'comments.too_many_requests',
-        );
-      }
+      const admission = await admit(request, reply, state, {
+        bucket: 'votes',
+        message: 'Too many requests; please wait a minute and try again.',
+        key: 'comments.too_many_requests',
+      });
+      if ('answer' in admission) return admission.answer;
+      const { identity } = admission;
       const id = (request.params as { id: string }).id;
       let outcome;
       try {
@@ -283,13 +294,7 @@ export function commentRoutes(kit: FrontendKit): void {
   // The thread and the form under every post page (themes/default/partials/comments.liquid).
   kit.addTemplateData('post', async (request, reply, state, data) => {
     const post = data.post as { id?: unknown } | undefined;
-    const rawId = post?.id;
-    const postId =
-      typeof rawId === 'number'
-        ? rawId
-        : typeof rawId === 'string' && /^\d{1,10}$/.test(rawId)
-          ? Number(rawId)
-          : null;
+    const postId = numberOrDigits(post?.id, 10);
     if (postId === null) return {};
     const context = await formContext(services, state, postId);
     // A reader who is not signed in sees the approved comments only: the same thread for all of them,

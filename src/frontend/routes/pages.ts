@@ -12,6 +12,7 @@ import type { FrontendState } from '../context.js';
 import type { FrontendKit } from '../index.js';
 import { pageTagSink } from '../page-cache.js';
 import { plainExcerpt } from '../../domain/public/posts.js';
+import type { Page } from '../../domain/pages/store.js';
 
 const PAGE_SLUG = /^[a-z0-9][a-z0-9-]{0,189}$/;
 
@@ -39,22 +40,17 @@ export async function renderSitePage(
   return renderPage(kit, request, reply, state, page, slug, customView);
 }
 
+/** What the theme shows of a page (a saved page, or a draft's preview). */
+type RenderedPage = Pick<Page, 'id' | 'title' | 'slug' | 'content' | 'type' | 'template'> &
+  Partial<Pick<Page, 'metaTitle' | 'metaDescription'>>;
+
 /** A page (or, without one, a theme's own view named after the slug) through the theme. */
 export function renderPage(
   kit: FrontendKit,
   request: FastifyRequest,
   reply: FastifyReply,
   state: FrontendState,
-  page: {
-    id: number;
-    title: string;
-    slug: string;
-    content: string | null;
-    type: string;
-    template: string | null;
-    metaTitle?: string | null;
-    metaDescription?: string | null;
-  } | null,
+  page: RenderedPage | null,
   slug: string,
   customView: boolean,
   seo: { noindex?: boolean; preview?: boolean } = {},

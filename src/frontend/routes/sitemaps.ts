@@ -222,28 +222,46 @@ export function sitemapRoutes(kit: FrontendKit): void {
     },
   );
 
+  /**
+   * A sitemap read whole: the `head` listing pages, then `count` items read a file at a time
+   * (`read(limit, offset)`), each item's entry by `entryOf`.
+   */
+  function listedSitemap<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    sitemap: {
+      path: string;
+      head: Entry[];
+      count: number;
+      read: (limit: number, offset: number) => Promise<T[]>;
+      entryOf: (item: T) => Entry;
+    },
+  ) {
+    const { head, count } = sitemap;
+    return parted(request, reply, state, sitemap.path, head.length + count, async (page) => {
+      const range = fileRange(head.length, count, perFile(state), page);
+      const items = range.limit === 0 ? [] : await sitemap.read(range.limit, range.offset);
+      const entries = [...head.slice(...range.head), ...items.map(sitemap.entryOf)];
+      return textOf(urlsetPieces(origin(state), state, oneBatch(entries)));
+    });
+  }
+
   kit.page(
     'GET',
     '/sitemap/pages',
     { name: 'sitemaps.pages', localized: false, cacheable: true },
     async (request, reply, state) => {
       const sink = pageTagSink(request);
-      const head: Entry[] = [{ path: '/' }, { path: '/blog' }];
-      const count = await services.siteReads.pageCount(sink, state.website.id);
-      return parted(request, reply, state, '/sitemap/pages', head.length + count, async (page) => {
-        const range = fileRange(head.length, count, perFile(state), page);
-        const pages =
-          range.limit === 0
-            ? []
-            : await services.siteReads.sitemapPages(sink, state.website.id, range.limit, range.offset);
-        const entries: Entry[] = [
-          ...head.slice(...range.head),
-          ...pages.map((item) => ({
-            path: `/page/${encodeURIComponent(item.slug)}`,
-            lastModified: item.lastModified,
-          })),
-        ];
-        return textOf(urlsetPieces(origin(state), state, oneBatch(entries)));
+      return listedSitemap(request, reply, state, {
+        path: '/sitemap/pages',
+        head: [{ path: '/' }, { path: '/blog' }],
+        count: await services.siteReads.pageCount(sink, state.website.id),
+        read: (limit, offset) => services.siteReads.sitemapPages(sink, state.website.id, limit, offset),
+        entryOf: (item) => ({
+          path: `/page/${encodeURIComponent(item.slug)}`,
+          lastModified: item.lastModified,
+        }),
       });
     },
   );
@@ -257,29 +275,17 @@ export function sitemapRoutes(kit: FrontendKit): void {
       const kind = await tagKind(model, type);
       if (!kind) return kit.notFound(request, reply);
       const sink = pageTagSink(request);
-      const count = await services.siteReads.tagCount(sink, state.website.id, kind.tagType);
-      const path = `/sitemap/tags/${model}/${type}`;
-      return parted(request, reply, state, path, 1 + count, async (page) => {
-        const range = fileRange(1, count, perFile(state), page);
-        const tags =
-          range.limit === 0
-            ? []
-            : await services.siteReads.tagsOfTypeNow(
-                sink,
-                state.website.id,
-                kind.tagType,
-                state.locale,
-                range.limit,
-                range.offset,
-              );
-        const entries: Entry[] = [
-          ...[{ path: `/${model}` }].slice(...range.head),
-          ...tags.map((tag) => ({
-            path: `/${model}/${kind.short}/${encodeURIComponent(tag.slug)}`,
-            lastModified: tag.lastModified,
-          })),
-        ];
-        return textOf(urlsetPieces(origin(state), state, oneBatch(entries)));
+      const websiteId = state.website.id;
+      return listedSitemap(request, reply, state, {
+        path: `/sitemap/tags/${model}/${type}`,
+        head: [{ path: `/${model}` }],
+        count: await services.siteReads.tagCount(sink, websiteId, kind.tagType),
+        read: (limit, offset) =>
+          services.siteReads.tagsOfTypeNow(sink, websiteId, kind.tagType, state.locale, limit, offset),
+        entryOf: (tag) => ({
+          path: `/${model}/${kind.short}/${encodeURIComponent(tag.slug)}`,
+          lastModified: tag.lastModified,
+        }),
       });
     },
   );

@@ -52,6 +52,20 @@ export function limited(reply: FastifyReply, verdict: Verdict): number | null {
   return verdict.retryAfter;
 }
 
+/** Shows the form again with a status and the findings by field. */
+export type Again = (status: number, errors: Errors) => Promise<unknown>;
+
+/** A form submission (AccountPages.submit): its schema, the form shown again, and what it does. */
+export interface SubmitFlow<S extends z.ZodType> {
+  schema: S;
+  /** Fields shown again after an error. */
+  fields: string[];
+  form: FormView;
+  /** A limit or a switch that may answer first. */
+  before?: (again: Again) => Promise<unknown>;
+  action: (input: z.output<S>, again: Again) => Promise<unknown>;
+}
+
 export class AccountPages {
   constructor(readonly kit: FrontendKit) {}
 
@@ -117,6 +131,25 @@ export class AccountPages {
       message: localizeMessage(text, state.t),
       mail_in_log: mailed && this.mailGoesToLog(),
     });
+  }
+
+  /** The page after a mail went out: `{key}.title` and `{key}.text` (with `vars`) of the theme. */
+  mailSent(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: FrontendState,
+    key: string,
+    vars?: Record<string, string>,
+  ) {
+    return this.message(
+      request,
+      reply,
+      state,
+      200,
+      state.t(`${key}.title`),
+      state.t(`${key}.text`, vars),
+      true,
+    );
   }
 
   /**
@@ -219,6 +252,22 @@ export class AccountPages {
     return this.message(request, reply, state, dead.status, state.t('error.invalid_link'), state.t(dead.key));
   }
 
+  /** The POST route of a form: the one flow (submit) of what `flow` makes of the request. */
+  formPost<S extends z.ZodType>(
+    path: string,
+    name: string,
+    schema: S,
+    flow: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      state: FrontendState,
+    ) => Omit<SubmitFlow<S>, 'schema'>,
+  ): void {
+    this.kit.page('POST', path, { name }, async (request, reply, state) =>
+      this.submit(request, reply, state, { schema, ...flow(request, reply, state) }),
+    );
+  }
+
   /**
    * The one flow of a form submission: the CSRF check (403), then `before` (a limit or a switch that
    * may answer first), the schema (422 with the form again), then the action, whose validation errors
@@ -228,21 +277,11 @@ export class AccountPages {
     request: FastifyRequest,
     reply: FastifyReply,
     state: FrontendState,
-    flow: {
-      schema: S;
-      /** Fields shown again after an error. */
-      fields: string[];
-      form: FormView;
-      before?: (again: (status: number, errors: Errors) => Promise<unknown>) => Promise<unknown>;
-      action: (
-        input: z.output<S>,
-        again: (status: number, errors: Errors) => Promise<unknown>,
-      ) => Promise<unknown>;
-    },
+    flow: SubmitFlow<S>,
   ): Promise<unknown> {
     const reason = await this.refused(request);
     if (reason) return this.message(request, reply, state, 403, state.t('error.form_refused'), reason);
-    const again = (status: number, errors: Errors) => {
+    const again: Again = (status, errors) => {
       reply.code(status);
       return flow.form(request, reply, state, { errors, form: entered(request.body, flow.fields) });
     };

@@ -16,39 +16,29 @@ export function passwordResetRoutes(pages: AccountPages): void {
     forgotForm(request, reply, state),
   );
 
-  kit.page(
-    'POST',
+  pages.formPost(
     '/user/password/forgot/submit',
-    { name: 'users.password.forgot.submit' },
-    async (request, reply, state) =>
-      pages.submit(request, reply, state, {
-        schema: passwordForgotInput,
-        fields: ['email'],
-        form: forgotForm,
-        action: async (input, again) => {
-          const retryAfter = limited(
-            reply,
-            await services.throttle.resetAttempt(input.email, clientAddress(request)),
-          );
-          if (retryAfter !== null)
-            return again(429, { email: [tooMany('password reset requests', retryAfter)] });
-          // The mail goes out in the background.
-          services.accounts.requestPasswordReset(
-            input.email,
-            (token) => pages.mailLink(state, `/user/password/reset/${token}`),
-            pages.mailSite(state),
-          );
-          return pages.message(
-            request,
-            reply,
-            state,
-            200,
-            state.t('forgot.sent.title'),
-            state.t('forgot.sent.text'),
-            true,
-          );
-        },
-      }),
+    'users.password.forgot.submit',
+    passwordForgotInput,
+    (request, reply, state) => ({
+      fields: ['email'],
+      form: forgotForm,
+      action: async (input, again) => {
+        const retryAfter = limited(
+          reply,
+          await services.throttle.resetAttempt(input.email, clientAddress(request)),
+        );
+        if (retryAfter !== null)
+          return again(429, { email: [tooMany('password reset requests', retryAfter)] });
+        // The mail goes out in the background.
+        services.accounts.requestPasswordReset(
+          input.email,
+          (token) => pages.mailLink(state, `/user/password/reset/${token}`),
+          pages.mailSite(state),
+        );
+        return pages.mailSent(request, reply, state, 'forgot.sent');
+      },
+    }),
   );
 
   const deadReset = { status: 404, key: 'reset.dead' };

@@ -57,48 +57,38 @@ export function registrationRoutes(pages: AccountPages): void {
     return registerForm(request, reply, state);
   });
 
-  kit.page(
-    'POST',
+  pages.formPost(
     '/user/register/submit',
-    { name: 'users.register.submit' },
-    async (request, reply, state) =>
-      pages.submit(request, reply, state, {
-        schema: registrationInput,
-        fields: ['name', 'email', 'username'],
-        form: registerForm,
-        before: async (again) => {
-          const refused = await gateOpen(request, reply, state);
-          if (refused !== undefined) return refused;
-          const retryAfter = limited(reply, await services.throttle.registerAttempt(clientAddress(request)));
-          if (retryAfter !== null) return again(429, { email: [tooMany('registrations', retryAfter)] });
-          return undefined;
-        },
-        action: (input) =>
-          unlessClosed(request, reply, state, async () => {
-            // Only what says nothing about the email: a taken username (usernames are public).
-            await services.accounts.checkRegistration(input);
-            if ((await services.throttle.registerEmailAttempt(input.email)).allowed) {
-              await services.accounts.requestRegistration(
-                input,
-                {
-                  confirm: (token) => pages.mailLink(state, `/user/register/confirm/${token}`),
-                  login: pages.mailLink(state, '/user/login'),
-                  reset: pages.mailLink(state, '/user/password/forgot'),
-                },
-                pages.mailSite(state),
-              );
-            }
-            return pages.message(
-              request,
-              reply,
-              state,
-              200,
-              state.t('register.sent.title'),
-              state.t('register.sent.text', { email: input.email }),
-              true,
+    'users.register.submit',
+    registrationInput,
+    (request, reply, state) => ({
+      fields: ['name', 'email', 'username'],
+      form: registerForm,
+      before: async (again) => {
+        const refused = await gateOpen(request, reply, state);
+        if (refused !== undefined) return refused;
+        const retryAfter = limited(reply, await services.throttle.registerAttempt(clientAddress(request)));
+        if (retryAfter !== null) return again(429, { email: [tooMany('registrations', retryAfter)] });
+        return undefined;
+      },
+      action: (input) =>
+        unlessClosed(request, reply, state, async () => {
+          // Only what says nothing about the email: a taken username (usernames are public).
+          await services.accounts.checkRegistration(input);
+          if ((await services.throttle.registerEmailAttempt(input.email)).allowed) {
+            await services.accounts.requestRegistration(
+              input,
+              {
+                confirm: (token) => pages.mailLink(state, `/user/register/confirm/${token}`),
+                login: pages.mailLink(state, '/user/login'),
+                reset: pages.mailLink(state, '/user/password/forgot'),
+              },
+              pages.mailSite(state),
             );
-          }),
-      }),
+          }
+          return pages.mailSent(request, reply, state, 'register.sent', { email: input.email });
+        }),
+    }),
   );
 
   // The mailed link: a page with one button that creates the account (issue 21 #12: opening the
