@@ -44,6 +44,23 @@ const NOTICES: Record<string, string> = {
 
 type Body = Record<string, unknown>;
 
+/** A visitor's rate limits (visitor-id.ts), with the refusal's sentence and the theme's word for it. */
+interface VisitorLimit {
+  bucket: 'comments' | 'votes';
+  message: string;
+  key: string;
+}
+const COMMENT_LIMIT: VisitorLimit = {
+  bucket: 'comments',
+  message: 'Too many comments; please wait a minute and try again.',
+  key: 'comments.too_many',
+};
+const VOTE_LIMIT: VisitorLimit = {
+  bucket: 'votes',
+  message: 'Too many requests; please wait a minute and try again.',
+  key: 'comments.too_many_requests',
+};
+
 function bodyOf(request: FastifyRequest): Body {
   const body = request.body;
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Body) : {};
@@ -105,7 +122,7 @@ export function commentRoutes(kit: FrontendKit): void {
     request: FastifyRequest,
     reply: FastifyReply,
     state: FrontendState,
-    limit: { bucket: 'comments' | 'votes'; message: string; key: string },
+    limit: VisitorLimit,
   ): Promise<{ identity: VisitorIdentity } | { answer: unknown }> {
     const refused = await guard(request, reply);
     if (refused) return { answer: await refused() };
@@ -121,11 +138,7 @@ export function commentRoutes(kit: FrontendKit): void {
     COMMENT_FORM_ACTION,
     { name: 'comments.store', localized: false },
     async (request, reply, state) => {
-      const admission = await admit(request, reply, state, {
-        bucket: 'comments',
-        message: 'Too many comments; please wait a minute and try again.',
-        key: 'comments.too_many',
-      });
+      const admission = await admit(request, reply, state, COMMENT_LIMIT);
       if ('answer' in admission) return admission.answer;
       const { identity } = admission;
       const body = bodyOf(request);
@@ -206,11 +219,7 @@ export function commentRoutes(kit: FrontendKit): void {
 
   const vote = (kind: VoteKind) =>
     async function voteHandler(request: FastifyRequest, reply: FastifyReply, state: FrontendState) {
-      const admission = await admit(request, reply, state, {
-        bucket: 'votes',
-        message: 'Too many requests; please wait a minute and try again.',
-        key: 'comments.too_many_requests',
-      });
+      const admission = await admit(request, reply, state, VOTE_LIMIT);
       if ('answer' in admission) return admission.answer;
       const { identity } = admission;
       const id = (request.params as { id: string }).id;
