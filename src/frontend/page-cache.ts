@@ -219,15 +219,53 @@ export async function pageCacheTtl(services: FaceServices): Promise<number> {
   return Math.min(Math.max(seconds, 0), MAX_PAGE_CACHE_TTL);
 }
 
+/**
+ * Bodies this long (characters) are encoded once and sent again as the same bytes while the same text
+ * comes back (a sitemap file of 1 MB from the data cache): encoding it for every request cost a
+ * megabyte of short-lived memory each, which peaked the process's RSS at about twice the rest.
+ */
+export const LARGE_BODY_CHARACTERS = 64 * 1024;
+
+/** A large body's UTF-8 bytes, and their ETag once asked for. */
+interface EncodedBody {
+  bytes: Buffer;
+  etag?: string;
+}
+
+/** Of the pages' share of the memory budget, the part kept for large bodies' bytes (the rest: hot pages). */
+const LARGE_BODIES_SHARE = 1 / 4;
+
 export class PageCache {
   /** Ready-to-send pages, within their share of the memory budget. */
   private readonly hot: LRUCache<string, HotEntry>;
+  /**
+   * Large bodies' bytes by their text (a Map compares a long string by length first, then by
+   * identity or content, so the same text from a cache finds its bytes at once).
+   */
+  private readonly largeBodies: LRUCache<string, EncodedBody>;
 
   constructor(private readonly services: FaceServices) {
+    const largeBodiesBytes = Math.floor(services.memory.hotPages * LARGE_BODIES_SHARE);
     this.hot = new LRUCache<string, HotEntry>({
-      maxSize: services.memory.hotPages,
+      maxSize: services.memory.hotPages - largeBodiesBytes,
       sizeCalculation: entrySize,
     });
+    this.largeBodies = new LRUCache<string, EncodedBody>({
+      maxSize: largeBodiesBytes,
+      // The text is kept as the key: count it with its bytes.
+      sizeCalculation: (body, text) => body.bytes.length + text.length + 64,
+    });
+  }
+
+  /** The UTF-8 bytes of a body (remembered for a large one). */
+  private encoded(text: string): EncodedBody {
+    if (text.length < LARGE_BODY_CHARACTERS) return { bytes: Buffer.from(text) };
+    let body = this.largeBodies.get(text);
+    if (!body) {
+      body = { bytes: Buffer.from(text) };
+      this.largeBodies.set(text, body);
+    }
+    return body;
   }
 
   /**
@@ -308,12 +346,15 @@ export class PageCache {
     // A website whose page cache is off gets no ETag either: its hash would cost every page a pass over
     // its bytes (issue 26 #6). With the cache on, pages it does not keep (a signed-in visitor's) still
     // carry one for the browser's conditional GETs.
-    if (!entry && !maybeFrontendState(request)?.website.enabledPageCache) return payload;
+    if (!entry && !maybeFrontendState(request)?.website.enabledPageCache) {
+      return payload.length >= LARGE_BODY_CHARACTERS ? this.encoded(payload).bytes : payload;
+    }
 
     // The page is encoded to UTF-8 once, here: the ETag hashes those bytes and the socket writes them
     // (a string would be encoded once for each).
-    const bytes = Buffer.from(payload);
-    const etag = weakEtag(bytes);
+    const body = this.encoded(payload);
+    const bytes = body.bytes;
+    const etag = (body.etag ??= weakEtag(bytes));
     reply.header('etag', etag);
     if (entry && !reply.hasHeader('set-cookie') && queryHonoured(request)) {
       const lastModified = new Date(this.services.clock.now().getTime()).toUTCString();
