@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { localizedPath } from '../../domain/locales.js';
 import type { SitemapPlace } from '../../domain/public/posts.js';
+import type { TagSink } from '../../domain/public/site-reads.js';
 import { escapeHtml } from '../../http/html.js';
 import type { FrontendState } from '../context.js';
 import { DOMAIN_CHECK_PATH } from '../../domain/websites/domain-check.js';
@@ -149,6 +150,22 @@ export function sitemapRoutes(kit: FrontendKit): void {
     return body;
   }
 
+  /** A sitemap's route: never localized (every locale's URLs are in it), cacheable as a page. */
+  function sitemapPage(
+    path: string,
+    name: string,
+    answer: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      state: FrontendState,
+      sink: TagSink,
+    ) => Promise<unknown>,
+  ) {
+    kit.page('GET', path, { name, localized: false, cacheable: true }, (request, reply, state) =>
+      answer(request, reply, state, pageTagSink(request)),
+    );
+  }
+
   /** The tag type and URL short name of `/sitemap/tags/{model}/{type}`, or null when there is none. */
   async function tagKind(model: string, type: string) {
     if (!(TAG_MODELS as readonly string[]).includes(model)) return null;
@@ -164,166 +181,149 @@ export function sitemapRoutes(kit: FrontendKit): void {
     return { tagType, short: model === 'post' ? (shortNameOf(types, tagType) ?? type) : type };
   }
 
-  kit.page(
-    'GET',
-    '/sitemap/posts',
-    { name: 'sitemaps.posts', localized: false, cacheable: true },
-    async (request, reply, state) => {
-      const sink = pageTagSink(request);
-      const count = await services.siteReads.postCount(sink, state.website.id);
-      const base = origin(state);
-      const websiteId = state.website.id;
-      return parted(request, reply, state, '/sitemap/posts', 1 + count, async (page) => {
-        const range = fileRange(1, count, perFile(state), page);
-        // The file's posts in chunks, each after the last post of the one before.
-        async function* batches(): AsyncGenerator<Entry[]> {
-          let from: number | SitemapPlace = range.offset;
-          for (let left = range.limit; left > 0;) {
-            const posts = await services.siteReads.postsSitemapChunk(
-              sink,
-              websiteId,
-              Math.min(chunk, left),
-              from,
-            );
-            if (range.head[1] > range.head[0] && from === range.offset) {
-              // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
-              yield [{ path: '/post', lastModified: posts[0]?.lastModified }];
-            }
-            yield posts.map((post) => ({
-              path: `/post/${encodeURIComponent(post.slug)}`,
-              lastModified: post.lastModified,
-            }));
-            left -= posts.length;
-            if (posts.length === 0 || !posts.next) break;
-            from = posts.next;
+  sitemapPage('/sitemap/posts', 'sitemaps.posts', async (request, reply, state, sink) => {
+    const count = await services.siteReads.postCount(sink, state.website.id);
+    const base = origin(state);
+    const websiteId = state.website.id;
+    return parted(request, reply, state, '/sitemap/posts', 1 + count, async (page) => {
+      const range = fileRange(1, count, perFile(state), page);
+      // The file's posts in chunks, each after the last post of the one before.
+      async function* batches(): AsyncGenerator<Entry[]> {
+        let from: number | SitemapPlace = range.offset;
+        for (let left = range.limit; left > 0;) {
+          const posts = await services.siteReads.postsSitemapChunk(
+            sink,
+            websiteId,
+            Math.min(chunk, left),
+            from,
+          );
+          if (range.head[1] > range.head[0] && from === range.offset) {
+            // The listing first: a sitemap needs at least one URL, and the listing is where posts start.
+            yield [{ path: '/post', lastModified: posts[0]?.lastModified }];
           }
-          if (range.limit === 0 && range.head[1] > range.head[0]) yield [{ path: '/post' }];
+          yield posts.map((post) => ({
+            path: `/post/${encodeURIComponent(post.slug)}`,
+            lastModified: post.lastModified,
+          }));
+          left -= posts.length;
+          if (posts.length === 0 || !posts.next) break;
+          from = posts.next;
         }
-        const pieces = () => urlsetPieces(base, state, batches());
-        // Without the website's data cache the file is written as it is read: never whole in memory.
-        if (!state.website.enabledDataCache) return Readable.from(pieces());
-        // With it, a file is built once and kept until a post of the website (or a global one) changes
-        // or is published, keyed by everything else it shows (the origin and the locales).
-        const { locales } = state;
-        return services.siteReads.postsSitemapFile(
-          sink,
-          state.website,
-          JSON.stringify([
-            page,
-            perFile(state),
-            base,
-            locales.localized,
-            locales.defaultLocale,
-            locales.supported,
-          ]),
-          () => textOf(pieces()),
-        );
-      });
-    },
-  );
+        if (range.limit === 0 && range.head[1] > range.head[0]) yield [{ path: '/post' }];
+      }
+      const pieces = () => urlsetPieces(base, state, batches());
+      // Without the website's data cache the file is written as it is read: never whole in memory.
+      if (!state.website.enabledDataCache) return Readable.from(pieces());
+      // With it, a file is built once and kept until a post of the website (or a global one) changes
+      // or is published, keyed by everything else it shows (the origin and the locales).
+      const { locales } = state;
+      return services.siteReads.postsSitemapFile(
+        sink,
+        state.website,
+        JSON.stringify([
+          page,
+          perFile(state),
+          base,
+          locales.localized,
+          locales.defaultLocale,
+          locales.supported,
+        ]),
+        () => textOf(pieces()),
+      );
+    });
+  });
+
+  /** What a sitemap read whole lists: the `head` listing pages, then `count` items. */
+  interface ListedSitemap<T> {
+    /** The sitemap's own path (its files: `?page=N`). */
+    path: string;
+    head: Entry[];
+    count: number;
+    /** Items of one file. */
+    read: (limit: number, offset: number) => Promise<T[]>;
+    entryOf: (item: T) => Entry;
+  }
 
   /**
-   * A sitemap read whole: the `head` listing pages, then `count` items read a file at a time
-   * (`read(limit, offset)`), each item's entry by `entryOf`.
+   * The route of a sitemap read a file at a time (`/sitemap/pages`, `/sitemap/tags/…`): `listing`
+   * says what it lists, or null when the URL names no sitemap (404).
    */
-  function listedSitemap<T>(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    state: FrontendState,
-    sitemap: {
-      path: string;
-      head: Entry[];
-      count: number;
-      read: (limit: number, offset: number) => Promise<T[]>;
-      entryOf: (item: T) => Entry;
-    },
+  function listedSitemapRoute<T>(
+    path: string,
+    name: string,
+    listing: (
+      request: FastifyRequest,
+      state: FrontendState,
+      sink: TagSink,
+    ) => Promise<ListedSitemap<T> | null>,
   ) {
-    const { head, count } = sitemap;
-    return parted(request, reply, state, sitemap.path, head.length + count, async (page) => {
-      const range = fileRange(head.length, count, perFile(state), page);
-      const items = range.limit === 0 ? [] : await sitemap.read(range.limit, range.offset);
-      const entries = [...head.slice(...range.head), ...items.map(sitemap.entryOf)];
-      return textOf(urlsetPieces(origin(state), state, oneBatch(entries)));
+    sitemapPage(path, name, async (request, reply, state, sink) => {
+      const sitemap = await listing(request, state, sink);
+      if (!sitemap) return kit.notFound(request, reply);
+      const { head, count } = sitemap;
+      return parted(request, reply, state, sitemap.path, head.length + count, async (page) => {
+        const range = fileRange(head.length, count, perFile(state), page);
+        const items = range.limit === 0 ? [] : await sitemap.read(range.limit, range.offset);
+        const entries = [...head.slice(...range.head), ...items.map(sitemap.entryOf)];
+        return textOf(urlsetPieces(origin(state), state, oneBatch(entries)));
+      });
     });
   }
 
-  kit.page(
-    'GET',
-    '/sitemap/pages',
-    { name: 'sitemaps.pages', localized: false, cacheable: true },
-    async (request, reply, state) => {
-      const sink = pageTagSink(request);
-      return listedSitemap(request, reply, state, {
-        path: '/sitemap/pages',
-        head: [{ path: '/' }, { path: '/blog' }],
-        count: await services.siteReads.pageCount(sink, state.website.id),
-        read: (limit, offset) => services.siteReads.sitemapPages(sink, state.website.id, limit, offset),
-        entryOf: (item) => ({
-          path: `/page/${encodeURIComponent(item.slug)}`,
-          lastModified: item.lastModified,
-        }),
-      });
-    },
-  );
+  listedSitemapRoute('/sitemap/pages', 'sitemaps.pages', async (_request, state, sink) => ({
+    path: '/sitemap/pages',
+    head: [{ path: '/' }, { path: '/blog' }],
+    count: await services.siteReads.pageCount(sink, state.website.id),
+    read: (limit, offset) => services.siteReads.sitemapPages(sink, state.website.id, limit, offset),
+    entryOf: (item) => ({ path: `/page/${encodeURIComponent(item.slug)}`, lastModified: item.lastModified }),
+  }));
 
-  kit.page(
-    'GET',
-    '/sitemap/tags/:model/:type',
-    { name: 'sitemaps.tags', localized: false, cacheable: true },
-    async (request, reply, state) => {
-      const { model, type } = request.params as { model: string; type: string };
-      const kind = await tagKind(model, type);
-      if (!kind) return kit.notFound(request, reply);
-      const sink = pageTagSink(request);
-      const websiteId = state.website.id;
-      return listedSitemap(request, reply, state, {
-        path: `/sitemap/tags/${model}/${type}`,
-        head: [{ path: `/${model}` }],
-        count: await services.siteReads.tagCount(sink, websiteId, kind.tagType),
-        read: (limit, offset) =>
-          services.siteReads.tagsOfTypeNow(sink, websiteId, kind.tagType, state.locale, limit, offset),
-        entryOf: (tag) => ({
-          path: `/${model}/${kind.short}/${encodeURIComponent(tag.slug)}`,
-          lastModified: tag.lastModified,
-        }),
-      });
-    },
-  );
+  listedSitemapRoute('/sitemap/tags/:model/:type', 'sitemaps.tags', async (request, state, sink) => {
+    const { model, type } = request.params as { model: string; type: string };
+    const kind = await tagKind(model, type);
+    if (!kind) return null;
+    const websiteId = state.website.id;
+    return {
+      path: `/sitemap/tags/${model}/${type}`,
+      head: [{ path: `/${model}` }],
+      count: await services.siteReads.tagCount(sink, websiteId, kind.tagType),
+      read: (limit, offset) =>
+        services.siteReads.tagsOfTypeNow(sink, websiteId, kind.tagType, state.locale, limit, offset),
+      entryOf: (tag) => ({
+        path: `/${model}/${kind.short}/${encodeURIComponent(tag.slug)}`,
+        lastModified: tag.lastModified,
+      }),
+    };
+  });
 
   // The conventional place crawlers look first: an index of every file of every sitemap of the
   // website (each kind's own index is left out: an index may only list sitemaps).
-  kit.page(
-    'GET',
-    '/sitemap.xml',
-    { name: 'sitemaps.index', localized: false, cacheable: true },
-    async (request, reply, state) => {
-      const sink = pageTagSink(request);
-      const base = origin(state);
-      const websiteId = state.website.id;
-      const tagTypes = await postTagTypes(services.settings);
-      const files = (path: string, entries: number) => {
-        const count = filesOf(entries, perFile(state));
-        return count === 1
-          ? [`${base}${path}`]
-          : Array.from({ length: count }, (_, i) => `${base}${path}?page=${i + 1}`);
-      };
-      const tagFiles = await Promise.all(
-        [...tagTypes].map(async ([short, tagType]) =>
-          files(
-            `/sitemap/tags/post/${short}`,
-            1 + (await services.siteReads.tagCount(sink, websiteId, tagType)),
-          ),
+  sitemapPage('/sitemap.xml', 'sitemaps.index', async (request, reply, state, sink) => {
+    const base = origin(state);
+    const websiteId = state.website.id;
+    const tagTypes = await postTagTypes(services.settings);
+    const files = (path: string, entries: number) => {
+      const count = filesOf(entries, perFile(state));
+      return count === 1
+        ? [`${base}${path}`]
+        : Array.from({ length: count }, (_, i) => `${base}${path}?page=${i + 1}`);
+    };
+    const tagFiles = await Promise.all(
+      [...tagTypes].map(async ([short, tagType]) =>
+        files(
+          `/sitemap/tags/post/${short}`,
+          1 + (await services.siteReads.tagCount(sink, websiteId, tagType)),
         ),
-      );
-      const locations = [
-        ...files('/sitemap/posts', 1 + (await services.siteReads.postCount(sink, websiteId))),
-        ...files('/sitemap/pages', 2 + (await services.siteReads.pageCount(sink, websiteId))),
-        ...tagFiles.flat(),
-      ];
-      reply.type(xml);
-      return sitemapIndex(locations);
-    },
-  );
+      ),
+    );
+    const locations = [
+      ...files('/sitemap/posts', 1 + (await services.siteReads.postCount(sink, websiteId))),
+      ...files('/sitemap/pages', 2 + (await services.siteReads.pageCount(sink, websiteId))),
+      ...tagFiles.flat(),
+    ];
+    reply.type(xml);
+    return sitemapIndex(locations);
+  });
 
   // A website's favicon (its `site_favicon`), else a small default: browsers ask for /favicon.ico on
   // every site, and a 404 there is an error in every visitor's console.
