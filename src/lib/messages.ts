@@ -86,18 +86,28 @@ function closing(text: string, open: number): number {
   return -1;
 }
 
+/**
+ * The top-level `{…}` groups of a text, in order: the text before each (since the last) and inside it.
+ * Stops at a `{` that is never closed.
+ */
+function* braceGroups(text: string): Generator<{ before: string; inner: string }> {
+  let at = 0;
+  while (at < text.length) {
+    const open = text.indexOf('{', at);
+    if (open < 0) return;
+    const end = closing(text, open);
+    if (end < 0) return;
+    yield { before: text.slice(at, open), inner: text.slice(open + 1, end) };
+    at = end + 1;
+  }
+}
+
 /** The `key {text}` choices of a plural or select argument. */
 function choices(body: string): Map<string, string> {
   const options = new Map<string, string>();
-  let at = 0;
-  while (at < body.length) {
-    const open = body.indexOf('{', at);
-    if (open < 0) break;
-    const end = closing(body, open);
-    if (end < 0) break;
-    const key = body.slice(at, open).trim();
-    if (key !== '') options.set(key, body.slice(open + 1, end));
-    at = end + 1;
+  for (const { before, inner } of braceGroups(body)) {
+    const key = before.trim();
+    if (key !== '') options.set(key, inner);
   }
   return options;
 }
@@ -161,18 +171,11 @@ export function formatMessage(pattern: string, vars: MessageVars = {}, locale = 
 export function messageArguments(pattern: string): string[] {
   const names = new Set<string>();
   const walk = (text: string) => {
-    let at = 0;
-    while (at < text.length) {
-      const open = text.indexOf('{', at);
-      if (open < 0) return;
-      const end = closing(text, open);
-      if (end < 0) return;
-      const spec = text.slice(open + 1, end);
+    for (const { inner: spec } of braceGroups(text)) {
       const comma = spec.indexOf(',');
       names.add((comma < 0 ? spec : spec.slice(0, comma)).trim());
       if (comma >= 0)
         for (const choice of choices(spec.slice(spec.indexOf(',', comma + 1) + 1)).values()) walk(choice);
-      at = end + 1;
     }
   };
   walk(pattern);
