@@ -27,6 +27,8 @@ import {
   queryOf,
   selectFields,
   sortOf,
+  websiteParam,
+  noContent,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
@@ -96,7 +98,6 @@ const one = z.object({ data: mediaSchema });
 
 const includeParam = z.enum(['usage']).optional().describe('`usage`: where each item is used.');
 const localeParam = z.string().max(20).optional().describe('One locale\u2019s alt text and caption.');
-const websiteParam = z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.');
 
 const listQuery = z
   .object({
@@ -332,13 +333,12 @@ export function registerMediaRoutes(router: V2Router, services: FaceServices): v
     params: idParams,
     querystring: deleteQuery,
     response: { 204: z.null(), 404: problemSchema, 409: problemSchema, 412: problemSchema },
-    handler: async (request, reply) => {
+    handler: noContent(async (request) => {
       const query = queryOf(deleteQuery, request);
       await ops.delete(await actorOf(services, request, query.website), idOf(request), {
         force: query.force === 'true',
         ifVersion: ifMatchVersion(request),
       });
-      return reply.code(204).send();
-    },
+    }),
   });
 }

@@ -21,8 +21,11 @@ import {
   pagedListOf,
   paginationQuery,
   queryOf,
+  siteActorOf,
+  websiteParam,
+  noContent,
+  forced,
 } from './conventions.js';
-import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 import { contentCanSchema } from './schemas.js';
 
@@ -74,7 +77,7 @@ const listQuery = z
     q: z.string().max(100).optional(),
     filter: z
       .object({
-        website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+        website: websiteParam,
         status: z.enum(PAGE_STATUSES).optional(),
       })
       .strict()
@@ -96,8 +99,7 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
     response: { 200: pagedListOf(pageSchema) },
     handler: async (request, reply) => {
       const query = queryOf(listQuery, request);
-      const actor = await actorOf(services, request, query.filter?.website);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const actor = await siteActorOf(services, request, query.filter?.website);
       const page = pageOf(query);
       const result = await ops.list(actor, {
         websiteId: actor.websiteId,
@@ -181,11 +183,9 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
     params: idParams,
     querystring: forceQuery,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const { force } = queryOf(forceQuery, request);
-      await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), forced(request)),
+    ),
   });
 }
 

@@ -40,6 +40,8 @@ import {
   selectFields,
   sortKeysOf,
   queryOf,
+  websiteParam,
+  noContent,
 } from './conventions.js';
 import type { PageRequest } from './conventions.js';
 import type { V2Router } from './router.js';
@@ -503,12 +505,9 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
     tags: ['posts'],
     params: idParams,
     response: { 204: z.null().describe('Deleted.') },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request), {
-        ifVersion: ifMatchVersion(request),
-      });
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), { ifVersion: ifMatchVersion(request) }),
+    ),
   });
 
   // ---- Review (issue 20 #4) -----------------------------------------------------------------------
@@ -585,7 +584,7 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
 
   const queueQuery = z
     .object({
-      website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+      website: websiteParam,
     })
     .strict();
   router.route({

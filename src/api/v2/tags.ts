@@ -6,7 +6,7 @@ import type { Tag, TagNode } from '../../domain/tags/store.js';
 import { DEFAULT_TAG_TYPE } from '../../domain/tags/store.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { listOf, createOnce, forceQuery, idOf, idParams, queryOf } from './conventions.js';
+import { listOf, createOnce, forceQuery, idOf, idParams, queryOf, noContent, forced } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const tagFields = {
@@ -146,11 +146,9 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
     params: idParams,
     querystring: forceQuery,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const { force } = queryOf(forceQuery, request);
-      await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), forced(request)),
+    ),
   });
 
   router.route({

@@ -9,7 +9,7 @@ import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageResource } from './pages.js';
 import { postResource } from './posts.js';
-import { idOf, pathId, listOf } from './conventions.js';
+import { idOf, pathId, listOf, noContent } from './conventions.js';
 import type { V2Router } from './router.js';
 import { tagResource } from './tags.js';
 
@@ -203,10 +203,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     tags: ['webhooks'],
     params: z.object({ id }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) => ops.delete(await actorOf(services, request), idOf(request))),
   });
 
   router.route({
@@ -314,9 +311,8 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     tags: ['system'],
     params: z.object({ id }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await services.jobOps.retry(await actorOf(services, request), idOf(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      services.jobOps.retry(await actorOf(services, request), idOf(request)),
+    ),
   });
 }

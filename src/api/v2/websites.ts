@@ -17,6 +17,7 @@ import {
   pagedListOf,
   paginationQuery,
   queryOf,
+  noContent,
 } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
@@ -202,10 +203,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     tags: ['websites'],
     params: idParams,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) => ops.delete(await actorOf(services, request), idOf(request))),
   });
 
   router.route({
