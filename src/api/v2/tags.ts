@@ -7,6 +7,7 @@ import { DEFAULT_TAG_TYPE } from '../../domain/tags/store.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { listOf, createOnce, forceQuery, idOf, idParams, queryOf, noContent, forced } from './conventions.js';
+import { tagFieldsJson } from '../tag-json.js';
 import type { V2Router } from './router.js';
 
 const tagFields = {
@@ -35,19 +36,7 @@ const tagTreeSchema: z.ZodType<TagTree> = z
   .meta({ id: 'TagTreeNode' });
 
 function tagJson(tag: Tag, websiteIds?: number[]) {
-  return {
-    id: tag.id,
-    name: tag.name,
-    slug: tag.slug,
-    type: tag.type,
-    parent_id: tag.parentId,
-    description: tag.description,
-    icon: tag.icon,
-    sort: tag.sort,
-    created_at: tag.createdAt,
-    updated_at: tag.updatedAt,
-    ...(websiteIds ? { website_ids: websiteIds } : {}),
-  };
+  return { ...tagFieldsJson(tag), ...(websiteIds ? { website_ids: websiteIds } : {}) };
 }
 
 function treeJson(node: TagNode): TagTree {
