@@ -56,6 +56,8 @@ const one = z.object({ data: tagSchema });
 
 export function registerTagRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.tagOps;
+  /** A tag after a write, with the websites it is bound to. */
+  const written = async (tag: Tag) => tagJson(tag, await ops.websitesOf(tag.id));
 
   router.route({
     method: 'GET',
@@ -100,10 +102,7 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
       const actor = await actorOf(services, request);
       return createOnce(services, request, reply, {
         scope: 'api.v2.tags.create',
-        create: async () => {
-          const tag = await ops.create(actor, request.body);
-          return tagJson(tag, await ops.websitesOf(tag.id));
-        },
+        create: async () => written(await ops.create(actor, request.body)),
         json: (json) => json,
         location: (id) => `/api/v2/tags/${id}`,
       });
@@ -120,10 +119,9 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
     params: idParams,
     body: updateTagInput.strict(),
     response: { 200: one },
-    handler: async (request) => {
-      const tag = await ops.update(await actorOf(services, request), idOf(request), request.body);
-      return { data: tagJson(tag, await ops.websitesOf(tag.id)) };
-    },
+    handler: async (request) => ({
+      data: await written(await ops.update(await actorOf(services, request), idOf(request), request.body)),
+    }),
   });
 
   router.route({
@@ -149,10 +147,9 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
     params: idParams,
     body: mergeTagInput.strict(),
     response: { 200: one },
-    handler: async (request) => {
-      const tag = await ops.merge(await actorOf(services, request), idOf(request), request.body);
-      return { data: tagJson(tag, await ops.websitesOf(tag.id)) };
-    },
+    handler: async (request) => ({
+      data: await written(await ops.merge(await actorOf(services, request), idOf(request), request.body)),
+    }),
   });
 }
 
