@@ -116,6 +116,15 @@ export function pageOf(query: { page?: number; per_page?: number }): PageRequest
   return { page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE };
 }
 
+/** A collection's query string (queryOf) and the page it asks for (pageOf). */
+export function pagedQueryOf<S extends z.ZodType<{ page?: number; per_page?: number }>>(
+  schema: S,
+  request: FastifyRequest,
+): { query: z.output<S>; page: PageRequest } {
+  const query = queryOf(schema, request);
+  return { query, page: pageOf(query) };
+}
+
 /**
  * `meta.pagination`, and the `Link` header (RFC 8288: first, prev, next, last) built from the request's
  * own URL, so every other parameter is kept.

@@ -15,12 +15,12 @@ import {
   ifMatchVersion,
   notModified,
   pageMeta,
-  pageOf,
   pagedListOf,
   paginationQuery,
   queryOf,
   websiteParam,
   noContent,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
@@ -93,9 +93,8 @@ export function registerLinkRoutes(router: V2Router, services: FaceServices): vo
       200: pagedListOf(linkSchema),
     },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request, query.filter?.website);
-      const page = pageOf(query);
       const result = await ops.list(actor, {
         page: page.page,
         perPage: page.perPage,

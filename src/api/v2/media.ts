@@ -21,7 +21,6 @@ import {
   listOf,
   notModified,
   pageMeta,
-  pageOf,
   pagedListOf,
   paginationQuery,
   queryOf,
@@ -29,6 +28,7 @@ import {
   sortOf,
   websiteParam,
   noContent,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
@@ -194,9 +194,8 @@ export function registerMediaRoutes(router: V2Router, services: FaceServices): v
       200: pagedListOf(mediaSchema),
     },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request, query.filter?.website);
-      const page = pageOf(query);
       const sort = sortOf(query.sort, SORTABLE_MEDIA_FIELDS, { field: 'created_at', direction: 'desc' });
       const result = await ops.list(actor, {
         q: query.q,

@@ -16,15 +16,14 @@ import {
   ifMatchVersion,
   notModified,
   idParams,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
-  queryOf,
   siteActorOf,
   websiteParam,
   noContent,
   forced,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { contentCanSchema } from './schemas.js';
@@ -98,9 +97,8 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
     querystring: listQuery,
     response: { 200: pagedListOf(pageSchema) },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const actor = await siteActorOf(services, request, query.filter?.website);
-      const page = pageOf(query);
       const result = await ops.list(actor, {
         websiteId: actor.websiteId,
         status: query.filter?.status,

@@ -13,12 +13,11 @@ import {
   idOf,
   pathId,
   listOf,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
-  queryOf,
   noContent,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 
@@ -77,8 +76,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     querystring: listQuery,
     response: { 200: pagedListOf(userSchema) },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
-      const page = pageOf(query);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const result = await services.userOps.list(await actorOf(services, request), {
         q: query.q,
         page: page.page,

@@ -17,11 +17,11 @@ import {
   pathId,
   etagOf,
   ifMatchVersion,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
   queryOf,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 
@@ -293,7 +293,7 @@ function historyRoutes(router: V2Router, services: FaceServices, history: Histor
     querystring: listQuery,
     response: { 200: pagedListOf(history.summarySchema) },
     handler: async (request, reply) => {
-      const page = pageOf(queryOf(listQuery, request));
+      const { page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request);
       const result = await revisions.list(
         actor,

@@ -12,12 +12,11 @@ import {
   pathId,
   idOf,
   idParams,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
-  queryOf,
   noContent,
+  pagedQueryOf,
 } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
@@ -122,8 +121,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     querystring: listQuery,
     response: { 200: pagedListOf(websiteSchema) },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
-      const page = pageOf(query);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request);
       const result = await services.websiteOps.list(actor, {
         keyword: query.q,
