@@ -16,6 +16,7 @@ import { QueryCounter } from './http/query-counter.js';
 import { createServices, faceServices } from './services.js';
 import { createStore, parseStorageUrl, StorageUrlError } from './storage/config.js';
 import type { StorageConfig } from './storage/config.js';
+import type { User } from './domain/people/users.js';
 import type { FaceServices, Services } from './services.js';
 import { POST_REVISIONS_USAGE, postRevisionsCommand } from './cli/revisions.js';
 import { WEBHOOK_USAGE, webhookCommand } from './cli/webhooks.js';
@@ -364,6 +365,11 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
       return 0;
     }
     const config = loadConfig();
+    /** A command about the account `--email` names (none: a usage error). */
+    const forUser = (run: (services: FaceServices, user: User) => Promise<number>) =>
+      withServices(config, async (services) =>
+        run(services, await requireUser(services, option(values, 'email'))),
+      );
 
     if (command.startsWith('webhook:')) {
       return await withServices(config, async (services) => {
@@ -427,23 +433,20 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           return 0;
         });
       case 'user:token':
-        return await withServices(config, async (services) => {
-          const user = await requireUser(services, option(values, 'email'));
+        return await forUser(async (services, user) => {
           const apiToken = await services.userOps.issueToken(CLI_ACTOR, user.id);
           output.out(JSON.stringify({ id: user.id, api_token: apiToken }));
           return 0;
         });
       case 'user:disable':
       case 'user:enable':
-        return await withServices(config, async (services) => {
-          const user = await requireUser(services, option(values, 'email'));
+        return await forUser(async (services, user) => {
           await services.userOps.setActive(CLI_ACTOR, user.id, command === 'user:enable');
           output.out(`User ${user.email} is ${command === 'user:enable' ? 'enabled' : 'disabled'}.`);
           return 0;
         });
       case 'user:role':
-        return await withServices(config, async (services) => {
-          const user = await requireUser(services, option(values, 'email'));
+        return await forUser(async (services, user) => {
           const websiteId = await websiteOption(services, single(values.website, 'website'));
           const role = option(values, 'role');
           // The members' operations: the same rules and audit as API v2 and the admin panel.
@@ -459,8 +462,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           return 0;
         });
       case 'user:roles':
-        return await withServices(config, async (services) => {
-          const user = await requireUser(services, option(values, 'email'));
+        return await forUser(async (services, user) => {
           output.out(
             JSON.stringify({
               id: user.id,
@@ -475,8 +477,7 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           return 0;
         });
       case 'key:create':
-        return await withServices(config, async (services) => {
-          const user = await requireUser(services, option(values, 'email'));
+        return await forUser(async (services, user) => {
           const websiteIds: number[] = [];
           for (const website of values.website ?? []) {
             websiteIds.push(await websiteOption(services, website));
@@ -503,14 +504,12 @@ export async function main(argv: string[], output: Output = consoleOutput): Prom
           return 0;
         });
       case 'key:list':
-        return await withServices(config, async (services) => {
-          const user = await requireUser(services, option(values, 'email'));
+        return await forUser(async (services, user) => {
           for (const key of await services.keyOps.list(CLI_ACTOR, user.id)) output.out(JSON.stringify(key));
           return 0;
         });
       case 'key:revoke':
-        return await withServices(config, async (services) => {
-          const user = await requireUser(services, option(values, 'email'));
+        return await forUser(async (services, user) => {
           const id = option(values, 'id');
           if (!/^\d{1,10}$/.test(id)) throw new UsageError(`--id must be an integer, got "${id}"`);
           if (!(await services.keyOps.revoke(CLI_ACTOR, user.id, Number(id)))) {

@@ -252,31 +252,24 @@ async function importCommand(
   };
   let report: ImportReport;
   try {
+    const options = { websiteId, dryRun, onProgress };
+    // WordPress and Ghost posts carry HTML and media of their own.
+    const contentOptions = { noMedia: values['no-media'] === true, keepHtml: values['keep-html'] === true };
     switch (format) {
       case 'folio':
-        report = await services.folioImporter.import(INSTALLATION_OPERATOR, file, {
-          websiteId,
-          dryRun,
-          onProgress,
-        });
+        report = await services.folioImporter.import(INSTALLATION_OPERATOR, file, options);
         break;
       case 'wordpress':
         report = await services.wordpressImporter.import(INSTALLATION_OPERATOR, file, {
-          websiteId,
-          dryRun,
-          noMedia: values['no-media'] === true,
-          keepHtml: values['keep-html'] === true,
-          onProgress,
+          ...options,
+          ...contentOptions,
         });
         break;
       case 'ghost':
         report = await services.ghostImporter.import(INSTALLATION_OPERATOR, file, {
-          websiteId,
-          dryRun,
-          keepHtml: values['keep-html'] === true,
+          ...options,
+          ...contentOptions,
           siteUrl: values['site-url'] ?? null,
-          noMedia: values['no-media'] === true,
-          onProgress,
         });
         break;
     }

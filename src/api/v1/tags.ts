@@ -10,23 +10,13 @@ import { JsonText, success } from './envelope.js';
 import type { Json } from './envelope.js';
 import { actorOf } from './actor.js';
 import { requestInput } from './input.js';
+import { tagFieldsJson } from '../tag-json.js';
 import type { ApiRouter } from './router.js';
 import { validate } from './validation.js';
 
 /** A tag as the API shows it (R-Tg2). */
 export function tagJson(tag: Tag): { [key: string]: Json } {
-  return {
-    id: tag.id,
-    name: tag.name,
-    slug: tag.slug,
-    type: tag.type,
-    parent_id: tag.parentId,
-    description: tag.description,
-    icon: tag.icon,
-    sort: tag.sort,
-    created_at: tag.createdAt,
-    updated_at: tag.updatedAt,
-  };
+  return tagFieldsJson(tag);
 }
 
 export function tagTreeJson(node: TagNode): Json {

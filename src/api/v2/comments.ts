@@ -5,10 +5,8 @@ import { MAX_MODERATION_BATCH, MODERATION_STATUSES } from '../../domain/communit
 import { MODERATION_MODES, moderationSettingsInput } from '../../domain/community/comment-rules.js';
 import { moderateInput, replyInput } from '../../domain/community/comment-moderation.js';
 import type { ModeratedComment } from '../../domain/community/comment-moderation.js';
-import { notFound } from './problem.js';
 import type { FaceServices } from '../../services.js';
-import { actorOf } from './auth.js';
-import { queryOf } from './conventions.js';
+import { queryOf, siteActorOf, websiteField, websiteParam } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const commentSchema = z
@@ -41,7 +39,7 @@ const listQuery = z
     per_page: z.coerce.number().int().min(1).max(MAX_MODERATION_BATCH).optional(),
     filter: z
       .object({
-        website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+        website: websiteParam,
         status: z.enum(MODERATION_STATUSES).optional(),
         reported: z
           .enum(['true', 'false'])
@@ -53,9 +51,7 @@ const listQuery = z
   })
   .strict();
 
-const moderateBody = moderateInput
-  .extend({ website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.') })
-  .strict();
+const moderateBody = moderateInput.extend({ website_id: websiteField }).strict();
 
 const settingsSchema = z
   .object({
@@ -72,17 +68,15 @@ const settingsSchema = z
   });
 const websiteQuery = z
   .object({
-    website_id: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+    website_id: websiteParam,
   })
   .strict();
-const settingsBody = moderationSettingsInput
-  .extend({ website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.') })
-  .strict();
+const settingsBody = moderationSettingsInput.extend({ website_id: websiteField }).strict();
 const idParams = z.object({ id: z.coerce.number().int().min(1) }).strict();
 const replyBody = replyInput
   .extend({
     content: replyInput.shape.content.describe('Sanitized like a visitor\u2019s comment.'),
-    website_id: z.int().min(1).optional().describe('Default: the Host\u2019s website.'),
+    website_id: websiteField,
   })
   .strict();
 
@@ -123,8 +117,7 @@ export function registerCommentRoutes(router: V2Router, services: FaceServices):
     response: { 200: z.object({ data: z.array(commentSchema), meta: z.object({ counts: countsSchema }) }) },
     handler: async (request) => {
       const query = queryOf(listQuery, request);
-      const actor = await actorOf(services, request, query.filter?.website);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const actor = await siteActorOf(services, request, query.filter?.website);
       const [comments, counts] = await Promise.all([
         services.commentModeration.listOn(actor, actor.websiteId, {
           status: query.filter?.status,
@@ -147,8 +140,7 @@ export function registerCommentRoutes(router: V2Router, services: FaceServices):
     response: { 200: z.object({ data: z.object({ ids: z.array(z.int()) }) }) },
     handler: async (request) => {
       const body = moderateBody.parse(request.body);
-      const actor = await actorOf(services, request, body.website_id);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const actor = await siteActorOf(services, request, body.website_id);
       const ids = await services.commentModeration.moderateOn(actor, actor.websiteId, body.ids, body.action);
       return { data: { ids } };
     },
@@ -167,8 +159,7 @@ export function registerCommentRoutes(router: V2Router, services: FaceServices):
     handler: async (request, reply) => {
       const { id } = idParams.parse(request.params);
       const { website_id: websiteId, ...input } = replyBody.parse(request.body);
-      const actor = await actorOf(services, request, websiteId);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const actor = await siteActorOf(services, request, websiteId);
       const answer = await services.commentModeration.replyOn(actor, actor.websiteId, id, input);
       return reply.code(201).send({ data: shape(answer) });
     },
@@ -184,8 +175,7 @@ export function registerCommentRoutes(router: V2Router, services: FaceServices):
     response: { 200: settingsSchema },
     handler: async (request) => {
       const query = queryOf(websiteQuery, request);
-      const actor = await actorOf(services, request, query.website_id);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const actor = await siteActorOf(services, request, query.website_id);
       const settings = await services.commentModeration.settingsOn(actor, actor.websiteId);
       return { data: { mode: settings.mode, inherited: settings.inherited, held_words: settings.heldWords } };
     },
@@ -202,8 +192,7 @@ export function registerCommentRoutes(router: V2Router, services: FaceServices):
     response: { 200: settingsSchema },
     handler: async (request) => {
       const { website_id: websiteId, ...input } = settingsBody.parse(request.body);
-      const actor = await actorOf(services, request, websiteId);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const actor = await siteActorOf(services, request, websiteId);
       const settings = await services.commentModeration.setSettingsOn(actor, actor.websiteId, input);
       return { data: { mode: settings.mode, inherited: settings.inherited, held_words: settings.heldWords } };
     },

@@ -5,10 +5,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
+import type { Actor } from '../../domain/policy.js';
 import { jsonKeyOf, memoized } from '../../lib/memo.js';
 import type { FaceServices } from '../../services.js';
-import { callerOf } from './auth.js';
-import { Problem } from './problem.js';
+import { actorOf, callerOf } from './auth.js';
+import { Problem, notFound } from './problem.js';
 
 export const DEFAULT_PER_PAGE = 20;
 
@@ -113,6 +114,15 @@ export interface PageRequest {
 
 export function pageOf(query: { page?: number; per_page?: number }): PageRequest {
   return { page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE };
+}
+
+/** A collection's query string (queryOf) and the page it asks for (pageOf). */
+export function pagedQueryOf<S extends z.ZodType<{ page?: number; per_page?: number }>>(
+  schema: S,
+  request: FastifyRequest,
+): { query: z.output<S>; page: PageRequest } {
+  const query = queryOf(schema, request);
+  return { query, page: pageOf(query) };
 }
 
 /**
@@ -252,8 +262,46 @@ export const idParams = z.object({ id: pathId('The resource\u2019s id.') });
 export const idOf = (request: FastifyRequest, name = 'id'): number =>
   Number((request.params as Record<string, string>)[name]);
 
+/** A website other than the Host's, in a query (`?website=`, `?website_id=`) or a body (`website_id`). */
+export const websiteParam = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .optional()
+  .describe('Default: the Host\u2019s website.');
+export const websiteField = z.int().min(1).optional().describe('Default: the Host\u2019s website.');
+
+/**
+ * The caller as the policy sees them on a website (`websiteId`, default: the Host's), for the routes
+ * that act on one website: 404 when the Host has no website configured.
+ */
+export async function siteActorOf(
+  services: FaceServices,
+  request: FastifyRequest,
+  websiteId?: number,
+): Promise<Actor & { websiteId: number }> {
+  const actor = await actorOf(services, request, websiteId);
+  if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+  return actor as Actor & { websiteId: number };
+}
+
 /** `?force=true` on a delete: remove what is in use anyway (409 without it). */
 export const forceQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();
+
+/** `?force=true` was sent (see forceQuery). */
+export const forced = (request: FastifyRequest): boolean => queryOf(forceQuery, request).force === 'true';
+
+/**
+ * The handler of a route that answers 204 (no content) once `work` is done. With `missing`: `work`
+ * answering false (there was nothing to remove) is a 404 with that detail.
+ */
+export const noContent =
+  (work: (request: FastifyRequest) => Promise<unknown>, missing?: string) =>
+  async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const done = await work(request);
+    if (done === false && missing !== undefined) throw notFound(missing);
+    return reply.code(204).send();
+  };
 
 /** What a create answers about the item it made (its `id` and `updated_at` name it and its ETag). */
 interface Created {

@@ -4,14 +4,13 @@ import { z } from 'zod';
 import { MAX_STATS_DAYS } from '../../domain/system/insights.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { queryOf } from './conventions.js';
-import { notFound } from './problem.js';
+import { queryOf, siteActorOf, websiteParam } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const statsQuery = z
   .object({
     days: z.coerce.number().int().min(1).max(MAX_STATS_DAYS).optional().describe('Default 30.'),
-    website_id: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+    website_id: websiteParam,
   })
   .strict();
 
@@ -68,8 +67,7 @@ export function registerInsightRoutes(router: V2Router, services: FaceServices):
     response: { 200: statsSchema },
     handler: async (request) => {
       const { website_id: websiteId, ...input } = queryOf(statsQuery, request);
-      const actor = await actorOf(services, request, websiteId);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
+      const actor = await siteActorOf(services, request, websiteId);
       const stats = await services.insights.stats(actor, actor.websiteId, input);
       return {
         data: {

@@ -6,8 +6,7 @@ import { createInviteInput } from '../../domain/people/invites.js';
 import type { Invite } from '../../domain/people/invites.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { idOf, pathId, listOf } from './conventions.js';
-import { notFound } from './problem.js';
+import { idOf, pathId, listOf, noContent } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const id = pathId('An id.');
@@ -75,14 +74,9 @@ export function registerInviteRoutes(router: V2Router, services: FaceServices): 
     tags: ['people'],
     params: z.object({ id, invite: id }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const removed = await ops.revoke(
-        await actorOf(services, request),
-        idOf(request),
-        idOf(request, 'invite'),
-      );
-      if (!removed) throw notFound('No such invitation waiting on this website.');
-      return reply.code(204).send();
-    },
+    handler: noContent(
+      async (request) => ops.revoke(await actorOf(services, request), idOf(request), idOf(request, 'invite')),
+      'No such invitation waiting on this website.',
+    ),
   });
 }

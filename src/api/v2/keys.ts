@@ -5,8 +5,7 @@ import type { ApiKey } from '../../domain/people/api-keys.js';
 import { apiKeyInput } from '../../domain/people/key-operations.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
-import { idOf, listOf } from './conventions.js';
-import { notFound } from './problem.js';
+import { idOf, listOf, noContent } from './conventions.js';
 import type { V2Router } from './router.js';
 
 const keySchema = z
@@ -77,14 +76,10 @@ export function registerKeyRoutes(router: V2Router, services: FaceServices): voi
     tags: ['keys'],
     params: z.object({ id: z.string().regex(/^\d{1,10}$/) }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const revoked = await services.keyOps.revoke(
-        await actorOf(services, request),
-        owner(request).id,
-        idOf(request),
-      );
-      if (!revoked) throw notFound('You have no such key in use.');
-      return reply.code(204).send();
-    },
+    handler: noContent(
+      async (request) =>
+        services.keyOps.revoke(await actorOf(services, request), owner(request).id, idOf(request)),
+      'You have no such key in use.',
+    ),
   });
 }

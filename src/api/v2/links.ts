@@ -15,10 +15,12 @@ import {
   ifMatchVersion,
   notModified,
   pageMeta,
-  pageOf,
   pagedListOf,
   paginationQuery,
   queryOf,
+  websiteParam,
+  noContent,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
@@ -47,7 +49,7 @@ const listQuery = z
     filter: z
       .object({
         category: z.coerce.number().int().min(1).optional().describe('Only links of this tag (id).'),
-        website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+        website: websiteParam,
       })
       .strict()
       .optional(),
@@ -91,9 +93,8 @@ export function registerLinkRoutes(router: V2Router, services: FaceServices): vo
       200: pagedListOf(linkSchema),
     },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request, query.filter?.website);
-      const page = pageOf(query);
       const result = await ops.list(actor, {
         page: page.page,
         perPage: page.perPage,
@@ -165,11 +166,8 @@ export function registerLinkRoutes(router: V2Router, services: FaceServices): vo
     tags: ['links'],
     params: idParams,
     response: { 204: z.null(), 404: problemSchema, 412: problemSchema },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request), {
-        ifVersion: ifMatchVersion(request),
-      });
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), { ifVersion: ifMatchVersion(request) }),
+    ),
   });
 }

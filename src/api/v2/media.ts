@@ -21,12 +21,14 @@ import {
   listOf,
   notModified,
   pageMeta,
-  pageOf,
   pagedListOf,
   paginationQuery,
   queryOf,
   selectFields,
   sortOf,
+  websiteParam,
+  noContent,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { problemSchema } from './schemas.js';
@@ -96,7 +98,6 @@ const one = z.object({ data: mediaSchema });
 
 const includeParam = z.enum(['usage']).optional().describe('`usage`: where each item is used.');
 const localeParam = z.string().max(20).optional().describe('One locale\u2019s alt text and caption.');
-const websiteParam = z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.');
 
 const listQuery = z
   .object({
@@ -193,9 +194,8 @@ export function registerMediaRoutes(router: V2Router, services: FaceServices): v
       200: pagedListOf(mediaSchema),
     },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request, query.filter?.website);
-      const page = pageOf(query);
       const sort = sortOf(query.sort, SORTABLE_MEDIA_FIELDS, { field: 'created_at', direction: 'desc' });
       const result = await ops.list(actor, {
         q: query.q,
@@ -332,13 +332,12 @@ export function registerMediaRoutes(router: V2Router, services: FaceServices): v
     params: idParams,
     querystring: deleteQuery,
     response: { 204: z.null(), 404: problemSchema, 409: problemSchema, 412: problemSchema },
-    handler: async (request, reply) => {
+    handler: noContent(async (request) => {
       const query = queryOf(deleteQuery, request);
       await ops.delete(await actorOf(services, request, query.website), idOf(request), {
         force: query.force === 'true',
         ifVersion: ifMatchVersion(request),
       });
-      return reply.code(204).send();
-    },
+    }),
   });
 }

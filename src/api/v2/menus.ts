@@ -20,6 +20,7 @@ import {
   ifMatchVersion,
   notModified,
   queryOf,
+  noContent,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 import { contentCanSchema } from './schemas.js';
@@ -226,10 +227,9 @@ export function registerMenuRoutes(router: V2Router, services: FaceServices): vo
     tags: ['menus'],
     params: idParams,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request), ifMatchVersion(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), ifMatchVersion(request)),
+    ),
   });
 
   router.route({

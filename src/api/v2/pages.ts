@@ -16,13 +16,15 @@ import {
   ifMatchVersion,
   notModified,
   idParams,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
-  queryOf,
+  siteActorOf,
+  websiteParam,
+  noContent,
+  forced,
+  pagedQueryOf,
 } from './conventions.js';
-import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 import { contentCanSchema } from './schemas.js';
 
@@ -74,7 +76,7 @@ const listQuery = z
     q: z.string().max(100).optional(),
     filter: z
       .object({
-        website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+        website: websiteParam,
         status: z.enum(PAGE_STATUSES).optional(),
       })
       .strict()
@@ -95,10 +97,8 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
     querystring: listQuery,
     response: { 200: pagedListOf(pageSchema) },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
-      const actor = await actorOf(services, request, query.filter?.website);
-      if (actor.websiteId === null) throw notFound('No website is configured for this host.');
-      const page = pageOf(query);
+      const { query, page } = pagedQueryOf(listQuery, request);
+      const actor = await siteActorOf(services, request, query.filter?.website);
       const result = await ops.list(actor, {
         websiteId: actor.websiteId,
         status: query.filter?.status,
@@ -181,11 +181,9 @@ export function registerPageRoutes(router: V2Router, services: FaceServices): vo
     params: idParams,
     querystring: forceQuery,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const { force } = queryOf(forceQuery, request);
-      await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), forced(request)),
+    ),
   });
 }
 

@@ -13,13 +13,12 @@ import {
   idOf,
   pathId,
   listOf,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
-  queryOf,
+  noContent,
+  pagedQueryOf,
 } from './conventions.js';
-import { notFound } from './problem.js';
 import type { V2Router } from './router.js';
 
 const userSchema = z
@@ -77,8 +76,7 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     querystring: listQuery,
     response: { 200: pagedListOf(userSchema) },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
-      const page = pageOf(query);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const result = await services.userOps.list(await actorOf(services, request), {
         q: query.q,
         page: page.page,
@@ -182,15 +180,11 @@ export function registerPeopleRoutes(router: V2Router, services: FaceServices): 
     tags: ['people'],
     params: z.object({ id, user: id }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const removed = await services.memberOps.revoke(
-        await actorOf(services, request),
-        idOf(request),
-        idOf(request, 'user'),
-      );
-      if (!removed) throw notFound('The user has no role on this website.');
-      return reply.code(204).send();
-    },
+    handler: noContent(
+      async (request) =>
+        services.memberOps.revoke(await actorOf(services, request), idOf(request), idOf(request, 'user')),
+      'The user has no role on this website.',
+    ),
   });
   registerAccountToolRoutes(router, services);
 }
@@ -246,14 +240,10 @@ function registerAccountToolRoutes(router: V2Router, services: FaceServices): vo
     tags: ['people'],
     params: z.object({ id, key: id }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const revoked = await services.userOps.revokeKey(
-        await actorOf(services, request),
-        idOf(request),
-        idOf(request, 'key'),
-      );
-      if (!revoked) throw notFound('The user has no such key in use.');
-      return reply.code(204).send();
-    },
+    handler: noContent(
+      async (request) =>
+        services.userOps.revokeKey(await actorOf(services, request), idOf(request), idOf(request, 'key')),
+      'The user has no such key in use.',
+    ),
   });
 }

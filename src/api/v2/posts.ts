@@ -40,6 +40,8 @@ import {
   selectFields,
   sortKeysOf,
   queryOf,
+  websiteParam,
+  noContent,
 } from './conventions.js';
 import type { PageRequest } from './conventions.js';
 import type { V2Router } from './router.js';
@@ -503,64 +505,59 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
     tags: ['posts'],
     params: idParams,
     response: { 204: z.null().describe('Deleted.') },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request), {
-        ifVersion: ifMatchVersion(request),
-      });
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), { ifVersion: ifMatchVersion(request) }),
+    ),
   });
 
   // ---- Review (issue 20 #4) -----------------------------------------------------------------------
 
-  router.route({
-    method: 'POST',
-    url: '/posts/:id/submit',
-    summary: 'Submit a draft for review',
-    tags: ['review'],
-    params: idParams,
-    response: { 200: postOneSchema },
-    handler: async (request, reply) => {
-      const actor = await actorOf(services, request);
-      return answerPost(reply, actor, await ops.submit(actor, idOf(request)));
-    },
-  });
-
   const approveBody = approveInput
     .extend({ published_at: approveInput.shape.published_at.describe('Later than now: scheduled.') })
     .strict();
-  router.route({
-    method: 'POST',
-    url: '/posts/:id/approve',
-    summary: 'Approve a post waiting for review',
-    description: 'Editors and site admins of every website it is on: published now, or scheduled.',
-    tags: ['review'],
-    params: idParams,
-    body: approveBody,
-    response: { 200: postOneSchema },
-    handler: async (request, reply) => {
-      const actor = await actorOf(services, request);
-      return answerPost(reply, actor, await ops.approve(actor, idOf(request), request.body ?? {}));
-    },
-  });
-
   const returnBody = returnInput
     .extend({ note: returnInput.shape.note.describe('What the writer should change.') })
     .strict();
-  router.route({
-    method: 'POST',
-    url: '/posts/:id/return',
-    summary: 'Send a post back to its writer',
-    description: 'It becomes a draft again; the note is what its writer reads (GET …/review).',
-    tags: ['review'],
-    params: idParams,
-    body: returnBody,
-    response: { 200: postOneSchema },
-    handler: async (request, reply) => {
-      const actor = await actorOf(services, request);
-      return answerPost(reply, actor, await ops.sendBack(actor, idOf(request), request.body));
+  /** The steps of a review: each a POST on the post, answering it as it is after the step. */
+  const steps: Array<{
+    step: string;
+    summary: string;
+    description?: string;
+    body?: z.ZodType;
+    run: (actor: Actor, id: string, body: unknown) => Promise<PostDetail>;
+  }> = [
+    { step: 'submit', summary: 'Submit a draft for review', run: (actor, id) => ops.submit(actor, id) },
+    {
+      step: 'approve',
+      summary: 'Approve a post waiting for review',
+      description: 'Editors and site admins of every website it is on: published now, or scheduled.',
+      body: approveBody,
+      run: (actor, id, body) => ops.approve(actor, id, body ?? {}),
     },
-  });
+    {
+      step: 'return',
+      summary: 'Send a post back to its writer',
+      description: 'It becomes a draft again; the note is what its writer reads (GET …/review).',
+      body: returnBody,
+      run: (actor, id, body) => ops.sendBack(actor, id, body),
+    },
+  ];
+  for (const { step, summary, description, body, run } of steps) {
+    router.route({
+      method: 'POST',
+      url: `/posts/:id/${step}`,
+      summary,
+      description,
+      tags: ['review'],
+      params: idParams,
+      body,
+      response: { 200: postOneSchema },
+      handler: async (request, reply) => {
+        const actor = await actorOf(services, request);
+        return answerPost(reply, actor, await run(actor, idOf(request), request.body));
+      },
+    });
+  }
 
   router.route({
     method: 'GET',
@@ -585,7 +582,7 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
 
   const queueQuery = z
     .object({
-      website: z.coerce.number().int().min(1).optional().describe('Default: the Host\u2019s website.'),
+      website: websiteParam,
     })
     .strict();
   router.route({

@@ -12,7 +12,7 @@ import type { PreviewLink, PreviewTarget } from '../../domain/revisions/previews
 import { siteOrigin } from '../../domain/websites/urls.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { pathId, listOf, idOf, idParams } from './conventions.js';
+import { pathId, listOf, idOf, idParams, noContent } from './conventions.js';
 import { notFound } from './problem.js';
 import { problemSchema } from './schemas.js';
 import type { V2Router } from './router.js';
@@ -238,12 +238,10 @@ export function registerPreviewRoutes(router: V2Router, services: FaceServices):
       tags: [tag],
       params: resourceParams,
       response: { 204: z.null() },
-      handler: async (request, reply) => {
-        const actor = await actorOf(services, request);
+      handler: noContent(async (request) => {
         const { id } = request.params as { id: string };
-        await autosaves.discard(actor, kind, id);
-        return reply.code(204).send();
-      },
+        await autosaves.discard(await actorOf(services, request), kind, id);
+      }),
     });
   }
 
@@ -255,10 +253,7 @@ export function registerPreviewRoutes(router: V2Router, services: FaceServices):
     tags: ['posts'],
     params: idParams,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await previews.revoke(await actorOf(services, request), idOf(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) => previews.revoke(await actorOf(services, request), idOf(request))),
   });
 
   router.route({

@@ -62,6 +62,33 @@ function send(request: FastifyRequest, reply: FastifyReply, problem: ProblemBody
 
 const typeOf = (name: string) => `${TYPE_BASE}${name}`;
 
+/**
+ * The domain's refusals that are one problem each, its detail the error's message (a 429 also says
+ * when to retry; a file's refusal also names its field in `errors`). The first that matches answers:
+ * a StaleWriteError is a ConflictError too.
+ */
+const DOMAIN_PROBLEMS: ReadonlyArray<{
+  error: abstract new (...args: never[]) => Error;
+  name: string;
+  title: string;
+  status: number;
+  detail?: (message: string) => string;
+}> = [
+  { error: ForbiddenError, name: 'forbidden', title: 'Forbidden', status: 403 },
+  { error: NotFoundError, name: 'not-found', title: 'Not found', status: 404 },
+  { error: TooManyRequestsError, name: 'rate-limit', title: 'Too many requests', status: 429 },
+  {
+    error: StaleWriteError,
+    name: 'stale',
+    title: 'Precondition failed',
+    status: 412,
+    detail: (message) => `${message} Read it again (its ETag) and repeat the change.`,
+  },
+  { error: FileTooLargeError, name: 'too-large', title: 'File too large', status: 413 },
+  { error: UnsupportedFileError, name: 'unsupported-type', title: 'Unsupported file type', status: 415 },
+  { error: ConflictError, name: 'conflict', title: 'Conflict', status: 409 },
+];
+
 /** The problem details of any error a v2 route throws. */
 export function installProblemHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -84,55 +111,17 @@ export function installProblemHandler(app: FastifyInstance): void {
         errors: validationMessages(error),
       });
     }
-    if (error instanceof ForbiddenError) {
+    const mapped = DOMAIN_PROBLEMS.find((entry) => error instanceof entry.error);
+    if (mapped) {
+      if (error instanceof TooManyRequestsError) reply.header('retry-after', String(error.retryAfter));
+      const field =
+        error instanceof FileTooLargeError || error instanceof UnsupportedFileError ? error.field : null;
       return send(request, reply, {
-        type: typeOf('forbidden'),
-        title: 'Forbidden',
-        status: 403,
-        detail: error.message,
-      });
-    }
-    if (error instanceof NotFoundError) {
-      return send(request, reply, {
-        type: typeOf('not-found'),
-        title: 'Not found',
-        status: 404,
-        detail: error.message,
-      });
-    }
-    if (error instanceof TooManyRequestsError) {
-      reply.header('retry-after', String(error.retryAfter));
-      return send(request, reply, {
-        type: typeOf('rate-limit'),
-        title: 'Too many requests',
-        status: 429,
-        detail: error.message,
-      });
-    }
-    if (error instanceof StaleWriteError) {
-      return send(request, reply, {
-        type: typeOf('stale'),
-        title: 'Precondition failed',
-        status: 412,
-        detail: `${error.message} Read it again (its ETag) and repeat the change.`,
-      });
-    }
-    if (error instanceof FileTooLargeError || error instanceof UnsupportedFileError) {
-      const tooLarge = error instanceof FileTooLargeError;
-      return send(request, reply, {
-        type: typeOf(tooLarge ? 'too-large' : 'unsupported-type'),
-        title: tooLarge ? 'File too large' : 'Unsupported file type',
-        status: tooLarge ? 413 : 415,
-        detail: error.message,
-        errors: { [error.field]: [error.message] },
-      });
-    }
-    if (error instanceof ConflictError) {
-      return send(request, reply, {
-        type: typeOf('conflict'),
-        title: 'Conflict',
-        status: 409,
-        detail: error.message,
+        type: typeOf(mapped.name),
+        title: mapped.title,
+        status: mapped.status,
+        detail: mapped.detail ? mapped.detail(error.message) : error.message,
+        ...(field === null ? {} : { errors: { [field]: [error.message] } }),
       });
     }
     const known = frameworkError(error);

@@ -1,20 +1,27 @@
 // A post's or page's history through API v2 (issue 37): its revisions (paged, newest first), one
 // revision, a comparison of two (word-level diff of the texts, field by field for the rest) and
 // restoring one (`If-Match`: 412 when it changed since). A thin face over domain/revisions/revisions.ts.
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { restoreInput } from '../../domain/revisions/revisions.js';
-import type { PageRevision, Revision, RevisionSummary } from '../../domain/revisions/revisions.js';
+import type {
+  PageRevision,
+  Revision,
+  RevisionKind,
+  RevisionSummary,
+} from '../../domain/revisions/revisions.js';
+import type { Actor } from '../../domain/policy.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
   pathId,
   etagOf,
   ifMatchVersion,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
   queryOf,
+  pagedQueryOf,
 } from './conventions.js';
 import type { V2Router } from './router.js';
 
@@ -89,22 +96,18 @@ const diffPart = z.object({
   added: z.boolean().optional(),
   removed: z.boolean().optional(),
 });
-const comparisonSchema = z
-  .object({
-    from: revisionSummarySchema,
-    to: revisionSummarySchema,
-    text: z.array(z.object({ field: z.string(), locale: z.string(), parts: z.array(diffPart) })),
-    fields: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
-  })
-  .meta({ id: 'RevisionComparison' });
-const pageComparisonSchema = z
-  .object({
-    from: pageRevisionSummarySchema,
-    to: pageRevisionSummarySchema,
-    text: z.array(z.object({ field: z.string(), locale: z.string(), parts: z.array(diffPart) })),
-    fields: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
-  })
-  .meta({ id: 'PageRevisionComparison' });
+/** Two revisions compared: their summaries, the word-level diff of the texts, the other fields that differ. */
+const comparisonOf = (summary: z.ZodType, id: string) =>
+  z
+    .object({
+      from: summary,
+      to: summary,
+      text: z.array(z.object({ field: z.string(), locale: z.string(), parts: z.array(diffPart) })),
+      fields: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
+    })
+    .meta({ id });
+const comparisonSchema = comparisonOf(revisionSummarySchema, 'RevisionComparison');
+const pageComparisonSchema = comparisonOf(pageRevisionSummarySchema, 'PageRevisionComparison');
 
 function pageSummaryJson(revision: RevisionSummary) {
   const { post_id, ...rest } = summaryJson(revision);
@@ -186,149 +189,142 @@ const compareQuery = z
   .strict();
 const restoreBody = restoreInput.strict();
 
-export function registerRevisionRoutes(router: V2Router, services: FaceServices): void {
-  const revisions = services.revisions;
-
-  router.route({
-    method: 'GET',
-    url: '/posts/:id/revisions',
-    summary: "List a post's revisions",
-    description: 'Newest first, paged. Those who may change the post may see its history.',
-    tags: ['revisions'],
-    params: z.object({ id: postId }),
-    querystring: listQuery,
-    response: { 200: pagedListOf(revisionSummarySchema) },
-    handler: async (request, reply) => {
-      const page = pageOf(queryOf(listQuery, request));
-      const actor = await actorOf(services, request);
-      const { id } = request.params as { id: string };
-      const result = await revisions.list(actor, id, { page: page.page, pageSize: page.perPage });
-      return { data: result.data.map(summaryJson), meta: pageMeta(request, reply, page, result.total) };
-    },
-  });
-
-  router.route({
-    method: 'GET',
-    url: '/posts/:id/revisions/compare',
-    summary: 'Compare two revisions',
-    description: 'A word-level diff of each translatable field per locale, and the other fields that differ.',
-    tags: ['revisions'],
-    params: z.object({ id: postId }),
-    querystring: compareQuery,
-    response: { 200: z.object({ data: comparisonSchema }) },
-    handler: async (request) => {
-      const query = queryOf(compareQuery, request);
-      const actor = await actorOf(services, request);
-      const { id } = request.params as { id: string };
-      const comparison = await revisions.compare(actor, id, query.from, query.to);
-      return {
-        data: {
-          from: summaryJson(comparison.from),
-          to: summaryJson(comparison.to),
-          text: comparison.text,
-          fields: comparison.fields.map((item) => ({ ...item, field: SNAKE[item.field] ?? item.field })),
-        },
-      };
-    },
-  });
-
-  router.route({
-    method: 'GET',
-    url: '/posts/:id/revisions/:revision',
-    summary: 'Get one revision',
-    tags: ['revisions'],
-    params: z.object({ id: postId, revision: revisionId }),
-    response: { 200: z.object({ data: revisionSchema }) },
-    handler: async (request) => {
-      const actor = await actorOf(services, request);
-      const { id, revision } = request.params as { id: string; revision: string };
-      return { data: revisionJson(await revisions.show(actor, id, revision)) };
-    },
-  });
-
-  router.route({
-    method: 'POST',
-    url: '/posts/:id/revisions/:revision/restore',
-    summary: 'Restore a revision',
-    description:
-      'The post takes the revision\u2019s fields (a new revision itself); its status only when `status` ' +
-      'is sent. Tags and websites deleted since are left out and named in `missing`. `If-Match`: 412 ' +
-      'when the post changed since.',
-    tags: ['revisions'],
-    params: z.object({ id: postId, revision: revisionId }),
-    body: restoreBody.optional(),
-    response: {
-      200: z.object({
-        data: z.object({
-          post_id: z.int(),
-          status: z.string(),
-          updated_at: z.string(),
-          missing: z.object({ tags: z.array(z.int()), websites: z.array(z.int()) }),
-        }),
-      }),
-    },
-    handler: async (request, reply) => {
-      const actor = await actorOf(services, request);
-      const { id, revision } = request.params as { id: string; revision: string };
-      const body = (request.body ?? {}) as { status?: string };
-      const result = await revisions.restore(actor, id, revision, {
-        status: body.status,
-        ifVersion: ifMatchVersion(request),
-      });
-      reply.header('etag', etagOf(result.post.updatedAt));
-      return {
-        data: {
-          post_id: result.post.id,
-          status: result.post.status,
-          updated_at: result.post.updatedAt,
-          missing: result.missing,
-        },
-      };
-    },
-  });
-
-  registerPageRevisionRoutes(router, services);
+/** What a post's history and a page's differ in: the same four routes answer both (historyRoutes). */
+interface History {
+  kind: RevisionKind;
+  id: z.ZodType;
+  text: {
+    list: string;
+    listDescription: string;
+    compare: string;
+    compareDescription: string;
+    show: string;
+    restore: string;
+    restoreDescription: string;
+  };
+  summarySchema: z.ZodType;
+  comparisonSchema: z.ZodType;
+  revisionSchema: z.ZodType;
+  missingSchema: z.ZodType;
+  summaryJson: (revision: RevisionSummary) => object;
+  show: (actor: Actor, id: string, revision: string) => Promise<object>;
+  restore: (
+    actor: Actor,
+    id: string,
+    revision: string,
+    options: { status?: string; ifVersion?: string },
+  ) => Promise<{ resource: { id: number; status: string; updatedAt: string }; missing: object }>;
 }
 
-/** The same four routes for pages: policy = the page's editors; restore audited, `If-Match` as PATCH. */
-function registerPageRevisionRoutes(router: V2Router, services: FaceServices): void {
+export function registerRevisionRoutes(router: V2Router, services: FaceServices): void {
   const revisions = services.revisions;
+  historyRoutes(router, services, {
+    kind: 'post',
+    id: postId,
+    text: {
+      list: "List a post's revisions",
+      listDescription: 'Newest first, paged. Those who may change the post may see its history.',
+      compare: 'Compare two revisions',
+      compareDescription:
+        'A word-level diff of each translatable field per locale, and the other fields that differ.',
+      show: 'Get one revision',
+      restore: 'Restore a revision',
+      restoreDescription:
+        'The post takes the revision\u2019s fields (a new revision itself); its status only when `status` ' +
+        'is sent. Tags and websites deleted since are left out and named in `missing`. `If-Match`: 412 ' +
+        'when the post changed since.',
+    },
+    summarySchema: revisionSummarySchema,
+    comparisonSchema,
+    revisionSchema,
+    missingSchema: z.object({ tags: z.array(z.int()), websites: z.array(z.int()) }),
+    summaryJson,
+    show: async (actor, id, revision) => revisionJson(await revisions.show(actor, id, revision)),
+    restore: async (actor, id, revision, options) => {
+      const result = await revisions.restore(actor, id, revision, options);
+      return { resource: result.post, missing: result.missing };
+    },
+  });
+  // The same four routes for pages: policy = the page's editors; restore audited, `If-Match` as PATCH.
+  historyRoutes(router, services, {
+    kind: 'page',
+    id: pageId,
+    text: {
+      list: "List a page's revisions",
+      listDescription: 'Newest first, paged. Those who may change the page may see its history.',
+      compare: 'Compare two revisions of a page',
+      compareDescription:
+        'A word-level diff of the title and content per locale, and the other fields that differ.',
+      show: 'Get one revision of a page',
+      restore: 'Restore a revision of a page',
+      restoreDescription:
+        'The page takes the revision\u2019s fields (a new revision itself); its status only when `status` ' +
+        'is sent. Websites deleted since are left out and named in `missing`. `If-Match`: 412 when the ' +
+        'page changed since.',
+    },
+    summarySchema: pageRevisionSummarySchema,
+    comparisonSchema: pageComparisonSchema,
+    revisionSchema: pageRevisionSchema,
+    missingSchema: z.object({ websites: z.array(z.int()) }),
+    summaryJson: pageSummaryJson,
+    show: async (actor, id, revision) => pageRevisionJson(await revisions.showPage(actor, id, revision)),
+    restore: async (actor, id, revision, options) => {
+      const result = await revisions.restorePage(actor, id, revision, options);
+      return { resource: result.page, missing: result.missing };
+    },
+  });
+}
+
+/** A post's or a page's history: its revisions, a comparison of two, one revision, restoring one. */
+function historyRoutes(router: V2Router, services: FaceServices, history: History): void {
+  const revisions = services.revisions;
+  const { kind, text } = history;
+  const base = `/${kind}s/:id/revisions`;
+  const refOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const revisionOf = (request: FastifyRequest) => (request.params as { revision: string }).revision;
+
   router.route({
     method: 'GET',
-    url: '/pages/:id/revisions',
-    summary: "List a page's revisions",
-    description: 'Newest first, paged. Those who may change the page may see its history.',
+    url: base,
+    summary: text.list,
+    description: text.listDescription,
     tags: ['revisions'],
-    params: z.object({ id: pageId }),
+    params: z.object({ id: history.id }),
     querystring: listQuery,
-    response: { 200: pagedListOf(pageRevisionSummarySchema) },
+    response: { 200: pagedListOf(history.summarySchema) },
     handler: async (request, reply) => {
-      const page = pageOf(queryOf(listQuery, request));
+      const { page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request);
-      const { id } = request.params as { id: string };
-      const result = await revisions.list(actor, id, { page: page.page, pageSize: page.perPage }, 'page');
-      return { data: result.data.map(pageSummaryJson), meta: pageMeta(request, reply, page, result.total) };
+      const result = await revisions.list(
+        actor,
+        refOf(request),
+        { page: page.page, pageSize: page.perPage },
+        kind,
+      );
+      return {
+        data: result.data.map(history.summaryJson),
+        meta: pageMeta(request, reply, page, result.total),
+      };
     },
   });
 
   router.route({
     method: 'GET',
-    url: '/pages/:id/revisions/compare',
-    summary: 'Compare two revisions of a page',
-    description: 'A word-level diff of the title and content per locale, and the other fields that differ.',
+    url: `${base}/compare`,
+    summary: text.compare,
+    description: text.compareDescription,
     tags: ['revisions'],
-    params: z.object({ id: pageId }),
+    params: z.object({ id: history.id }),
     querystring: compareQuery,
-    response: { 200: z.object({ data: pageComparisonSchema }) },
+    response: { 200: z.object({ data: history.comparisonSchema }) },
     handler: async (request) => {
       const query = queryOf(compareQuery, request);
       const actor = await actorOf(services, request);
-      const { id } = request.params as { id: string };
-      const comparison = await revisions.compare(actor, id, query.from, query.to, 'page');
+      const comparison = await revisions.compare(actor, refOf(request), query.from, query.to, kind);
       return {
         data: {
-          from: pageSummaryJson(comparison.from),
-          to: pageSummaryJson(comparison.to),
+          from: history.summaryJson(comparison.from),
+          to: history.summaryJson(comparison.to),
           text: comparison.text,
           fields: comparison.fields.map((item) => ({ ...item, field: SNAKE[item.field] ?? item.field })),
         },
@@ -338,54 +334,48 @@ function registerPageRevisionRoutes(router: V2Router, services: FaceServices): v
 
   router.route({
     method: 'GET',
-    url: '/pages/:id/revisions/:revision',
-    summary: 'Get one revision of a page',
+    url: `${base}/:revision`,
+    summary: text.show,
     tags: ['revisions'],
-    params: z.object({ id: pageId, revision: revisionId }),
-    response: { 200: z.object({ data: pageRevisionSchema }) },
-    handler: async (request) => {
-      const actor = await actorOf(services, request);
-      const { id, revision } = request.params as { id: string; revision: string };
-      return { data: pageRevisionJson(await revisions.showPage(actor, id, revision)) };
-    },
+    params: z.object({ id: history.id, revision: revisionId }),
+    response: { 200: z.object({ data: history.revisionSchema }) },
+    handler: async (request) => ({
+      data: await history.show(await actorOf(services, request), refOf(request), revisionOf(request)),
+    }),
   });
 
   router.route({
     method: 'POST',
-    url: '/pages/:id/revisions/:revision/restore',
-    summary: 'Restore a revision of a page',
-    description:
-      'The page takes the revision\u2019s fields (a new revision itself); its status only when `status` ' +
-      'is sent. Websites deleted since are left out and named in `missing`. `If-Match`: 412 when the ' +
-      'page changed since.',
+    url: `${base}/:revision/restore`,
+    summary: text.restore,
+    description: text.restoreDescription,
     tags: ['revisions'],
-    params: z.object({ id: pageId, revision: revisionId }),
+    params: z.object({ id: history.id, revision: revisionId }),
     body: restoreBody.optional(),
     response: {
       200: z.object({
         data: z.object({
-          page_id: z.int(),
+          [`${kind}_id`]: z.int(),
           status: z.string(),
           updated_at: z.string(),
-          missing: z.object({ websites: z.array(z.int()) }),
+          missing: history.missingSchema,
         }),
       }),
     },
     handler: async (request, reply) => {
       const actor = await actorOf(services, request);
-      const { id, revision } = request.params as { id: string; revision: string };
       const body = (request.body ?? {}) as { status?: string };
-      const result = await revisions.restorePage(actor, id, revision, {
+      const { resource, missing } = await history.restore(actor, refOf(request), revisionOf(request), {
         status: body.status,
         ifVersion: ifMatchVersion(request),
       });
-      reply.header('etag', etagOf(result.page.updatedAt));
+      reply.header('etag', etagOf(resource.updatedAt));
       return {
         data: {
-          page_id: result.page.id,
-          status: result.page.status,
-          updated_at: result.page.updatedAt,
-          missing: result.missing,
+          [`${kind}_id`]: resource.id,
+          status: resource.status,
+          updated_at: resource.updatedAt,
+          missing,
         },
       };
     },

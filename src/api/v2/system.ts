@@ -5,7 +5,7 @@ import { AUTH_MODES } from '../../domain/system/api-switches.js';
 import { cacheFlushInput, settingsInput, updateRequestInput } from '../../domain/system/operations.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { listOf } from './conventions.js';
+import { listOf, noContent } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
 
@@ -122,11 +122,10 @@ export function registerSystemRoutes(router: V2Router, services: FaceServices): 
     tags: ['system'],
     body: flushBody,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
+    handler: noContent(async (request) => {
       const body = flushBody.parse(request.body ?? {});
       await services.systemOps.flushCache(await actorOf(services, request), body.website_id);
-      return reply.code(204).send();
-    },
+    }),
   });
 
   router.route({

@@ -6,7 +6,8 @@ import type { Tag, TagNode } from '../../domain/tags/store.js';
 import { DEFAULT_TAG_TYPE } from '../../domain/tags/store.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
-import { listOf, createOnce, forceQuery, idOf, idParams, queryOf } from './conventions.js';
+import { listOf, createOnce, forceQuery, idOf, idParams, queryOf, noContent, forced } from './conventions.js';
+import { tagFieldsJson } from '../tag-json.js';
 import type { V2Router } from './router.js';
 
 const tagFields = {
@@ -35,19 +36,7 @@ const tagTreeSchema: z.ZodType<TagTree> = z
   .meta({ id: 'TagTreeNode' });
 
 function tagJson(tag: Tag, websiteIds?: number[]) {
-  return {
-    id: tag.id,
-    name: tag.name,
-    slug: tag.slug,
-    type: tag.type,
-    parent_id: tag.parentId,
-    description: tag.description,
-    icon: tag.icon,
-    sort: tag.sort,
-    created_at: tag.createdAt,
-    updated_at: tag.updatedAt,
-    ...(websiteIds ? { website_ids: websiteIds } : {}),
-  };
+  return { ...tagFieldsJson(tag), ...(websiteIds ? { website_ids: websiteIds } : {}) };
 }
 
 function treeJson(node: TagNode): TagTree {
@@ -67,6 +56,8 @@ const one = z.object({ data: tagSchema });
 
 export function registerTagRoutes(router: V2Router, services: FaceServices): void {
   const ops = services.tagOps;
+  /** A tag after a write, with the websites it is bound to. */
+  const written = async (tag: Tag) => tagJson(tag, await ops.websitesOf(tag.id));
 
   router.route({
     method: 'GET',
@@ -111,10 +102,7 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
       const actor = await actorOf(services, request);
       return createOnce(services, request, reply, {
         scope: 'api.v2.tags.create',
-        create: async () => {
-          const tag = await ops.create(actor, request.body);
-          return tagJson(tag, await ops.websitesOf(tag.id));
-        },
+        create: async () => written(await ops.create(actor, request.body)),
         json: (json) => json,
         location: (id) => `/api/v2/tags/${id}`,
       });
@@ -131,10 +119,9 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
     params: idParams,
     body: updateTagInput.strict(),
     response: { 200: one },
-    handler: async (request) => {
-      const tag = await ops.update(await actorOf(services, request), idOf(request), request.body);
-      return { data: tagJson(tag, await ops.websitesOf(tag.id)) };
-    },
+    handler: async (request) => ({
+      data: await written(await ops.update(await actorOf(services, request), idOf(request), request.body)),
+    }),
   });
 
   router.route({
@@ -146,11 +133,9 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
     params: idParams,
     querystring: forceQuery,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      const { force } = queryOf(forceQuery, request);
-      await ops.delete(await actorOf(services, request), idOf(request), force === 'true');
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      ops.delete(await actorOf(services, request), idOf(request), forced(request)),
+    ),
   });
 
   router.route({
@@ -162,10 +147,9 @@ export function registerTagRoutes(router: V2Router, services: FaceServices): voi
     params: idParams,
     body: mergeTagInput.strict(),
     response: { 200: one },
-    handler: async (request) => {
-      const tag = await ops.merge(await actorOf(services, request), idOf(request), request.body);
-      return { data: tagJson(tag, await ops.websitesOf(tag.id)) };
-    },
+    handler: async (request) => ({
+      data: await written(await ops.merge(await actorOf(services, request), idOf(request), request.body)),
+    }),
   });
 }
 

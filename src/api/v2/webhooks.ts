@@ -2,6 +2,7 @@
 // admins and administrators (/websites/{id}/webhooks), the installation's by administrators
 // (/webhooks); one webhook by id for whoever manages it. The secret is in the answer of the create
 // only. Jobs (the queue every node works) are the administrators' (/jobs).
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { WEBHOOK_EVENTS, createWebhookInput, updateWebhookInput } from '../../domain/webhooks/index.js';
 import type { Webhook, WebhookDelivery } from '../../domain/webhooks/index.js';
@@ -9,7 +10,7 @@ import type { FaceServices } from '../../services.js';
 import { actorOf } from './auth.js';
 import { pageResource } from './pages.js';
 import { postResource } from './posts.js';
-import { idOf, pathId, listOf } from './conventions.js';
+import { idOf, pathId, listOf, noContent } from './conventions.js';
 import type { V2Router } from './router.js';
 import { tagResource } from './tags.js';
 
@@ -114,60 +115,60 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
   });
   const number = (value: unknown) => Number(value);
 
-  router.route({
-    method: 'GET',
-    url: '/webhooks',
-    summary: 'The installation\u2019s webhooks',
-    description: 'Administrators. Told of every website\u2019s events.',
-    tags: ['webhooks'],
-    response: { 200: listOf(webhookSchema) },
-    handler: async (request) => ({
-      data: (await ops.list(await actorOf(services, request), null)).map(webhookJson),
-    }),
-  });
-
-  router.route({
-    method: 'POST',
-    url: '/webhooks',
-    summary: 'Add an installation-wide webhook',
-    description: 'Administrators. The answer holds the secret, the only time it is shown.',
-    tags: ['webhooks'],
-    body: createBody,
-    response: { 201: z.object({ data: createdSchema }) },
-    handler: async (request, reply) => {
-      const hook = await ops.create(await actorOf(services, request), null, request.body);
-      return reply.code(201).send({ data: { ...webhookJson(hook), secret: hook.secret } });
+  // The installation's webhooks, then a website's: the same list and create, on another path.
+  const scopes = [
+    {
+      url: '/webhooks',
+      params: undefined,
+      list: {
+        summary: 'The installation\u2019s webhooks',
+        description: 'Administrators. Told of every website\u2019s events.',
+      },
+      create: {
+        summary: 'Add an installation-wide webhook',
+        description: 'Administrators. The answer holds the secret, the only time it is shown.',
+      },
+      websiteOf: () => null,
     },
-  });
-
-  router.route({
-    method: 'GET',
-    url: '/websites/:id/webhooks',
-    summary: 'A website\u2019s webhooks',
-    description: 'Its site admins and administrators.',
-    tags: ['webhooks'],
-    params: z.object({ id }),
-    response: { 200: listOf(webhookSchema) },
-    handler: async (request) => {
-      return { data: (await ops.list(await actorOf(services, request), idOf(request))).map(webhookJson) };
+    {
+      url: '/websites/:id/webhooks',
+      params: z.object({ id }),
+      list: { summary: 'A website\u2019s webhooks', description: 'Its site admins and administrators.' },
+      create: {
+        summary: 'Add a webhook to a website',
+        description:
+          'Its site admins and administrators. The answer holds the secret, the only time it is shown.',
+      },
+      websiteOf: (request: FastifyRequest) => idOf(request),
     },
-  });
+  ];
+  for (const { url, params, list, create, websiteOf } of scopes) {
+    router.route({
+      method: 'GET',
+      url,
+      ...list,
+      tags: ['webhooks'],
+      params,
+      response: { 200: listOf(webhookSchema) },
+      handler: async (request) => ({
+        data: (await ops.list(await actorOf(services, request), websiteOf(request))).map(webhookJson),
+      }),
+    });
 
-  router.route({
-    method: 'POST',
-    url: '/websites/:id/webhooks',
-    summary: 'Add a webhook to a website',
-    description:
-      'Its site admins and administrators. The answer holds the secret, the only time it is shown.',
-    tags: ['webhooks'],
-    params: z.object({ id }),
-    body: createBody,
-    response: { 201: z.object({ data: createdSchema }) },
-    handler: async (request, reply) => {
-      const hook = await ops.create(await actorOf(services, request), idOf(request), request.body);
-      return reply.code(201).send({ data: { ...webhookJson(hook), secret: hook.secret } });
-    },
-  });
+    router.route({
+      method: 'POST',
+      url,
+      ...create,
+      tags: ['webhooks'],
+      params,
+      body: createBody,
+      response: { 201: z.object({ data: createdSchema }) },
+      handler: async (request, reply) => {
+        const hook = await ops.create(await actorOf(services, request), websiteOf(request), request.body);
+        return reply.code(201).send({ data: { ...webhookJson(hook), secret: hook.secret } });
+      },
+    });
+  }
 
   router.route({
     method: 'GET',
@@ -203,10 +204,7 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     tags: ['webhooks'],
     params: z.object({ id }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) => ops.delete(await actorOf(services, request), idOf(request))),
   });
 
   router.route({
@@ -314,9 +312,8 @@ export function registerWebhookRoutes(router: V2Router, services: FaceServices):
     tags: ['system'],
     params: z.object({ id }),
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await services.jobOps.retry(await actorOf(services, request), idOf(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) =>
+      services.jobOps.retry(await actorOf(services, request), idOf(request)),
+    ),
   });
 }

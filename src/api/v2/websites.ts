@@ -12,11 +12,11 @@ import {
   pathId,
   idOf,
   idParams,
-  pageOf,
   pageMeta,
   pagedListOf,
   paginationQuery,
-  queryOf,
+  noContent,
+  pagedQueryOf,
 } from './conventions.js';
 import { Problem } from './problem.js';
 import type { V2Router } from './router.js';
@@ -121,8 +121,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     querystring: listQuery,
     response: { 200: pagedListOf(websiteSchema) },
     handler: async (request, reply) => {
-      const query = queryOf(listQuery, request);
-      const page = pageOf(query);
+      const { query, page } = pagedQueryOf(listQuery, request);
       const actor = await actorOf(services, request);
       const result = await services.websiteOps.list(actor, {
         keyword: query.q,
@@ -202,10 +201,7 @@ export function registerWebsiteRoutes(router: V2Router, services: FaceServices):
     tags: ['websites'],
     params: idParams,
     response: { 204: z.null() },
-    handler: async (request, reply) => {
-      await ops.delete(await actorOf(services, request), idOf(request));
-      return reply.code(204).send();
-    },
+    handler: noContent(async (request) => ops.delete(await actorOf(services, request), idOf(request))),
   });
 
   router.route({
