@@ -101,7 +101,6 @@ export interface VoteOutcome {
 export class CommentInputError extends ValidationError {
   constructor(readonly errors: Record<string, string[]>) {
     super(errors);
-    this.name = 'CommentInputError';
   }
 }
 
@@ -109,7 +108,6 @@ export class CommentInputError extends ValidationError {
 export class CommentsClosedError extends ForbiddenError {
   constructor() {
     super('Comments are closed.');
-    this.name = 'CommentsClosedError';
   }
 }
 

@@ -8,6 +8,7 @@ import type SharpFunction from 'sharp';
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
+import { DomainError } from '../errors.js';
 import type { MediaStore } from '../../storage/store.js';
 
 /**
@@ -36,18 +37,16 @@ const IMAGE_JOBS = 2;
 export const imageWork = new PixelBudget(MAX_IMAGE_PIXELS, IMAGE_JOBS);
 
 /** An image larger than MAX_IMAGE_PIXELS. */
-export class ImageTooLargeError extends Error {
+export class ImageTooLargeError extends DomainError {
   constructor() {
     super(`image larger than ${MAX_IMAGE_PIXELS} pixels`);
-    this.name = 'ImageTooLargeError';
   }
 }
 
 /** The content is not an image Folio accepts. */
-export class NotAnImageError extends Error {
+export class NotAnImageError extends DomainError {
   constructor() {
     super('not an image');
-    this.name = 'NotAnImageError';
   }
 }
 

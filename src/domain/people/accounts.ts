@@ -53,7 +53,6 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export class AccountInputError extends ValidationError {
   constructor(readonly errors: Record<string, string[]>) {
     super(errors);
-    this.name = 'AccountInputError';
   }
 }
 
@@ -61,7 +60,6 @@ export class AccountInputError extends ValidationError {
 export class RegistrationClosedError extends ForbiddenError {
   constructor() {
     super('This site does not take new accounts.');
-    this.name = 'RegistrationClosedError';
   }
 }
 

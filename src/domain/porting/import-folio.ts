@@ -21,7 +21,7 @@ import { isSafePath } from '../../storage/store.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
 import type { ContentChanges } from '../changes.js';
-import { ForbiddenError } from '../errors.js';
+import { DomainError, ForbiddenError } from '../errors.js';
 import type { RevisionsService } from '../revisions/revisions.js';
 import { IMPORTED_WITHOUT_PASSWORD } from '../people/users.js';
 import type { Actor, Policy } from '../policy.js';
@@ -55,12 +55,7 @@ export interface ImportReport {
   without_password: Array<{ id: number; email: string }>;
 }
 
-export class ImportError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ImportError';
-  }
-}
+export class ImportError extends DomainError {}
 
 export interface ImportOptions {
   /** Into this existing website; null: the archive's websites are created. */

@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, WebsitesTable } from '../../db/schema.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { NotFoundError } from '../errors.js';
+import { DomainError, NotFoundError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { MEDIA_MODEL } from '../media/library.js';
 import { MENU_ITEM_MODEL } from '../menus/store.js';
@@ -105,29 +105,26 @@ export type WebsitePatch = Partial<Record<TranslatableField, Translatable | null
   };
 
 /** A domain that cannot be used as a hostname (R-W3: 422 `Invalid domain format`). */
-export class InvalidDomainError extends Error {
+export class InvalidDomainError extends DomainError {
   constructor() {
     super('Invalid domain format');
-    this.name = 'InvalidDomainError';
   }
 }
 
 /** A domain that another website uses (R-W3: 409). */
-export class DomainConflictError extends Error {
+export class DomainConflictError extends DomainError {
   constructor(readonly usedAs: 'primary' | 'alias') {
     super(
       usedAs === 'primary'
         ? 'Domain is already used as a primary domain by another website'
         : 'Domain alias is already assigned to another website',
     );
-    this.name = 'DomainConflictError';
   }
 }
 
-export class LastDomainError extends Error {
+export class LastDomainError extends DomainError {
   constructor() {
     super('Cannot remove the last domain of a website');
-    this.name = 'LastDomainError';
   }
 }
 
