@@ -4,7 +4,7 @@
 // favicon). Reads and writes only: who may do what is media-operations.ts's (the policy's) question.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { visibleOnWebsite } from '../websites/bindings.js';
+import { boundOnlyTo, boundToWebsite, visibleOnWebsite } from '../websites/bindings.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
 import { StaleWriteError } from '../errors.js';
 import { isStorableId } from '../ids.js';
@@ -229,16 +229,7 @@ export class MediaLibrary {
         .select('media.id')
         .where('media.path', '=', stored.path)
         .where('media.disk', '=', this.deps.store.disk)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('website_bindings')
-              .select('website_bindings.model_id')
-              .where('website_bindings.model_type', '=', MEDIA_MODEL)
-              .whereRef('website_bindings.model_id', '=', 'media.id')
-              .where('website_bindings.website_id', '=', owner.websiteId),
-          ),
-        )
+        .where((eb) => boundToWebsite(eb, MEDIA_MODEL, eb.ref('media.id'), owner.websiteId))
         .executeTakeFirst();
       if (existing) {
         ids.push(existing.id);
@@ -329,25 +320,7 @@ export class MediaLibrary {
     const rows = await trx
       .selectFrom('media')
       .select(['media.id', 'media.path'])
-      .where('media.id', 'in', (eb) =>
-        eb
-          .selectFrom('website_bindings as mine')
-          .select('mine.model_id')
-          .where('mine.website_id', '=', websiteId)
-          .where('mine.model_type', '=', MEDIA_MODEL)
-          .where((inner) =>
-            inner.not(
-              inner.exists(
-                inner
-                  .selectFrom('website_bindings as other')
-                  .select('other.model_id')
-                  .where('other.model_type', '=', MEDIA_MODEL)
-                  .whereRef('other.model_id', '=', 'mine.model_id')
-                  .where('other.website_id', '!=', websiteId),
-              ),
-            ),
-          ),
-      )
+      .where('media.id', 'in', boundOnlyTo(trx, websiteId, MEDIA_MODEL))
       .execute();
     const files: string[] = [];
     for (const row of rows) files.push(...(await this.remove(trx, { id: row.id, path: row.path })));

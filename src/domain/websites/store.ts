@@ -16,6 +16,8 @@ import { DomainError, NotFoundError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { MEDIA_MODEL } from '../media/library.js';
 import { MENU_ITEM_MODEL } from '../menus/store.js';
+import { isSiteAdmin } from '../people/memberships.js';
+import { boundOnlyTo, boundToWebsite } from './bindings.js';
 import { containsText, likePattern } from '../text/text-match.js';
 import { splitTranslatable } from '../translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from '../translations.js';
@@ -549,23 +551,9 @@ export class WebsitesService {
   private accessibleBy(eb: ExpressionBuilder<Database, 'websites'>, userId: number): Expression<SqlBool> {
     return eb.or([
       eb('websites.user_id', '=', userId),
-      eb.exists(
-        eb
-          .selectFrom('website_bindings')
-          .select('website_bindings.model_id')
-          .whereRef('website_bindings.website_id', '=', 'websites.id')
-          .where('website_bindings.model_type', '=', 'user')
-          .where('website_bindings.model_id', '=', userId),
-      ),
+      boundToWebsite(eb, 'user', userId, eb.ref('websites.id')),
       // Its site admins manage it as its owner does (issue 20).
-      eb.exists(
-        eb
-          .selectFrom('memberships')
-          .select('memberships.user_id')
-          .whereRef('memberships.website_id', '=', 'websites.id')
-          .where('memberships.user_id', '=', userId)
-          .where('memberships.role', '=', 'site_admin'),
-      ),
+      isSiteAdmin(eb, userId, eb.ref('websites.id')),
     ]);
   }
 
@@ -628,25 +616,4 @@ export class WebsitesService {
       };
     });
   }
-}
-
-/** The ids of the records of this type bound to website `id` and to no other (they go with it). */
-function boundOnlyTo(db: Db, id: number, modelType: string) {
-  return db
-    .selectFrom('website_bindings as mine')
-    .select('mine.model_id')
-    .where('mine.website_id', '=', id)
-    .where('mine.model_type', '=', modelType)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('website_bindings as other')
-            .select('other.model_id')
-            .where('other.model_type', '=', modelType)
-            .whereRef('other.model_id', '=', 'mine.model_id')
-            .where('other.website_id', '!=', id),
-        ),
-      ),
-    );
 }
