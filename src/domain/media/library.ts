@@ -160,13 +160,8 @@ export class MediaLibrary {
     const q = query.q?.trim();
     if (q) {
       const pattern = likePattern(q);
-      base = base.where((eb) =>
-        eb.or([
-          containsText(eb.ref('media.file_name'), pattern),
-          containsText(eb.ref('media.alt'), pattern),
-          containsText(eb.ref('media.caption'), pattern),
-        ]),
-      );
+      const columns = ['media.file_name', 'media.alt', 'media.caption'] as const;
+      base = base.where((eb) => eb.or(columns.map((column) => containsText(eb.ref(column), pattern))));
     }
     if (query.type !== undefined) {
       base =
