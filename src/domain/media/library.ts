@@ -3,7 +3,9 @@
 // where each item is used (posts' thumbnails and contents, pages' contents, websites' logo and
 // favicon). Reads and writes only: who may do what is media-operations.ts's (the policy's) question.
 import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { MediaTable } from '../../db/schema.js';
 import { boundOnlyTo, boundToWebsite, visibleOnWebsite } from '../websites/bindings.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
 import { StaleWriteError } from '../errors.js';
@@ -106,22 +108,9 @@ const COLUMNS = [
   'media.updated_at',
 ] as const;
 
-type Row = {
-  id: number;
-  user_id: number | null;
-  path: string;
-  url: string;
-  mime_type: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  file_name: string | null;
-  alt: string | null;
-  caption: string | null;
-  variants: string | null;
-  created_at: Date | string;
-  updated_at: Date | string | null;
-};
+/** A row as COLUMNS select it. */
+type Row = Pick<Selectable<MediaTable>, Unqualified<(typeof COLUMNS)[number]>>;
+type Unqualified<Column> = Column extends `media.${infer Name}` ? Name : never;
 
 export function mediaTypeOf(mimeType: string): MediaType {
   const major = mimeType.split('/')[0];
