@@ -370,21 +370,24 @@ export class WebsitesService {
     const count = async (query: {
       executeTakeFirst(): Promise<{ n: number | string | bigint } | undefined>;
     }) => Number((await query.executeTakeFirst())?.n ?? 0);
+    const liveOnlyHere = (table: 'posts' | 'pages', modelType: 'post' | 'page') =>
+      count(
+        this.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('id', 'in', onlyHere(modelType))
+          .where('deleted_at', 'is', null),
+      );
+    const ofWebsite = (table: 'menus' | 'domains') =>
+      count(
+        this.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('website_id', '=', id),
+      );
     const [posts, pages, media, comments, menus, domains] = await Promise.all([
-      count(
-        this.db
-          .selectFrom('posts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('id', 'in', onlyHere('post'))
-          .where('deleted_at', 'is', null),
-      ),
-      count(
-        this.db
-          .selectFrom('pages')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('id', 'in', onlyHere('page'))
-          .where('deleted_at', 'is', null),
-      ),
+      liveOnlyHere('posts', 'post'),
+      liveOnlyHere('pages', 'page'),
       count(
         this.db
           .selectFrom('media')
@@ -398,18 +401,8 @@ export class WebsitesService {
           .where('post_id', 'in', onlyHere('post'))
           .where('post_id', 'in', this.db.selectFrom('posts').select('id').where('deleted_at', 'is', null)),
       ),
-      count(
-        this.db
-          .selectFrom('menus')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('website_id', '=', id),
-      ),
-      count(
-        this.db
-          .selectFrom('domains')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('website_id', '=', id),
-      ),
+      ofWebsite('menus'),
+      ofWebsite('domains'),
     ]);
     return { posts, pages, media, comments, menus, domains };
   }
