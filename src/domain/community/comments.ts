@@ -516,7 +516,7 @@ export class CommentsService {
 }
 
 /** WHERE the post (the query's `posts`) is published, not deleted, and shown on the website. */
-function publishedOn<TB extends keyof Database & string>(
+function publishedOn<TB extends keyof Database>(
   eb: ExpressionBuilder<Database, TB>,
   websiteId: number,
 ): Expression<SqlBool> {
