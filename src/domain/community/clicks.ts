@@ -55,13 +55,13 @@ export class ClicksService {
     const now = nowIso(this.clock);
     // Values of the SELECT list, typed for PostgreSQL (it cannot infer a parameter's type there).
     const stamp = this.dialect === 'postgres' ? sql`cast(${now} as timestamptz)` : sql`${now}`;
-    const row = {
-      kind: sql<string>`cast(${event.kind} as varchar(20))`,
-      user_id: sql<number | null>`cast(${event.userId} as integer)`,
-      visitor_hash: sql<string>`cast(${event.visitorHash} as char(64))`,
-      created_at: sql<string>`${stamp}`,
-      website_id: sql<number>`cast(${event.websiteId} as integer)`,
-    };
+    const values = [
+      sql<string>`cast(${event.kind} as varchar(20))`.as('kind'),
+      sql<number | null>`cast(${event.userId} as integer)`.as('user_id'),
+      sql<string>`cast(${event.visitorHash} as char(64))`.as('visitor_hash'),
+      sql<string>`${stamp}`.as('created_at'),
+      sql<number>`cast(${event.websiteId} as integer)`.as('website_id'),
+    ] as const;
     const columns = [
       'model_type',
       'model_id',
@@ -76,30 +76,14 @@ export class ClicksService {
       event.type === 'page'
         ? this.db
             .selectFrom('pages')
-            .select([
-              sql.lit(event.type).as('model_type'),
-              'pages.id as model_id',
-              row.kind.as('kind'),
-              row.user_id.as('user_id'),
-              row.visitor_hash.as('visitor_hash'),
-              row.created_at.as('created_at'),
-              row.website_id.as('website_id'),
-            ])
+            .select([sql.lit(event.type).as('model_type'), 'pages.id as model_id', ...values])
             .where('pages.id', '=', event.id)
             .where('pages.status', '=', 'published')
             .where('pages.deleted_at', 'is', null)
             .where((eb) => visibleOnWebsite(eb, 'page', eb.ref('pages.id'), event.websiteId))
         : this.db
             .selectFrom('posts')
-            .select([
-              sql.lit(event.type).as('model_type'),
-              'posts.id as model_id',
-              row.kind.as('kind'),
-              row.user_id.as('user_id'),
-              row.visitor_hash.as('visitor_hash'),
-              row.created_at.as('created_at'),
-              row.website_id.as('website_id'),
-            ])
+            .select([sql.lit(event.type).as('model_type'), 'posts.id as model_id', ...values])
             .where('posts.id', '=', event.id)
             .where('posts.type', '=', event.type)
             .where('posts.status', '=', 'published')

@@ -4,6 +4,7 @@
 import { load } from 'cheerio/slim';
 import type { Db } from '../../db/database.js';
 import type { Limit, RateLimits } from '../../lib/rate-limits.js';
+import { isSiteAdmin } from '../people/memberships.js';
 import { madeOnWebsite } from '../websites/bindings.js';
 import type { Mailer } from '../system/mailer.js';
 import { siteOrigin } from '../websites/urls.js';
@@ -83,19 +84,7 @@ export class CommentNotices {
       .selectFrom('users')
       .select(['users.email', 'users.locale'])
       .where('users.is_active', '=', true)
-      .where((eb) =>
-        eb.or([
-          eb('users.is_admin', '=', true),
-          eb.exists(
-            eb
-              .selectFrom('memberships')
-              .select('memberships.id')
-              .whereRef('memberships.user_id', '=', 'users.id')
-              .where('memberships.website_id', '=', websiteId)
-              .where('memberships.role', '=', 'site_admin'),
-          ),
-        ]),
-      )
+      .where((eb) => eb.or([eb('users.is_admin', '=', true), isSiteAdmin(eb, eb.ref('users.id'), websiteId)]))
       .orderBy('users.id')
       .limit(MAX_RECIPIENTS)
       .execute();

@@ -3,7 +3,9 @@
 // site's routes call this service.
 import sanitizeHtml from 'sanitize-html';
 import { pageTags } from '../cache-tags.js';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { nowIso } from '../clock.js';
 import { recordWrite } from '../system/audit.js';
@@ -101,7 +103,6 @@ export interface VoteOutcome {
 export class CommentInputError extends ValidationError {
   constructor(readonly errors: Record<string, string[]>) {
     super(errors);
-    this.name = 'CommentInputError';
   }
 }
 
@@ -109,7 +110,6 @@ export class CommentInputError extends ValidationError {
 export class CommentsClosedError extends ForbiddenError {
   constructor() {
     super('Comments are closed.');
-    this.name = 'CommentsClosedError';
   }
 }
 
@@ -237,9 +237,7 @@ export class CommentsService {
       .select(['posts.id', 'posts.slug'])
       .where('posts.id', '=', postId)
       .where('posts.type', '=', 'post')
-      .where('posts.status', '=', 'published')
-      .where('posts.deleted_at', 'is', null)
-      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+      .where((eb) => publishedOn(eb, websiteId))
       .executeTakeFirst();
     return row ?? null;
   }
@@ -446,9 +444,7 @@ export class CommentsService {
       .select(['comments.id', 'comments.post_id', 'posts.slug'])
       .where('comments.id', '=', commentId)
       .where('comments.status', '=', 'approved')
-      .where('posts.status', '=', 'published')
-      .where('posts.deleted_at', 'is', null)
-      .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
+      .where((eb) => publishedOn(eb, websiteId))
       .executeTakeFirst();
     if (!comment) return null;
     const threshold = await this.reportThreshold();
@@ -517,4 +513,17 @@ export class CommentsService {
   private async threadChanged(postId: number): Promise<void> {
     await this.changes.announce({ kind: 'comments', postId });
   }
+}
+
+/** WHERE the post (the query's `posts`) is published, not deleted, and shown on the website. */
+function publishedOn<TB extends keyof Database>(
+  eb: ExpressionBuilder<Database, TB>,
+  websiteId: number,
+): Expression<SqlBool> {
+  const e = eb as unknown as ExpressionBuilder<Database, 'posts'>;
+  return e.and([
+    e('posts.status', '=', 'published'),
+    e('posts.deleted_at', 'is', null),
+    visibleOnWebsite(e, 'post', e.ref('posts.id'), websiteId),
+  ]);
 }

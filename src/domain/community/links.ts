@@ -14,6 +14,7 @@ import { InputError, StaleWriteError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { slugify, uniqueSlug } from '../text/slugs.js';
 import type { TagOperations } from '../tags/operations.js';
+import { taggedWith } from '../tagged.js';
 import { translate } from '../translations.js';
 import type { TranslationsService } from '../translations.js';
 import { toIso } from '../values.js';
@@ -310,19 +311,8 @@ export class LinksService {
   async list(query: LinkListQuery): Promise<{ items: Link[]; total: number }> {
     const pageSize = query.pageSize ?? DEFAULT_LINK_PAGE_SIZE;
     let base = this.live().where((eb) => visibleOnWebsite(eb, MODEL, eb.ref('posts.id'), query.websiteId));
-    if (query.tagId !== undefined) {
-      const tagId = query.tagId;
-      base = base.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('taggables')
-            .select('taggables.tag_id')
-            .where('taggables.taggable_type', '=', MODEL)
-            .whereRef('taggables.taggable_id', '=', 'posts.id')
-            .where('taggables.tag_id', '=', tagId),
-        ),
-      );
-    }
+    const tagId = query.tagId;
+    if (tagId !== undefined) base = base.where((eb) => taggedWith(eb, MODEL, eb.ref('posts.id'), tagId));
     const countRow = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
     const total = Number(countRow?.total ?? 0);
     if (total === 0) return { items: [], total };

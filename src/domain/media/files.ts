@@ -8,6 +8,7 @@ import type SharpFunction from 'sharp';
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
+import { DomainError } from '../errors.js';
 import type { MediaStore } from '../../storage/store.js';
 
 /**
@@ -36,18 +37,16 @@ const IMAGE_JOBS = 2;
 export const imageWork = new PixelBudget(MAX_IMAGE_PIXELS, IMAGE_JOBS);
 
 /** An image larger than MAX_IMAGE_PIXELS. */
-export class ImageTooLargeError extends Error {
+export class ImageTooLargeError extends DomainError {
   constructor() {
     super(`image larger than ${MAX_IMAGE_PIXELS} pixels`);
-    this.name = 'ImageTooLargeError';
   }
 }
 
 /** The content is not an image Folio accepts. */
-export class NotAnImageError extends Error {
+export class NotAnImageError extends DomainError {
   constructor() {
     super('not an image');
-    this.name = 'NotAnImageError';
   }
 }
 
@@ -159,17 +158,11 @@ export class MediaService {
       height = converted.info.pageHeight ?? converted.info.height;
     }
     const { ext, mime } = FORMATS[format]!;
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const now = this.clock.now();
-    const month = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
-    const relativePath = `posts/${month}/${sha256.slice(0, 32)}.${ext}`;
+    const { sha256, stem } = this.address(bytes, 'posts');
+    const relativePath = `${stem}.${ext}`;
 
-    const existing = await this.db
-      .selectFrom('media')
+    const existing = await this.storedAt(sha256, relativePath)
       .select(['id', 'url', 'path', 'mime_type', 'size'])
-      .where('sha256', '=', sha256)
-      .where('path', '=', relativePath)
-      .where('disk', '=', this.store.disk)
       .executeTakeFirst();
     if (existing) {
       return {
@@ -222,10 +215,7 @@ export class MediaService {
   async storeLibraryImage(data: Buffer, upload?: LibraryUpload): Promise<StoredUpload> {
     const source = await this.inspect(data);
     const { ext, mime } = FORMATS[source.format]!;
-    const sha256 = createHash('sha256').update(data).digest('hex');
-    const now = this.clock.now();
-    const month = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
-    const stem = `library/${month}/${sha256.slice(0, 32)}`;
+    const { sha256, stem } = this.address(data, 'library');
     const relativePath = `${stem}.${ext}`;
     const stored = { path: relativePath, url: this.store.url(relativePath), mimeType: mime, sha256 };
     if (upload && upload.path === null) {
@@ -234,12 +224,8 @@ export class MediaService {
     }
     const written = upload?.files ?? [];
 
-    const existing = await this.db
-      .selectFrom('media')
+    const existing = await this.storedAt(sha256, relativePath)
       .select(['variants', 'size', 'width', 'height'])
-      .where('sha256', '=', sha256)
-      .where('path', '=', relativePath)
-      .where('disk', '=', this.store.disk)
       .executeTakeFirst();
     if (existing) {
       return {
@@ -261,6 +247,23 @@ export class MediaService {
    * WebP copies of an image under `{stem}-{name}.webp`: one of the same size (`webp`, when asked and the
    * image is not WebP already) and one per VARIANT_WIDTHS narrower than the image (`w<width>`).
    */
+  /** Where `bytes` go under `folder`, content-addressed: their hash, and their path this month less the extension. */
+  private address(bytes: Buffer, folder: 'posts' | 'library'): { sha256: string; stem: string } {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const now = this.clock.now();
+    const month = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+    return { sha256, stem: `${folder}/${month}/${sha256.slice(0, 32)}` };
+  }
+
+  /** The media rows that already hold these bytes at this path, on this store. */
+  private storedAt(sha256: string, path: string) {
+    return this.db
+      .selectFrom('media')
+      .where('sha256', '=', sha256)
+      .where('path', '=', path)
+      .where('disk', '=', this.store.disk);
+  }
+
   private async makeVariants(
     data: Buffer,
     stem: string,

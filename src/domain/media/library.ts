@@ -3,8 +3,10 @@
 // where each item is used (posts' thumbnails and contents, pages' contents, websites' logo and
 // favicon). Reads and writes only: who may do what is media-operations.ts's (the policy's) question.
 import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { visibleOnWebsite } from '../websites/bindings.js';
+import type { MediaTable } from '../../db/schema.js';
+import { boundOnlyTo, boundToWebsite, visibleOnWebsite } from '../websites/bindings.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
 import { StaleWriteError } from '../errors.js';
 import { isStorableId } from '../ids.js';
@@ -106,22 +108,9 @@ const COLUMNS = [
   'media.updated_at',
 ] as const;
 
-type Row = {
-  id: number;
-  user_id: number | null;
-  path: string;
-  url: string;
-  mime_type: string;
-  size: number;
-  width: number | null;
-  height: number | null;
-  file_name: string | null;
-  alt: string | null;
-  caption: string | null;
-  variants: string | null;
-  created_at: Date | string;
-  updated_at: Date | string | null;
-};
+/** A row as COLUMNS select it. */
+type Row = Pick<Selectable<MediaTable>, Unqualified<(typeof COLUMNS)[number]>>;
+type Unqualified<Column> = Column extends `media.${infer Name}` ? Name : never;
 
 export function mediaTypeOf(mimeType: string): MediaType {
   const major = mimeType.split('/')[0];
@@ -160,13 +149,8 @@ export class MediaLibrary {
     const q = query.q?.trim();
     if (q) {
       const pattern = likePattern(q);
-      base = base.where((eb) =>
-        eb.or([
-          containsText(eb.ref('media.file_name'), pattern),
-          containsText(eb.ref('media.alt'), pattern),
-          containsText(eb.ref('media.caption'), pattern),
-        ]),
-      );
+      const columns = ['media.file_name', 'media.alt', 'media.caption'] as const;
+      base = base.where((eb) => eb.or(columns.map((column) => containsText(eb.ref(column), pattern))));
     }
     if (query.type !== undefined) {
       base =
@@ -229,16 +213,7 @@ export class MediaLibrary {
         .select('media.id')
         .where('media.path', '=', stored.path)
         .where('media.disk', '=', this.deps.store.disk)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('website_bindings')
-              .select('website_bindings.model_id')
-              .where('website_bindings.model_type', '=', MEDIA_MODEL)
-              .whereRef('website_bindings.model_id', '=', 'media.id')
-              .where('website_bindings.website_id', '=', owner.websiteId),
-          ),
-        )
+        .where((eb) => boundToWebsite(eb, MEDIA_MODEL, eb.ref('media.id'), owner.websiteId))
         .executeTakeFirst();
       if (existing) {
         ids.push(existing.id);
@@ -329,25 +304,7 @@ export class MediaLibrary {
     const rows = await trx
       .selectFrom('media')
       .select(['media.id', 'media.path'])
-      .where('media.id', 'in', (eb) =>
-        eb
-          .selectFrom('website_bindings as mine')
-          .select('mine.model_id')
-          .where('mine.website_id', '=', websiteId)
-          .where('mine.model_type', '=', MEDIA_MODEL)
-          .where((inner) =>
-            inner.not(
-              inner.exists(
-                inner
-                  .selectFrom('website_bindings as other')
-                  .select('other.model_id')
-                  .where('other.model_type', '=', MEDIA_MODEL)
-                  .whereRef('other.model_id', '=', 'mine.model_id')
-                  .where('other.website_id', '!=', websiteId),
-              ),
-            ),
-          ),
-      )
+      .where('media.id', 'in', boundOnlyTo(trx, websiteId, MEDIA_MODEL))
       .execute();
     const files: string[] = [];
     for (const row of rows) files.push(...(await this.remove(trx, { id: row.id, path: row.path })));

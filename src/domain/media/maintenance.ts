@@ -217,15 +217,7 @@ export class MediaMaintenance {
       }
       if (report.deleted > 0) {
         // Files are no rows: what is recorded (and told to listeners through the outbox) is the prune.
-        await this.deps.runner.run(() =>
-          recordWrite(this.deps.audit, actor, {
-            action: 'media.prune',
-            resourceType: 'media',
-            resourceId: 0,
-            websiteIds: [],
-            input: { deleted: report.deleted },
-          }),
-        );
+        await this.recordLibraryWrite(actor, 'media.prune', { deleted: report.deleted });
       }
     }
     return report;
@@ -291,16 +283,21 @@ export class MediaMaintenance {
       });
       report.rows += step.length;
     }
-    await this.deps.runner.run(() =>
+    await this.recordLibraryWrite(actor, 'media.migrate', { to: target.location, rows: report.rows });
+    return report;
+  }
+
+  /** Records an act on the library as a whole (no one item: resource 0), in an operation of its own. */
+  private recordLibraryWrite(actor: Actor, action: 'media.prune' | 'media.migrate', input: unknown) {
+    return this.deps.runner.run(() =>
       recordWrite(this.deps.audit, actor, {
-        action: 'media.migrate',
+        action,
         resourceType: 'media',
         resourceId: 0,
         websiteIds: [],
-        input: { to: target.location, rows: report.rows },
+        input,
       }),
     );
-    return report;
   }
 
   private async copy(

@@ -53,7 +53,6 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export class AccountInputError extends ValidationError {
   constructor(readonly errors: Record<string, string[]>) {
     super(errors);
-    this.name = 'AccountInputError';
   }
 }
 
@@ -61,7 +60,6 @@ export class AccountInputError extends ValidationError {
 export class RegistrationClosedError extends ForbiddenError {
   constructor() {
     super('This site does not take new accounts.');
-    this.name = 'RegistrationClosedError';
   }
 }
 
@@ -543,13 +541,7 @@ export class AccountsService {
   ): Promise<User> {
     const user = await this.activeUserFor(actor, userId, 'sending a reset link');
     await this.mailResetLink(user, link, site);
-    await recordWrite(this.deps.audit, actor, {
-      action: 'user.password_reset_sent',
-      resourceType: 'user',
-      resourceId: user.id,
-      websiteIds: [],
-    });
-    return user;
+    return this.recordMailed(actor, user, 'user.password_reset_sent');
   }
 
   /**
@@ -573,8 +565,13 @@ export class AccountsService {
       throw new InputError('user', 'The account has a password: send a reset link instead.');
     }
     await this.mailResetLink(user, link, site, { mail: 'moved_in', minutes: IMPORTED_INVITE_MINUTES });
+    return this.recordMailed(actor, user, 'user.invited_after_import');
+  }
+
+  /** Records the link an administrator mailed a user (`action`); answers the user. */
+  private async recordMailed(actor: Actor, user: User, action: string): Promise<User> {
     await recordWrite(this.deps.audit, actor, {
-      action: 'user.invited_after_import',
+      action,
       resourceType: 'user',
       resourceId: user.id,
       websiteIds: [],

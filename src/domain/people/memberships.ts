@@ -2,7 +2,9 @@
 // different roles on different websites. The installation's administrators (users.is_admin) hold every
 // right everywhere and need no membership. The policy (who may do what) reads these roles; this module
 // only keeps them.
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { InputError, NotFoundError } from '../errors.js';
@@ -19,6 +21,23 @@ export function isSiteRole(value: string): value is SiteRole {
 /** True when `role` is at least `minimum` (site_admin > editor > author > contributor > reader). */
 export function roleAtLeast(role: SiteRole | null | undefined, minimum: SiteRole): boolean {
   return role != null && SITE_ROLES.indexOf(role) <= SITE_ROLES.indexOf(minimum);
+}
+
+/** A WHERE condition: user `userId` is a site admin of website `websiteId` (either a column or a value). */
+export function isSiteAdmin<DB extends Database, TB extends keyof DB & string>(
+  eb: ExpressionBuilder<DB, TB>,
+  userId: number | Expression<number>,
+  websiteId: number | Expression<number>,
+): Expression<SqlBool> {
+  const e = eb as unknown as ExpressionBuilder<Database, never>;
+  return e.exists(
+    e
+      .selectFrom('memberships')
+      .select('memberships.id')
+      .where('memberships.user_id', '=', userId)
+      .where('memberships.website_id', '=', websiteId)
+      .where('memberships.role', '=', 'site_admin' satisfies SiteRole),
+  );
 }
 
 export interface Membership {

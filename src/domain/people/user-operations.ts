@@ -119,13 +119,8 @@ export class UserOperations {
     const q = query.q?.trim();
     if (q) {
       const pattern = likePattern(q);
-      select = select.where((eb) =>
-        eb.or([
-          containsText(eb.ref('users.name'), pattern),
-          containsText(eb.ref('users.email'), pattern),
-          containsText(eb.ref('users.username'), pattern),
-        ]),
-      );
+      const columns = ['users.name', 'users.email', 'users.username'] as const;
+      select = select.where((eb) => eb.or(columns.map((column) => containsText(eb.ref(column), pattern))));
     }
     const count = await select.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     const rows = await select

@@ -7,13 +7,9 @@ import { Readable } from 'node:stream';
 import { extract as tarExtract } from 'tar-stream';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, RECORD_KINDS } from './format.js';
 import type { ArchiveManifest, ArchiveSummary, RecordKind } from './format.js';
+import { DomainError } from '../errors.js';
 
-export class ArchiveError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ArchiveError';
-  }
-}
+export class ArchiveError extends DomainError {}
 
 /** Largest JSON lines entry read into memory (the exporter writes CHUNK records per entry). */
 const MAX_RECORD_ENTRY = 256 * 1024 * 1024;

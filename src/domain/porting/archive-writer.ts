@@ -6,20 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
-import { pack as tarPack } from 'tar-stream';
-import type { Pack } from 'tar-stream';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, CHUNK, RECORD_KINDS, recordEntryName } from './format.js';
 import type { ArchiveManifest, ArchiveSummary, RecordKind } from './format.js';
-
-function addEntry(pack: Pack, name: string, body: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    pack.entry({ name, size: body.length, mtime: new Date(0) }, body, (error) =>
-      error ? reject(error) : resolve(),
-    );
-  });
-}
+import { addEntry, writeTarGz } from './tar.js';
 
 export class ArchiveBuilder {
   readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-convert-'));
@@ -55,9 +44,7 @@ export class ArchiveBuilder {
       scope: { kind: 'installation' },
       with_secrets: false,
     };
-    const pack = tarPack();
-    const written = pipeline(pack, createGzip(), fs.createWriteStream(out));
-    try {
+    await writeTarGz(fs.createWriteStream(out), async (pack) => {
       await addEntry(pack, 'manifest.json', Buffer.from(JSON.stringify(manifest)));
       for (const kind of RECORD_KINDS) {
         const file = path.join(this.dir, `${kind}.jsonl`);
@@ -91,13 +78,7 @@ export class ArchiveBuilder {
         missing_media: [],
       };
       await addEntry(pack, 'summary.json', Buffer.from(JSON.stringify(summary)));
-      pack.finalize();
-    } catch (error) {
-      pack.destroy(error as Error);
-      await written.catch(() => undefined);
-      throw error;
-    }
-    await written;
+    });
     return out;
   }
 

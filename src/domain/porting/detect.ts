@@ -2,15 +2,11 @@
 // XML whose root is an RSS channel of WordPress's export namespace is a WXR file, a JSON object with
 // Ghost's `db[].data` (or `data`) and `meta` is a Ghost export.
 import fs from 'node:fs';
+import { DomainError } from '../errors.js';
 
 export type ImportFormat = 'folio' | 'wordpress' | 'ghost';
 
-export class UnknownFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnknownFormatError';
-  }
-}
+export class UnknownFormatError extends DomainError {}
 
 /** Reads the first 64 KB of `file` and names its format, or throws UnknownFormatError. */
 export function detectFormat(file: string): ImportFormat {

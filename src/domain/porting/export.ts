@@ -3,10 +3,7 @@
 // page costs the same at the end as at the start), each page is written as one JSON lines entry of
 // the tar, and media files are piped from the storage into the tar one at a time. Memory stays bounded
 // by one page and the stream buffers, whatever the size of the site.
-import { createGzip } from 'node:zlib';
-import { pipeline } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
-import { pack as tarPack } from 'tar-stream';
 import type { Pack } from 'tar-stream';
 import type { ExpressionBuilder, Expression, Kysely, SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
@@ -24,6 +21,7 @@ import {
   recordEntryName,
 } from './format.js';
 import type { ArchiveManifest, ArchiveSummary, RecordKind } from './format.js';
+import { addEntry, writeTarGz } from './tar.js';
 
 /** The tables seen without their types: the exporter copies rows by column name. */
 type Row = Record<string, unknown>;
@@ -98,15 +96,6 @@ function clean(kind: RecordKind, row: Row, withSecrets: boolean): Row {
   return out;
 }
 
-/** Writes one entry of known bytes. */
-function addEntry(pack: Pack, name: string, body: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    pack.entry({ name, size: body.length, mtime: new Date(0) }, body, (error) =>
-      error ? reject(error) : resolve(),
-    );
-  });
-}
-
 export class Exporter {
   constructor(
     private readonly deps: {
@@ -168,22 +157,14 @@ export class Exporter {
     };
     const summary: ArchiveSummary = { counts: {}, media_files: 0, media_bytes: 0, missing_media: [] };
 
-    const pack = tarPack();
-    const written = pipeline(pack, createGzip(), out);
-    try {
+    await writeTarGz(out, async (pack) => {
       await addEntry(pack, 'manifest.json', Buffer.from(JSON.stringify(manifest, null, 2)));
       for (const kind of RECORD_KINDS) {
         summary.counts[kind] = await this.writeKind(pack, db, kind, options);
       }
       await this.writeMedia(pack, db, options, summary);
       await addEntry(pack, 'summary.json', Buffer.from(JSON.stringify(summary, null, 2)));
-      pack.finalize();
-    } catch (error) {
-      pack.destroy(error as Error);
-      await written.catch(() => undefined);
-      throw error;
-    }
-    await written;
+    });
     return { manifest, summary };
   }
 
@@ -311,6 +292,9 @@ function scopeFilter(kind: RecordKind, websiteId: number): ((eb: Eb) => Expressi
         .where((inner) => visible(inner, model, 'm.id')),
     );
   };
+  /** Per model of `models`: the row is about one (type in `typeColumn`, id in `idColumn`) shown here. */
+  const aboutVisible = (eb: Eb, models: readonly string[], typeColumn: string, idColumn: string) =>
+    models.map((model) => eb.and([eb(typeColumn, '=', model as never), visibleModel(eb, model, idColumn)]));
   switch (kind) {
     case 'settings':
       // The installation's settings are not a website's.
@@ -343,23 +327,11 @@ function scopeFilter(kind: RecordKind, websiteId: number): ((eb: Eb) => Expressi
         ]);
     case 'revisions':
       return (eb) =>
-        eb.or(
-          ['post', 'page'].map((model) =>
-            eb.and([
-              eb('revisions.resource_type', '=', model as never),
-              visibleModel(eb, model, 'revisions.resource_id'),
-            ]),
-          ),
-        );
+        eb.or(aboutVisible(eb, ['post', 'page'], 'revisions.resource_type', 'revisions.resource_id'));
     case 'translations':
       return (eb) =>
         eb.or([
-          ...Object.keys(MODEL_TABLES).map((model) =>
-            eb.and([
-              eb('translations.model_type', '=', model as never),
-              visibleModel(eb, model, 'translations.model_id'),
-            ]),
-          ),
+          ...aboutVisible(eb, Object.keys(MODEL_TABLES), 'translations.model_type', 'translations.model_id'),
           eb.and([
             eb('translations.model_type', '=', 'website' as never),
             eb('translations.model_id', '=', websiteId as never),
@@ -379,14 +351,7 @@ function scopeFilter(kind: RecordKind, websiteId: number): ((eb: Eb) => Expressi
       return (eb) =>
         eb.and([
           visibleModel(eb, 'tag', 'taggables.tag_id'),
-          eb.or(
-            ['post', 'page'].map((model) =>
-              eb.and([
-                eb('taggables.taggable_type', '=', model as never),
-                visibleModel(eb, model, 'taggables.taggable_id'),
-              ]),
-            ),
-          ),
+          eb.or(aboutVisible(eb, ['post', 'page'], 'taggables.taggable_type', 'taggables.taggable_id')),
         ]);
     case 'users':
       return (eb) =>

@@ -39,14 +39,18 @@ const FORMATS: Array<[number, string]> = [
   [4, 's'],
 ];
 
+/** A post's document as its editor wrote it (Ghost 5: lexical, Ghost 1-4: mobiledoc). */
+function parseDocument(json: string, editor: 'lexical' | 'mobiledoc'): Obj {
+  try {
+    return JSON.parse(json) as Obj;
+  } catch {
+    throw new ImportError(`a post's ${editor} document is not valid JSON`);
+  }
+}
+
 /** Renders a Lexical document (Ghost 5's editor) to HTML: the nodes Ghost writes, unknown ones dropped. */
 export function lexicalToHtml(json: string): string {
-  let doc: Obj;
-  try {
-    doc = JSON.parse(json) as Obj;
-  } catch {
-    throw new ImportError("a post's lexical document is not valid JSON");
-  }
+  const doc = parseDocument(json, 'lexical');
   const children = (node: Obj): string => ((node.children as Obj[] | undefined) ?? []).map(render).join('');
   const render = (node: Obj): string => {
     switch (node.type) {
@@ -101,12 +105,7 @@ export function lexicalToHtml(json: string): string {
 
 /** Renders a mobiledoc document (Ghost 1-4): markup sections, lists, and the common cards. */
 export function mobiledocToHtml(json: string): string {
-  let doc: Obj;
-  try {
-    doc = JSON.parse(json) as Obj;
-  } catch {
-    throw new ImportError("a post's mobiledoc document is not valid JSON");
-  }
+  const doc = parseDocument(json, 'mobiledoc');
   const markups = (doc.markups as Array<[string, string[]?]> | undefined) ?? [];
   const cards = (doc.cards as Array<[string, Obj]> | undefined) ?? [];
   const markers = (list: unknown[]): string => {

@@ -21,7 +21,7 @@ import { isSafePath } from '../../storage/store.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
 import type { ContentChanges } from '../changes.js';
-import { ForbiddenError } from '../errors.js';
+import { DomainError, ForbiddenError } from '../errors.js';
 import type { RevisionsService } from '../revisions/revisions.js';
 import { IMPORTED_WITHOUT_PASSWORD } from '../people/users.js';
 import type { Actor, Policy } from '../policy.js';
@@ -55,12 +55,10 @@ export interface ImportReport {
   without_password: Array<{ id: number; email: string }>;
 }
 
-export class ImportError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ImportError';
-  }
-}
+export class ImportError extends DomainError {}
+
+/** The kinds whose rows name a parent of their own kind (parent_id). */
+type ParentedKind = 'tags' | 'menu_items' | 'comments';
 
 export interface ImportOptions {
   /** Into this existing website; null: the archive's websites are created. */
@@ -381,13 +379,8 @@ export class FolioImporter {
     const created: Array<{ kind: RecordKind; id: number }> = [];
     const createdBindings: Row[] = [];
     const copied: string[] = [];
-    const fixups: Array<{
-      table: RecordKind;
-      id: number;
-      column: string;
-      kind: RecordKind;
-      source: unknown;
-    }> = [];
+    /** Rows whose parent (of their own kind) came after them in the archive: set once all are in. */
+    const fixups: Array<{ kind: ParentedKind; id: number; source: unknown }> = [];
     const websites = new Set<number>(options.websiteId != null ? [options.websiteId] : []);
     let done = 0;
     const mapped = (kind: RecordKind, source: unknown): number | null =>
@@ -399,6 +392,14 @@ export class FolioImporter {
       ids.set(key(kind, sourceId), id);
       created.push({ kind, id });
       return id;
+    };
+
+    /** Inserts a row whose parent_id names a row of its own kind, the parent mapped if it is in yet. */
+    const insertWithParent = async (kind: ParentedKind, row: Row, sourceId: unknown): Promise<void> => {
+      const parent = row.parent_id;
+      row.parent_id = mapped(kind, parent);
+      const id = await insert(kind, row, sourceId);
+      if (parent != null && row.parent_id == null) fixups.push({ kind, id, source: parent });
     };
 
     const bound = new Set<string>();
@@ -462,14 +463,9 @@ export class FolioImporter {
           await insert(kind, row, sourceId);
           return;
         }
-        case 'tags': {
-          const parent = row.parent_id;
-          row.parent_id = mapped('tags', parent);
-          const id = await insert(kind, row, sourceId);
-          if (parent != null && row.parent_id == null)
-            fixups.push({ table: 'tags', id, column: 'parent_id', kind: 'tags', source: parent });
+        case 'tags':
+          await insertWithParent(kind, row, sourceId);
           return;
-        }
         case 'posts':
         case 'pages':
           row.author_id = mapped('users', row.author_id);
@@ -488,33 +484,25 @@ export class FolioImporter {
         case 'menu_items': {
           const website = mapped('websites', row.website_id);
           if (website == null) return;
-          const parent = row.parent_id;
           Object.assign(row, {
             website_id: website,
             menu_id: mapped('menus', row.menu_id),
-            parent_id: mapped('menu_items', parent),
             page_id: mapped('pages', row.page_id),
             post_id: mapped('posts', row.post_id),
             tag_id: mapped('tags', row.tag_id),
           });
-          const id = await insert(kind, row, sourceId);
-          if (parent != null && row.parent_id == null)
-            fixups.push({ table: 'menu_items', id, column: 'parent_id', kind: 'menu_items', source: parent });
+          await insertWithParent(kind, row, sourceId);
           return;
         }
         case 'comments': {
           const post = mapped('posts', row.post_id);
           if (post == null) return;
-          const parent = row.parent_id;
           Object.assign(row, {
             post_id: post,
             user_id: mapped('users', row.user_id),
-            parent_id: mapped('comments', parent),
             website_id: mapped('websites', row.website_id),
           });
-          const id = await insert(kind, row, sourceId);
-          if (parent != null && row.parent_id == null)
-            fixups.push({ table: 'comments', id, column: 'parent_id', kind: 'comments', source: parent });
+          await insertWithParent(kind, row, sourceId);
           return;
         }
         case 'redirects': {
@@ -625,8 +613,8 @@ export class FolioImporter {
         await runner.run(async () => {
           for (const fix of fixups) {
             await db
-              .updateTable(fix.table)
-              .set({ [fix.column]: mapped(fix.kind, fix.source) })
+              .updateTable(fix.kind)
+              .set({ parent_id: mapped(fix.kind, fix.source) })
               .where('id', '=', fix.id)
               .execute();
           }

@@ -15,7 +15,9 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { z } from 'zod';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { TransfersTable } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
@@ -131,26 +133,7 @@ interface JobPayload {
   actor: Actor;
 }
 
-type Row = {
-  id: number;
-  kind: string;
-  status: string;
-  website_id: number | null;
-  user_id: number | null;
-  job_id: number | null;
-  options: string;
-  phase: string | null;
-  done: number;
-  total: number;
-  file: string | null;
-  bytes: number | string | null;
-  result: string | null;
-  error: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  finished_at: Date | string | null;
-  expires_at: Date | string | null;
-};
+type Row = Selectable<TransfersTable>;
 
 const iso = (value: Date | string | null): string | null =>
   value === null ? null : typeof value === 'string' ? value : value.toISOString();

@@ -73,17 +73,44 @@ export function visibleOnWebsite<DB extends Database, TB extends keyof DB & stri
 ): Expression<SqlBool> {
   const e = eb as unknown as ExpressionBuilder<Database, never>;
   const bindings = () => {
-    const query = e
-      .selectFrom('website_bindings')
-      .select('website_bindings.model_id')
-      .where('website_bindings.model_type', '=', modelType)
-      .where('website_bindings.model_id', '=', idColumn);
+    const query = bindingsOf(e, modelType, idColumn);
     return options.perRow ? query.limit(1).offset(0) : query;
   };
   return e.or([
     e.not(e.exists(bindings())),
     e.exists(bindings().where('website_bindings.website_id', '=', websiteId)),
   ]);
+}
+
+/** A WHERE condition: the model of this type whose id is `modelId` is bound to website `websiteId`. */
+export function boundToWebsite<DB extends Database, TB extends keyof DB & string>(
+  eb: ExpressionBuilder<DB, TB>,
+  modelType: string,
+  modelId: number | Expression<number>,
+  websiteId: number | Expression<number>,
+): Expression<SqlBool> {
+  const e = eb as unknown as ExpressionBuilder<Database, never>;
+  return e.exists(bindingsOf(e, modelType, modelId).where('website_bindings.website_id', '=', websiteId));
+}
+
+/** The ids of the models of this type bound to website `websiteId` and to no other (they go with it). */
+export function boundOnlyTo(db: Db, websiteId: number, modelType: string) {
+  return db
+    .selectFrom('website_bindings as mine')
+    .select('mine.model_id')
+    .where('mine.website_id', '=', websiteId)
+    .where('mine.model_type', '=', modelType)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          bindingsOf(eb, modelType, eb.ref('mine.model_id')).where(
+            'website_bindings.website_id',
+            '!=',
+            websiteId,
+          ),
+        ),
+      ),
+    );
 }
 
 /**
@@ -100,14 +127,20 @@ export function madeOnWebsite<DB extends Database, TB extends keyof DB & string>
     e('comments.website_id', '=', websiteId),
     e.and([
       e('comments.website_id', 'is', null),
-      e.exists(
-        e
-          .selectFrom('website_bindings')
-          .select('website_bindings.model_id')
-          .where('website_bindings.model_type', '=', 'post')
-          .whereRef('website_bindings.model_id', '=', 'comments.post_id')
-          .where('website_bindings.website_id', '=', websiteId),
-      ),
+      boundToWebsite(e, 'post', e.ref('comments.post_id'), websiteId),
     ]),
   ]);
+}
+
+/** The bindings of the model of this type whose id is `modelId`: a subquery. */
+function bindingsOf<DB extends Database, TB extends keyof DB & string>(
+  eb: ExpressionBuilder<DB, TB>,
+  modelType: string,
+  modelId: number | Expression<number>,
+) {
+  return (eb as unknown as ExpressionBuilder<Database, never>)
+    .selectFrom('website_bindings')
+    .select('website_bindings.model_id')
+    .where('website_bindings.model_type', '=', modelType)
+    .where('website_bindings.model_id', '=', modelId);
 }

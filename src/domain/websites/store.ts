@@ -12,10 +12,12 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, WebsitesTable } from '../../db/schema.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { NotFoundError } from '../errors.js';
+import { DomainError, NotFoundError } from '../errors.js';
 import { isStorableId } from '../ids.js';
 import { MEDIA_MODEL } from '../media/library.js';
 import { MENU_ITEM_MODEL } from '../menus/store.js';
+import { isSiteAdmin } from '../people/memberships.js';
+import { boundOnlyTo, boundToWebsite } from './bindings.js';
 import { containsText, likePattern } from '../text/text-match.js';
 import { splitTranslatable } from '../translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from '../translations.js';
@@ -105,29 +107,26 @@ export type WebsitePatch = Partial<Record<TranslatableField, Translatable | null
   };
 
 /** A domain that cannot be used as a hostname (R-W3: 422 `Invalid domain format`). */
-export class InvalidDomainError extends Error {
+export class InvalidDomainError extends DomainError {
   constructor() {
     super('Invalid domain format');
-    this.name = 'InvalidDomainError';
   }
 }
 
 /** A domain that another website uses (R-W3: 409). */
-export class DomainConflictError extends Error {
+export class DomainConflictError extends DomainError {
   constructor(readonly usedAs: 'primary' | 'alias') {
     super(
       usedAs === 'primary'
         ? 'Domain is already used as a primary domain by another website'
         : 'Domain alias is already assigned to another website',
     );
-    this.name = 'DomainConflictError';
   }
 }
 
-export class LastDomainError extends Error {
+export class LastDomainError extends DomainError {
   constructor() {
     super('Cannot remove the last domain of a website');
-    this.name = 'LastDomainError';
   }
 }
 
@@ -371,21 +370,24 @@ export class WebsitesService {
     const count = async (query: {
       executeTakeFirst(): Promise<{ n: number | string | bigint } | undefined>;
     }) => Number((await query.executeTakeFirst())?.n ?? 0);
+    const liveOnlyHere = (table: 'posts' | 'pages', modelType: 'post' | 'page') =>
+      count(
+        this.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('id', 'in', onlyHere(modelType))
+          .where('deleted_at', 'is', null),
+      );
+    const ofWebsite = (table: 'menus' | 'domains') =>
+      count(
+        this.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('website_id', '=', id),
+      );
     const [posts, pages, media, comments, menus, domains] = await Promise.all([
-      count(
-        this.db
-          .selectFrom('posts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('id', 'in', onlyHere('post'))
-          .where('deleted_at', 'is', null),
-      ),
-      count(
-        this.db
-          .selectFrom('pages')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('id', 'in', onlyHere('page'))
-          .where('deleted_at', 'is', null),
-      ),
+      liveOnlyHere('posts', 'post'),
+      liveOnlyHere('pages', 'page'),
       count(
         this.db
           .selectFrom('media')
@@ -399,18 +401,8 @@ export class WebsitesService {
           .where('post_id', 'in', onlyHere('post'))
           .where('post_id', 'in', this.db.selectFrom('posts').select('id').where('deleted_at', 'is', null)),
       ),
-      count(
-        this.db
-          .selectFrom('menus')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('website_id', '=', id),
-      ),
-      count(
-        this.db
-          .selectFrom('domains')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('website_id', '=', id),
-      ),
+      ofWebsite('menus'),
+      ofWebsite('domains'),
     ]);
     return { posts, pages, media, comments, menus, domains };
   }
@@ -552,23 +544,9 @@ export class WebsitesService {
   private accessibleBy(eb: ExpressionBuilder<Database, 'websites'>, userId: number): Expression<SqlBool> {
     return eb.or([
       eb('websites.user_id', '=', userId),
-      eb.exists(
-        eb
-          .selectFrom('website_bindings')
-          .select('website_bindings.model_id')
-          .whereRef('website_bindings.website_id', '=', 'websites.id')
-          .where('website_bindings.model_type', '=', 'user')
-          .where('website_bindings.model_id', '=', userId),
-      ),
+      boundToWebsite(eb, 'user', userId, eb.ref('websites.id')),
       // Its site admins manage it as its owner does (issue 20).
-      eb.exists(
-        eb
-          .selectFrom('memberships')
-          .select('memberships.user_id')
-          .whereRef('memberships.website_id', '=', 'websites.id')
-          .where('memberships.user_id', '=', userId)
-          .where('memberships.role', '=', 'site_admin'),
-      ),
+      isSiteAdmin(eb, userId, eb.ref('websites.id')),
     ]);
   }
 
@@ -631,25 +609,4 @@ export class WebsitesService {
       };
     });
   }
-}
-
-/** The ids of the records of this type bound to website `id` and to no other (they go with it). */
-function boundOnlyTo(db: Db, id: number, modelType: string) {
-  return db
-    .selectFrom('website_bindings as mine')
-    .select('mine.model_id')
-    .where('mine.website_id', '=', id)
-    .where('mine.model_type', '=', modelType)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('website_bindings as other')
-            .select('other.model_id')
-            .where('other.model_type', '=', modelType)
-            .whereRef('other.model_id', '=', 'mine.model_id')
-            .where('other.website_id', '!=', id),
-        ),
-      ),
-    );
 }
