@@ -51,7 +51,7 @@ describe('PageCache: large bodies encoded once', () => {
     const first = exchange();
     const bytes = await cache.onSend(first.request, first.reply, text);
     assert.ok(Buffer.isBuffer(bytes));
-    assert.equal((bytes as Buffer).toString('utf8'), text);
+    assert.equal(bytes.toString('utf8'), text);
     const second = exchange();
     // A copy with the same content (another string object, as a fresh read of a cache gives).
     const again = await cache.onSend(second.request, second.reply, [...text].join(''));
