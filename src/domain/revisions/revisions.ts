@@ -9,7 +9,9 @@ import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { RevisionsTable } from '../../db/schema.js';
 import { EditableContent } from './content-access.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Actor, Policy } from '../policy.js';
@@ -83,19 +85,9 @@ export interface RevisionSnapshot {
   websiteIds: number[];
 }
 
-/** A page as a revision keeps it. */
-export interface PageSnapshot {
-  title: Record<string, string>;
-  content: Record<string, string>;
-  slug: string;
-  type: string;
-  template: string | null;
-  status: string;
-  metaTitle: string | null;
-  metaDescription: string | null;
-  authorId: number | null;
-  websiteIds: number[];
-}
+/** A page as a revision keeps it: its texts per locale, its other fields as they were. */
+export type PageSnapshot = Record<(typeof PAGE_TEXT_FIELDS)[number], Record<string, string>> &
+  Pick<Page, (typeof PAGE_OTHER_FIELDS)[number]>;
 
 export interface RevisionSummary {
   id: number;
@@ -139,20 +131,25 @@ export interface RevisionsDeps {
   audit?: AuditLog;
 }
 
-type Row = {
-  id: number;
-  resource_type: string;
-  resource_id: number;
-  action: string;
-  status: string;
-  published: number;
-  user_id: number | null;
-  api_key_id: number | null;
-  surface: string;
-  created_at: Date | string;
-};
+const SUMMARY_COLUMNS = [
+  'id',
+  'resource_type',
+  'resource_id',
+  'action',
+  'status',
+  'published',
+  'user_id',
+  'api_key_id',
+  'surface',
+  'created_at',
+] as const;
 
-function summaryOf(row: Row): RevisionSummary {
+/** What a revision records of the save that made it. */
+type RevisionEvent = Pick<DomainEvent, 'action' | 'userId' | 'apiKeyId' | 'surface'>;
+
+type SummaryRow = Pick<Selectable<RevisionsTable>, (typeof SUMMARY_COLUMNS)[number]>;
+
+function summaryOf(row: SummaryRow): RevisionSummary {
   return {
     id: Number(row.id),
     resourceType: row.resource_type as RevisionKind,
@@ -166,19 +163,6 @@ function summaryOf(row: Row): RevisionSummary {
     createdAt: toIso(row.created_at) ?? String(row.created_at),
   };
 }
-
-const SUMMARY_COLUMNS = [
-  'id',
-  'resource_type',
-  'resource_id',
-  'action',
-  'status',
-  'published',
-  'user_id',
-  'api_key_id',
-  'surface',
-  'created_at',
-] as const;
 
 /** A restore's options: the status the post gets (absent: its status does not change). */
 export const restoreInput = z.object({
@@ -215,15 +199,7 @@ export class RevisionsService {
     ) {
       return;
     }
-    const id = Number(event.resourceId);
-    const locale = await this.defaultLocale();
-    if (kind === 'post') {
-      const post = await this.deps.posts.findDetail(id);
-      if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
-    } else {
-      const page = await this.deps.pages.findById(id);
-      if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
-    }
+    await this.writeCurrent(kind, Number(event.resourceId), await this.defaultLocale(), event);
   }
 
   /**
@@ -238,14 +214,22 @@ export class RevisionsService {
       apiKeyId: actor.origin?.apiKeyId ?? null,
       surface: actor.origin?.surface ?? 'system',
     };
-    for (const id of ids) {
-      if (kind === 'post') {
-        const post = await this.deps.posts.findDetail(id);
-        if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
-      } else {
-        const page = await this.deps.pages.findById(id);
-        if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
-      }
+    for (const id of ids) await this.writeCurrent(kind, id, locale, event);
+  }
+
+  /** A revision of the post or page as it is now (none when it is gone). */
+  private async writeCurrent(
+    kind: RevisionKind,
+    id: number,
+    locale: string,
+    event: RevisionEvent,
+  ): Promise<void> {
+    if (kind === 'post') {
+      const post = await this.deps.posts.findDetail(id);
+      if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
+    } else {
+      const page = await this.deps.pages.findById(id);
+      if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
     }
   }
 
@@ -254,7 +238,7 @@ export class RevisionsService {
     id: number,
     status: string,
     data: RevisionSnapshot | PageSnapshot,
-    event: Pick<DomainEvent, 'action' | 'userId' | 'apiKeyId' | 'surface'>,
+    event: RevisionEvent,
   ): Promise<void> {
     const db = this.deps.db;
     await db
