@@ -11,6 +11,7 @@ import { visibleOnWebsite } from '../websites/bindings.js';
 import { nowIso } from '../clock.js';
 import { parseVariants } from '../media/files.js';
 import { keptPostCount, publishedNotDue } from '../posts/index.js';
+import { hasAnyTag } from '../posts/queries.js';
 import {
   dialectOf,
   highlightExcerpt,
@@ -356,16 +357,7 @@ export class PublicPostsService {
   private filtered(base: ReturnType<PublicPostsService['live']>, query: PublicListQuery) {
     const tagIds = query.tagIds ?? [];
     if (tagIds.length > 0) {
-      base = base.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('taggables')
-            .select('taggables.tag_id')
-            .where('taggables.taggable_type', '=', POST_MODEL)
-            .whereRef('taggables.taggable_id', '=', 'posts.id')
-            .where('taggables.tag_id', 'in', tagIds),
-        ),
-      );
+      base = base.where((eb) => hasAnyTag(eb, tagIds));
     }
     if (query.authorId !== undefined) base = base.where('posts.author_id', '=', query.authorId);
     // Every term, through the search index (domain/posts/search.ts).
@@ -555,17 +547,9 @@ export class PublicPostsService {
         .where('posts.published_at', 'is not', null)
         .where('posts.published_at', '<=', param<string>('now'))
         .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('taggables')
-              .select('taggables.tag_id')
-              .where('taggables.taggable_type', '=', POST_MODEL)
-              .whereRef('taggables.taggable_id', '=', 'posts.id')
-              .where(
-                'taggables.tag_id',
-                'in',
-                Array.from({ length: tags }, (_, i) => param<number>(`tag:${i}`)),
-              ),
+          hasAnyTag(
+            eb,
+            Array.from({ length: tags }, (_, i) => param<number>(`tag:${i}`)),
           ),
         )
         .where('posts.id', '!=', id)
