@@ -286,13 +286,7 @@ export class TagsService {
         .where('parent_id', '=', tag.id)
         .execute();
       await trx.deleteFrom('taggables').where('tag_id', '=', tag.id).execute();
-      await trx
-        .deleteFrom('translations')
-        .where('model_type', '=', TAG_MODEL)
-        .where('model_id', '=', tag.id)
-        .execute();
-      await this.bindings.sync(trx, TAG_MODEL, tag.id, []);
-      await trx.deleteFrom('tags').where('id', '=', tag.id).execute();
+      await this.deleteRow(trx, tag.id);
     });
   }
 
@@ -335,13 +329,7 @@ export class TagsService {
         )
         .execute();
       await trx.updateTable('taggables').set({ tag_id: target.id }).where('tag_id', '=', source.id).execute();
-      await trx
-        .deleteFrom('translations')
-        .where('model_type', '=', TAG_MODEL)
-        .where('model_id', '=', source.id)
-        .execute();
-      await this.bindings.sync(trx, TAG_MODEL, source.id, []);
-      await trx.deleteFrom('tags').where('id', '=', source.id).execute();
+      await this.deleteRow(trx, source.id);
       await trx
         .updateTable('tags')
         .set({ updated_at: nowIso(this.clock) })
@@ -373,6 +361,17 @@ export class TagsService {
       current = row?.parent_id ?? null;
     }
     return false;
+  }
+
+  /** Deletes a tag's row with its translations and website bindings (what it tagged is the caller's). */
+  private async deleteRow(db: Db, id: number): Promise<void> {
+    await db
+      .deleteFrom('translations')
+      .where('model_type', '=', TAG_MODEL)
+      .where('model_id', '=', id)
+      .execute();
+    await this.bindings.sync(db, TAG_MODEL, id, []);
+    await db.deleteFrom('tags').where('id', '=', id).execute();
   }
 
   /** Writes the fields sent (absent: unchanged) and the base name when given; the tag as written. */
