@@ -414,24 +414,15 @@ export class RevisionsService {
         categories,
       };
       if (websites.length > 0) raw.website_id = websites;
-      if (options.status !== undefined) {
-        if (typeof options.status !== 'string') {
-          throw new ValidationError({ status: ['The selected status is invalid.'] });
-        }
-        raw.status = options.status;
-        if (options.status === data.status) raw.published_at = data.publishedAt;
+      const status = statusAsked(options.status);
+      if (status !== undefined) {
+        raw.status = status;
+        if (status === data.status) raw.published_at = data.publishedAt;
       }
       const restored = await this.deps.postOps.update(actor, String(post.id), raw, {
         ifVersion: options.ifVersion,
       });
-      // Audited; its event (after the update's) names the operation's one revision `post.restore`.
-      await recordWrite(this.deps.audit, actor, {
-        action: 'post.restore',
-        resourceType: 'post',
-        resourceId: post.id,
-        websiteIds: restored.websiteIds,
-        input: { revision: revision.id, status: options.status },
-      });
+      await this.auditRestore(actor, 'post', restored, revision.id, options.status);
       return {
         post: restored,
         missing: {
@@ -470,22 +461,28 @@ export class RevisionsService {
       };
       // A page bound to none is on every website; one whose websites are all gone keeps its own.
       if (websites.length > 0 || data.websiteIds.length === 0) raw.website_ids = websites;
-      if (options.status !== undefined) {
-        if (typeof options.status !== 'string') {
-          throw new ValidationError({ status: ['The selected status is invalid.'] });
-        }
-        raw.status = options.status;
-      }
+      const status = statusAsked(options.status);
+      if (status !== undefined) raw.status = status;
       const restored = await this.deps.pageOps.update(actor, page.id, raw, options.ifVersion);
-      // Audited; its event (after the update's) names the operation's one revision `page.restore`.
-      await recordWrite(this.deps.audit, actor, {
-        action: 'page.restore',
-        resourceType: 'page',
-        resourceId: page.id,
-        websiteIds: restored.websiteIds,
-        input: { revision: revision.id, status: options.status },
-      });
+      await this.auditRestore(actor, 'page', restored, revision.id, options.status);
       return { page: restored, missing: { websites: data.websiteIds.filter((id) => !existing.has(id)) } };
+    });
+  }
+
+  /** Audits a restore; its event (after the update's) names the operation's one revision `*.restore`. */
+  private auditRestore(
+    actor: Actor,
+    kind: RevisionKind,
+    restored: { id: number; websiteIds: number[] },
+    revisionId: number,
+    status: unknown,
+  ): Promise<void> {
+    return recordWrite(this.deps.audit, actor, {
+      action: `${kind}.restore`,
+      resourceType: kind,
+      resourceId: restored.id,
+      websiteIds: restored.websiteIds,
+      input: { revision: revisionId, status },
     });
   }
 
@@ -494,6 +491,14 @@ export class RevisionsService {
     const rows = await this.deps.db.selectFrom(table).select('id').where('id', 'in', ids).execute();
     return new Set(rows.map((row) => Number(row.id)));
   }
+}
+
+/** The status a restore asks for (undefined: the status does not change). */
+function statusAsked(status: unknown): string | undefined {
+  if (status !== undefined && typeof status !== 'string') {
+    throw new ValidationError({ status: ['The selected status is invalid.'] });
+  }
+  return status;
 }
 
 function nonEmpty(map: Record<string, string>): Record<string, string> | null {
