@@ -47,6 +47,15 @@ export interface ListShape {
   reversed: boolean;
 }
 
+/** Live posts (type `post`, not deleted) shown on the website: bound to it, or to none. */
+export function livePostsOn(db: Db, websiteId: number) {
+  return db
+    .selectFrom('posts')
+    .where('posts.type', '=', POST_MODEL)
+    .where('posts.deleted_at', 'is', null)
+    .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
+}
+
 /** Whether the post (`posts.id`) has one of these tags. */
 export function hasAnyTag(
   eb: ExpressionBuilder<Database, 'posts'>,
