@@ -26,6 +26,7 @@ import { POST_SETTINGS } from '../posts/model.js';
 import type { PostOperations } from '../posts/index.js';
 import type { PostsService } from '../posts/store.js';
 import { DEFAULT_LOCALE } from '../translations.js';
+import type { TranslationMap } from '../translations.js';
 import { toIso } from '../values.js';
 
 export const REVISIONS_KEEP_SETTING = 'revisions_keep';
@@ -533,15 +534,21 @@ function localeMap(
   return map;
 }
 
+/** These translatable fields of a post or page, each as `{ locale: text }`. */
+function localeMaps<Field extends string>(
+  item: Record<Field, string | null> & { translations: TranslationMap },
+  fields: readonly Field[],
+  defaultLocale: string,
+): Record<Field, Record<string, string>> {
+  const maps = {} as Record<Field, Record<string, string>>;
+  for (const field of fields) maps[field] = localeMap(item[field], item.translations[field], defaultLocale);
+  return maps;
+}
+
 /** The post as a revision keeps it: each translatable field as `{ locale: text }`. */
 export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSnapshot {
-  const text = (field: (typeof TEXT_FIELDS)[number], main: string | null) =>
-    localeMap(main, post.translations[field], defaultLocale);
   return {
-    title: text('title', post.title),
-    content: text('content', post.content),
-    excerpt: text('excerpt', post.excerpt),
-    keywords: text('keywords', post.keywords),
+    ...localeMaps(post, TEXT_FIELDS, defaultLocale),
     slug: post.slug,
     status: post.status,
     publishedAt: post.publishedAt,
@@ -558,11 +565,8 @@ export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSna
 
 /** The page as a revision keeps it: title and content as `{ locale: text }`. */
 export function pageSnapshotOf(page: Page, defaultLocale: string): PageSnapshot {
-  const text = (field: (typeof PAGE_TEXT_FIELDS)[number], main: string | null) =>
-    localeMap(main, page.translations[field], defaultLocale);
   return {
-    title: text('title', page.title),
-    content: text('content', page.content),
+    ...localeMaps(page, PAGE_TEXT_FIELDS, defaultLocale),
     slug: page.slug,
     type: page.type,
     template: page.template,
