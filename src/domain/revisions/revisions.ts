@@ -24,6 +24,7 @@ import type { Page, PagesService } from '../pages/store.js';
 import type { PostDetail } from '../posts/model.js';
 import { POST_SETTINGS } from '../posts/model.js';
 import type { PostOperations } from '../posts/index.js';
+import { positiveInteger } from '../posts/input.js';
 import type { PostsService } from '../posts/store.js';
 import { DEFAULT_LOCALE } from '../translations.js';
 import type { TranslationMap } from '../translations.js';
@@ -87,8 +88,9 @@ export interface RevisionSnapshot {
 }
 
 /** A page as a revision keeps it: its texts per locale, its other fields as they were. */
-export type PageSnapshot = Record<(typeof PAGE_TEXT_FIELDS)[number], Record<string, string>> &
-  Pick<Page, (typeof PAGE_OTHER_FIELDS)[number]>;
+export type PageSnapshot = Record<(typeof PAGE_TEXT_FIELDS)[number], Record<string, string>> & PageFields;
+/** The fields of a page a revision keeps as they are. */
+type PageFields = Pick<Page, (typeof PAGE_OTHER_FIELDS)[number]>;
 
 export interface RevisionSummary {
   id: number;
@@ -508,13 +510,8 @@ function nonEmpty(map: Record<string, string>): Record<string, string> | null {
 
 function positive(value: unknown, fallback: number, field: string, max: number): number {
   if (value === undefined || value === null || value === '') return fallback;
-  const number =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\d{1,9}$/.test(value)
-        ? Number(value)
-        : NaN;
-  if (!Number.isInteger(number) || number < 1) {
+  const number = positiveInteger(value, 9);
+  if (number === null) {
     throw new ValidationError({ [field]: [`The ${field.replace('_', ' ')} must be at least 1.`] });
   }
   return Math.min(number, max);
@@ -563,17 +560,12 @@ export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSna
   };
 }
 
-/** The page as a revision keeps it: title and content as `{ locale: text }`. */
+/** The page as a revision keeps it: title and content as `{ locale: text }`, its other fields as they are. */
 export function pageSnapshotOf(page: Page, defaultLocale: string): PageSnapshot {
+  const others = Object.fromEntries(PAGE_OTHER_FIELDS.map((field) => [field, page[field]])) as PageFields;
   return {
     ...localeMaps(page, PAGE_TEXT_FIELDS, defaultLocale),
-    slug: page.slug,
-    type: page.type,
-    template: page.template,
-    status: page.status,
-    metaTitle: page.metaTitle,
-    metaDescription: page.metaDescription,
-    authorId: page.authorId,
+    ...others,
     websiteIds: [...page.websiteIds].sort((a, b) => a - b),
   };
 }
