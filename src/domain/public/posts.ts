@@ -3,10 +3,12 @@
 // to it, or global). Texts in the reader's locale (R-T3). Every list is one count, one page query,
 // and one query each for tags, translations of the posts and translations of the tag names: no N+1.
 import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Cache } from '../../cache/cache.js';
 import { pageTags } from '../cache-tags.js';
 import { CompiledQueries, param } from '../../db/compiled.js';
 import type { Db } from '../../db/database.js';
+import type { PostsTable } from '../../db/schema.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { nowIso } from '../clock.js';
 import { parseVariants } from '../media/files.js';
@@ -900,16 +902,10 @@ interface AroundRow {
   translated: string | null;
 }
 
-interface SummaryRow {
-  id: number;
-  title: string;
-  slug: string;
-  excerpt: string | null;
-  content: string;
-  thumbnail: string | null;
-  published_at: Date | string | null;
-  updated_at: Date | string;
+/** A row of SUMMARY_COLUMNS: the post's columns, and its author's (left-joined: null without one). */
+type SummaryRow = Pick<Selectable<PostsTable>, PostColumn<(typeof SUMMARY_COLUMNS)[number]>> & {
   author_id: number | null;
   author_name: string | null;
   author_username: string | null;
-}
+};
+type PostColumn<Column> = Column extends `posts.${infer Name}` ? Name : never;
