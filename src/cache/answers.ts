@@ -27,21 +27,10 @@ export class LocalAnswers<T extends object> {
     this.entries = new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
   }
 
-  /** `size`: roughly the bytes an answer holds (its text and encoded forms), for the budget. */
-  async remember(
-    cache: Cache,
-    key: string,
-    options: CacheOptions,
-    compute: () => Promise<T>,
-    size: (value: T) => number,
-  ): Promise<T>;
-  async remember(
-    cache: Cache,
-    key: string,
-    options: CacheOptions,
-    compute: () => Promise<T | undefined>,
-    size: (value: T) => number,
-  ): Promise<T | undefined>;
+  /**
+   * The answer under `key`: `compute()`'s (undefined: none, never kept). `size`: roughly the bytes an
+   * answer holds (its text and encoded forms), for the budget.
+   */
   async remember(
     cache: Cache,
     key: string,

@@ -13,7 +13,9 @@
 // website), prefixed with `/{locale}` when localization is on and the sync's locale is not the
 // default one (R-F3).
 import type { Cache } from '../../cache/cache.js';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { MenuItemsTable } from '../../db/schema.js';
 import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
@@ -146,22 +148,7 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-interface MenuItemRow {
-  id: number;
-  website_id: number;
-  position: number;
-  name: string;
-  type: string;
-  page_id: number | null;
-  post_id: number | null;
-  tag_id: number | null;
-  url: string | null;
-  target: string;
-  icon: string | null;
-  parent_id: number | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
+type MenuItemRow = Pick<Selectable<MenuItemsTable>, (typeof COLUMNS)[number]>;
 
 const pageIdError = (index: number) =>
   new InputError(`menu_items.${index}.page_id`, `The selected menu items.${index}.page id is invalid.`);
@@ -616,24 +603,20 @@ export class MenusService {
     const pageIds = idsOf('page', (item) => item.pageId);
     const postIds = idsOf('post', (item) => item.postId);
     const tagIds = idsOf('tag', (item) => item.tagId);
-    const pages = pageIds.length
-      ? await trx
-          .selectFrom('pages')
-          .select(['id', 'slug'])
-          .where('id', 'in', pageIds)
-          .where('deleted_at', 'is', null)
-          .where((eb) => visibleOnWebsite(eb, 'page', eb.ref('pages.id'), websiteId))
-          .execute()
-      : [];
-    const posts = postIds.length
-      ? await trx
-          .selectFrom('posts')
-          .select(['id', 'slug'])
-          .where('id', 'in', postIds)
-          .where('deleted_at', 'is', null)
-          .where((eb) => visibleOnWebsite(eb, 'post', eb.ref('posts.id'), websiteId))
-          .execute()
-      : [];
+    // Pages and posts: those not deleted (tags are deleted for good).
+    const live = async (kind: 'page' | 'post', ids: number[]) => {
+      if (ids.length === 0) return [];
+      const table = kind === 'page' ? 'pages' : 'posts';
+      return trx
+        .selectFrom(table)
+        .select(['id', 'slug'])
+        .where('id', 'in', ids)
+        .where('deleted_at', 'is', null)
+        .where((eb) => visibleOnWebsite(eb, kind, eb.ref(`${table}.id`), websiteId))
+        .execute();
+    };
+    const pages = await live('page', pageIds);
+    const posts = await live('post', postIds);
     const tags = tagIds.length
       ? await trx
           .selectFrom('tags')

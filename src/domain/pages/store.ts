@@ -1,7 +1,9 @@
 // Pages: real records (title, slug, content, type, status, translations, website bindings). The API
 // only has placeholders for them (spec 4.5, R-Pg1); menus link to pages and the public website shows
 // them at `/page/{slug}` (R-F4). Slugs are unique among live pages; a soft-deleted page frees its slug.
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { PagesTable } from '../../db/schema.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { nextVersion, nowIso } from '../clock.js';
@@ -64,21 +66,6 @@ export interface FindPageOptions {
   publishedOnly?: boolean;
 }
 
-interface PageRow {
-  id: number;
-  title: string;
-  slug: string;
-  content: string | null;
-  type: string;
-  template: string | null;
-  status: string;
-  meta_title: string | null;
-  meta_description: string | null;
-  author_id: number | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
 const COLUMNS = [
   'id',
   'title',
@@ -93,6 +80,7 @@ const COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+type PageRow = Pick<Selectable<PagesTable>, (typeof COLUMNS)[number]>;
 
 export class PagesService {
   constructor(

@@ -6,6 +6,7 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { POST_MODEL } from './model.js';
+import { hasAnyTag } from './queries.js';
 
 export interface CountScope {
   /** Posts having this tag; undefined: every post. */
@@ -58,16 +59,7 @@ export async function publishedNotDue(
     query = query.where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
   }
   if (tagId !== undefined) {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('taggables')
-          .select('taggables.tag_id')
-          .where('taggables.taggable_type', '=', POST_MODEL)
-          .whereRef('taggables.taggable_id', '=', 'posts.id')
-          .where('taggables.tag_id', '=', tagId),
-      ),
-    );
+    query = query.where((eb) => hasAnyTag(eb, [tagId]));
   }
   const row = await query.executeTakeFirst();
   return Number(row?.total ?? 0);

@@ -55,6 +55,17 @@ export const MAX_POST_EXCERPT_LENGTH = 65_535;
 const nullable = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === '' ? null : value), schema.nullable().optional());
 
+/** `value` as a positive integer (a number, or a string of up to `maxDigits` digits), or null. */
+export function positiveInteger(value: unknown, maxDigits: number): number | null {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.length <= maxDigits && /^\d+$/.test(value)
+        ? Number(value)
+        : NaN;
+  return Number.isInteger(number) && number >= 1 ? number : null;
+}
+
 /** `website_id`: an integer, an array of them, or a comma-separated string (R-P8). */
 const websiteIds = z.unknown().transform((value, ctx): number[] => {
   const items =
@@ -73,13 +84,8 @@ const websiteIds = z.unknown().transform((value, ctx): number[] => {
     return z.NEVER;
   }
   for (const item of items) {
-    const id =
-      typeof item === 'number'
-        ? item
-        : typeof item === 'string' && /^\d{1,15}$/.test(item)
-          ? Number(item)
-          : NaN;
-    if (!Number.isInteger(id) || id < 1) {
+    const id = positiveInteger(item, 15);
+    if (id === null) {
       ctx.addIssue({ code: 'custom', message: 'The selected :attribute is invalid.', input: value });
       return z.NEVER;
     }

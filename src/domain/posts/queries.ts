@@ -1,8 +1,9 @@
 // The SQL of post lists and post details, compiled once per shape (see db/compiled.ts).
 import { sql } from 'kysely';
-import type { InferResult } from 'kysely';
+import type { Expression, ExpressionBuilder, InferResult, SqlBool } from 'kysely';
 import { param } from '../../db/compiled.js';
 import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
@@ -44,6 +45,30 @@ export interface ListShape {
    * past the middle then reads no more index entries than the page as far from the other end.
    */
   reversed: boolean;
+}
+
+/** Live posts (type `post`, not deleted) shown on the website: bound to it, or to none. */
+export function livePostsOn(db: Db, websiteId: number) {
+  return db
+    .selectFrom('posts')
+    .where('posts.type', '=', POST_MODEL)
+    .where('posts.deleted_at', 'is', null)
+    .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId));
+}
+
+/** Whether the post (`posts.id`) has one of these tags. */
+export function hasAnyTag(
+  eb: ExpressionBuilder<Database, 'posts'>,
+  tagIds: readonly number[],
+): Expression<SqlBool> {
+  return eb.exists(
+    eb
+      .selectFrom('taggables')
+      .select('taggables.tag_id')
+      .where('taggables.taggable_type', '=', POST_MODEL)
+      .whereRef('taggables.taggable_id', '=', 'posts.id')
+      .where('taggables.tag_id', 'in', [...tagIds]),
+  );
 }
 
 /**

@@ -48,13 +48,8 @@ export class PostReads {
     const compute = async () => view.build(await this.store.list(query));
     const key = this.store.listCacheKey(query);
     if (key === null) return compute();
-    return this.local.remember(
-      this.cache,
-      `${this.keyPrefix}${view.name}:list:${key}`,
-      this.options,
-      compute,
-      (answer) => view.size(answer as Out),
-    ) as Promise<Out>;
+    // compute() always answers: so does the cache.
+    return this.remember(view, `list:${key}`, compute) as Promise<Out>;
   }
 
   /** The post named by an id or slug through the view (undefined: none), whatever its status. */
@@ -65,9 +60,18 @@ export class PostReads {
     };
     // A reference longer than any slug names nothing that could be cached usefully.
     if (ref.length > MAX_SLUG_LENGTH) return compute();
+    return this.remember(view, `show:${ref}`, compute);
+  }
+
+  /** The view's answer under `key` (undefined: none, never kept), kept in process. */
+  private remember<Out extends object>(
+    view: Pick<AnswerView<unknown, Out>, 'name' | 'size'>,
+    key: string,
+    compute: () => Promise<Out | undefined>,
+  ): Promise<Out | undefined> {
     return this.local.remember(
       this.cache,
-      `${this.keyPrefix}${view.name}:show:${ref}`,
+      `${this.keyPrefix}${view.name}:${key}`,
       this.options,
       compute,
       (answer) => view.size(answer as Out),

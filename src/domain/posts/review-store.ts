@@ -5,7 +5,7 @@ import { nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../../db/database.js';
 import { toIso } from '../values.js';
-import { visibleOnWebsite } from '../websites/bindings.js';
+import { livePostsOn } from './queries.js';
 import { POST_MODEL, REVIEW_STATUS } from './model.js';
 
 export type ReviewDecision = 'submitted' | 'approved' | 'returned';
@@ -116,14 +116,10 @@ export class PostReviewStore {
 
   /** Posts waiting for review on a website (bound to it, or global), the longest waiting first. */
   async pendingOn(websiteId: number, limit: number): Promise<PendingPost[]> {
-    const rows = await this.db
-      .selectFrom('posts')
+    const rows = await livePostsOn(this.db, websiteId)
       .leftJoin('users', 'users.id', 'posts.author_id')
       .select(['posts.id', 'posts.title', 'posts.slug', 'posts.author_id', 'posts.updated_at', 'users.name'])
       .where('posts.status', '=', REVIEW_STATUS)
-      .where('posts.type', '=', POST_MODEL)
-      .where('posts.deleted_at', 'is', null)
-      .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId))
       .orderBy('posts.updated_at', 'asc')
       .orderBy('posts.id', 'asc')
       .limit(limit)

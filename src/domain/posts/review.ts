@@ -10,7 +10,7 @@ import { announced, audited, factsOf } from './context.js';
 import type { PostOperationContext } from './context.js';
 import type { PostDetail } from './model.js';
 import { REVIEW_STATUS } from './model.js';
-import type { PendingPost, PostReviewStore, ReviewStep } from './review-store.js';
+import type { PendingPost, PostReviewStore, ReviewStep, ReviewWrite } from './review-store.js';
 import { postNotFound } from './update.js';
 
 export const MAX_REVIEW_NOTE = 2000;
@@ -43,17 +43,11 @@ export function submitPost(ctx: ReviewContext, actor: Actor, ref: string): Promi
     if (post.status !== 'draft') {
       throw new ValidationError({ status: ['Only a draft can be submitted for review.'] });
     }
-    const taken = await ctx.reviews.step({
-      postId: post.id,
-      userId: actor.userId,
+    return takeStep(ctx, actor, post, 'post.submit', {
       decision: 'submitted',
       status: REVIEW_STATUS,
       expectedStatus: 'draft',
     });
-    if (!taken) throw notPending();
-    await announced(ctx, [post.id]);
-    await audited(ctx, actor, 'post.submit', post);
-    return (await ctx.store.findDetail(post.id)) ?? post;
   });
 }
 
@@ -65,24 +59,10 @@ export async function approvePost(
   raw: unknown,
 ): Promise<PostDetail> {
   const input = parse(approveInput, raw ?? {});
-  return ctx.runner.run(async () => {
-    const post = await readable(ctx, actor, ref);
-    await ctx.policy.require(actor, 'post.review', { post: factsOf(post) });
-    if (post.status !== REVIEW_STATUS) throw notPending();
+  return decide(ctx, actor, ref, 'post.approve', raw, () => {
     const publishedAt = input.published_at ? new Date(input.published_at.trim()).toISOString() : null;
     const later = publishedAt !== null && Date.parse(publishedAt) > ctx.policy.now().getTime();
-    const taken = await ctx.reviews.step({
-      postId: post.id,
-      userId: actor.userId,
-      decision: 'approved',
-      status: later ? 'scheduled' : 'published',
-      publishedAt,
-      expectedStatus: REVIEW_STATUS,
-    });
-    if (!taken) throw notPending();
-    await announced(ctx, [post.id]);
-    await audited(ctx, actor, 'post.approve', post, raw);
-    return (await ctx.store.findDetail(post.id)) ?? post;
+    return { decision: 'approved', status: later ? 'scheduled' : 'published', publishedAt };
   });
 }
 
@@ -94,23 +74,47 @@ export async function returnPost(
   raw: unknown,
 ): Promise<PostDetail> {
   const input = parse(returnInput, raw ?? {});
+  return decide(ctx, actor, ref, 'post.return', raw, () => ({
+    decision: 'returned',
+    status: 'draft',
+    note: input.note,
+  }));
+}
+
+/**
+ * An editor's decision on a pending post (the post as it is now): the step `step()` says, taken
+ * only while the post is still pending.
+ */
+function decide(
+  ctx: ReviewContext,
+  actor: Actor,
+  ref: string,
+  action: 'post.approve' | 'post.return',
+  raw: unknown,
+  step: () => Omit<ReviewWrite, 'postId' | 'userId' | 'expectedStatus'>,
+): Promise<PostDetail> {
   return ctx.runner.run(async () => {
     const post = await readable(ctx, actor, ref);
     await ctx.policy.require(actor, 'post.review', { post: factsOf(post) });
     if (post.status !== REVIEW_STATUS) throw notPending();
-    const taken = await ctx.reviews.step({
-      postId: post.id,
-      userId: actor.userId,
-      decision: 'returned',
-      status: 'draft',
-      note: input.note,
-      expectedStatus: REVIEW_STATUS,
-    });
-    if (!taken) throw notPending();
-    await announced(ctx, [post.id]);
-    await audited(ctx, actor, 'post.return', post, raw);
-    return (await ctx.store.findDetail(post.id)) ?? post;
+    return takeStep(ctx, actor, post, action, { ...step(), expectedStatus: REVIEW_STATUS }, raw);
   });
+}
+
+/** Takes the step (a concurrent step taken first: not pending), announces and audits it. */
+async function takeStep(
+  ctx: ReviewContext,
+  actor: Actor,
+  post: PostDetail,
+  action: 'post.submit' | 'post.approve' | 'post.return',
+  step: Omit<ReviewWrite, 'postId' | 'userId'>,
+  raw?: unknown,
+): Promise<PostDetail> {
+  const taken = await ctx.reviews.step({ postId: post.id, userId: actor.userId, ...step });
+  if (!taken) throw notPending();
+  await announced(ctx, [post.id]);
+  await audited(ctx, actor, action, post, raw);
+  return (await ctx.store.findDetail(post.id)) ?? post;
 }
 
 /** The posts waiting for review on a website, for its editors (others: ForbiddenError). */

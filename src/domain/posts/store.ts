@@ -9,7 +9,6 @@ import type { Database } from '../../db/schema.js';
 import type { Actor as PolicyActor } from '../policy.js';
 import { nextVersion, nowIso } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { visibleOnWebsite } from '../websites/bindings.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
 import { StaleWriteError, ValidationError } from '../errors.js';
 import { isStorableId } from '../ids.js';
@@ -42,7 +41,7 @@ import type {
   PostWrite,
 } from './model.js';
 import { compactPostCounts, keptPostCount, publishedNotDue } from './counts.js';
-import { detailQuery, listQueries } from './queries.js';
+import { detailQuery, listQueries, livePostsOn } from './queries.js';
 import { dialectOf, planTerms, rankQuery } from './search.js';
 import type { DetailRow, ListRow, ListShape } from './queries.js';
 
@@ -352,13 +351,9 @@ export class PostsService {
     websiteId: number,
     limit: number,
   ): Promise<Array<{ id: number; title: string; slug: string; status: string; updatedAt: string }>> {
-    const rows = await this.db
-      .selectFrom('posts')
+    const rows = await livePostsOn(this.db, websiteId)
       .select(['posts.id', 'posts.title', 'posts.slug', 'posts.status', 'posts.updated_at'])
       .where('posts.author_id', '=', authorId)
-      .where('posts.deleted_at', 'is', null)
-      .where('posts.type', '=', POST_MODEL)
-      .where((eb) => visibleOnWebsite(eb, POST_MODEL, eb.ref('posts.id'), websiteId))
       .orderBy('posts.updated_at', 'desc')
       .orderBy('posts.id', 'desc')
       .limit(limit)

@@ -3,14 +3,17 @@
 // to it, or global). Texts in the reader's locale (R-T3). Every list is one count, one page query,
 // and one query each for tags, translations of the posts and translations of the tag names: no N+1.
 import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Cache } from '../../cache/cache.js';
 import { pageTags } from '../cache-tags.js';
 import { CompiledQueries, param } from '../../db/compiled.js';
 import type { Db } from '../../db/database.js';
+import type { PostsTable } from '../../db/schema.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
 import { nowIso } from '../clock.js';
 import { parseVariants } from '../media/files.js';
 import { keptPostCount, publishedNotDue } from '../posts/index.js';
+import { hasAnyTag } from '../posts/queries.js';
 import {
   dialectOf,
   highlightExcerpt,
@@ -356,16 +359,7 @@ export class PublicPostsService {
   private filtered(base: ReturnType<PublicPostsService['live']>, query: PublicListQuery) {
     const tagIds = query.tagIds ?? [];
     if (tagIds.length > 0) {
-      base = base.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('taggables')
-            .select('taggables.tag_id')
-            .where('taggables.taggable_type', '=', POST_MODEL)
-            .whereRef('taggables.taggable_id', '=', 'posts.id')
-            .where('taggables.tag_id', 'in', tagIds),
-        ),
-      );
+      base = base.where((eb) => hasAnyTag(eb, tagIds));
     }
     if (query.authorId !== undefined) base = base.where('posts.author_id', '=', query.authorId);
     // Every term, through the search index (domain/posts/search.ts).
@@ -555,17 +549,9 @@ export class PublicPostsService {
         .where('posts.published_at', 'is not', null)
         .where('posts.published_at', '<=', param<string>('now'))
         .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('taggables')
-              .select('taggables.tag_id')
-              .where('taggables.taggable_type', '=', POST_MODEL)
-              .whereRef('taggables.taggable_id', '=', 'posts.id')
-              .where(
-                'taggables.tag_id',
-                'in',
-                Array.from({ length: tags }, (_, i) => param<number>(`tag:${i}`)),
-              ),
+          hasAnyTag(
+            eb,
+            Array.from({ length: tags }, (_, i) => param<number>(`tag:${i}`)),
           ),
         )
         .where('posts.id', '!=', id)
@@ -916,16 +902,10 @@ interface AroundRow {
   translated: string | null;
 }
 
-interface SummaryRow {
-  id: number;
-  title: string;
-  slug: string;
-  excerpt: string | null;
-  content: string;
-  thumbnail: string | null;
-  published_at: Date | string | null;
-  updated_at: Date | string;
+/** A row of SUMMARY_COLUMNS: the post's columns, and its author's (left-joined: null without one). */
+type SummaryRow = Pick<Selectable<PostsTable>, PostColumn<(typeof SUMMARY_COLUMNS)[number]>> & {
   author_id: number | null;
   author_name: string | null;
   author_username: string | null;
-}
+};
+type PostColumn<Column> = Column extends `posts.${infer Name}` ? Name : never;

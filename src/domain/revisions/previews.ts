@@ -23,6 +23,7 @@ import type { PostsService } from '../posts/store.js';
 import type { OperationRunner } from '../run.js';
 import { parse } from '../schema-fields.js';
 import type { SettingsService } from '../system/settings.js';
+import type { TranslationMap } from '../translations.js';
 import { toIso } from '../values.js';
 
 export const PREVIEW_DAYS_SETTING = 'preview_link_days';
@@ -220,40 +221,28 @@ export class PreviewLinks {
           );
     const shows = (ids: readonly number[]) =>
       websiteId === undefined || ids.length === 0 || ids.includes(websiteId);
+    // The autosave's texts over the saved ones; it holds the default locale's texts: no other
+    // locale's may hide them.
+    const overlaid = <T extends { title: string; content: string | null; translations: TranslationMap }>(
+      item: T,
+    ): T =>
+      overlay
+        ? {
+            ...item,
+            title: overlay.title ?? item.title,
+            content: overlay.content ?? item.content,
+            translations: {},
+          }
+        : item;
     if (link.resourceType === 'post') {
       const post = await this.deps.posts.findDetail(link.resourceId);
       if (!post || !shows(post.websiteIds)) throw missing();
-      if (overlay) {
-        return {
-          kind: 'post',
-          link,
-          post: {
-            ...post,
-            title: overlay.title ?? post.title,
-            content: overlay.content ?? post.content,
-            excerpt: overlay.excerpt === undefined ? post.excerpt : overlay.excerpt,
-            // The autosave holds the default locale's texts: no other locale's may hide them.
-            translations: {},
-          },
-        };
-      }
-      return { kind: 'post', link, post };
+      const excerpt = overlay?.excerpt === undefined ? {} : { excerpt: overlay.excerpt };
+      return { kind: 'post', link, post: { ...overlaid(post), ...excerpt } };
     }
     const page = await this.deps.pages.findById(link.resourceId);
     if (!page || !shows(page.websiteIds)) throw missing();
-    if (overlay) {
-      return {
-        kind: 'page',
-        link,
-        page: {
-          ...page,
-          title: overlay.title ?? page.title,
-          content: overlay.content ?? page.content,
-          translations: {},
-        },
-      };
-    }
-    return { kind: 'page', link, page };
+    return { kind: 'page', link, page: overlaid(page) };
   }
 
   private async editable(

@@ -9,7 +9,9 @@ import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { RevisionsTable } from '../../db/schema.js';
 import { EditableContent } from './content-access.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Actor, Policy } from '../policy.js';
@@ -22,8 +24,10 @@ import type { Page, PagesService } from '../pages/store.js';
 import type { PostDetail } from '../posts/model.js';
 import { POST_SETTINGS } from '../posts/model.js';
 import type { PostOperations } from '../posts/index.js';
+import { positiveInteger } from '../posts/input.js';
 import type { PostsService } from '../posts/store.js';
 import { DEFAULT_LOCALE } from '../translations.js';
+import type { TranslationMap } from '../translations.js';
 import { toIso } from '../values.js';
 
 export const REVISIONS_KEEP_SETTING = 'revisions_keep';
@@ -83,19 +87,10 @@ export interface RevisionSnapshot {
   websiteIds: number[];
 }
 
-/** A page as a revision keeps it. */
-export interface PageSnapshot {
-  title: Record<string, string>;
-  content: Record<string, string>;
-  slug: string;
-  type: string;
-  template: string | null;
-  status: string;
-  metaTitle: string | null;
-  metaDescription: string | null;
-  authorId: number | null;
-  websiteIds: number[];
-}
+/** A page as a revision keeps it: its texts per locale, its other fields as they were. */
+export type PageSnapshot = Record<(typeof PAGE_TEXT_FIELDS)[number], Record<string, string>> & PageFields;
+/** The fields of a page a revision keeps as they are. */
+type PageFields = Pick<Page, (typeof PAGE_OTHER_FIELDS)[number]>;
 
 export interface RevisionSummary {
   id: number;
@@ -139,20 +134,25 @@ export interface RevisionsDeps {
   audit?: AuditLog;
 }
 
-type Row = {
-  id: number;
-  resource_type: string;
-  resource_id: number;
-  action: string;
-  status: string;
-  published: number;
-  user_id: number | null;
-  api_key_id: number | null;
-  surface: string;
-  created_at: Date | string;
-};
+const SUMMARY_COLUMNS = [
+  'id',
+  'resource_type',
+  'resource_id',
+  'action',
+  'status',
+  'published',
+  'user_id',
+  'api_key_id',
+  'surface',
+  'created_at',
+] as const;
 
-function summaryOf(row: Row): RevisionSummary {
+/** What a revision records of the save that made it. */
+type RevisionEvent = Pick<DomainEvent, 'action' | 'userId' | 'apiKeyId' | 'surface'>;
+
+type SummaryRow = Pick<Selectable<RevisionsTable>, (typeof SUMMARY_COLUMNS)[number]>;
+
+function summaryOf(row: SummaryRow): RevisionSummary {
   return {
     id: Number(row.id),
     resourceType: row.resource_type as RevisionKind,
@@ -166,19 +166,6 @@ function summaryOf(row: Row): RevisionSummary {
     createdAt: toIso(row.created_at) ?? String(row.created_at),
   };
 }
-
-const SUMMARY_COLUMNS = [
-  'id',
-  'resource_type',
-  'resource_id',
-  'action',
-  'status',
-  'published',
-  'user_id',
-  'api_key_id',
-  'surface',
-  'created_at',
-] as const;
 
 /** A restore's options: the status the post gets (absent: its status does not change). */
 export const restoreInput = z.object({
@@ -215,15 +202,7 @@ export class RevisionsService {
     ) {
       return;
     }
-    const id = Number(event.resourceId);
-    const locale = await this.defaultLocale();
-    if (kind === 'post') {
-      const post = await this.deps.posts.findDetail(id);
-      if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
-    } else {
-      const page = await this.deps.pages.findById(id);
-      if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
-    }
+    await this.writeCurrent(kind, Number(event.resourceId), await this.defaultLocale(), event);
   }
 
   /**
@@ -238,14 +217,22 @@ export class RevisionsService {
       apiKeyId: actor.origin?.apiKeyId ?? null,
       surface: actor.origin?.surface ?? 'system',
     };
-    for (const id of ids) {
-      if (kind === 'post') {
-        const post = await this.deps.posts.findDetail(id);
-        if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
-      } else {
-        const page = await this.deps.pages.findById(id);
-        if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
-      }
+    for (const id of ids) await this.writeCurrent(kind, id, locale, event);
+  }
+
+  /** A revision of the post or page as it is now (none when it is gone). */
+  private async writeCurrent(
+    kind: RevisionKind,
+    id: number,
+    locale: string,
+    event: RevisionEvent,
+  ): Promise<void> {
+    if (kind === 'post') {
+      const post = await this.deps.posts.findDetail(id);
+      if (post) await this.write('post', id, post.status, snapshotOf(post, locale), event);
+    } else {
+      const page = await this.deps.pages.findById(id);
+      if (page) await this.write('page', id, page.status, pageSnapshotOf(page, locale), event);
     }
   }
 
@@ -254,7 +241,7 @@ export class RevisionsService {
     id: number,
     status: string,
     data: RevisionSnapshot | PageSnapshot,
-    event: Pick<DomainEvent, 'action' | 'userId' | 'apiKeyId' | 'surface'>,
+    event: RevisionEvent,
   ): Promise<void> {
     const db = this.deps.db;
     await db
@@ -430,24 +417,15 @@ export class RevisionsService {
         categories,
       };
       if (websites.length > 0) raw.website_id = websites;
-      if (options.status !== undefined) {
-        if (typeof options.status !== 'string') {
-          throw new ValidationError({ status: ['The selected status is invalid.'] });
-        }
-        raw.status = options.status;
-        if (options.status === data.status) raw.published_at = data.publishedAt;
+      const status = statusAsked(options.status);
+      if (status !== undefined) {
+        raw.status = status;
+        if (status === data.status) raw.published_at = data.publishedAt;
       }
       const restored = await this.deps.postOps.update(actor, String(post.id), raw, {
         ifVersion: options.ifVersion,
       });
-      // Audited; its event (after the update's) names the operation's one revision `post.restore`.
-      await recordWrite(this.deps.audit, actor, {
-        action: 'post.restore',
-        resourceType: 'post',
-        resourceId: post.id,
-        websiteIds: restored.websiteIds,
-        input: { revision: revision.id, status: options.status },
-      });
+      await this.auditRestore(actor, 'post', restored, revision.id, options.status);
       return {
         post: restored,
         missing: {
@@ -486,22 +464,28 @@ export class RevisionsService {
       };
       // A page bound to none is on every website; one whose websites are all gone keeps its own.
       if (websites.length > 0 || data.websiteIds.length === 0) raw.website_ids = websites;
-      if (options.status !== undefined) {
-        if (typeof options.status !== 'string') {
-          throw new ValidationError({ status: ['The selected status is invalid.'] });
-        }
-        raw.status = options.status;
-      }
+      const status = statusAsked(options.status);
+      if (status !== undefined) raw.status = status;
       const restored = await this.deps.pageOps.update(actor, page.id, raw, options.ifVersion);
-      // Audited; its event (after the update's) names the operation's one revision `page.restore`.
-      await recordWrite(this.deps.audit, actor, {
-        action: 'page.restore',
-        resourceType: 'page',
-        resourceId: page.id,
-        websiteIds: restored.websiteIds,
-        input: { revision: revision.id, status: options.status },
-      });
+      await this.auditRestore(actor, 'page', restored, revision.id, options.status);
       return { page: restored, missing: { websites: data.websiteIds.filter((id) => !existing.has(id)) } };
+    });
+  }
+
+  /** Audits a restore; its event (after the update's) names the operation's one revision `*.restore`. */
+  private auditRestore(
+    actor: Actor,
+    kind: RevisionKind,
+    restored: { id: number; websiteIds: number[] },
+    revisionId: number,
+    status: unknown,
+  ): Promise<void> {
+    return recordWrite(this.deps.audit, actor, {
+      action: `${kind}.restore`,
+      resourceType: kind,
+      resourceId: restored.id,
+      websiteIds: restored.websiteIds,
+      input: { revision: revisionId, status },
     });
   }
 
@@ -512,19 +496,22 @@ export class RevisionsService {
   }
 }
 
+/** The status a restore asks for (undefined: the status does not change). */
+function statusAsked(status: unknown): string | undefined {
+  if (status !== undefined && typeof status !== 'string') {
+    throw new ValidationError({ status: ['The selected status is invalid.'] });
+  }
+  return status;
+}
+
 function nonEmpty(map: Record<string, string>): Record<string, string> | null {
   return Object.values(map).some((text) => text !== '') ? map : null;
 }
 
 function positive(value: unknown, fallback: number, field: string, max: number): number {
   if (value === undefined || value === null || value === '') return fallback;
-  const number =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\d{1,9}$/.test(value)
-        ? Number(value)
-        : NaN;
-  if (!Number.isInteger(number) || number < 1) {
+  const number = positiveInteger(value, 9);
+  if (number === null) {
     throw new ValidationError({ [field]: [`The ${field.replace('_', ' ')} must be at least 1.`] });
   }
   return Math.min(number, max);
@@ -544,15 +531,21 @@ function localeMap(
   return map;
 }
 
+/** These translatable fields of a post or page, each as `{ locale: text }`. */
+function localeMaps<Field extends string>(
+  item: Record<Field, string | null> & { translations: TranslationMap },
+  fields: readonly Field[],
+  defaultLocale: string,
+): Record<Field, Record<string, string>> {
+  const maps = {} as Record<Field, Record<string, string>>;
+  for (const field of fields) maps[field] = localeMap(item[field], item.translations[field], defaultLocale);
+  return maps;
+}
+
 /** The post as a revision keeps it: each translatable field as `{ locale: text }`. */
 export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSnapshot {
-  const text = (field: (typeof TEXT_FIELDS)[number], main: string | null) =>
-    localeMap(main, post.translations[field], defaultLocale);
   return {
-    title: text('title', post.title),
-    content: text('content', post.content),
-    excerpt: text('excerpt', post.excerpt),
-    keywords: text('keywords', post.keywords),
+    ...localeMaps(post, TEXT_FIELDS, defaultLocale),
     slug: post.slug,
     status: post.status,
     publishedAt: post.publishedAt,
@@ -567,20 +560,12 @@ export function snapshotOf(post: PostDetail, defaultLocale: string): RevisionSna
   };
 }
 
-/** The page as a revision keeps it: title and content as `{ locale: text }`. */
+/** The page as a revision keeps it: title and content as `{ locale: text }`, its other fields as they are. */
 export function pageSnapshotOf(page: Page, defaultLocale: string): PageSnapshot {
-  const text = (field: (typeof PAGE_TEXT_FIELDS)[number], main: string | null) =>
-    localeMap(main, page.translations[field], defaultLocale);
+  const others = Object.fromEntries(PAGE_OTHER_FIELDS.map((field) => [field, page[field]])) as PageFields;
   return {
-    title: text('title', page.title),
-    content: text('content', page.content),
-    slug: page.slug,
-    type: page.type,
-    template: page.template,
-    status: page.status,
-    metaTitle: page.metaTitle,
-    metaDescription: page.metaDescription,
-    authorId: page.authorId,
+    ...localeMaps(page, PAGE_TEXT_FIELDS, defaultLocale),
+    ...others,
     websiteIds: [...page.websiteIds].sort((a, b) => a - b),
   };
 }

@@ -1,7 +1,9 @@
 // Tags and categories (spec 4.2, 2.4, R-Tg1..R-Tg4): the tree of a type with translated names, the
 // existence check, and the store rules (create, skip or update a duplicate). A duplicate is an exact
 // match on name and type; the unique constraint (type, name) keeps it so under concurrent requests.
+import type { Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { TagsTable } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { WebsiteBindings } from '../websites/bindings.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
@@ -59,20 +61,16 @@ export interface TagInput {
   defaultLocale: string;
 }
 
-export type StoreOutcome = 'created' | 'skipped' | 'updated';
-
-interface TagRow {
-  id: number;
-  name: string;
-  slug: string;
-  type: string;
-  parent_id: number | null;
-  description: string | null;
-  icon: string | null;
-  sort: number;
-  created_at: Date | string;
-  updated_at: Date | string;
+/** The fields of a tag a change may send besides its name (absent: unchanged; null: cleared). */
+export interface TagFields {
+  slug?: string;
+  parentId?: number | null;
+  description?: string | null;
+  icon?: string | null;
+  sort?: number;
 }
+
+export type StoreOutcome = 'created' | 'skipped' | 'updated';
 
 const COLUMNS = [
   'id',
@@ -86,6 +84,7 @@ const COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+type TagRow = Pick<Selectable<TagsTable>, (typeof COLUMNS)[number]>;
 
 export const invalidParent = () => new InputError('parent_id', 'The selected parent id is invalid.');
 
@@ -207,27 +206,7 @@ export class TagsService {
   ): Promise<Tag> {
     if (input.parentId !== undefined) await this.checkParent(input.parentId, existing.type, existing.id);
     return this.db.transaction().execute(async (trx) => {
-      const changes: {
-        slug?: string;
-        parent_id?: number;
-        description?: string;
-        icon?: string;
-        sort?: number;
-        updated_at: string;
-      } = { updated_at: nowIso(this.clock) };
-      if (input.slug !== undefined) {
-        changes.slug = await this.freeSlug(trx, input.slug, existing.type, existing.id);
-      }
-      if (input.parentId !== undefined) changes.parent_id = input.parentId;
-      if (input.description !== undefined) changes.description = input.description;
-      if (input.icon !== undefined) changes.icon = input.icon;
-      if (input.sort !== undefined) changes.sort = input.sort;
-      const row = await trx
-        .updateTable('tags')
-        .set(changes)
-        .where('id', '=', existing.id)
-        .returning(COLUMNS)
-        .executeTakeFirstOrThrow();
+      const row = await this.writeFields(trx, existing, input);
       await this.translations.save(trx, TAG_MODEL, existing.id, 'name', translations);
       if (websiteIds.length > 0) await this.bindings.sync(trx, TAG_MODEL, existing.id, websiteIds);
       return toTag(row);
@@ -264,15 +243,7 @@ export class TagsService {
    */
   async change(
     tag: Tag,
-    patch: {
-      name?: Translatable;
-      slug?: string;
-      parentId?: number | null;
-      description?: string | null;
-      icon?: string | null;
-      sort?: number;
-      websiteIds?: readonly number[];
-    },
+    patch: TagFields & { name?: Translatable; websiteIds?: readonly number[] },
     defaultLocale: string,
   ): Promise<Tag> {
     const name = patch.name === undefined ? undefined : splitTranslatable(patch.name, defaultLocale);
@@ -291,19 +262,7 @@ export class TagsService {
     let changed: Tag;
     try {
       changed = await this.db.transaction().execute(async (trx) => {
-        const changes: Record<string, unknown> = { updated_at: nowIso(this.clock) };
-        if (baseName !== undefined) changes.name = baseName;
-        if (patch.slug !== undefined) changes.slug = await this.freeSlug(trx, patch.slug, tag.type, tag.id);
-        if (patch.parentId !== undefined) changes.parent_id = patch.parentId;
-        if (patch.description !== undefined) changes.description = patch.description;
-        if (patch.icon !== undefined) changes.icon = patch.icon;
-        if (patch.sort !== undefined) changes.sort = patch.sort;
-        const row = await trx
-          .updateTable('tags')
-          .set(changes)
-          .where('id', '=', tag.id)
-          .returning(COLUMNS)
-          .executeTakeFirstOrThrow();
+        const row = await this.writeFields(trx, tag, patch, baseName);
         if (name) await this.translations.save(trx, TAG_MODEL, tag.id, 'name', name.translations);
         if (websiteIds !== undefined) await this.bindings.sync(trx, TAG_MODEL, tag.id, websiteIds);
         return toTag(row);
@@ -327,13 +286,7 @@ export class TagsService {
         .where('parent_id', '=', tag.id)
         .execute();
       await trx.deleteFrom('taggables').where('tag_id', '=', tag.id).execute();
-      await trx
-        .deleteFrom('translations')
-        .where('model_type', '=', TAG_MODEL)
-        .where('model_id', '=', tag.id)
-        .execute();
-      await this.bindings.sync(trx, TAG_MODEL, tag.id, []);
-      await trx.deleteFrom('tags').where('id', '=', tag.id).execute();
+      await this.deleteRow(trx, tag.id);
     });
   }
 
@@ -376,13 +329,7 @@ export class TagsService {
         )
         .execute();
       await trx.updateTable('taggables').set({ tag_id: target.id }).where('tag_id', '=', source.id).execute();
-      await trx
-        .deleteFrom('translations')
-        .where('model_type', '=', TAG_MODEL)
-        .where('model_id', '=', source.id)
-        .execute();
-      await this.bindings.sync(trx, TAG_MODEL, source.id, []);
-      await trx.deleteFrom('tags').where('id', '=', source.id).execute();
+      await this.deleteRow(trx, source.id);
       await trx
         .updateTable('tags')
         .set({ updated_at: nowIso(this.clock) })
@@ -414,6 +361,34 @@ export class TagsService {
       current = row?.parent_id ?? null;
     }
     return false;
+  }
+
+  /** Deletes a tag's row with its translations and website bindings (what it tagged is the caller's). */
+  private async deleteRow(db: Db, id: number): Promise<void> {
+    await db
+      .deleteFrom('translations')
+      .where('model_type', '=', TAG_MODEL)
+      .where('model_id', '=', id)
+      .execute();
+    await this.bindings.sync(db, TAG_MODEL, id, []);
+    await db.deleteFrom('tags').where('id', '=', id).execute();
+  }
+
+  /** Writes the fields sent (absent: unchanged) and the base name when given; the tag as written. */
+  private async writeFields(db: Db, tag: Pick<Tag, 'id' | 'type'>, fields: TagFields, name?: string) {
+    const changes: Updateable<TagsTable> = { updated_at: nowIso(this.clock) };
+    if (name !== undefined) changes.name = name;
+    if (fields.slug !== undefined) changes.slug = await this.freeSlug(db, fields.slug, tag.type, tag.id);
+    if (fields.parentId !== undefined) changes.parent_id = fields.parentId;
+    if (fields.description !== undefined) changes.description = fields.description;
+    if (fields.icon !== undefined) changes.icon = fields.icon;
+    if (fields.sort !== undefined) changes.sort = fields.sort;
+    return db
+      .updateTable('tags')
+      .set(changes)
+      .where('id', '=', tag.id)
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow();
   }
 
   /** `text` as a slug, made unique within the type (`-2`, `-3`…), ignoring the tag itself. */
