@@ -1,10 +1,13 @@
 /**
- * A whole number sent as a number or as digits (a form field, a query string, a template's data):
- * the number itself, or the digits' value when `value` is at most `maxDigits` digits; else null. The
- * caller checks the range (a number may be 0, negative or fractional).
+ * `value` as a positive integer: a number, or a string of up to `maxDigits` digits (a form field, a
+ * query string, a template's data); else null.
  */
-export function numberOrDigits(value: unknown, maxDigits: number): number | null {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'string' || value.length > maxDigits || !/^\d+$/.test(value)) return null;
-  return Number(value);
+export function positiveInteger(value: unknown, maxDigits: number): number | null {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.length <= maxDigits && /^\d+$/.test(value)
+        ? Number(value)
+        : NaN;
+  return Number.isInteger(number) && number >= 1 ? number : null;
 }

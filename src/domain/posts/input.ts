@@ -1,5 +1,6 @@
 // The one schema of each post operation's input (API v1's fields, spec 4.1; the public site's
 // authoring sends the same fields). Messages are worded by each face from the issues (':attribute').
+import { positiveInteger } from '../../lib/whole-number.js';
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { isMediaPath } from '../media/urls.js';
@@ -54,17 +55,6 @@ export const MAX_POST_EXCERPT_LENGTH = 65_535;
 /** Present and blank (`null` or `''`) means "clear it"; absent means "not sent". */
 const nullable = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === '' ? null : value), schema.nullable().optional());
-
-/** `value` as a positive integer (a number, or a string of up to `maxDigits` digits), or null. */
-export function positiveInteger(value: unknown, maxDigits: number): number | null {
-  const number =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && value.length <= maxDigits && /^\d+$/.test(value)
-        ? Number(value)
-        : NaN;
-  return Number.isInteger(number) && number >= 1 ? number : null;
-}
 
 /** `website_id`: an integer, an array of them, or a comma-separated string (R-P8). */
 const websiteIds = z.unknown().transform((value, ctx): number[] => {

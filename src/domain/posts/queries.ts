@@ -5,6 +5,7 @@ import { param } from '../../db/compiled.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { visibleOnWebsite } from '../websites/bindings.js';
+import { taggedWith } from '../tagged.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
 
@@ -61,14 +62,7 @@ export function hasAnyTag(
   eb: ExpressionBuilder<Database, 'posts'>,
   tagIds: readonly number[],
 ): Expression<SqlBool> {
-  return eb.exists(
-    eb
-      .selectFrom('taggables')
-      .select('taggables.tag_id')
-      .where('taggables.taggable_type', '=', POST_MODEL)
-      .whereRef('taggables.taggable_id', '=', 'posts.id')
-      .where('taggables.tag_id', 'in', [...tagIds]),
-  );
+  return taggedWith(eb, POST_MODEL, eb.ref('posts.id'), tagIds);
 }
 
 /**

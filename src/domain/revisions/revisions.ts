@@ -24,7 +24,7 @@ import type { Page, PagesService } from '../pages/store.js';
 import type { PostDetail } from '../posts/model.js';
 import { POST_SETTINGS } from '../posts/model.js';
 import type { PostOperations } from '../posts/index.js';
-import { positiveInteger } from '../posts/input.js';
+import { positiveInteger } from '../../lib/whole-number.js';
 import type { PostsService } from '../posts/store.js';
 import { DEFAULT_LOCALE } from '../translations.js';
 import type { TranslationMap } from '../translations.js';

@@ -18,7 +18,7 @@ import type { FrontendKit } from '../index.js';
 import { safeRedirect } from '../session.js';
 import { rateLimited, visitorIdentity, wantsJson } from '../visitor-id.js';
 import type { VisitorIdentity } from '../visitor-id.js';
-import { numberOrDigits } from '../../lib/whole-number.js';
+import { positiveInteger } from '../../lib/whole-number.js';
 import { localizeErrors, localizeMessage } from '../site-messages.js';
 
 /** The hidden field bots fill in and people never see. */
@@ -303,7 +303,7 @@ export function commentRoutes(kit: FrontendKit): void {
   // The thread and the form under every post page (themes/default/partials/comments.liquid).
   kit.addTemplateData('post', async (request, reply, state, data) => {
     const post = data.post as { id?: unknown } | undefined;
-    const postId = numberOrDigits(post?.id, 10);
+    const postId = positiveInteger(post?.id, 10);
     if (postId === null) return {};
     const context = await formContext(services, state, postId);
     // A reader who is not signed in sees the approved comments only: the same thread for all of them,
