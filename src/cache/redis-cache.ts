@@ -130,21 +130,29 @@ export class RedisCache extends TaggedCache {
     this.flushes++; // whatever was known may have been flushed meanwhile
   }
 
-  /** A flush published by any node (this one included): versions only ever grow. */
+  /**
+   * A flush published by any node (this one included): versions only ever grow. It counts as a flush
+   * only when it tells this node something new: its own flush, mirrored when it was made, came back
+   * here and counted twice, and a value computed meanwhile was not kept for nothing.
+   */
   private heard(message: string): void {
     if (!this.mirrorLive) return;
+    let news = false;
     for (const line of message.split('\n')) {
       const tab = line.lastIndexOf('\t');
-      if (tab > 0) this.mirrorVersion(line.slice(0, tab), Number(line.slice(tab + 1)));
+      if (tab > 0 && this.mirrorVersion(line.slice(0, tab), Number(line.slice(tab + 1)))) news = true;
     }
-    this.flushes++;
+    if (news) this.flushes++;
   }
 
-  private mirrorVersion(tag: string, version: number): void {
-    if (!Number.isFinite(version)) return;
+  /** Mirrors a tag's version; true when it is newer than the one known (or none was). */
+  private mirrorVersion(tag: string, version: number): boolean {
+    if (!Number.isFinite(version)) return false;
     if (this.mirror.size >= MIRROR_LIMIT) this.mirror.clear();
     const known = this.mirror.get(tag);
-    if (known === undefined || version > known) this.mirror.set(tag, version);
+    if (known !== undefined && version <= known) return false;
+    this.mirror.set(tag, version);
+    return true;
   }
 
   private degraded(reason: string): void {

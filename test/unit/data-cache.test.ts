@@ -134,4 +134,45 @@ describe('per-website data cache (enabled_data_cache)', () => {
       }
     },
   );
+  it(
+    "on Redis: a node counts its own flush once (heard back, it says nothing new); another node's counts",
+    { skip: redisSkip },
+    async () => {
+      const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
+      const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+      const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
+      try {
+        const site = { id: 9, enabledDataCache: true };
+        let computed = 0;
+        const post = () =>
+          rememberDiscovered(nodeA, site, 'post', { tags: ['lists'] }, async () => ({
+            value: ++computed,
+            tags: ['post:1'],
+          }));
+        // Until A hears B's flushes (both subscriptions live), and A has its value.
+        await eventually(async () => {
+          const before = nodeA.flushCount;
+          await nodeB.flushTags(['warm-up']);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return nodeA.flushCount > before;
+        });
+        await post();
+        const before = nodeA.flushCount;
+        await nodeA.flushTags(['post:1']);
+        assert.equal(nodeA.flushCount, before + 1);
+        // Its own message comes back through the channel: once a later flush by B has been heard,
+        // A's has been too (one channel, in order); A's counted once, B's once.
+        await nodeB.flushTags(['other']);
+        await eventually(async () => nodeA.flushCount > before + 1);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(nodeA.flushCount, before + 2);
+        // So a value computed after the flush is kept: the next read does not compute again.
+        const after = await post();
+        assert.equal(await post(), after);
+      } finally {
+        await nodeA.close();
+        await nodeB.close();
+      }
+    },
+  );
 });
