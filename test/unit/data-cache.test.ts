@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
 import { rememberDiscovered, rememberForWebsite, websiteTag } from '../../src/cache/data-cache.js';
 import { RedisCache } from '../../src/cache/redis-cache.js';
+import { withTwoRedisNodes } from '../support/redis-nodes.js';
 import { cacheTestRedisUrl, redisAnswers, skipUnless } from '../support/requirements.js';
 import { eventually } from '../support/wait.js';
 
@@ -93,16 +94,13 @@ describe('per-website data cache (enabled_data_cache)', () => {
     'on Redis: entries are read from a copy in the process while current; a flush by another node ends it',
     { skip: redisSkip },
     async () => {
-      const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
-      const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-      const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-      let reads = 0;
-      const getStamped = nodeA.getStamped.bind(nodeA);
-      nodeA.getStamped = async <T>(key: string) => {
-        reads++;
-        return getStamped<T>(key);
-      };
-      try {
+      await withTwoRedisNodes(REDIS_URL, async (nodeA, nodeB) => {
+        let reads = 0;
+        const getStamped = nodeA.getStamped.bind(nodeA);
+        nodeA.getStamped = async <T>(key: string) => {
+          reads++;
+          return getStamped<T>(key);
+        };
         const site = { id: 7, enabledDataCache: true };
         let version = 1;
         const list = () =>
@@ -128,20 +126,14 @@ describe('per-website data cache (enabled_data_cache)', () => {
         assert.equal((await list()).version, 1);
         await nodeB.flushTags([websiteTag(7)]);
         await eventually(async () => (await list()).version === 2);
-      } finally {
-        await nodeA.close();
-        await nodeB.close();
-      }
+      });
     },
   );
   it(
     "on Redis: a node counts its own flush once (heard back, it says nothing new); another node's counts",
     { skip: redisSkip },
     async () => {
-      const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
-      const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-      const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-      try {
+      await withTwoRedisNodes(REDIS_URL, async (nodeA, nodeB) => {
         const site = { id: 9, enabledDataCache: true };
         let computed = 0;
         const post = () =>
@@ -169,10 +161,7 @@ describe('per-website data cache (enabled_data_cache)', () => {
         // So a value computed after the flush is kept: the next read does not compute again.
         const after = await post();
         assert.equal(await post(), after);
-      } finally {
-        await nodeA.close();
-        await nodeB.close();
-      }
+      });
     },
   );
 });

@@ -1,12 +1,11 @@
 // NearCache: a process-local copy in front of the shared cache, used without any shared read while
 // its tags are known current; a flush (on Redis: by another node too) or its expiry sends it back.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { MemoryCache } from '../../src/cache/cache.js';
 import type { Cache } from '../../src/cache/cache.js';
 import { NearCache } from '../../src/cache/near-cache.js';
-import { RedisCache } from '../../src/cache/redis-cache.js';
+import { withTwoRedisNodes } from '../support/redis-nodes.js';
 import { cacheTestRedisUrl, redisAnswers, skipUnless } from '../support/requirements.js';
 import { manualClock } from '../support/harness.js';
 import { eventually } from '../support/wait.js';
@@ -49,10 +48,7 @@ describe('NearCache', () => {
     'on Redis: a flush by another node reaches the copy through the version mirror',
     { skip: redisSkip },
     async () => {
-      const prefix = `folio-test:${randomBytes(6).toString('hex')}:`;
-      const nodeA = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-      const nodeB = new RedisCache({ url: REDIS_URL, prefix, warn: () => undefined });
-      try {
+      await withTwoRedisNodes(REDIS_URL, async (nodeA, nodeB) => {
         const { reads } = counted(nodeA);
         const near = new NearCache<{ v: string }>(nodeA);
         let value = 'one';
@@ -68,10 +64,7 @@ describe('NearCache', () => {
         value = 'two';
         await nodeB.flushTags(['websites']);
         await eventually(async () => (await near.remember('host', options, compute)).v === 'two');
-      } finally {
-        await nodeA.close();
-        await nodeB.close();
-      }
+      });
     },
   );
 });
