@@ -19,7 +19,7 @@ import {
 } from './http/compression.js';
 import { installHostGuard } from './http/host-guard.js';
 import { RequestLogger, requestLoggerFactory } from './http/request-logger.js';
-import { batchedLines } from './http/log-stream.js';
+import { batchedLogDestination } from './http/log-stream.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installInputGuard } from './http/input-guard.js';
 import { installErrorHandling } from './http/errors.js';
@@ -132,7 +132,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
                       options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' },
                     },
                   }
-                : { stream: batchedLines() }),
+                : { stream: batchedLogDestination() }),
           },
     bodyLimit: config.bodyLimit,
     // A number of hops trusts that many proxies nearest to the server (proxy-addr's hop count).

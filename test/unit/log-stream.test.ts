@@ -1,38 +1,66 @@
-// Log lines are written in batches (issue 26 #6): none lost, in order, at most 100 ms late.
+// The server's log lines go to stdout in batches (issue 26 #6) through pino's destination: none lost
+// when the reader is slow, in order, none cut, written at exit, at most LOG_FLUSH_MS late.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { batchedLines } from '../../src/http/log-stream.js';
+import { batchedLogDestination, LOG_BATCH_BYTES, LOG_FLUSH_MS } from '../../src/http/log-stream.js';
 
-describe('batched log lines', () => {
-  it('writes the lines of a moment together, in order, within 100 ms', async () => {
-    const writes: string[] = [];
-    const sink = batchedLines(1, (text) => writes.push(text));
-    sink.write('{"a":1}\n');
-    sink.write('{"a":2}\n');
-    assert.deepEqual(writes, [], 'nothing written yet');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    assert.deepEqual(writes, ['{"a":1}\n{"a":2}\n']);
-    sink.write('{"a":3}\n');
-    sink.flush();
-    assert.deepEqual(writes, ['{"a":1}\n{"a":2}\n', '{"a":3}\n']);
+// Run from the project's folder, as every test is (the fast lane's tests are compiled elsewhere).
+const WRITER = path.resolve('test/fixtures/log-writer.ts');
+
+/** Runs the writer of `count` lines; its stdout is not read for `stallMs` (a slow log reader). */
+async function linesWritten(count: number, stallMs: number): Promise<string[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, String(count)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stdout.pause();
+  await sleep(stallMs);
+  child.stdout.resume();
+  await closed;
+  return Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
+}
+
+function assertNumbered(lines: string[], count: number) {
+  assert.equal(lines.length, count, 'every line arrives');
+  lines.forEach((line, i) => assert.equal((JSON.parse(line) as { i: number }).i, i, 'whole, in order'));
+}
+
+describe('log destination', () => {
+  it('loses no line while the reader is slow (a full pipe), and cuts none', async () => {
+    // 20,000 lines of about 200 bytes: 4 MB, far more than a pipe holds while nobody reads it.
+    assertNumbered(await linesWritten(20_000, 1500), 20_000);
   });
 
-  it('writes at once when 64 KB are waiting', () => {
-    const writes: string[] = [];
-    const sink = batchedLines(1, (text) => writes.push(text));
-    const line = `${'x'.repeat(1023)}\n`;
-    for (let k = 0; k < 64; k++) sink.write(line);
-    assert.equal(writes.length, 1);
-    assert.equal(writes[0], line.repeat(64));
-    sink.flush();
-    assert.equal(writes.length, 1, 'nothing left over');
+  it('writes what is waiting when the process exits', async () => {
+    assertNumbered(await linesWritten(3, 0), 3);
   });
 
-  it('a failing write (stdout gone) loses the batch, never throws', () => {
-    const sink = batchedLines(1, () => {
-      throw new Error('EPIPE');
-    });
-    sink.write('line\n');
-    assert.doesNotThrow(() => sink.flush());
+  it('writes a few lines within the flush delay, and a full batch at once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-log-'));
+    const file = path.join(dir, 'log');
+    const fd = fs.openSync(file, 'w');
+    const destination = batchedLogDestination(fd);
+    try {
+      destination.write('{"a":1}\n');
+      destination.write('{"a":2}\n');
+      assert.equal(fs.readFileSync(file, 'utf8'), '', 'gathered, not written line by line');
+      await sleep(LOG_FLUSH_MS * 3);
+      assert.equal(fs.readFileSync(file, 'utf8'), '{"a":1}\n{"a":2}\n');
+      const line = `${'x'.repeat(1023)}\n`;
+      for (let k = 0; k <= LOG_BATCH_BYTES / line.length; k++) destination.write(line);
+      await sleep(LOG_FLUSH_MS / 4);
+      assert.ok(fs.statSync(file).size > LOG_BATCH_BYTES, 'a full batch is written before the delay');
+    } finally {
+      (destination as unknown as { flushSync(): void; destroy(): void }).flushSync();
+      (destination as unknown as { destroy(): void }).destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
