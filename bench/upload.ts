@@ -157,6 +157,8 @@ interface DriverRun {
   /** The bucket, for the S3 driver: its requests are counted per upload. */
   s3?: LocalS3;
   times: number[];
+  /** VmRSS after each upload, MB. */
+  rss: Array<number | null>;
   s3Requests: number[];
   files: number;
   variants: string;
@@ -211,7 +213,8 @@ function section(
         `${mb(run.rssAfterMb)} |`,
     ),
     '',
-    `Each upload's time, ms: ${runs.map((run) => `${run.driver} ${run.times.map(ms).join(', ')}`).join('; ')}.`,
+    `Each upload's time, ms: ${runs.map((run) => `${run.driver} ${run.times.map(ms).join(', ')}`).join('; ')}. ` +
+      `RSS after each upload, MB: ${runs.map((run) => `${run.driver} ${run.rss.map(mb).join(', ')}`).join('; ')}.`,
     '<!-- upload:end -->',
   ];
   return lines.join('\n');
@@ -260,6 +263,7 @@ async function main() {
         token: database.seed.token,
         s3,
         times: [],
+        rss: [],
         s3Requests: [],
         files: 0,
         variants: '',
@@ -282,11 +286,12 @@ async function main() {
         const item = (JSON.parse(answer.text) as { data: Array<{ variants: Array<{ name: string }> }> })
           .data[0];
         run.times.push(answer.ms);
+        run.rss.push(procMemoryMb(run.server.pid, 'VmRSS'));
         run.s3Requests.push((run.s3?.requests.length ?? 0) - s3Before);
         run.files = 1 + (item?.variants.length ?? 0);
         run.variants = (item?.variants ?? []).map((variant) => variant.name).join(', ');
         console.log(
-          `upload ${k} ${run.driver}: ${answer.ms.toFixed(0)} ms, RSS ${mb(procMemoryMb(run.server.pid, 'VmRSS'))} MB` +
+          `upload ${k} ${run.driver}: ${answer.ms.toFixed(0)} ms, RSS ${mb(run.rss.at(-1) ?? null)} MB` +
             (run.s3 ? `, ${run.s3Requests.at(-1)} S3 requests` : ''),
         );
       }
