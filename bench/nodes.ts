@@ -6,9 +6,9 @@
 // to node A, one to node A and node B in turn. autocannon asks for the post page of the page-cached
 // website (route `post-page-cached` of bench/harness.ts) through one listener, then the other, in
 // rounds (one, two, one, two, …), so that both setups go through the same proxy and drift shows.
-// Node B idles while one node is measured. Each setup: req/s, p50 / p99, each process's CPU time from
-// /proc per request it answered (the proxy counts the requests it hands each node), the proxy's and
-// the load generator's CPU, how busy the machine's cores were, and the ratio two / one.
+// Node B idles while one node is measured. Each setup: req/s, p50 / p99, each node's CPU time from
+// /proc per request the proxy passed it (the proxy counts the request heads it hands each node), the
+// proxy's and the load generator's CPU, how busy the machine's cores were, and the ratio two / one.
 // Writes its section of bench/RESULTS.md (between nodes markers).
 // Usage (run `npm run build` first): npx tsx bench/nodes.ts [--seconds=10] [--rounds=3] [--warmup=2]
 //   [--connections=10] [--posts=2000] [--storage=s3|local] [--node-cpus=A/B] [--smoke] [--out=bench/RESULTS.md]
@@ -272,7 +272,7 @@ function section(
       `warm-up through each listener and on node B directly, then ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of ${(SECONDS / ROUNDS).toFixed(1)} s each, one ` +
       'node then two nodes in every round. Node B is running but idle while one node is measured._',
     '',
-    '| Setup | Req/s (each round) | p50 / p99 ms | Folio CPU µs / request | Node A: CPU µs / request it answered | Node B: CPU µs / request it answered | Proxy CPU µs / request | Load generator CPU µs / request | Machine CPU busy (all cores) | Failed |',
+    '| Setup | Req/s (each round) | p50 / p99 ms | Folio CPU µs / request | Node A: CPU µs / request the proxy passed it | Node B: CPU µs / request the proxy passed it | Proxy CPU µs / request | Load generator CPU µs / request | Machine CPU busy (all cores) | Failed |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     row('one', phases.one),
     row('two', phases.two),
