@@ -207,3 +207,18 @@ export function writeSoak(outDir: string, soak: SoakResults): { markdown: string
   writeAtomically(json, `${JSON.stringify(soak, null, 2)}\n`);
   return { markdown, json };
 }
+
+/**
+ * Writes `section` (which starts with `<!-- name:start -->` and ends with `<!-- name:end -->`) into the
+ * Markdown file: in place of the section of that name, or at the end when there is none yet. The rest
+ * of the file is kept as it is.
+ */
+export function writeSection(file: string, name: string, section: string): void {
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const pattern = new RegExp(`<!-- ${name}:start -->[\\s\\S]*?<!-- ${name}:end -->`);
+  const text = section.trim();
+  writeAtomically(
+    file,
+    pattern.test(current) ? current.replace(pattern, () => text) : `${current.trimEnd()}\n\n${text}\n`,
+  );
+}

@@ -242,3 +242,58 @@ export async function startBare(routes: BareRoute[], specFile: string): Promise<
     stop: tracked.stop,
   };
 }
+
+/** bench/round-robin-proxy.mjs in a process of its own: one listener per group of upstream URLs. */
+export interface RoundRobinProxy extends ServerProcess {
+  /** http://127.0.0.1:<port> of each listener, in the order of the groups. */
+  urls: string[];
+  /** Requests passed to each upstream URL so far (bodiless requests: the ends of their heads). */
+  requests(): Promise<Map<string, number>>;
+}
+
+/** Starts the round-robin TCP proxy; listener k hands its connections to the servers of `groups[k]` in turn. */
+export async function startRoundRobinProxy(groups: string[][]): Promise<RoundRobinProxy> {
+  const portOf = (url: string) => new URL(url).port;
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(PROJECT_DIR, 'bench/round-robin-proxy.mjs'),
+      ...groups.map((urls) => urls.map(portOf).join(',')),
+    ],
+    { cwd: PROJECT_DIR, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+  );
+  const tracked = track(child);
+  const ports = await new Promise<number[]>((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const match = /listening ([\d ]+)\n/.exec(text);
+      if (match) {
+        child.stdout?.off('data', onData);
+        resolve(match[1]!.trim().split(' ').map(Number));
+      }
+    };
+    child.stdout?.on('data', onData);
+    void tracked.exited.then(() => reject(new Error(`proxy exited:\n${tracked.output()}`)));
+  });
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+  const upstreams = [...new Set(groups.flat())];
+  const requests = () =>
+    new Promise<Map<string, number>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the proxy did not answer its request count')), 5000);
+      child.once('message', (message: { requests: Record<string, number> }) => {
+        clearTimeout(timer);
+        resolve(new Map(upstreams.map((url) => [url, message.requests[portOf(url)] ?? 0])));
+      });
+      child.send('requests');
+    });
+  return {
+    name: 'proxy',
+    requests,
+    pid: child.pid as number,
+    url: urls[0]!,
+    urls,
+    output: tracked.output,
+    stop: tracked.stop,
+  };
+}
