@@ -247,13 +247,19 @@ async function main() {
         databaseUrl: database.url,
         mediaDir: database.mediaDir,
         queryCounter: false,
-        env: s3
-          ? {
-              STORAGE_URL: s3.storageUrl('bench-upload'),
-              AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
-              AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
-            }
-          : {},
+        env: {
+          // BENCH_MALLOC_ARENA_MAX=N: glibc's arenas for the measured Folio (docs/operations.md, "Memory").
+          ...(process.env.BENCH_MALLOC_ARENA_MAX
+            ? { MALLOC_ARENA_MAX: process.env.BENCH_MALLOC_ARENA_MAX }
+            : {}),
+          ...(s3
+            ? {
+                STORAGE_URL: s3.storageUrl('bench-upload'),
+                AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+                AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+              }
+            : {}),
+        },
       });
       cleanUps.push(() => server.stop());
       console.log(`${driver}: Folio pid ${server.pid} at ${server.url}`);
