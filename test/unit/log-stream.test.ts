@@ -50,6 +50,7 @@ describe('log destination', () => {
     try {
       destination.write('{"a":1}\n');
       destination.write('{"a":2}\n');
+      await sleep(LOG_FLUSH_MS / 4);
       assert.equal(fs.readFileSync(file, 'utf8'), '', 'gathered, not written line by line');
       await sleep(LOG_FLUSH_MS * 3);
       assert.equal(fs.readFileSync(file, 'utf8'), '{"a":1}\n{"a":2}\n');
@@ -58,8 +59,8 @@ describe('log destination', () => {
       await sleep(LOG_FLUSH_MS / 4);
       assert.ok(fs.statSync(file).size > LOG_BATCH_BYTES, 'a full batch is written before the delay');
     } finally {
-      (destination as unknown as { flushSync(): void; destroy(): void }).flushSync();
-      (destination as unknown as { destroy(): void }).destroy();
+      destination.flushSync();
+      fs.closeSync(fd);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
