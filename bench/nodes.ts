@@ -30,7 +30,7 @@ import { ROUTES, machineInfo, prepareDatabase } from './harness.js';
 import type { PreparedDatabase } from './harness.js';
 import { probe } from './load.js';
 import type { Target } from './load.js';
-import { writeSection } from './report.js';
+import { sectionStamp, writeSection } from './report.js';
 import { procCpuMs, procMemoryMb, startFolio, startRoundRobinProxy } from './servers.js';
 import type { RoundRobinProxy, ServerProcess } from './servers.js';
 
@@ -254,23 +254,20 @@ function section(
     '<!-- nodes:start -->',
     '## Two nodes against one (issue 40): cached pages per second',
     '',
-    ...(SMOKE
-      ? [
-          '**Smoke run: a check that the script works, at a scale too small for its figures to mean anything.**',
-          '',
-        ]
-      : []),
-    `_Written by \`${command}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC ` +
-      `(${info.cores} CPU cores, ${info.cpuModel}; load average at the start ${info.loadAverage.join(' ')}; ` +
-      'other work may have been running on the machine). PostgreSQL + Redis' +
-      `${STORAGE === 's3' ? ' + a local S3 server (s3rver)' : ''}, ${int(POSTS)} posts seeded in ` +
-      `${info.seedSeconds.toFixed(0)} s; two built Folio nodes (\`dist/\`, NODE_ENV=production, LOG_LEVEL=warn) on ` +
-      'them, behind one round-robin TCP proxy (`bench/round-robin-proxy.mjs`, a process of its own: each ' +
-      'connection to the next node). autocannon over loopback, ' +
-      `${CONNECTIONS} keep-alive connections, \`GET ${info.path}\` (Host \`${info.host}\`, the full-page cache: ` +
-      `${int(info.bytes)} bytes, \`x-folio-cache: hit\` on each node before the rounds), ${WARMUP} s of ` +
-      `warm-up through each listener and on node B directly, then ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of ${(SECONDS / ROUNDS).toFixed(1)} s each, one ` +
-      'node then two nodes in every round. Node B is running but idle while one node is measured._',
+    ...sectionStamp(
+      command,
+      info,
+      SMOKE ? 'a check that the script works, at a scale too small for its figures to mean anything.' : null,
+      'PostgreSQL + Redis' +
+        `${STORAGE === 's3' ? ' + a local S3 server (s3rver)' : ''}, ${int(POSTS)} posts seeded in ` +
+        `${info.seedSeconds.toFixed(0)} s; two built Folio nodes (\`dist/\`, NODE_ENV=production, LOG_LEVEL=warn) on ` +
+        'them, behind one round-robin TCP proxy (`bench/round-robin-proxy.mjs`, a process of its own: each ' +
+        'connection to the next node). autocannon over loopback, ' +
+        `${CONNECTIONS} keep-alive connections, \`GET ${info.path}\` (Host \`${info.host}\`, the full-page cache: ` +
+        `${int(info.bytes)} bytes, \`x-folio-cache: hit\` on each node before the rounds), ${WARMUP} s of ` +
+        `warm-up through each listener and on node B directly, then ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of ${(SECONDS / ROUNDS).toFixed(1)} s each, one ` +
+        'node then two nodes in every round. Node B is running but idle while one node is measured._',
+    ),
     '',
     '| Setup | Req/s (each round) | p50 / p99 ms | Folio CPU µs / request | Node A: CPU µs / request the proxy passed it | Node B: CPU µs / request the proxy passed it | Proxy CPU µs / request | Load generator CPU µs / request | Machine CPU busy (all cores) | Failed |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -222,3 +222,22 @@ export function writeSection(file: string, name: string, section: string): void 
     pattern.test(current) ? current.replace(pattern, () => text) : `${current.trimEnd()}\n\n${text}\n`,
   );
 }
+
+/**
+ * The head of a section written by a script: a "smoke run" warning when it is one, and the italic line
+ * saying which command wrote it, when, on what machine and under what load.
+ */
+export function sectionStamp(
+  command: string,
+  machine: { cores: number; cpuModel: string; loadAverage: number[] },
+  smoke: string | null,
+  /** The rest of the italic paragraph: what was measured and how (ends with `_`). */
+  method: string,
+): string[] {
+  return [
+    ...(smoke ? [`**Smoke run: ${smoke}**`, ''] : []),
+    `_Written by \`${command}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC ` +
+      `(${machine.cores} CPU cores, ${machine.cpuModel}; load average at the start ${machine.loadAverage.join(' ')}; ` +
+      `other work may have been running on the machine). ${method}`,
+  ];
+}

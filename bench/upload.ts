@@ -21,7 +21,7 @@ import sharp from 'sharp';
 import { S3_CREDENTIALS, startLocalS3 } from '../test/support/s3.js';
 import type { LocalS3 } from '../test/support/s3.js';
 import { machineInfo, prepareDatabase } from './harness.js';
-import { writeSection } from './report.js';
+import { sectionStamp, writeSection } from './report.js';
 import { BENCH_HOSTS } from './seed.js';
 import { procMemoryMb, startFolio } from './servers.js';
 import type { ServerProcess } from './servers.js';
@@ -185,23 +185,19 @@ function section(
     '<!-- upload:start -->',
     `## Upload of a ${values.mb} MB image with its variants (issue 40): time and peak RSS`,
     '',
-    ...(SMOKE
-      ? [
-          '**Smoke run: a check that the script works, with too few uploads for its figures to mean anything.**',
-          '',
-        ]
-      : []),
-    `_Written by \`${command}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC ` +
-      `(${info.cores} CPU cores, ${info.cpuModel}; load average at the start ${info.loadAverage.join(' ')}; ` +
-      'other work may have been running on the machine). ' +
+    ...sectionStamp(
+      command,
+      info,
+      SMOKE ? 'a check that the script works, with too few uploads for its figures to mean anything.' : null,
       `JPEGs of random noise, ${WIDTH}x${HEIGHT}, quality ${info.quality} (4:4:4), ` +
-      `${info.bytes.map((n) => n.toLocaleString('en-US')).join('–')} bytes, a different one for each upload ` +
-      `(Folio stores a file once by its content), ${UPLOADS} uploads one after the other through API v2 ` +
-      '(`POST /api/v2/media`, multipart) to a built Folio (`dist/`, NODE_ENV=production, SQLite) per driver; ' +
-      'the drivers take turns upload by upload. The S3 driver writes to s3rver on this machine (through the ' +
-      "tests' small recording proxy): no network latency, so the S3 figures are Folio's own cost, not a real " +
-      "bucket's. Time: the client's, from the request's first byte to the answer read. Peak RSS: VmHWM of the " +
-      'Folio process (the kernel\u2019s high-water mark) after start and after the last upload._',
+        `${info.bytes.map((n) => n.toLocaleString('en-US')).join('–')} bytes, a different one for each upload ` +
+        `(Folio stores a file once by its content), ${UPLOADS} uploads one after the other through API v2 ` +
+        '(`POST /api/v2/media`, multipart) to a built Folio (`dist/`, NODE_ENV=production, SQLite) per driver; ' +
+        'the drivers take turns upload by upload. The S3 driver writes to s3rver on this machine (through the ' +
+        "tests' small recording proxy): no network latency, so the S3 figures are Folio's own cost, not a real " +
+        "bucket's. Time: the client's, from the request's first byte to the answer read. Peak RSS: VmHWM of the " +
+        'Folio process (the kernel\u2019s high-water mark) after start and after the last upload._',
+    ),
     '',
     '| Driver | Files stored per upload | Upload p50 / max ms | First upload ms | S3 requests per upload | Peak RSS MB: before the uploads → after | RSS after MB |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
