@@ -189,6 +189,16 @@ function makePlainWriter(logger: Record<symbol, unknown> & FastifyBaseLogger): L
   // pino's own stringify of objects (JSON, or its safe stringify for cycles).
   const stringify = logger[stringifySym] as (value: unknown, safe: unknown) => string | undefined;
   const stringifySafe = logger[stringifySafeSym];
+  // `,"key":` of the keys written (the same few on every line), made once each.
+  const keyHeads = new Map<string, string>();
+  const head = (key: string): string => {
+    let text = keyHeads.get(key);
+    if (text === undefined) {
+      text = `,${JSON.stringify(key)}:`;
+      if (keyHeads.size < 256) keyHeads.set(key, text);
+    }
+    return text;
+  };
   const field = (key: string, raw: unknown): string => {
     if (raw === undefined) return '';
     const value = serializers[key] ? serializers[key](raw) : raw;
@@ -197,14 +207,14 @@ function makePlainWriter(logger: Record<symbol, unknown> & FastifyBaseLogger): L
       case 'function':
         return '';
       case 'number':
-        return `,${JSON.stringify(key)}:${Number.isFinite(value) ? String(value) : 'null'}`;
+        return head(key) + (Number.isFinite(value) ? String(value) : 'null');
       case 'boolean':
-        return `,${JSON.stringify(key)}:${String(value)}`;
+        return head(key) + String(value);
       case 'string':
-        return `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+        return head(key) + JSON.stringify(value);
       default: {
         const text = stringify(value, stringifySafe);
-        return text === undefined ? '' : `,${JSON.stringify(key)}:${text}`;
+        return text === undefined ? '' : head(key) + text;
       }
     }
   };
