@@ -56,6 +56,16 @@ export const ROUTES: RouteSpec[] = [
     }),
   },
   {
+    // The like-for-like baseline of API v2's get (issue 42's ruling: v2 within 15 % of v1 with the key).
+    id: 'api-show-token',
+    label: 'API post show (Bearer token)',
+    target: (seed) => ({
+      method: 'GET',
+      path: `/api/v1/posts/${seed.sampleSlug}`,
+      headers: { host: BENCH_HOSTS.uncached, authorization: `Bearer ${seed.token}` },
+    }),
+  },
+  {
     id: 'api-v2-list',
     label: 'API v2 post list (page of 15, Bearer token)',
     target: (seed) => ({

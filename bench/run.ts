@@ -14,7 +14,7 @@
 //   --growth-seconds=N  BENCH_GROWTH_SECONDS   seconds per growth measurement (5)
 //   --rounds=N          BENCH_ROUNDS           Folio and bare take turns in N rounds per route (3)
 //   --dialects=…        BENCH_DIALECTS         sqlite,postgres
-//   --routes=…          BENCH_ROUTES           only these route ids (api-list,api-show,api-v2-list,api-v2-show,api-tags,home,
+//   --routes=…          BENCH_ROUTES           only these route ids (api-list,api-show,api-list-token,api-show-token,api-v2-list,api-v2-show,api-tags,home,
 //                                              post-page,post-page-nothing-cached,
 //                                              post-page-cached,sitemap,sitemap-file)
 //   --server=dist|tsx   BENCH_SERVER           compiled (default) or from source

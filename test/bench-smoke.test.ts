@@ -39,6 +39,7 @@ describe('benchmark harness (smoke)', { skip }, () => {
         'api-list',
         'api-show',
         'api-list-token',
+        'api-show-token',
         'api-v2-list',
         'api-v2-show',
         'api-tags',
