@@ -99,11 +99,15 @@ export interface Answer {
 }
 
 /** One request (node:http, so that the Host header is ours to set). */
-export function send(base: string, target: Target): Promise<Answer> {
+export function send(
+  base: string,
+  target: Omit<Target, 'body'> & { body?: string | Buffer },
+  timeoutMs = 15_000,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       `${base}${target.path}`,
-      { method: target.method, headers: target.headers, timeout: 15_000 },
+      { method: target.method, headers: target.headers, timeout: timeoutMs },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -14,13 +14,13 @@
 // Usage (run `npm run build` first): npx tsx bench/upload.ts [--uploads=10] [--mb=5] [--width=2500]
 //   [--height=2000] [--drivers=s3,local] [--smoke] [--out=bench/RESULTS.md]
 import { createHash, randomBytes } from 'node:crypto';
-import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { S3_CREDENTIALS, startLocalS3 } from '../test/support/s3.js';
 import type { LocalS3 } from '../test/support/s3.js';
 import { machineInfo, prepareDatabase } from './harness.js';
+import { send } from './load.js';
 import { sectionStamp, writeSection } from './report.js';
 import { BENCH_HOSTS } from './seed.js';
 import { procMemoryMb, startFolio } from './servers.js';
@@ -111,43 +111,28 @@ interface UploadAnswer {
 }
 
 /** One upload to API v2, timed from the request's start to the answer read whole. */
-function upload(
+async function upload(
   base: string,
   token: string,
   file: { body: Buffer; contentType: string },
 ): Promise<UploadAnswer> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const request = http.request(
-      `${base}/api/v2/media`,
-      {
-        method: 'POST',
-        headers: {
-          host: BENCH_HOSTS.uncached,
-          authorization: `Bearer ${token}`,
-          'content-type': file.contentType,
-          'content-length': String(file.body.length),
-        },
-        agent: false,
-        timeout: 120_000,
+  const started = performance.now();
+  const answer = await send(
+    base,
+    {
+      method: 'POST',
+      path: '/api/v2/media',
+      headers: {
+        host: BENCH_HOSTS.uncached,
+        authorization: `Bearer ${token}`,
+        'content-type': file.contentType,
+        'content-length': String(file.body.length),
       },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            ms: performance.now() - started,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        response.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('upload timed out')));
-    request.on('error', reject);
-    request.end(file.body);
-  });
+      body: file.body,
+    },
+    120_000,
+  );
+  return { status: answer.status, ms: performance.now() - started, text: answer.body.toString('utf8') };
 }
 
 interface DriverRun {
