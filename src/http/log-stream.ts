@@ -21,8 +21,8 @@ export const LOG_FLUSH_MS = 100;
 export interface LogDestination {
   /** Takes one line (with its newline). */
   write(line: string): void;
-  /** Hands what is waiting to the writer now. */
-  flush(): void;
+  /** Hands what is waiting to the writer now (`logger.flush(done)` calls it with pino's callback). */
+  flush(done?: (error?: Error) => void): void;
   /** Writes everything waiting before returning (at exit). */
   flushSync(): void;
 }
@@ -37,14 +37,16 @@ export function batchedLogDestination(fd = 1): LogDestination {
   let waiting: string[] = [];
   let bytes = 0;
   let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
+  const flush = (done?: (error?: Error) => void) => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (waiting.length === 0) return;
-    const text = waiting.join('');
-    waiting = [];
-    bytes = 0;
-    writer.write(text);
+    if (waiting.length > 0) {
+      const text = waiting.join('');
+      waiting = [];
+      bytes = 0;
+      writer.write(text);
+    }
+    done?.();
   };
   const flushSync = () => {
     flush();
@@ -64,7 +66,7 @@ export function batchedLogDestination(fd = 1): LogDestination {
       waiting.push(line);
       bytes += line.length;
       if (bytes >= LOG_BATCH_BYTES) flush();
-      else timer ??= setTimeout(flush, LOG_FLUSH_MS).unref();
+      else timer ??= setTimeout(() => flush(), LOG_FLUSH_MS).unref();
     },
     flush,
     flushSync,
