@@ -132,15 +132,15 @@ export class RateLimits {
   }
 
   /**
-   * `hit` for a limit that every request of a kind hits (API v2's per key): with Redis, each node counts
-   * hits in memory and adds them to the shared count in batches, at least every BATCH_SYNC_MS and
-   * every twentieth of the limit, instead of a Redis round trip per request. One node limits exactly;
-   * several may together let through what the others counted in their last quarter second beyond the
-   * limit. A key's first hit of a window, and every hit of a limit under 40, syncs at once (exact).
-   * Without Redis it is `hit`.
+   * `hit` for a limit that every request of a kind hits (API v2's per key): each node counts hits in
+   * memory and adds them to the shared count (Redis, or the in-memory limiter without one) in batches,
+   * at least every BATCH_SYNC_MS and every twentieth of the limit, instead of a store round trip per
+   * request. One node limits exactly; several may together let through what the others counted in
+   * their last quarter second beyond the limit. A key's first hit of a window, and every hit of a
+   * limit under 40, syncs at once (exact). The answer is a promise only when a sync is due: the
+   * other hits are answered at once, without a promise (the per-request cost API v2 pays).
    */
-  async hitBatched(name: string, key: string, limit: Limit): Promise<Verdict> {
-    if (!this.options.redis) return this.hit(name, key, limit);
+  hitBatched(name: string, key: string, limit: Limit): Verdict | Promise<Verdict> {
     const id = limitId(name, limit);
     let counts = this.batched.get(id);
     if (!counts) this.batched.set(id, (counts = new Map<string, BatchedCount>()));
@@ -165,7 +165,7 @@ export class RateLimits {
       if (count.pending > 0 && !count.syncing) {
         const points = count.pending;
         count.pending = 0;
-        await this.syncBatched(count, name, key, limit, points);
+        return this.syncBatched(count, name, key, limit, points).then(() => refused(count.endsAt - now));
       }
       return refused(count.endsAt - now);
     }

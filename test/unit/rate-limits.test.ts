@@ -47,6 +47,31 @@ describe('rate limits in memory', () => {
       'an undo without hits leaves no credit behind',
     );
   });
+
+  it('batched (API v2, issue 42): exact on one node, most hits answered without a promise', async () => {
+    const limits = new RateLimits();
+    const hundred = { max: 100, windowSeconds: 60 };
+    const verdicts = [];
+    let promises = 0;
+    for (let i = 0; i < 101; i++) {
+      const counted = limits.hitBatched('api', 'key:1', hundred);
+      if (counted instanceof Promise) promises++;
+      verdicts.push(await counted);
+    }
+    assert.equal(verdicts.filter((verdict) => verdict.allowed).length, 100);
+    assert.deepEqual(verdicts[0], { allowed: true, remaining: 99 });
+    assert.deepEqual(verdicts[99], { allowed: true, remaining: 0 });
+    assert.deepEqual(verdicts[100], { allowed: false, retryAfter: 60 });
+    // The window's first hit, then one sync to the in-memory limiter per 5 hits (100 / 20).
+    assert.ok(promises <= 22, `${promises} of 101 hits answered with a promise`);
+    assert.equal((await limits.hitBatched('api', 'key:2', hundred)).allowed, true, 'keys apart');
+    mock.timers.tick(60_000);
+    assert.deepEqual(
+      await limits.hitBatched('api', 'key:1', hundred),
+      { allowed: true, remaining: 99 },
+      'a new window',
+    );
+  });
 });
 
 describe('rate limits in Redis', { skip: !testRedisUrl && 'no TEST_REDIS_URL' }, () => {

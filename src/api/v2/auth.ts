@@ -96,13 +96,24 @@ function readsContent(request: FastifyRequest): boolean {
 export const RATE_LIMIT_SETTING = 'api_v2_rate_limit';
 export const DEFAULT_RATE_LIMIT = 600;
 
+/** The per-minute limit the setting says (the default when it is not a positive integer). */
+function rateLimitOf(value: string | undefined): number {
+  const setting = Number(value ?? DEFAULT_RATE_LIMIT);
+  return Number.isInteger(setting) && setting > 0 ? setting : DEFAULT_RATE_LIMIT;
+}
+
 /** Counts the request against its key's (or user's) limit: 429 with Retry-After past it. */
 async function withinRateLimit(services: FaceServices, reply: FastifyReply, caller: Caller): Promise<void> {
-  const setting = Number((await services.settings.get(RATE_LIMIT_SETTING)) ?? DEFAULT_RATE_LIMIT);
-  const max = Number.isInteger(setting) && setting > 0 ? setting : DEFAULT_RATE_LIMIT;
+  // The settings' snapshot when it is current: no promise on the hot path.
+  const settings = services.settings.current();
+  const max = rateLimitOf(
+    settings ? settings.get(RATE_LIMIT_SETTING) : await services.settings.get(RATE_LIMIT_SETTING),
+  );
   const who = caller.key ? `key:${caller.key.id}` : `user:${caller.user.id}`;
-  // Every request hits it: counted in batches (one Redis round trip per many requests, rate-limits.ts).
-  const verdict = await services.rateLimits.hitBatched('api-v2', who, { max, windowSeconds: 60 });
+  // Every request hits it: counted in memory and added to the shared count in batches (rate-limits.ts);
+  // most hits are answered without a promise.
+  const counted = services.rateLimits.hitBatched('api-v2', who, { max, windowSeconds: 60 });
+  const verdict = counted instanceof Promise ? await counted : counted;
   if (!verdict.allowed) {
     throw new Problem(
       429,

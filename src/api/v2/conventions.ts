@@ -221,8 +221,14 @@ export function selectFields<T extends Record<string, unknown>>(
   return items.map((item) => Object.fromEntries(wanted.map((field) => [field, item[field]])) as Partial<T>);
 }
 
-/** The ETag of a version (a resource's `updated_at`): strong, quoted. */
-export const etagOf = (version: string) => `"${Buffer.from(version).toString('base64url')}"`;
+const etags = new Map<string, string>();
+
+/**
+ * The ETag of a version (a resource's `updated_at`): strong, quoted. Remembered (bounded): the same
+ * versions are read again and again, and encoding one costs two buffers.
+ */
+export const etagOf = (version: string): string =>
+  memoized(etags, version, 10_000, () => `"${Buffer.from(version).toString('base64url')}"`);
 
 /**
  * The version an `If-Match` names: an ETag of etagOf, or the resource's `updated_at` itself;
