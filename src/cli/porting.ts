@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import cliProgress from 'cli-progress';
+import type CliProgress from 'cli-progress';
+import { lazyModule } from '../lib/lazy-module.js';
 import { loadConfig } from '../config.js';
 import type { Config } from '../config.js';
 import {
@@ -24,6 +25,8 @@ import { ImportError } from '../domain/porting/import-folio.js';
 import type { ImportReport } from '../domain/porting/import-folio.js';
 import { createServices, faceServices } from '../services.js';
 import type { FaceServices, Services } from '../services.js';
+
+const progressBars = lazyModule<typeof CliProgress>('cli-progress');
 
 export type Output = { out: (line: string) => void; err: (line: string) => void };
 
@@ -55,12 +58,12 @@ export class PortingUsageError extends Error {}
 /** Progress with a total: a cli-progress bar on a terminal, a line per tenth of the way elsewhere. */
 export function progress(output: Output, label: string, total: number, tty = process.stderr.isTTY === true) {
   if (tty) {
-    const bar = new cliProgress.SingleBar(
+    const bar = new (progressBars().SingleBar)(
       {
         format: `${label} [{bar}] {percentage}% {value}/{total} ETA {eta_formatted}`,
         stream: process.stderr,
       },
-      cliProgress.Presets.legacy,
+      progressBars().Presets.legacy,
     );
     bar.start(total, 0);
     return { update: (done: number) => bar.update(Math.min(done, total)), end: () => bar.stop() };

@@ -5,8 +5,9 @@
 // - PostgreSQL: LISTEN/NOTIFY on one channel, the payload naming what changed.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseHandle } from './database.js';
+import { pgDriver } from './database.js';
 
 export interface ChangeFeed {
   /** Changes whenever another process may have changed data of this channel since the last call. */
@@ -96,7 +97,7 @@ class PostgresChangeFeed implements ChangeFeed {
 
   private connect(): void {
     if (this.closed) return;
-    const client = new pg.Client(this.handle.pgOptions ?? undefined);
+    const client = new (pgDriver().Client)(this.handle.pgOptions ?? undefined);
     this.client = client;
     const retry = (reason: string) => {
       if (this.client !== client) return;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 import * as core from './migrations/0001_core.js';
@@ -45,6 +45,7 @@ import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
 import { longReadsOffTheLoop } from './read-thread.js';
 import { registerSqliteSearchFunctions } from './search-index.js';
+import { lazyModule } from '../lib/lazy-module.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 export type Db = Kysely<Database>;
@@ -77,8 +78,11 @@ export interface OpenOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }
 
-// PostgreSQL returns COUNT(*) and other int8 values as strings; our counts fit in a JS number.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+/** The PostgreSQL driver, loaded when a PostgreSQL database is opened (not on a SQLite site). */
+export const pgDriver = lazyModule<typeof pg>('pg', (driver) => {
+  // PostgreSQL returns COUNT(*) and other int8 values as strings; our counts fit in a JS number.
+  driver.types.setTypeParser(driver.types.builtins.INT8, (value) => Number(value));
+});
 
 /**
  * The connection settings of a PostgreSQL URL plus startup options (`-c name=value`). pg lets an
@@ -140,7 +144,7 @@ export function openDatabase(config: DatabaseConfig, options: OpenOptions = {}):
     ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : []),
   ]);
   const poolOf = (max: number) => {
-    const pool = new pg.Pool({
+    const pool = new (pgDriver().Pool)({
       ...pgOptions,
       max,
       idleTimeoutMillis: 30_000,

@@ -1,7 +1,8 @@
 // The mail to a website's administrators when a comment is held for moderation (issue 22, dead end 5):
 // without it nobody knows that something waits. Sent in the background (a visitor's comment never
 // waits for a mail server); without SMTP_URL the mailer writes it to the log.
-import { load } from 'cheerio/slim';
+import type * as CheerioSlim from 'cheerio/slim';
+import { lazyModule } from '../../lib/lazy-module.js';
 import type { Db } from '../../db/database.js';
 import type { Limit, RateLimits } from '../../lib/rate-limits.js';
 import { isSiteAdmin } from '../people/memberships.js';
@@ -10,6 +11,8 @@ import type { Mailer } from '../system/mailer.js';
 import { siteOrigin } from '../websites/urls.js';
 import { mailLocale, mailOf } from '../system/mail-texts.js';
 import type { WebsitesService } from '../websites/store.js';
+
+const cheerio = lazyModule<typeof CheerioSlim>('cheerio/slim');
 
 /** The most administrators one notice is mailed to. */
 const MAX_RECIPIENTS = 50;
@@ -34,7 +37,7 @@ export interface HeldComment {
 
 /** The stored HTML of a comment as plain text for a mail (line breaks kept, entities read). */
 export function quoteOf(html: string): string {
-  const $ = load(html, null, false);
+  const $ = cheerio().load(html, null, false);
   $('br').replaceWith('\n');
   $('p, li, blockquote, pre').append('\n');
   const text = $.root()

@@ -4,9 +4,12 @@
 // the website has no mode of its own. CommentsService.store applies them; the moderation operations
 // (comment-moderation.ts) read and change them.
 import { z } from 'zod';
-import { load } from 'cheerio/slim';
+import type * as CheerioSlim from 'cheerio/slim';
+import { lazyModule } from '../../lib/lazy-module.js';
 import type { SettingsService } from '../system/settings.js';
 import { escapeRegExp } from '../text/text-match.js';
+
+const cheerio = lazyModule<typeof CheerioSlim>('cheerio/slim');
 
 /**
  * `none`: every comment is published; `anonymous`: comments of signed-in users are published, the
@@ -107,7 +110,7 @@ function matcherOf(words: readonly string[]): RegExp | null {
 export function containsHeldWord(html: string, words: readonly string[]): boolean {
   const pattern = matcherOf(words);
   if (!pattern) return false;
-  const $ = load(html, null, false);
+  const $ = cheerio().load(html, null, false);
   // Blocks and line breaks separate words (`<p>a</p><p>b</p>` is not "ab").
   $('br').replaceWith(' ');
   $('p, li, blockquote, pre').append(' ');

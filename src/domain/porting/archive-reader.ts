@@ -4,10 +4,13 @@
 import fs from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
-import { extract as tarExtract } from 'tar-stream';
+import type * as TarStream from 'tar-stream';
+import { lazyModule } from '../../lib/lazy-module.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, RECORD_KINDS } from './format.js';
 import type { ArchiveManifest, ArchiveSummary, RecordKind } from './format.js';
 import { DomainError } from '../errors.js';
+
+const tarStream = lazyModule<typeof TarStream>('tar-stream');
 
 export class ArchiveError extends DomainError {}
 
@@ -55,7 +58,7 @@ export async function* readArchive(
   file: string,
   onManifest: (manifest: ArchiveManifest) => void,
 ): AsyncGenerator<ArchiveEntry> {
-  const extract = tarExtract();
+  const extract = tarStream().extract();
   const source = fs.createReadStream(file);
   const gunzip = createGunzip();
   const fail = (error: Error) => extract.destroy(error);

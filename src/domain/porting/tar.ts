@@ -3,8 +3,11 @@
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { pack as tarPack } from 'tar-stream';
+import type * as TarStream from 'tar-stream';
+import { lazyModule } from '../../lib/lazy-module.js';
 import type { Pack } from 'tar-stream';
+
+const tarStream = lazyModule<typeof TarStream>('tar-stream');
 
 /** Writes one entry of known bytes. */
 export function addEntry(pack: Pack, name: string, body: Buffer): Promise<void> {
@@ -20,7 +23,7 @@ export function addEntry(pack: Pack, name: string, body: Buffer): Promise<void> 
  * flushed. Should `fill` fail, the stream is destroyed and the error thrown once `out` has let go.
  */
 export async function writeTarGz(out: Writable, fill: (pack: Pack) => Promise<void>): Promise<void> {
-  const pack = tarPack();
+  const pack = tarStream().pack();
   const written = pipeline(pack, createGzip(), out);
   try {
     await fill(pack);

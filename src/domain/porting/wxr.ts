@@ -14,7 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CheerioAPI } from 'cheerio';
-import { SaxesParser } from 'saxes';
+import type * as Saxes from 'saxes';
+import { lazyModule } from '../../lib/lazy-module.js';
 import type { MediaStore } from '../../storage/store.js';
 import { sanitizeComment } from '../community/comments.js';
 import { ForbiddenError } from '../errors.js';
@@ -26,6 +27,8 @@ import { ArchiveBuilder } from './archive-writer.js';
 import { ImportedImages } from './images.js';
 import { ImportError } from './import-folio.js';
 import type { FolioImporter, ImportReport } from './import-folio.js';
+
+const saxes = lazyModule<typeof Saxes>('saxes');
 
 type Fields = Record<string, string>;
 type Item = Fields;
@@ -90,7 +93,7 @@ async function parseWxr(
     item?: (item: Item, extras: ItemExtras) => Promise<void> | void;
   },
 ): Promise<void> {
-  const parser = new SaxesParser({ xmlns: true, position: true });
+  const parser = new (saxes().SaxesParser)({ xmlns: true, position: true });
   const stack: string[] = [];
   let text = '';
   let channel: Fields = {};

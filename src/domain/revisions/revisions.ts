@@ -3,7 +3,8 @@
 // rolled-back save leaves none. The last N revisions of each are kept (setting `revisions_keep`, default
 // 50) plus every revision that was a published version. List, show, compare and restore are operations
 // here; who may use them is the policy's answer (the people who may change the post or page).
-import { diffWordsWithSpace } from 'diff';
+import type * as DiffPackage from 'diff';
+import { lazyModule } from '../../lib/lazy-module.js';
 import { z } from 'zod';
 import { recordWrite } from '../system/audit.js';
 import type { AuditLog } from '../system/audit.js';
@@ -29,6 +30,8 @@ import type { PostsService } from '../posts/store.js';
 import { DEFAULT_LOCALE } from '../translations.js';
 import type { TranslationMap } from '../translations.js';
 import { toIso } from '../values.js';
+
+const diff = lazyModule<typeof DiffPackage>('diff');
 
 export const REVISIONS_KEEP_SETTING = 'revisions_keep';
 export const DEFAULT_REVISIONS_KEEP = 50;
@@ -586,11 +589,13 @@ export function compareSnapshots<Data extends object>(
       const a = a0[locale] ?? '';
       const b = b0[locale] ?? '';
       if (a === b) continue;
-      const parts = diffWordsWithSpace(a, b).map((part) => ({
-        value: part.value,
-        ...(part.added ? { added: true } : {}),
-        ...(part.removed ? { removed: true } : {}),
-      }));
+      const parts = diff()
+        .diffWordsWithSpace(a, b)
+        .map((part) => ({
+          value: part.value,
+          ...(part.added ? { added: true } : {}),
+          ...(part.removed ? { removed: true } : {}),
+        }));
       text.push({ field, locale, parts });
     }
   }

@@ -3,8 +3,11 @@
 // handlers or forms; frames of YouTube's and Vimeo's players only (PLAYER_EMBEDS, which the sanitizer
 // of what readers see shares); http(s) and mailto links only; every link opens without a referrer and
 // is marked as user content for search engines.
-import { load } from 'cheerio/slim';
+import type * as CheerioSlim from 'cheerio/slim';
+import { lazyModule } from '../../lib/lazy-module.js';
 import sanitizeHtml from 'sanitize-html';
+
+const cheerio = lazyModule<typeof CheerioSlim>('cheerio/slim');
 
 /**
  * The video players a post may frame (what the admin editor's video buttons insert): YouTube's (also
@@ -149,5 +152,5 @@ export function sanitizeImportedHtml(html: string): string {
  */
 export function plainText(html: string): string {
   const stripped = sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} });
-  return load(stripped, null, false).text();
+  return cheerio().load(stripped, null, false).text();
 }

@@ -4,8 +4,9 @@
 // by the `feed` package, every URL absolute on the website's primary domain, the excerpt or (setting
 // `feed_full_content`) the whole cleaned content. Held in the full-page cache like the pages they
 // mirror, and flushed by the same content changes (the reads report their tags).
-import { Feed } from 'feed';
-import type { Item } from 'feed';
+import type * as FeedPackage from 'feed';
+import { lazyModule } from '../../lib/lazy-module.js';
+import type { Feed, Item } from 'feed';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { absoluteMediaIn } from '../../domain/media/urls.js';
 import type { PublicCover, PublicListQuery, PublicPost } from '../../domain/public/posts.js';
@@ -16,6 +17,8 @@ import type { FrontendKit } from '../index.js';
 import { pageTagSink } from '../page-cache.js';
 import { siteOrigin } from '../seo.js';
 import { tagOfPath } from './listing.js';
+
+const feedWriter = lazyModule<typeof FeedPackage>('feed');
 
 export const FEED_ITEMS = 20;
 export const FULL_CONTENT_SETTING = 'feed_full_content';
@@ -140,7 +143,7 @@ export function feedRoutes(kit: FrontendKit): void {
       (latest, post) => (latest === null || post.updatedAt > latest ? post.updatedAt : latest),
       null,
     );
-    const feed = new Feed({
+    const feed = new (feedWriter().Feed)({
       title: subject.title,
       description: subject.description,
       id: pageUrl,
