@@ -19,6 +19,7 @@ import {
 } from './http/compression.js';
 import { installHostGuard } from './http/host-guard.js';
 import { RequestLogger, requestLoggerFactory } from './http/request-logger.js';
+import { declareRequestSlots } from './http/request-slots.js';
 import { batchedLogDestination } from './http/log-stream.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installInputGuard } from './http/input-guard.js';
@@ -153,6 +154,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // No pino child logger per request: one is made only when the request logs a line of its own.
     ...(logger === false ? {} : { childLoggerFactory: requestLoggerFactory }),
   });
+
+  // Every request is made with the per-request state of Folio's modules (request-slots.ts).
+  declareRequestSlots(app);
 
   // Every route as registered (method and URL): the API documents are checked against it.
   const routes: Array<{ method: string; url: string }> = [];

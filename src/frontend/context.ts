@@ -8,6 +8,7 @@ import { localizedPath } from '../domain/locales.js';
 import type { User } from '../domain/people/users.js';
 import type { Website } from '../domain/websites/store.js';
 import type { Translate } from './theme-i18n.js';
+import { requestSlot } from '../http/request-slots.js';
 
 export { SESSION_COOKIE } from '../http/session-cookie.js';
 
@@ -27,7 +28,7 @@ export interface FrontendState {
   t: Translate;
 }
 
-const states = new WeakMap<FastifyRequest, FrontendState>();
+const states = requestSlot<FrontendState>('frontendState');
 
 export function setFrontendState(request: FastifyRequest, state: FrontendState): void {
   states.set(request, state);

@@ -32,6 +32,7 @@ import {
   preferredEncoding,
 } from '../http/compression.js';
 import type { StoredEncoding } from '../http/compression.js';
+import { requestSlot } from '../http/request-slots.js';
 import type { FaceServices } from '../services.js';
 import { SESSION_COOKIE, frontendState, maybeFrontendState } from './context.js';
 
@@ -61,8 +62,8 @@ interface Pending {
   settings: ReadonlyMap<string, string>;
 }
 
-const pending = new WeakMap<FastifyRequest, Pending>();
-const requestTags = new WeakMap<FastifyRequest, Set<string>>();
+const pending = requestSlot<Pending>('pageCacheEntry');
+const requestTags = requestSlot<Set<string>>('pageTags');
 
 /** The cache tags of what the page being rendered shows (the page cache's and the fragments'). */
 export function pageTagsOf(request: FastifyRequest): Set<string> {
@@ -125,7 +126,7 @@ const shortUrl = (url: string) => (url.length > 200 ? createHash('sha1').update(
  */
 export const PAGE_QUERY_PARAMETERS = ['comment', 'page', 'p', 'page_id'] as const;
 
-const honoured = new WeakMap<FastifyRequest, Set<string>>();
+const honoured = requestSlot<Set<string>>('honouredQuery');
 
 /**
  * The page being rendered used its query parameter `name` (one of PAGE_QUERY_PARAMETERS) with a

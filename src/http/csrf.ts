@@ -13,6 +13,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FaceServices } from '../services.js';
 import { SESSION_COOKIE, appSecret } from './session-cookie.js';
+import { requestSlot } from './request-slots.js';
 
 export const CSRF_COOKIE = 'folio_csrf';
 export const CSRF_FIELD = '_token';
@@ -35,7 +36,7 @@ function validToken(secret: string, token: string, binding: string): boolean {
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-const issuedTokens = new WeakMap<FastifyRequest, string>();
+const issuedTokens = requestSlot<string>('csrfToken');
 
 function secureCookies(services: FaceServices): boolean {
   return services.config.appUrl.startsWith('https:');

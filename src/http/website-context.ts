@@ -4,10 +4,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { Website } from '../domain/websites/store.js';
 import type { FaceServices } from '../services.js';
+import { requestSlot } from './request-slots.js';
 
 export const DEFAULT_WEBSITE_SETTING = 'default_website_id';
 
-const resolved = new WeakMap<FastifyRequest, Promise<Website | null>>();
+const resolved = requestSlot<Promise<Website | null>>('website');
 
 async function resolve(services: FaceServices, request: FastifyRequest): Promise<Website | null> {
   const website = await services.websiteLookup.resolveHost(request.hostname);

@@ -13,18 +13,11 @@ export function memoized<K, V>(memo: Map<K, V>, key: K, limit: number, compute: 
   return value;
 }
 
-const jsonKeys = new WeakMap<object, string>();
-
 /**
- * The JSON of a request's parsed query or params, as a memo's key: made once per object however many
- * memos ask (the route's validator, then the handler's parse), never changed after it is parsed.
+ * The JSON of a request's parsed query or params, as a memo's key (a route's validator remembers its
+ * verdicts by it). Not remembered per object: a WeakMap entry per request's object cost more than the
+ * JSON of a few short strings (issue 42).
  */
 export function jsonKeyOf(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'undefined';
-  let key = jsonKeys.get(value);
-  if (key === undefined) {
-    key = JSON.stringify(value);
-    jsonKeys.set(value, key);
-  }
-  return key;
+  return JSON.stringify(value) ?? 'undefined';
 }

@@ -49,7 +49,7 @@ describe('scriptJson', () => {
 });
 
 describe('jsonKeyOf', () => {
-  it('is the JSON of the value, made once per object', () => {
+  it('is the JSON of the value', () => {
     const query = { page: '2', per_page: '15' };
     assert.equal(jsonKeyOf(query), JSON.stringify(query));
     assert.equal(jsonKeyOf({ page: '2', per_page: '15' }), jsonKeyOf(query), 'equal objects, equal keys');

@@ -10,6 +10,7 @@ import type { User } from '../../domain/people/users.js';
 import { checkCsrf } from '../../http/csrf.js';
 import { sessionIdOf } from '../../http/session-cookie.js';
 import { currentWebsiteId } from '../../http/website-context.js';
+import { requestSlot } from '../../http/request-slots.js';
 import type { FaceServices } from '../../services.js';
 import { Problem, unauthenticated } from './problem.js';
 
@@ -20,7 +21,7 @@ export interface Caller {
   viaSession: boolean;
 }
 
-const callers = new WeakMap<FastifyRequest, Caller>();
+const callers = requestSlot<Caller>('apiV2Caller');
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function bearerOf(request: FastifyRequest): string | null {
@@ -137,7 +138,7 @@ export function callerOf(request: FastifyRequest): Caller {
 }
 
 /** The actor on the Host's website, made once per request (authentication asks, then the route). */
-const hostActors = new WeakMap<FastifyRequest, Promise<Actor>>();
+const hostActors = requestSlot<Promise<Actor>>('apiV2HostActor');
 
 /** The caller as the policy sees them, on `websiteId` (default: the website of the request's Host). */
 export function actorOf(

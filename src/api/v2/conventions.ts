@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import type { Actor } from '../../domain/policy.js';
-import { jsonKeyOf, memoized } from '../../lib/memo.js';
+import { memoized } from '../../lib/memo.js';
 import type { FaceServices } from '../../services.js';
 import { actorOf, callerOf } from './auth.js';
 import { Problem, notFound } from './problem.js';
@@ -19,10 +19,12 @@ const MAX_REMEMBERED_QUERY_LENGTH = 512;
 
 /**
  * A route's query string parsed with its schema (it was checked before the handler): a pure function
- * of it, so short ones are remembered (a list's repeated requests parse nothing).
+ * of it, so short ones are remembered by the URL's query string (a list's repeated requests parse
+ * nothing).
  */
 export function queryOf<S extends z.ZodType>(schema: S, request: FastifyRequest): z.output<S> {
-  const key = jsonKeyOf(request.query);
+  const at = request.url.indexOf('?');
+  const key = at < 0 ? '' : request.url.slice(at + 1);
   if (key.length > MAX_REMEMBERED_QUERY_LENGTH) return schema.parse(request.query);
   let byQuery = parsedQueries.get(schema);
   if (!byQuery) parsedQueries.set(schema, (byQuery = new Map<string, unknown>()));
