@@ -209,16 +209,18 @@ export function listQueries(db: Db, shape: ListShape) {
   // covers the filters and the default order, so skipped rows are index entries, not posts), then only
   // those rows in full.
   // Ranked: the index's score of each post (0 for one matched otherwise), carried to the outer order.
+  // A bounded search's candidates hold every post listed: an inner join, which lets the database
+  // read the candidates first and each post by its key (a left join read them once per post).
   let pageIds = ids
-    .$if(shape.ranked, (qb) =>
+    .$if(shape.ranked && shape.candidates, (qb) =>
       qb
-        .leftJoin(
-          shape.candidates
-            ? candidateTable(dialectOf(db), param<string>('candidates'))
-            : rankedPosts(dialectOf(db), param<string>('rank')),
-          'ranked.id',
-          'posts.id',
-        )
+        .innerJoin(candidateTable(dialectOf(db), param<string>('candidates')), 'ranked.id', 'posts.id')
+        .select(sql<number>`coalesce(ranked.score, 0)`.as('score'))
+        .orderBy(sql`coalesce(ranked.score, 0)`, 'desc'),
+    )
+    .$if(shape.ranked && !shape.candidates, (qb) =>
+      qb
+        .leftJoin(rankedPosts(dialectOf(db), param<string>('rank')), 'ranked.id', 'posts.id')
         .select(sql<number>`coalesce(ranked.score, 0)`.as('score'))
         .orderBy(sql`coalesce(ranked.score, 0)`, 'desc'),
     )
