@@ -125,7 +125,10 @@ interface Seeding {
  * PostgreSQL: disabled, and the GIN indexes dropped), then the index built in one statement and its
  * GIN indexes created (PostgreSQL) or its segments merged (FTS5 'optimize'), each timed.
  */
-async function deferIndex(db: Db, dialect: 'sqlite' | 'postgres'): Promise<() => Promise<Pick<Seeding, 'index' | 'indexSteps'>>> {
+async function deferIndex(
+  db: Db,
+  dialect: 'sqlite' | 'postgres',
+): Promise<() => Promise<Pick<Seeding, 'index' | 'indexSteps'>>> {
   const time = async (work: () => Promise<unknown>) => {
     const started = performance.now();
     await work();
@@ -139,7 +142,9 @@ async function deferIndex(db: Db, dialect: 'sqlite' | 'postgres'): Promise<() =>
     for (const trigger of triggers) await sql.raw(`DROP TRIGGER ${trigger.name}`).execute(db);
     return async () => {
       const fill = await time(() => fillSearchIndex(db as never, 'sqlite'));
-      const optimize = await time(() => sql`INSERT INTO post_search (post_search) VALUES ('optimize')`.execute(db));
+      const optimize = await time(() =>
+        sql`INSERT INTO post_search (post_search) VALUES ('optimize')`.execute(db),
+      );
       for (const trigger of triggers) await sql.raw(trigger.sql).execute(db);
       return {
         index: fill + optimize,
@@ -150,7 +155,9 @@ async function deferIndex(db: Db, dialect: 'sqlite' | 'postgres'): Promise<() =>
   const indexes = (
     await sql<{ name: string; def: string }>`
       SELECT indexname AS name, indexdef AS def FROM pg_indexes
-      WHERE schemaname = current_schema() AND tablename = 'post_search' AND indexdef ILIKE '%using gin%'`.execute(db)
+      WHERE schemaname = current_schema() AND tablename = 'post_search' AND indexdef ILIKE '%using gin%'`.execute(
+      db,
+    )
   ).rows;
   for (const index of indexes) await sql.raw(`DROP INDEX ${index.name}`).execute(db);
   await sql`ALTER TABLE posts DISABLE TRIGGER post_search_post`.execute(db);

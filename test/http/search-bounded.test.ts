@@ -82,7 +82,8 @@ describe('bounded search (issue 40 #2)', () => {
     ids.quokka1 = await create({ title: 'Quokka', content: '<p>A quokka smiles.</p>' });
     ids.quokka2 = await create({ title: 'Island', content: '<p>Another quokka.</p>' });
     // 7 posts with a two-character Chinese word, one with another.
-    for (let n = 0; n < 7; n++) beijing.push(await create({ title: `北京第${n}天`, content: '<p>我爱北京。</p>' }));
+    for (let n = 0; n < 7; n++)
+      beijing.push(await create({ title: `北京第${n}天`, content: '<p>我爱北京。</p>' }));
     ids.taipei = await create({ title: '台北', content: '<p>夜市很好吃。</p>' });
   });
   after(async () => {

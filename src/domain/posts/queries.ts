@@ -122,7 +122,11 @@ export function listQueries(db: Db, shape: ListShape) {
     // A bounded search: among the candidates read from the index (at most SEARCH_CANDIDATES).
     const dialect = dialectOf(db);
     base = base.where((eb) =>
-      eb('posts.id', 'in', eb.selectFrom(candidateTable(dialect, param<string>('candidates'))).select('ranked.id')),
+      eb(
+        'posts.id',
+        'in',
+        eb.selectFrom(candidateTable(dialect, param<string>('candidates'))).select('ranked.id'),
+      ),
     );
   } else if (shape.terms.length > 0) {
     // Through the search index (domain/posts/search.ts): the values are termValue()s.

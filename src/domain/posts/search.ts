@@ -261,7 +261,9 @@ export function candidateTable(dialect: SearchDialect, value: unknown) {
 
 /** The value of candidateTable()'s Param. */
 export function candidatesParam(candidates: Candidates): string {
-  return JSON.stringify([...candidates.scores].map(([id, score]) => [id, Number.isFinite(score) ? score : 0]));
+  return JSON.stringify(
+    [...candidates.scores].map(([id, score]) => [id, Number.isFinite(score) ? score : 0]),
+  );
 }
 
 // ---- Excerpts ------------------------------------------------------------------------------------

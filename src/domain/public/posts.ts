@@ -285,7 +285,8 @@ export class PublicPostsService {
       .execute();
     const score = (id: number) => candidates.scores.get(id) ?? 0;
     // published_at: a string on SQLite, a Date on PostgreSQL.
-    const time = (value: unknown) => (value instanceof Date ? value.getTime() : Date.parse(String(value)) || 0);
+    const time = (value: unknown) =>
+      value instanceof Date ? value.getTime() : Date.parse(String(value)) || 0;
     shown.sort(
       (a, b) => score(b.id) - score(a.id) || time(b.published_at) - time(a.published_at) || b.id - a.id,
     );
@@ -293,7 +294,11 @@ export class PublicPostsService {
     const ids = shown.slice(start, start + query.pageSize).map((row) => row.id);
     const totalExact = !candidates.capped;
     if (ids.length === 0) return { items: [], total: shown.length, totalExact };
-    return { items: await this.postsInOrder(this.db, ids, query.locale, terms), total: shown.length, totalExact };
+    return {
+      items: await this.postsInOrder(this.db, ids, query.locale, terms),
+      total: shown.length,
+      totalExact,
+    };
   }
 
   /** The posts `ids` hydrated, in that order. */
