@@ -42,6 +42,7 @@ const { values } = parseArgs({
     'v1-runs': { type: 'string' },
     bulk: { type: 'boolean', default: false },
     'skip-before': { type: 'boolean', default: false },
+    explain: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(import.meta.dirname, 'RESULTS.md') },
   },
 });
@@ -396,6 +397,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
       });
       console.log(dialect, term.label, matches, { site, v2, v1, before, siteTotal: siteAnswer.total });
     }
+    if (values.explain && dialect === 'postgres') await explainCandidates(db);
     const list = await measure(() =>
       services.publicPosts.list({ websiteId: 1, locale: 'en', page: 1, pageSize: 10 }),
     );
@@ -404,6 +406,39 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
     await services.close();
     if (dialect === 'postgres') await dropPostgresDatabase(url);
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * --explain (PostgreSQL): EXPLAIN ANALYZE of the two steps readCandidates() takes for the measured
+ * terms (the first: the GIN indexes, at most cap + 1 rows in any order; the second, for a term with
+ * more matches: newest first along the primary key), printed to the console.
+ */
+async function explainCandidates(db: Db): Promise<void> {
+  const like = (term: string) => sql`ps.doc like ${likePattern(term)} escape '\\'`;
+  const cases = [
+    ['"peba peto" (all, the site)', sql`${like(ENGLISH[300]!)} and ${like(ENGLISH[40]!)}`],
+    ['"peba peto" (any, API v2)', sql`${like(ENGLISH[300]!)} or ${like(ENGLISH[40]!)}`],
+    [`"${CHINESE[200]}"`, sql`ps.words @@ plainto_tsquery('simple', ${CHINESE[200]!})`],
+    ['"zquxv"', like('zquxv')],
+  ] as const;
+  for (const [label, condition] of cases) {
+    const first = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
+      select ps.post_id from post_search ps where ${condition} limit ${SEARCH_CANDIDATES + 1}`.execute(db);
+    // The second step as readCandidates() runs it: bitmap and sequential scans off.
+    const second = await db.transaction().execute(async (trx) => {
+      await sql`set local enable_bitmapscan = off`.execute(trx);
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
+        select ps.post_id from post_search ps where ${condition}
+        order by ps.post_id desc limit ${SEARCH_CANDIDATES}`.execute(trx);
+    });
+    for (const [step, plan] of [
+      ['1', first],
+      ['2', second],
+    ] as const) {
+      console.log(`\n-- ${label}, step ${step}\n${plan.rows.map((row) => row['QUERY PLAN']).join('\n')}`);
+    }
   }
 }
 

@@ -193,8 +193,8 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
  * - PostgreSQL: first the matches in any order, at most cap + 1, through the GIN indexes (a bitmap
  *   scan that stops after cap + 1 rows): a rarer term is then complete. Only a term that has more
  *   matches is read a second time, newest first along the primary key with the condition checked per
- *   row (the GIN index kept out of that plan), which stops after cap rows and is short because
- *   matches are common.
+ *   row (bitmap and sequential scans switched off for that statement), which stops after cap rows
+ *   and is short when matches are common (it reads about cap / their share of the posts).
  */
 export async function readCandidates(
   db: Kysely<Database>,
@@ -215,31 +215,33 @@ export async function readCandidates(
       capped: rows.rows.length >= cap,
     };
   }
-  // `masked`: the same condition in a form no index answers (the second step's plan).
-  const condition = (masked: boolean) =>
-    sql.join(
-      planned.map((term) =>
-        term.kind === 'cjk2'
-          ? masked
-            ? sql`(ps.words || ''::tsvector) @@ plainto_tsquery('simple', ${term.value})`
-            : sql`ps.words @@ plainto_tsquery('simple', ${term.value})`
-          : masked
-            ? sql`(ps.doc || '') like ${term.value} escape '\\'`
-            : sql`ps.doc like ${term.value} escape '\\'`,
-      ),
-      sql.raw(joiner),
-    );
+  const condition = sql.join(
+    planned.map((term) =>
+      term.kind === 'cjk2'
+        ? sql`ps.words @@ plainto_tsquery('simple', ${term.value})`
+        : sql`ps.doc like ${term.value} escape '\\'`,
+    ),
+    sql.raw(joiner),
+  );
   const rank = rankQuery(dialect, terms) ?? '';
-  const select = (masked: boolean, limit: number) => sql<{ id: number; score: number }>`
+  const select = (newest: boolean, limit: number) => sql<{ id: number; score: number }>`
     select ps.post_id as id, ts_rank(ps.words, q.q) as score
     from post_search ps,
       (select replace(plainto_tsquery('simple', ${rank})::text, '&', '|')::tsquery as q) q
-    where (${condition(masked)})
-    ${masked ? sql`order by ps.post_id desc` : sql``}
+    where (${condition})
+    ${newest ? sql`order by ps.post_id desc` : sql``}
     limit ${limit}`;
   let rows = (await select(false, cap + 1).execute(db)).rows;
   const capped = rows.length > cap;
-  if (capped) rows = (await select(true, cap).execute(db)).rows;
+  if (capped) {
+    // The planner, misled by the estimates of a LIKE over trigrams, would sort every match or scan
+    // the table: only the primary key's ordered walk is left to it, for this statement.
+    rows = await db.transaction().execute(async (trx) => {
+      await sql`set local enable_bitmapscan = off`.execute(trx);
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return (await select(true, cap).execute(trx)).rows;
+    });
+  }
   rows = [...rows].sort((a, b) => Number(b.id) - Number(a.id));
   return { scores: new Map(rows.map((row) => [Number(row.id), Number(row.score)])), capped };
 }
