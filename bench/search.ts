@@ -1,15 +1,20 @@
 // Full-text search at scale (issue 40 #2): a synthetic set of posts in English, Chinese, Japanese and
 // Korean (words drawn with a Zipf-like skew, so some are common and most are rare; a French or
-// Traditional Chinese translation for 1 in 5), seeded straight into the database (the index's triggers
-// keep it as the rows go in, so seeding measures their cost too). Measures, in process through the
-// services the server uses:
+// Traditional Chinese translation for 1 in 5), seeded straight into the database: through the index's
+// triggers as the rows go in (so seeding measures their cost too), or with `--bulk` with the
+// triggers' work deferred and the index built afterwards in one statement (then its GIN indexes, on
+// PostgreSQL), as a bulk import would, each step timed. Measures, in process through the services
+// the server uses:
 // - before: the match the lists used until now (LIKE over every post's title, excerpt, content and
-//   translations), its count and first page;
-// - now: the public search (every word, ranked, with highlighted excerpts) and API v1's `keywords`
-//   (any term, newest first) through the index;
+//   translations), its count and first page (not at more than 200,000 posts, or with --skip-before);
+// - now, through the index: the public search (every word, ranked, with highlighted excerpts) and API
+//   v2's `q` (any word, by relevance), both bounded (at most SEARCH_CANDIDATES matches read, the
+//   total then a lower bound), and API v1's `keywords` (any term, newest first, every match counted:
+//   its contract);
 // - the plain post list (no search) as the baseline of the ratios, and the index's size.
 // Writes its section of bench/RESULTS.md (between search markers).
-// Usage: npx tsx bench/search.ts [--posts=100000] [--dialects=sqlite,postgres] [--runs=30]
+// Usage: npx tsx bench/search.ts [--posts=100000] [--dialects=sqlite,postgres] [--runs=30] [--bulk]
+//   [--v1-runs=N (default --runs)] [--skip-before]
 //   PostgreSQL: BENCH_SEARCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/folio_bench_search),
 //   dropped and created anew.
 import fs from 'node:fs';
@@ -22,7 +27,8 @@ import type { Database } from '../src/db/schema.js';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/database.js';
 import type { Db } from '../src/db/database.js';
-import { scanMatches } from '../src/domain/posts/search.js';
+import { fillSearchIndex } from '../src/db/search-index.js';
+import { SEARCH_CANDIDATES, scanMatches } from '../src/domain/posts/search.js';
 import { likePattern } from '../src/domain/text/text-match.js';
 import { createServices } from '../src/services.js';
 import { writeAtomically } from './report.js';
@@ -33,11 +39,18 @@ const { values } = parseArgs({
     posts: { type: 'string', default: '100000' },
     dialects: { type: 'string', default: 'sqlite,postgres' },
     runs: { type: 'string', default: '30' },
+    'v1-runs': { type: 'string' },
+    bulk: { type: 'boolean', default: false },
+    'skip-before': { type: 'boolean', default: false },
+    explain: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(import.meta.dirname, 'RESULTS.md') },
   },
 });
 const POSTS = Number(values.posts);
 const RUNS = Number(values.runs);
+const V1_RUNS = Number(values['v1-runs'] ?? values.runs);
+const BULK = values.bulk;
+const BEFORE = !values['skip-before'] && POSTS <= 200_000;
 const PG_URL =
   process.env.BENCH_SEARCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/folio_bench_search';
 
@@ -101,8 +114,79 @@ const content = (language: Language, n: number) =>
     .map((k) => `<p>${text(language, language === 'en' ? 40 + ((n + k) % 20) : 25 + ((n + k) % 15))}</p>`)
     .join('\n');
 
-async function seed(db: Db): Promise<number> {
+/** What seeding took: the rows, and with --bulk the index built afterwards. */
+interface Seeding {
+  rows: number;
+  index?: number;
+  indexSteps?: string;
+}
+
+/**
+ * --bulk: the index's triggers out of the way while the rows go in (SQLite: dropped and made again;
+ * PostgreSQL: disabled, and the GIN indexes dropped), then the index built in one statement and its
+ * GIN indexes created (PostgreSQL) or its segments merged (FTS5 'optimize'), each timed.
+ */
+async function deferIndex(
+  db: Db,
+  dialect: 'sqlite' | 'postgres',
+): Promise<() => Promise<Pick<Seeding, 'index' | 'indexSteps'>>> {
+  const time = async (work: () => Promise<unknown>) => {
+    const started = performance.now();
+    await work();
+    return (performance.now() - started) / 1000;
+  };
+  if (dialect === 'sqlite') {
+    const triggers = (
+      await sql<{ name: string; sql: string }>`
+        SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'post_search_%'`.execute(db)
+    ).rows;
+    for (const trigger of triggers) await sql.raw(`DROP TRIGGER ${trigger.name}`).execute(db);
+    return async () => {
+      const fill = await time(() => fillSearchIndex(db as never, 'sqlite'));
+      const optimize = await time(() =>
+        sql`INSERT INTO post_search (post_search) VALUES ('optimize')`.execute(db),
+      );
+      for (const trigger of triggers) await sql.raw(trigger.sql).execute(db);
+      return {
+        index: fill + optimize,
+        indexSteps: `FTS5 filled by one INSERT … SELECT in ${fill.toFixed(0)} s, its segments merged ('optimize') in ${optimize.toFixed(0)} s`,
+      };
+    };
+  }
+  const indexes = (
+    await sql<{ name: string; def: string }>`
+      SELECT indexname AS name, indexdef AS def FROM pg_indexes
+      WHERE schemaname = current_schema() AND tablename = 'post_search' AND indexdef ILIKE '%using gin%'`.execute(
+      db,
+    )
+  ).rows;
+  for (const index of indexes) await sql.raw(`DROP INDEX ${index.name}`).execute(db);
+  await sql`ALTER TABLE posts DISABLE TRIGGER post_search_post`.execute(db);
+  await sql`ALTER TABLE translations DISABLE TRIGGER post_search_translation`.execute(db);
+  return async () => {
+    await sql`ALTER TABLE posts ENABLE TRIGGER post_search_post`.execute(db);
+    await sql`ALTER TABLE translations ENABLE TRIGGER post_search_translation`.execute(db);
+    const fill = await time(() => fillSearchIndex(db as never, 'postgres'));
+    const steps = [`post_search filled by one INSERT … SELECT in ${fill.toFixed(0)} s`];
+    let total = fill;
+    for (const index of indexes) {
+      // One connection builds it: a session setting for this statement's sort memory.
+      const took = await time(() =>
+        db.connection().execute(async (conn) => {
+          await sql`SET maintenance_work_mem = '512MB'`.execute(conn);
+          await sql.raw(index.def).execute(conn);
+        }),
+      );
+      steps.push(`${index.name} created in ${took.toFixed(0)} s`);
+      total += took;
+    }
+    return { index: total, indexSteps: steps.join(', ') };
+  };
+}
+
+async function seed(db: Db, dialect: 'sqlite' | 'postgres'): Promise<Seeding> {
   random = generator(40_2); // the same data set on each database
+  const buildIndex = BULK ? await deferIndex(db, dialect) : null;
   const started = performance.now();
   const now = Date.now();
   const BATCH = 500;
@@ -140,7 +224,10 @@ async function seed(db: Db): Promise<number> {
     if ((start / BATCH) % 20 === 0) process.stdout.write(`\rseeded ${start + posts.length}/${POSTS}`);
   }
   process.stdout.write('\n');
-  return (performance.now() - started) / 1000;
+  const rows = (performance.now() - started) / 1000;
+  if (!buildIndex) return { rows };
+  console.log(`${dialect}: rows in ${rows.toFixed(0)} s; building the index`);
+  return { rows, ...(await buildIndex()) };
 }
 
 // ---- Measuring -------------------------------------------------------------------------------------
@@ -177,14 +264,18 @@ function scanList(db: Db, term: string) {
 
 interface Row {
   dialect: string;
-  seedSeconds: number;
+  seeding: Seeding;
   sizes: string;
   figures: Array<{
     label: string;
     matches: number;
     before?: { p50: number; p99: number };
     v1: { p50: number; p99: number };
+    v2: { p50: number; p99: number };
     site: { p50: number; p99: number };
+    /** The public search's total, and whether it is exact (false: a lower bound, the cap reached). */
+    siteTotal: number;
+    siteExact: boolean;
   }>;
   list: { p50: number; p99: number };
 }
@@ -222,7 +313,7 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
     await migrate(services.database);
     const { db } = services.database;
     console.log(`${dialect}: seeding ${POSTS} posts`);
-    const seedSeconds = await seed(db);
+    const seeding = await seed(db, dialect);
     if (dialect === 'postgres') await sql`ANALYZE`.execute(db);
     else services.database.sqlite!.pragma('optimize=0x10002');
     const count = async (term: string) =>
@@ -264,31 +355,90 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
     const figures: Row['figures'] = [];
     for (const term of terms) {
       const matches = await count(term.v1[0]!);
-      const site = await measure(() =>
-        services.publicPosts.list({ websiteId: 1, locale: 'en', page: 1, pageSize: 10, terms: term.site }),
-      );
-      const v1 = await measure(() =>
+      const siteQuery = { websiteId: 1, locale: 'en', page: 1, pageSize: 10, terms: term.site };
+      const site = await measure(() => services.publicPosts.list(siteQuery));
+      const siteAnswer = await services.publicPosts.list(siteQuery);
+      // API v2's `q` as its face asks: any word, by relevance, bounded.
+      const v2 = await measure(() =>
         services.posts.list({
           page: 1,
-          pageSize: 15,
+          pageSize: 20,
           sort: 'created_at',
           direction: 'desc',
           websiteId: null,
-          keywords: term.v1,
+          keywords: term.site,
+          relevance: true,
+          timed: true,
+          bounded: true,
         }),
       );
-      const before = term.before ? await measure(scanList(db, term.v1[0]!), 3) : undefined;
-      figures.push({ label: term.label, matches, site, v1, before });
-      console.log(dialect, term.label, matches, site, v1, before);
+      const v1 = await measure(
+        () =>
+          services.posts.list({
+            page: 1,
+            pageSize: 15,
+            sort: 'created_at',
+            direction: 'desc',
+            websiteId: null,
+            keywords: term.v1,
+          }),
+        V1_RUNS,
+      );
+      const before = term.before && BEFORE ? await measure(scanList(db, term.v1[0]!), 3) : undefined;
+      figures.push({
+        label: term.label,
+        matches,
+        site,
+        v2,
+        v1,
+        before,
+        siteTotal: siteAnswer.total,
+        siteExact: siteAnswer.totalExact !== false,
+      });
+      console.log(dialect, term.label, matches, { site, v2, v1, before, siteTotal: siteAnswer.total });
     }
+    if (values.explain && dialect === 'postgres') await explainCandidates(db);
     const list = await measure(() =>
       services.publicPosts.list({ websiteId: 1, locale: 'en', page: 1, pageSize: 10 }),
     );
-    return { dialect, seedSeconds, sizes: await sizes(db, dialect, file), figures, list };
+    return { dialect, seeding, sizes: await sizes(db, dialect, file), figures, list };
   } finally {
     await services.close();
     if (dialect === 'postgres') await dropPostgresDatabase(url);
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * --explain (PostgreSQL): EXPLAIN ANALYZE of the two steps readCandidates() takes for the measured
+ * terms (the first: the GIN indexes, at most cap + 1 rows in any order; the second, for a term with
+ * more matches: newest first along the primary key), printed to the console.
+ */
+async function explainCandidates(db: Db): Promise<void> {
+  const like = (term: string) => sql`ps.doc like ${likePattern(term)} escape '\\'`;
+  const cases = [
+    ['"peba peto" (all, the site)', sql`${like(ENGLISH[300]!)} and ${like(ENGLISH[40]!)}`],
+    ['"peba peto" (any, API v2)', sql`${like(ENGLISH[300]!)} or ${like(ENGLISH[40]!)}`],
+    [`"${CHINESE[200]}"`, sql`ps.words @@ plainto_tsquery('simple', ${CHINESE[200]!})`],
+    ['"zquxv"', like('zquxv')],
+  ] as const;
+  for (const [label, condition] of cases) {
+    const first = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
+      select ps.post_id from post_search ps where ${condition} limit ${SEARCH_CANDIDATES + 1}`.execute(db);
+    // The second step as readCandidates() runs it: bitmap and sequential scans off.
+    const second = await db.transaction().execute(async (trx) => {
+      await sql`set local enable_bitmapscan = off`.execute(trx);
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
+        select ps.post_id from post_search ps where ${condition}
+        order by ps.post_id desc limit ${SEARCH_CANDIDATES}`.execute(trx);
+    });
+    for (const [step, plan] of [
+      ['1', first],
+      ['2', second],
+    ] as const) {
+      console.log(`\n-- ${label}, step ${step}\n${plan.rows.map((row) => row['QUERY PLAN']).join('\n')}`);
+    }
   }
 }
 
@@ -299,36 +449,43 @@ function section(rows: Row[]): string {
     '<!-- search:start -->',
     '## Full-text search (issue 40 #2): the index against reading every text',
     '',
-    `_Written by \`npx tsx bench/search.ts --posts=${POSTS}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC` +
+    `_Written by \`npx tsx bench/search.ts --posts=${POSTS}${BULK ? ' --bulk' : ''}${V1_RUNS !== RUNS ? ` --v1-runs=${V1_RUNS}` : ''}\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC` +
       ` (${os.cpus().length} CPU cores, load average at the start ${os
         .loadavg()
         .map((v) => v.toFixed(2))
         .join(' ')}; other work was running on the machine).` +
       ` Synthetic posts of about 1 KB: 1/3 English, 1/3 Chinese, 1/6 Japanese, 1/6 Korean, words drawn with a` +
       ` Zipf-like skew; 1 in 5 translated (French or Traditional Chinese). In process through the services;` +
-      ` p50 / p99 of ${RUNS} runs (before: p50 of 3, the old LIKE match, its count and first page)._`,
+      ` p50 / p99 of ${RUNS} runs (API v1: ${V1_RUNS}; before: p50 of 3, the old LIKE match, its count and` +
+      ` first page). The public search and API v2's \`q\` are bounded: at most ${SEARCH_CANDIDATES.toLocaleString('en')}` +
+      ` matches read, newest first, then ranked; API v1's \`keywords\` counts and reads every match (exact)._`,
     '',
   ];
   for (const row of rows) {
     lines.push(
-      `**${row.dialect}**: seeded (with the index's triggers) in ${row.seedSeconds.toFixed(0)} s; sizes: ${row.sizes}.` +
+      `**${row.dialect}**: ${
+        row.seeding.index === undefined
+          ? `seeded (with the index's triggers) in ${row.seeding.rows.toFixed(0)} s`
+          : `seeded in bulk: the rows (the index's triggers deferred) in ${row.seeding.rows.toFixed(0)} s, ` +
+            `the index in ${row.seeding.index.toFixed(0)} s (${row.seeding.indexSteps})`
+      }; sizes: ${row.sizes}.` +
         ` Baseline, the public post list without search: ${ms(row.list.p50)} / ${ms(row.list.p99)} ms.`,
       '',
-      '| Query | Posts matching | Before: LIKE over every text | API v1 `keywords` (index) | Public search, ranked, with excerpts (index) | p99 / post list p99 |',
-      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      '| Query | Posts matching | Before: LIKE over every text | API v1 `keywords` (exact) | Public search, ranked, with excerpts (bounded) | its total | API v2 `q`, by relevance (bounded) | bounded p99 / post list p99 |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...row.figures.map(
         (f) =>
           `| ${f.label} | ${f.matches.toLocaleString('en')} | ${f.before ? `${ms(f.before.p50)} ms` : '–'} | ` +
           `${ms(f.v1.p50)} / ${ms(f.v1.p99)} ms | ${ms(f.site.p50)} / ${ms(f.site.p99)} ms | ` +
-          `${(Math.max(f.v1.p99, f.site.p99) / row.list.p99).toFixed(1)}× |`,
+          `${f.siteExact ? '' : 'at least '}${f.siteTotal.toLocaleString('en')} | ` +
+          `${ms(f.v2.p50)} / ${ms(f.v2.p99)} ms | ` +
+          `${(Math.max(f.v2.p99, f.site.p99) / row.list.p99).toFixed(1)}× |`,
       ),
       '',
     );
   }
   lines.push(
-    'Repeat: `npx tsx bench/search.ts --posts=N` (`--dialects=sqlite` for one). Counting every match',
-    'of a common word costs in proportion to the matches (the total of a search is counted, not kept);',
-    'a word no post has costs one index lookup.',
+    'Repeat: `npx tsx bench/search.ts --posts=N [--bulk]` (`--dialects=sqlite` for one).',
     '<!-- search:end -->',
     '',
   );

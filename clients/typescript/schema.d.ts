@@ -8755,6 +8755,8 @@ export interface components {
             total: number;
             total_pages: number;
             next_cursor: string | null;
+            /** @description Lists with `q` only: false when `total` (and `total_pages`) is a lower bound. A search reads at most the 1,000 newest matching posts (its cost stays bounded for common words); when there are more, `total` counts those of them the caller may see, and the pages hold the best of them. True: every match was counted. */
+            total_exact?: boolean;
         };
         /** @description What the caller may do to this post (the policy’s answer; writes are checked again). */
         PostCanInput: {
@@ -9656,6 +9658,8 @@ export interface components {
             total: number;
             total_pages: number;
             next_cursor: string | null;
+            /** @description Lists with `q` only: false when `total` (and `total_pages`) is a lower bound. A search reads at most the 1,000 newest matching posts (its cost stays bounded for common words); when there are more, `total` counts those of them the caller may see, and the pages hold the best of them. True: every match was counted. */
+            total_exact?: boolean;
         };
         /** @description What the caller may do to this post (the policy’s answer; writes are checked again). */
         PostCan: {

@@ -230,6 +230,29 @@ export async function refreshDocuments(
   await sql.raw(sqliteFill(list)).execute(db);
 }
 
+/**
+ * Fills the index with every live post's document in one statement (a bulk load: the index empty,
+ * the triggers' work deferred, e.g. bench/search.ts --bulk); `folio search:reindex` does the same in
+ * steps of transactions, searches meanwhile finding every post.
+ */
+export async function fillSearchIndex(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  if (dialect === 'sqlite') {
+    await sql.raw(sqliteFill('IS NOT NULL')).execute(db);
+    return;
+  }
+  const doc = documentOf(true);
+  await sql
+    .raw(
+      `INSERT INTO post_search (post_id, doc, words)
+       SELECT d.id, d.title || E'\n' || d.body,
+         setweight(to_tsvector('simple', d.title || folio_cjk_bigrams(d.title)), 'A')
+           || setweight(to_tsvector('simple', d.body || folio_cjk_bigrams(d.body)), 'B')
+       FROM (SELECT p.id AS id, lower(${doc.title}) AS title, lower(${doc.body}) AS body
+             FROM posts p WHERE p.type = 'post' AND p.deleted_at IS NULL) d`,
+    )
+    .execute(db);
+}
+
 /** How many live posts there are (what a rebuild goes through). */
 export async function livePostCount(db: Kysely<unknown>): Promise<number> {
   const row = await sql<{ n: number }>`

@@ -193,12 +193,14 @@ export function PostsScreen() {
               },
             },
           });
-          return [name, data?.meta.pagination.total ?? 0] as const;
+          // A search's count past its cap is a lower bound (total_exact false, issue 40 #2): "1000+".
+          const pagination = data?.meta.pagination;
+          return [name, `${pagination?.total ?? 0}${pagination?.total_exact === false ? '+' : ''}`] as const;
         }),
       ).then((entries) => ({ data: Object.fromEntries(entries) })),
     [query, tag, author],
   );
-  const counts: Partial<Record<Status, number>> = counting.data ?? {};
+  const counts: Partial<Record<Status, string>> = counting.data ?? {};
 
   const choose = (next: Status) => show({ status: next });
   const toggle = (id: number, on: boolean) =>

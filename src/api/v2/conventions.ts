@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
+import { SEARCH_CANDIDATES } from '../../domain/posts/search.js';
 import type { Actor } from '../../domain/policy.js';
 import { memoized } from '../../lib/memo.js';
 import type { FaceServices } from '../../services.js';
@@ -69,6 +70,16 @@ export const cursorPaginationMeta = z
     total: z.int(),
     total_pages: z.int(),
     next_cursor: z.string().nullable(),
+    total_exact: z
+      .boolean()
+      .optional()
+      .describe(
+        'Lists with `q` only: false when `total` (and `total_pages`) is a lower bound. A search reads at ' +
+          `most the ${SEARCH_CANDIDATES.toLocaleString('en')} newest matching posts` +
+          ' (its cost stays bounded for common words); when there ' +
+          'are more, `total` counts those of them the caller may see, and the pages hold the best of ' +
+          'them. True: every match was counted.',
+      ),
   })
   .meta({ id: 'CursorPagination' });
 

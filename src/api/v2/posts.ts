@@ -341,6 +341,8 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
         thenBy,
         timed: true,
         relevance,
+        // `q` reads at most SEARCH_CANDIDATES matches (issue 40 #2): `total_exact` says when it stopped.
+        bounded: true,
       });
       const cans = wantsCan(query.fields) ? await abilitiesOf(actor, answer.items) : null;
       const variant = cans === null ? request.url : `${request.url}\n${cans.map(canKey).join('')}`;
@@ -349,10 +351,13 @@ export function registerPostRoutes(router: V2Router, services: FaceServices): vo
       let text = variants.get(variant);
       if (!text) {
         const next = nextPostCursor(listed, answer);
-        const pagination =
+        const paged =
           query.cursor === undefined
             ? { ...paginate(request, reply, page, answer.total), next_cursor: next }
             : paginateByCursor(request, reply, page.perPage, answer.total, next);
+        // Only a search (`q`) says whether its total is exact (a lower bound past its cap).
+        const pagination =
+          answer.totalExact === undefined ? paged : { ...paged, total_exact: answer.totalExact };
         const locale = query.locale === undefined ? undefined : normalizeLocale(query.locale);
         const terms = (input.keywords ?? '').split(',').filter((term) => term.trim() !== '');
         const translations = locale === undefined ? null : await ops.translationsOf(answer.items);

@@ -125,7 +125,8 @@ export class PostOperations {
     view: AnswerView<Page<PostSummary>, Out>,
     /**
      * `timed`: statuses by what the site shows (PostListQuery.timed, API v2); `relevance`: best match
-     * of the keywords first (PostListQuery.relevance).
+     * of the keywords first (PostListQuery.relevance); `bounded`: a search of bounded cost
+     * (PostListQuery.bounded, API v2).
      */
     options?: {
       cursor?: string;
@@ -133,6 +134,7 @@ export class PostOperations {
       thenBy?: PostSortKey[];
       timed?: boolean;
       relevance?: boolean;
+      bounded?: boolean;
     },
   ) {
     return listPosts(this.ctx, actor, input, view, options);

@@ -65,6 +65,7 @@ export async function listPosts<Out extends object>(
     thenBy?: PostSortKey[];
     timed?: boolean;
     relevance?: boolean;
+    bounded?: boolean;
   } = {},
 ): Promise<{ query: PostListQuery; answer: Out }> {
   const query = await listQueryOf(ctx, actor, input);
@@ -72,6 +73,7 @@ export async function listPosts<Out extends object>(
   if (options.authorId !== undefined) query.authorId = options.authorId;
   if (options.thenBy?.length) query.thenBy = options.thenBy;
   if (options.relevance) query.relevance = true;
+  if (options.bounded) query.bounded = true;
   if (options.cursor !== undefined) query.after = decodeCursor(options.cursor, query);
   const read = () => ctx.reads.listPage(query, view);
   // A list that searches is counted per client (issue 34 #11); the others are not. A signed-in caller

@@ -78,6 +78,12 @@ export interface PostListQuery {
    * break its ties. Such a list is paged by number only (no cursors).
    */
   relevance?: boolean;
+  /**
+   * A search with a bounded cost (API v2, issue 40 #2): the `keywords` are looked for among the newest
+   * matches only, at most SEARCH_CANDIDATES; past it the total is a lower bound (Page.totalExact).
+   * Absent: every match, an exact total (API v1's contract).
+   */
+  bounded?: boolean;
   /** The current website: its posts and global posts (bound to no website). Null: every post. */
   websiteId: number | null;
   /** Default `published`. */
@@ -120,6 +126,8 @@ export interface PostCursor {
 export interface Page<T> {
   items: T[];
   total: number;
+  /** False when `total` is a lower bound (a bounded search that reached its cap). Absent: exact. */
+  totalExact?: boolean;
 }
 
 export interface PostDetail extends PostSummary {

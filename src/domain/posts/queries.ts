@@ -9,7 +9,7 @@ import { taggedWith } from '../tagged.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
 
-import { dialectOf, rankedPosts, termMatches } from './search.js';
+import { candidateTable, dialectOf, rankedPosts, termMatches } from './search.js';
 import type { TermKind } from './search.js';
 
 /** What decides the SQL text of a list's queries (the values are Params). */
@@ -39,6 +39,11 @@ export interface ListShape {
    * breaks ties. Never with `keyset` or `reversed`.
    */
   ranked: boolean;
+  /**
+   * A bounded search (PostListQuery.bounded): the terms' matches are the candidates of Param
+   * `candidates` (candidatesParam(): ids and ranks read from the index first), not the term Params.
+   */
+  candidates: boolean;
   /** Only rows after a cursor (keyset pagination): Params `after:value` and `after:id`; offset 0. */
   keyset: boolean;
   /**
@@ -113,7 +118,17 @@ export function listQueries(db: Db, shape: ListShape) {
       ]),
     );
   }
-  if (shape.terms.length > 0) {
+  if (shape.candidates) {
+    // A bounded search: among the candidates read from the index (at most SEARCH_CANDIDATES).
+    const dialect = dialectOf(db);
+    base = base.where((eb) =>
+      eb(
+        'posts.id',
+        'in',
+        eb.selectFrom(candidateTable(dialect, param<string>('candidates'))).select('ranked.id'),
+      ),
+    );
+  } else if (shape.terms.length > 0) {
     // Through the search index (domain/posts/search.ts): the values are termValue()s.
     const dialect = dialectOf(db);
     base = base.where((eb) =>
@@ -198,8 +213,16 @@ export function listQueries(db: Db, shape: ListShape) {
   // covers the filters and the default order, so skipped rows are index entries, not posts), then only
   // those rows in full.
   // Ranked: the index's score of each post (0 for one matched otherwise), carried to the outer order.
+  // A bounded search's candidates hold every post listed: an inner join, which lets the database
+  // read the candidates first and each post by its key (a left join read them once per post).
   let pageIds = ids
-    .$if(shape.ranked, (qb) =>
+    .$if(shape.ranked && shape.candidates, (qb) =>
+      qb
+        .innerJoin(candidateTable(dialectOf(db), param<string>('candidates')), 'ranked.id', 'posts.id')
+        .select(sql<number>`coalesce(ranked.score, 0)`.as('score'))
+        .orderBy(sql`coalesce(ranked.score, 0)`, 'desc'),
+    )
+    .$if(shape.ranked && !shape.candidates, (qb) =>
       qb
         .leftJoin(rankedPosts(dialectOf(db), param<string>('rank')), 'ranked.id', 'posts.id')
         .select(sql<number>`coalesce(ranked.score, 0)`.as('score'))

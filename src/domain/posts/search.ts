@@ -158,6 +158,116 @@ export function rankedPosts(dialect: SearchDialect, query: string) {
     from post_search where post_search match ${query} limit -1)`.as('ranked');
 }
 
+// ---- Bounded searches (issue 40 #2) ----------------------------------------------------------------
+
+/**
+ * The most matches a bounded search (the public search, API v2's `q`) reads from the index, newest
+ * first: a common word then costs what a rarer one does, not its thousands of matches. Past it, the
+ * total is a lower bound (said so to the reader) and the page is the best of those candidates. API
+ * v1's `keywords` keeps exact totals (its contract) and reads every match.
+ */
+export const SEARCH_CANDIDATES = 1000;
+
+/** The cap in force: SEARCH_CANDIDATES, which tests lower to see it reached with a few posts. */
+export const searchBounds = { candidates: SEARCH_CANDIDATES };
+
+/** The newest matches of a search, at most the cap, with their ranks. */
+export interface Candidates {
+  /** Post id -> score (higher is better), newest (highest id) first. */
+  scores: Map<number, number>;
+  /** The cap was reached: more posts may match, and a total counted among these is a lower bound. */
+  capped: boolean;
+}
+
+/** Whether a bounded read serves these terms: every one is looked up in an index (none `slow`). */
+export function boundable(planned: readonly PlannedTerm[]): boolean {
+  return planned.length > 0 && planned.every((term) => !term.slow);
+}
+
+/**
+ * The newest posts (highest ids) matching every term (`all`) or any (`any`), at most `cap`, each
+ * with its rank, from the search index alone (status and website are the caller's filters). The
+ * terms must be boundable().
+ * - SQLite: one FTS5 query, `ORDER BY rowid DESC LIMIT n`, which FTS5 answers walking the doclists
+ *   from their end and stopping after n rows; bm25 of the same query ranks them.
+ * - PostgreSQL: first the matches in any order, at most cap + 1, through the GIN indexes (a bitmap
+ *   scan that stops after cap + 1 rows): a rarer term is then complete. Only a term that has more
+ *   matches is read a second time, newest first along the primary key with the condition checked per
+ *   row (bitmap and sequential scans switched off for that statement), which stops after cap rows
+ *   and is short when matches are common (it reads about cap / their share of the posts).
+ */
+export async function readCandidates(
+  db: Kysely<Database>,
+  dialect: SearchDialect,
+  planned: readonly PlannedTerm[],
+  mode: 'all' | 'any',
+  terms: readonly string[],
+  cap: number = searchBounds.candidates,
+): Promise<Candidates> {
+  const joiner = mode === 'all' ? ' AND ' : ' OR ';
+  if (dialect === 'sqlite') {
+    const query = planned.map((term) => `(${term.value})`).join(joiner);
+    const rows = await sql<{ id: number; score: number }>`
+      select rowid as id, -bm25(post_search, 10.0, 1.0, 4.0) as score from post_search
+      where post_search match ${query} order by rowid desc limit ${cap}`.execute(db);
+    return {
+      scores: new Map(rows.rows.map((row) => [Number(row.id), Number(row.score)])),
+      capped: rows.rows.length >= cap,
+    };
+  }
+  const condition = sql.join(
+    planned.map((term) =>
+      term.kind === 'cjk2'
+        ? sql`ps.words @@ plainto_tsquery('simple', ${term.value})`
+        : sql`ps.doc like ${term.value} escape '\\'`,
+    ),
+    sql.raw(joiner),
+  );
+  const rank = rankQuery(dialect, terms) ?? '';
+  const select = (newest: boolean, limit: number) => sql<{ id: number; score: number }>`
+    select ps.post_id as id, ts_rank(ps.words, q.q) as score
+    from post_search ps,
+      (select replace(plainto_tsquery('simple', ${rank})::text, '&', '|')::tsquery as q) q
+    where (${condition})
+    ${newest ? sql`order by ps.post_id desc` : sql``}
+    limit ${limit}`;
+  let rows = (await select(false, cap + 1).execute(db)).rows;
+  const capped = rows.length > cap;
+  if (capped) {
+    // The planner, misled by the estimates of a LIKE over trigrams, would sort every match or scan
+    // the table: only the primary key's ordered walk is left to it, for this statement.
+    rows = await db.transaction().execute(async (trx) => {
+      await sql`set local enable_bitmapscan = off`.execute(trx);
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return (await select(true, cap).execute(trx)).rows;
+    });
+  }
+  rows = [...rows].sort((a, b) => Number(b.id) - Number(a.id));
+  return { scores: new Map(rows.map((row) => [Number(row.id), Number(row.score)])), capped };
+}
+
+/**
+ * Candidates as a table `ranked` (id, score) from one Param holding them as JSON `[[id, score], …]`
+ * (candidatesParam()): the list's compiled queries take any number of them as one value.
+ */
+export function candidateTable(dialect: SearchDialect, value: unknown) {
+  if (dialect === 'postgres') {
+    return sql<{ id: number; score: number }>`(select (e->>0)::bigint as id, (e->>1)::float8 as score
+      from jsonb_array_elements(cast(${value} as jsonb)) e)`.as('ranked');
+  }
+  // LIMIT -1: kept apart (not flattened into the join), read once through an automatic index rather
+  // than json_each scanned for every post (see rankedPosts).
+  return sql<{ id: number; score: number }>`(select json_extract(value, '$[0]') as id,
+      json_extract(value, '$[1]') as score from json_each(${value}) limit -1)`.as('ranked');
+}
+
+/** The value of candidateTable()'s Param. */
+export function candidatesParam(candidates: Candidates): string {
+  return JSON.stringify(
+    [...candidates.scores].map(([id, score]) => [id, Number.isFinite(score) ? score : 0]),
+  );
+}
+
 // ---- Excerpts ------------------------------------------------------------------------------------
 
 /** Plain text of HTML content (tags out, block boundaries as spaces, common entities decoded). */

@@ -42,7 +42,7 @@ import type {
 } from './model.js';
 import { compactPostCounts, keptPostCount, publishedNotDue } from './counts.js';
 import { detailQuery, listQueries, livePostsOn } from './queries.js';
-import { dialectOf, planTerms, rankQuery } from './search.js';
+import { boundable, candidatesParam, dialectOf, planTerms, rankQuery, readCandidates } from './search.js';
 import type { DetailRow, ListRow, ListShape } from './queries.js';
 
 /** Who writes, as the store needs it (the author of a new post; the owner of stored media). */
@@ -139,6 +139,15 @@ export class PostsService {
     const planned = planTerms(dialectOf(this.db), terms);
     // Best match first (PostListQuery.relevance): what the index ranks by; null when nothing ranks.
     const ranking = query.relevance === true && !query.random ? rankQuery(dialectOf(this.db), terms) : null;
+    // A bounded search (API v2, issue 40 #2): the newest matches, at most SEARCH_CANDIDATES, read from
+    // the index first with their ranks; the count and the page are then taken among them.
+    const candidates =
+      query.bounded === true && !query.random && boundable(planned)
+        ? await readCandidates(this.db, dialectOf(this.db), planned, 'any', terms)
+        : null;
+    const totalExact = candidates === null ? undefined : !candidates.capped;
+    if (candidates !== null && candidates.scores.size === 0) return { items: [], total: 0, totalExact };
+    const candidatesValue = candidates === null ? '' : candidatesParam(candidates);
     const tagIds = query.tagIds ?? [];
     const excludedIds = query.excludedIds ?? [];
     const websiteId = query.websiteId;
@@ -177,6 +186,8 @@ export class PostsService {
           return now;
         case 'rank':
           return ranking;
+        case 'candidates':
+          return candidatesValue;
       }
       throw new Error(`posts list: no value for ${name}`);
     };
@@ -196,6 +207,7 @@ export class PostsService {
       direction: query.direction,
       thenBy: query.thenBy ?? [],
       ranked: ranking !== null,
+      candidates: candidates !== null,
       keyset: query.after !== undefined,
       reversed: false,
     };
@@ -235,7 +247,7 @@ export class PostsService {
             { tags: [POSTS_CACHE_TAG, WEBSITES_TAG], ttlSeconds: COUNT_CACHE_TTL_SECONDS },
             count,
           );
-    if (total === 0) return { items: [], total };
+    if (total === 0) return { items: [], total, totalExact };
 
     // A numbered page past the middle is read from the far end (see ListShape.reversed), with a total
     // fresh from the counters (a cached one may lag a change made behind the operations' back, or a
@@ -262,7 +274,7 @@ export class PostsService {
       tags: tagsByPost.get(row.id) ?? [],
       websiteIds: websitesByPost.get(row.id) ?? [],
     }));
-    return { items, total };
+    return totalExact === undefined ? { items, total } : { items, total, totalExact };
   }
 
   /**

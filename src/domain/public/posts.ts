@@ -19,8 +19,10 @@ import {
   highlightExcerpt,
   planTerms,
   plainText,
+  boundable,
   rankQuery,
   rankedPosts,
+  readCandidates,
   termsMatch,
 } from '../posts/search.js';
 import type { Clock } from '../clock.js';
@@ -141,6 +143,11 @@ export interface RankQuery {
 export interface PublicPage<T> {
   items: T[];
   total: number;
+  /**
+   * False when `total` is a lower bound: a search whose matches reached the cap of what it reads
+   * (SEARCH_CANDIDATES, issue 40 #2). Absent: exact.
+   */
+  totalExact?: boolean;
 }
 
 export interface SitemapEntry {
@@ -217,6 +224,10 @@ export class PublicPostsService {
   }
 
   async list(query: PublicListQuery): Promise<PublicPage<PublicPost>> {
+    if ((query.terms ?? []).length > 0) {
+      const bounded = await this.boundedSearch(query);
+      if (bounded) return bounded;
+    }
     const total = await this.total(query);
     if (total === 0) return { items: [], total };
     if ((query.terms ?? []).length > 0) return { items: await this.searchPage(query), total };
@@ -255,8 +266,57 @@ export class PublicPostsService {
   }
 
   /**
+   * A search whose terms the index serves, bounded (issue 40 #2): the newest matches, at most
+   * SEARCH_CANDIDATES, read from the index with their ranks; those the website shows are the results,
+   * best match first (then the newest). When the cap was reached the total is a lower bound
+   * (`totalExact: false`). Null when a term has no index (a short term: searchPage reads every text).
+   */
+  private async boundedSearch(query: PublicListQuery): Promise<PublicPage<PublicPost> | null> {
+    const terms = query.terms ?? [];
+    const dialect = dialectOf(this.db);
+    const planned = planTerms(dialect, terms);
+    if (!boundable(planned)) return null;
+    const candidates = await readCandidates(this.db, dialect, planned, 'all', terms);
+    if (candidates.scores.size === 0) return { items: [], total: 0 };
+    // Which candidates the website shows: primary-key lookups, at most the cap of them.
+    const shown = await this.filtered(this.live(query.websiteId, { perRow: true }), query, false)
+      .select(['posts.id', 'posts.published_at'])
+      .where('posts.id', 'in', [...candidates.scores.keys()])
+      .execute();
+    const score = (id: number) => candidates.scores.get(id) ?? 0;
+    // published_at: a string on SQLite, a Date on PostgreSQL.
+    const time = (value: unknown) =>
+      value instanceof Date ? value.getTime() : Date.parse(String(value)) || 0;
+    shown.sort(
+      (a, b) => score(b.id) - score(a.id) || time(b.published_at) - time(a.published_at) || b.id - a.id,
+    );
+    const start = (query.page - 1) * query.pageSize;
+    const ids = shown.slice(start, start + query.pageSize).map((row) => row.id);
+    const totalExact = !candidates.capped;
+    if (ids.length === 0) return { items: [], total: shown.length, totalExact };
+    return {
+      items: await this.postsInOrder(this.db, ids, query.locale, terms),
+      total: shown.length,
+      totalExact,
+    };
+  }
+
+  /** The posts `ids` hydrated, in that order. */
+  private async postsInOrder(reader: Db, ids: number[], locale: string, terms: string[]) {
+    const order = new Map(ids.map((id, i) => [id, i]));
+    const rows = await reader
+      .selectFrom('posts')
+      .leftJoin('users', 'users.id', 'posts.author_id')
+      .select(SUMMARY_COLUMNS)
+      .where('posts.id', 'in', ids)
+      .execute();
+    rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    return this.hydrate(rows, locale, terms);
+  }
+
+  /**
    * A page of search results, best match first (then the newest), each with its highlighted excerpt
-   * in the reader's locale (issue 40 #2).
+   * in the reader's locale (issue 40 #2). Reads every match: for terms no index serves.
    */
   private async searchPage(query: PublicListQuery): Promise<PublicPost[]> {
     const terms = query.terms ?? [];
@@ -355,15 +415,15 @@ export class PublicPostsService {
     return total;
   }
 
-  /** The list's filters: tags, author, search terms, publication period. */
-  private filtered(base: ReturnType<PublicPostsService['live']>, query: PublicListQuery) {
+  /** The list's filters: tags, author, search terms (unless `withTerms` is false), publication period. */
+  private filtered(base: ReturnType<PublicPostsService['live']>, query: PublicListQuery, withTerms = true) {
     const tagIds = query.tagIds ?? [];
     if (tagIds.length > 0) {
       base = base.where((eb) => hasAnyTag(eb, tagIds));
     }
     if (query.authorId !== undefined) base = base.where('posts.author_id', '=', query.authorId);
     // Every term, through the search index (domain/posts/search.ts).
-    const terms = query.terms ?? [];
+    const terms = withTerms ? (query.terms ?? []) : [];
     if (terms.length > 0) {
       const dialect = dialectOf(this.db);
       const planned = planTerms(dialect, terms);

@@ -207,6 +207,8 @@ export async function listingData(
   return {
     posts: postCards(result.items, state, tagTypes, mediaUrlOf(services)),
     pagination: pages,
+    // False when the total is a lower bound (a search past its cap of matches, issue 40 #2).
+    total_exact: result.totalExact !== false,
     sidebar: await sidebar(services, request, state),
   };
 }

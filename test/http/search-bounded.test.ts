@@ -1,0 +1,179 @@
+// Bounded searches (issue 40 #2, the cost of a common word): the public search and API v2's `q` read at
+// most searchBounds.candidates matches, newest first, and rank those; past the cap the total is a
+// lower bound, said so in words on the site and by `meta.pagination.total_exact: false` in API v2.
+// Rare terms stay exact, and API v1's `keywords` counts every match as before. The cap is lowered to
+// 5 here so that a handful of posts reach it.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
+import { SEARCH_CANDIDATES, searchBounds } from '../../src/domain/posts/search.js';
+import { createTestContext } from '../support/harness.js';
+import type { TestContext, TestUser } from '../support/harness.js';
+import { websiteWrites } from '../support/website-writes.js';
+
+const CAP = 5;
+
+interface V2List {
+  data: Array<{ id: number }>;
+  meta: { pagination: { total: number; total_pages: number; total_exact?: boolean } };
+}
+
+describe('bounded search (issue 40 #2)', () => {
+  let ctx: TestContext;
+  let user: TestUser;
+  /** Post ids in creation order (ids grow: the newest is the last). */
+  const zebras: number[] = [];
+  const beijing: number[] = [];
+  const ids: Record<string, number> = {};
+
+  const v1 = async (path: string, body: Record<string, unknown>) =>
+    ctx.request({ method: 'POST', url: `/api/v1/posts${path}`, payload: { api_token: user.token, ...body } });
+  const v2 = async (query: string) => {
+    const response = await ctx.request({
+      method: 'GET',
+      url: `/api/v2/posts?${query}`,
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<V2List>();
+  };
+  const page = async (keyword: string) => {
+    const response = await ctx.request({
+      method: 'GET',
+      url: `/post/search/${encodeURIComponent(keyword)}`,
+      headers: { host: 'bounded.test' },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.body;
+  };
+
+  before(async () => {
+    searchBounds.candidates = CAP;
+    ctx = await createTestContext();
+    await ctx.enableApi();
+    const { services } = ctx;
+    await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
+    await websiteWrites(services).create({ siteName: 'Bounded', domain: 'bounded.test' });
+    user = await ctx.createUser({ admin: true });
+    let minute = 0;
+    const create = async (fields: Record<string, unknown>) => {
+      minute += 1;
+      const response = await v1('/store', {
+        published_at: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
+        ...fields,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json<{ data: { id: number } }>().data.id;
+    };
+    // 8 posts mention "zebra" (more than the cap): the oldest has it in its title, as does the third
+    // newest; the others in passing.
+    zebras.push(await create({ title: 'Zebra zebra zebra', content: '<p>All about the zebra.</p>' }));
+    for (let n = 0; n < 7; n++) {
+      const about = n === 4;
+      zebras.push(
+        await create({
+          title: about ? 'Zebra stripes' : `Walk ${n}`,
+          content: about ? '<p>The zebra and its zebra stripes.</p>' : `<p>We saw a zebra on walk ${n}.</p>`,
+        }),
+      );
+    }
+    ids.about = zebras[5]!;
+    // Two posts with a rare word.
+    ids.quokka1 = await create({ title: 'Quokka', content: '<p>A quokka smiles.</p>' });
+    ids.quokka2 = await create({ title: 'Island', content: '<p>Another quokka.</p>' });
+    // 7 posts with a two-character Chinese word, one with another.
+    for (let n = 0; n < 7; n++)
+      beijing.push(await create({ title: `北京第${n}天`, content: '<p>我爱北京。</p>' }));
+    ids.taipei = await create({ title: '台北', content: '<p>夜市很好吃。</p>' });
+  });
+  after(async () => {
+    searchBounds.candidates = SEARCH_CANDIDATES;
+    await ctx.close();
+  });
+
+  it('issue 40: the cap is a named constant of 1,000', () => {
+    assert.equal(SEARCH_CANDIDATES, 1000);
+  });
+
+  it('issue 40: API v2 q past the cap flags its total as a lower bound; the page is the best-ranked candidates', async () => {
+    const listed = await v2('q=zebra');
+    assert.equal(listed.meta.pagination.total, CAP);
+    assert.equal(listed.meta.pagination.total_exact, false);
+    // Newest first among the newest CAP matches: the oldest zebra post is not a candidate.
+    assert.deepEqual(
+      listed.data.map((post) => post.id),
+      zebras.slice(-CAP).reverse(),
+    );
+    // By relevance: the post about zebras among the candidates first, the older one (better still,
+    // but not among the newest CAP matches) left out.
+    const ranked = await v2('q=zebra&sort=relevance');
+    assert.equal(ranked.data[0]!.id, ids.about);
+    assert.equal(ranked.data.length, CAP);
+    assert.ok(!ranked.data.some((post) => post.id === zebras[0]));
+    assert.equal(ranked.meta.pagination.total_exact, false);
+  });
+
+  it('issue 40: rare terms and Chinese two-character terms under the cap stay exact', async () => {
+    const rare = await v2('q=quokka');
+    assert.equal(rare.meta.pagination.total, 2);
+    assert.equal(rare.meta.pagination.total_exact, true);
+    assert.deepEqual(
+      rare.data.map((post) => post.id),
+      [ids.quokka2, ids.quokka1],
+    );
+    const taipei = await v2(`q=${encodeURIComponent('台北')}`);
+    assert.deepEqual(
+      taipei.data.map((post) => post.id),
+      [ids.taipei],
+    );
+    assert.equal(taipei.meta.pagination.total_exact, true);
+    const none = await v2('q=zquxv');
+    assert.equal(none.meta.pagination.total, 0);
+    assert.equal(none.meta.pagination.total_exact, true);
+    // A list without q says nothing of it.
+    const plain = await v2('per_page=1');
+    assert.equal(plain.meta.pagination.total_exact, undefined);
+  });
+
+  it('issue 40: a Chinese two-character term past the cap is bounded too', async () => {
+    const listed = await v2(`q=${encodeURIComponent('北京')}`);
+    assert.equal(listed.meta.pagination.total, CAP);
+    assert.equal(listed.meta.pagination.total_exact, false);
+    assert.deepEqual(
+      listed.data.map((post) => post.id),
+      beijing.slice(-CAP).reverse(),
+    );
+  });
+
+  it('issue 40: the public search says "at least" past the cap, the exact count otherwise', async () => {
+    const common = await page('zebra');
+    assert.match(common, /At least 5 posts match\./);
+    // The best-ranked candidate first; the oldest (not a candidate) absent.
+    assert.ok(common.includes('Zebra stripes'));
+    assert.ok(!common.includes('Zebra zebra zebra'));
+    assert.ok(common.indexOf('Zebra stripes') < common.indexOf('Walk 6'));
+    const chinese = await page('北京');
+    assert.match(chinese, /At least 5 posts match\./);
+    const rare = await page('quokka');
+    assert.match(rare, /2 posts match\./);
+    assert.doesNotMatch(rare, /At least/);
+    // Every term must match: "zebra stripes" has one post among the candidates.
+    assert.match(await page('zebra stripes'), /1 post matches\./);
+  });
+
+  it('issue 40: API v1 keywords keeps its exact total and every match, past the cap', async () => {
+    const response = await v1('', { keywords: 'zebra', page_size: 100 });
+    assert.equal(response.statusCode, 200, response.body);
+    type V1List = { data: { pagination: Record<string, unknown>; data: Array<{ id: number }> } };
+    const body = response.json<V1List>().data;
+    assert.equal(body.pagination.total, zebras.length);
+    assert.equal(body.pagination.last_page, 1);
+    assert.deepEqual(
+      body.data.map((post) => post.id),
+      [...zebras].reverse(),
+    );
+    assert.ok(!('total_exact' in body.pagination));
+    const chinese = await v1('', { keywords: '北京', page_size: 100 });
+    assert.equal(chinese.json<V1List>().data.pagination.total, beijing.length);
+  });
+});
