@@ -1,17 +1,21 @@
 // Bounded searches (issue 40 #2, the cost of a common word): the public search and API v2's `q` read at
 // most searchBounds.candidates matches, newest first, and rank those; past the cap the total is a
 // lower bound, said so in words on the site and by `meta.pagination.total_exact: false` in API v2.
-// Rare terms stay exact, and API v1's `keywords` counts every match as before. The cap is lowered to
-// 5 here so that a handful of posts reach it.
+// Rare terms stay exact, and API v1's `keywords` counts every match as before. A page the visible
+// candidates cannot fill (another website's posts took the cap) is read among every match, exactly.
+// The cap is lowered to 5 here so that a handful of posts reach it, and pages hold 3 posts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
+import { POSTS_PER_PAGE_SETTING } from '../../src/frontend/routes/listing.js';
 import { SEARCH_CANDIDATES, searchBounds } from '../../src/domain/posts/search.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { websiteWrites } from '../support/website-writes.js';
 
 const CAP = 5;
+/** Posts per page of the site and of API v2's requests below: fewer than the cap. */
+const PAGE = 3;
 
 interface V2List {
   data: Array<{ id: number }>;
@@ -25,6 +29,7 @@ describe('bounded search (issue 40 #2)', () => {
   const zebras: number[] = [];
   const beijing: number[] = [];
   const ids: Record<string, number> = {};
+  const okapis: number[] = [];
 
   const v1 = async (path: string, body: Record<string, unknown>) =>
     ctx.request({ method: 'POST', url: `/api/v1/posts${path}`, payload: { api_token: user.token, ...body } });
@@ -37,11 +42,11 @@ describe('bounded search (issue 40 #2)', () => {
     assert.equal(response.statusCode, 200, response.body);
     return response.json<V2List>();
   };
-  const page = async (keyword: string) => {
+  const page = async (keyword: string, host = 'bounded.test') => {
     const response = await ctx.request({
       method: 'GET',
       url: `/post/search/${encodeURIComponent(keyword)}`,
-      headers: { host: 'bounded.test' },
+      headers: { host },
     });
     assert.equal(response.statusCode, 200, response.body);
     return response.body;
@@ -53,7 +58,9 @@ describe('bounded search (issue 40 #2)', () => {
     await ctx.enableApi();
     const { services } = ctx;
     await services.settings.set(INSTALLED_SETTING, new Date().toISOString());
-    await websiteWrites(services).create({ siteName: 'Bounded', domain: 'bounded.test' });
+    await services.settings.set(POSTS_PER_PAGE_SETTING, String(PAGE));
+    ids.bounded = await websiteWrites(services).create({ siteName: 'Bounded', domain: 'bounded.test' });
+    ids.other = await websiteWrites(services).create({ siteName: 'Other', domain: 'other.test' });
     user = await ctx.createUser({ admin: true });
     let minute = 0;
     const create = async (fields: Record<string, unknown>) => {
@@ -85,6 +92,13 @@ describe('bounded search (issue 40 #2)', () => {
     for (let n = 0; n < 7; n++)
       beijing.push(await create({ title: `北京第${n}天`, content: '<p>我爱北京。</p>' }));
     ids.taipei = await create({ title: '台北', content: '<p>夜市很好吃。</p>' });
+    // "okapi": two posts on this website, then more than the cap of newer ones on another website.
+    for (let n = 0; n < 2; n++)
+      okapis.push(
+        await create({ title: `Okapi ${n}`, content: '<p>An okapi.</p>', website_id: ids.bounded }),
+      );
+    for (let n = 0; n < CAP + 1; n++)
+      await create({ title: `Elsewhere ${n}`, content: '<p>An okapi.</p>', website_id: ids.other });
   });
   after(async () => {
     searchBounds.candidates = SEARCH_CANDIDATES;
@@ -96,17 +110,17 @@ describe('bounded search (issue 40 #2)', () => {
   });
 
   it('issue 40: API v2 q past the cap flags its total as a lower bound; the page is the best-ranked candidates', async () => {
-    const listed = await v2('q=zebra');
+    const listed = await v2(`q=zebra&per_page=${PAGE}`);
     assert.equal(listed.meta.pagination.total, CAP);
     assert.equal(listed.meta.pagination.total_exact, false);
-    // Newest first among the newest CAP matches: the oldest zebra post is not a candidate.
+    // Newest first among the newest CAP matches.
     assert.deepEqual(
       listed.data.map((post) => post.id),
-      zebras.slice(-CAP).reverse(),
+      zebras.slice(-PAGE).reverse(),
     );
     // By relevance: the post about zebras among the candidates first, the older one (better still,
     // but not among the newest CAP matches) left out.
-    const ranked = await v2('q=zebra&sort=relevance');
+    const ranked = await v2(`q=zebra&sort=relevance&per_page=${CAP}`);
     assert.equal(ranked.data[0]!.id, ids.about);
     assert.equal(ranked.data.length, CAP);
     assert.ok(!ranked.data.some((post) => post.id === zebras[0]));
@@ -136,7 +150,7 @@ describe('bounded search (issue 40 #2)', () => {
   });
 
   it('issue 40: a Chinese two-character term past the cap is bounded too', async () => {
-    const listed = await v2(`q=${encodeURIComponent('北京')}`);
+    const listed = await v2(`q=${encodeURIComponent('北京')}&per_page=${CAP}`);
     assert.equal(listed.meta.pagination.total, CAP);
     assert.equal(listed.meta.pagination.total_exact, false);
     assert.deepEqual(
@@ -159,6 +173,33 @@ describe('bounded search (issue 40 #2)', () => {
     assert.doesNotMatch(rare, /At least/);
     // Every term must match: "zebra stripes" has one post among the candidates.
     assert.match(await page('zebra stripes'), /1 post matches\./);
+  });
+
+  it('issue 40: a page the visible candidates cannot fill is read among every match, exactly', async () => {
+    // API v2: the second page of zebras runs past the CAP candidates; the default page of 20 too.
+    const second = await v2(`q=zebra&per_page=${PAGE}&page=2`);
+    assert.equal(second.meta.pagination.total, zebras.length);
+    assert.equal(second.meta.pagination.total_exact, true);
+    assert.deepEqual(
+      second.data.map((post) => post.id),
+      zebras.slice(0, -PAGE).reverse().slice(0, PAGE),
+    );
+    const whole = await v2('q=zebra');
+    assert.deepEqual(
+      whole.data.map((post) => post.id),
+      [...zebras].reverse(),
+    );
+    // The newest "okapi" matches are all the other website's: this website's two are still found.
+    const here = await v2(`q=okapi&filter[website]=${ids.bounded}&per_page=${PAGE}`);
+    assert.deepEqual(
+      here.data.map((post) => post.id),
+      [...okapis].reverse(),
+    );
+    assert.equal(here.meta.pagination.total_exact, true);
+    const site = await page('okapi');
+    assert.match(site, /2 posts match\./);
+    assert.ok(site.includes('Okapi 0') && site.includes('Okapi 1') && !site.includes('Elsewhere'));
+    assert.match(await page('okapi', 'other.test'), /At least 5 posts match\./);
   });
 
   it('issue 40: API v1 keywords keeps its exact total and every match, past the cap', async () => {

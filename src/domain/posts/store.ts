@@ -247,7 +247,14 @@ export class PostsService {
             { tags: [POSTS_CACHE_TAG, WEBSITES_TAG], ttlSeconds: COUNT_CACHE_TTL_SECONDS },
             count,
           );
-    if (total === 0) return { items: [], total, totalExact };
+    if (total === 0 && candidates?.capped !== true) return { items: [], total, totalExact };
+    // Capped candidates that do not fill the page asked for: the newest matches were mostly posts
+    // this list does not show (another website's, drafts, another author's), so the page is read
+    // among every match instead, exactly (the cost of an unbounded search, but no result is lost).
+    // A cursor's page is read so too: its window may run past the candidates.
+    if (candidates?.capped === true && (query.after !== undefined || total < offset + limit)) {
+      return { ...(await this.list({ ...query, bounded: false })), totalExact: true };
+    }
 
     // A numbered page past the middle is read from the far end (see ListShape.reversed), with a total
     // fresh from the counters (a cached one may lag a change made behind the operations' back, or a

@@ -291,6 +291,9 @@ export class PublicPostsService {
       (a, b) => score(b.id) - score(a.id) || time(b.published_at) - time(a.published_at) || b.id - a.id,
     );
     const start = (query.page - 1) * query.pageSize;
+    // Capped candidates that do not fill this page (the newest matches were mostly other websites'
+    // posts, or not yet public): every match is read instead (null), so that no result is lost.
+    if (candidates.capped && shown.length < start + query.pageSize) return null;
     const ids = shown.slice(start, start + query.pageSize).map((row) => row.id);
     const totalExact = !candidates.capped;
     if (ids.length === 0) return { items: [], total: shown.length, totalExact };
