@@ -81,9 +81,23 @@ function sqliteRefresh(id: string): string {
   return `DELETE FROM post_search WHERE rowid = ${id}; ${sqliteFill(`= ${id}`)}`;
 }
 
+/**
+ * PostgreSQL: a post's row of post_search from its lower-cased title and body text (SQL expressions):
+ * `doc`, the text the trigram index reads, and `words`, the tsvector (title weighted above the body,
+ * CJK bigrams added). The trigger's function and the bulk fill write the same row.
+ */
+function postgresRow(title: string, body: string): { doc: string; words: string } {
+  return {
+    doc: `${title} || E'\\n' || ${body}`,
+    words: `setweight(to_tsvector('simple', ${title} || folio_cjk_bigrams(${title})), 'A')
+           || setweight(to_tsvector('simple', ${body} || folio_cjk_bigrams(${body})), 'B')`,
+  };
+}
+
 /** PostgreSQL: the function that replaces (or removes) the document of one post. */
 function postgresFunctions(trgmSchema: string | null): string[] {
   const doc = documentOf(true);
+  const row = postgresRow('d.title', 'd.body');
   return [
     // The bigrams of the CJK runs (the same as cjkBigrams()).
     `CREATE FUNCTION folio_cjk_bigrams(src text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
@@ -101,11 +115,7 @@ function postgresFunctions(trgmSchema: string | null): string[] {
          DELETE FROM post_search WHERE post_id = post;
          RETURN;
        END IF;
-       INSERT INTO post_search (post_id, doc, words) VALUES (
-         post,
-         d.title || E'\\n' || d.body,
-         setweight(to_tsvector('simple', d.title || folio_cjk_bigrams(d.title)), 'A')
-           || setweight(to_tsvector('simple', d.body || folio_cjk_bigrams(d.body)), 'B'))
+       INSERT INTO post_search (post_id, doc, words) VALUES (post, ${row.doc}, ${row.words})
        ON CONFLICT (post_id) DO UPDATE SET doc = excluded.doc, words = excluded.words;
      END $fn$`,
     `CREATE FUNCTION folio_search_post() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -241,12 +251,11 @@ export async function fillSearchIndex(db: Kysely<unknown>, dialect: 'sqlite' | '
     return;
   }
   const doc = documentOf(true);
+  const row = postgresRow('d.title', 'd.body');
   await sql
     .raw(
       `INSERT INTO post_search (post_id, doc, words)
-       SELECT d.id, d.title || E'\n' || d.body,
-         setweight(to_tsvector('simple', d.title || folio_cjk_bigrams(d.title)), 'A')
-           || setweight(to_tsvector('simple', d.body || folio_cjk_bigrams(d.body)), 'B')
+       SELECT d.id, ${row.doc}, ${row.words}
        FROM (SELECT p.id AS id, lower(${doc.title}) AS title, lower(${doc.body}) AS body
              FROM posts p WHERE p.type = 'post' AND p.deleted_at IS NULL) d`,
     )

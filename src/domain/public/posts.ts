@@ -346,19 +346,12 @@ export class PublicPostsService {
             .offset(window.offset)
             .execute();
     if (page.length === 0) return [];
-    const order = new Map(page.map((row, i) => [row.id, i]));
-    const rows = await reader
-      .selectFrom('posts')
-      .leftJoin('users', 'users.id', 'posts.author_id')
-      .select(SUMMARY_COLUMNS)
-      .where(
-        'posts.id',
-        'in',
-        page.map((row) => row.id),
-      )
-      .execute();
-    rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-    return this.hydrate(rows, query.locale, terms);
+    return this.postsInOrder(
+      reader,
+      page.map((row) => row.id),
+      query.locale,
+      terms,
+    );
   }
 
   /**
