@@ -14,7 +14,7 @@
 // PostgreSQL comes from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); each test
 // file works in a schema of its own and drops it at the end. The PostgreSQL run also uses the Redis
 // cache at TEST_REDIS_URL (default redis://127.0.0.1:6379), as production would.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { clearTimeout, setTimeout } from 'node:timers';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -175,6 +175,13 @@ async function runPass(target, options) {
     passFiles('postgres'),
     options,
   );
+}
+
+// The browser tests use the admin panel as built in dist/admin: it is built from the sources once
+// here, before any test file starts (test files that each rebuilt it took its files from under the
+// others' browsers).
+if (passes.some((pass) => passFiles(pass).some((file) => within(['test/e2e'], file)))) {
+  execFileSync(process.execPath, ['scripts/build-admin.mjs'], { stdio: 'inherit' });
 }
 
 // The fast lane's two passes run side by side (issue 35 #6): the PostgreSQL pass spends much of its

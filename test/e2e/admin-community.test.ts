@@ -4,14 +4,13 @@
 // settings change, each checked through the API afterwards; the axe-core audit at 1280 and 390 px
 // and screenshots at both widths.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   auditScreen,
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   servedContext,
@@ -72,7 +71,7 @@ describe(
       });
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

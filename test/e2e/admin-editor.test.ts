@@ -5,14 +5,13 @@
 // (412) instead of overwriting; pasted Word and Google Docs HTML is cleaned. axe-core on the editor at
 // phone and desktop widths, with screenshots.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   screenshot,
@@ -46,7 +45,7 @@ describe(
     const clock = { now: () => new Date(Date.now() + ahead), advance: (ms: number) => (ahead += ms) };
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext({ clock }));
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

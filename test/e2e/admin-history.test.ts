@@ -4,13 +4,12 @@
 // with the "Preview" ribbon, noindex and no-store. axe-core on the editor with the history open. And the
 // server autosave: unsaved edits on one device are offered when the post is opened on another.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   screenshot,
@@ -37,7 +36,7 @@ describe(
     let site: number;
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

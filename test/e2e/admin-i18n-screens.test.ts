@@ -4,7 +4,6 @@
 // (visible text, and the aria-label, title, placeholder and alt a screen reader or a hover shows);
 // axe finds nothing serious at 1280 and 390 px, with screenshots.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PANEL_CATALOGUES } from '../../admin/src/i18n.js';
@@ -12,6 +11,7 @@ import type { Language } from '../../admin/src/i18n.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   screenshot,
@@ -108,8 +108,8 @@ describe(
     let draftId: number;
 
     before(async () => {
-      // Always built from these sources: the panel's catalogues are part of its bundle.
-      execFileSync('node', ['scripts/build-admin.mjs']);
+      // Built from these sources (scripts/test.mjs): the panel's catalogues are part of its bundle.
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

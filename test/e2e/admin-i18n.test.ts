@@ -2,12 +2,12 @@
 // else the browser's (zh-TW), with <html lang>; the language menu stores a new choice on the account
 // and the panel comes back in it (日本語). axe at 390 and 1280 px, with screenshots.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   screenshot,
@@ -32,8 +32,8 @@ describe(
     let guessed: TestUser;
 
     before(async () => {
-      // Always built from these sources: the panel's catalogues are part of its bundle.
-      execFileSync('node', ['scripts/build-admin.mjs']);
+      // Built from these sources (scripts/test.mjs): the panel's catalogues are part of its bundle.
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

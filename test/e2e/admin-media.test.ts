@@ -3,7 +3,6 @@
 // alt text saved; an image chosen from the library as a post's thumbnail and into its text, after
 // which the item says where it is used and its delete warns first. axe-core at both widths.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import sharp from 'sharp';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   screenshot,
@@ -39,7 +39,7 @@ describe(
     const files: string[] = [];
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

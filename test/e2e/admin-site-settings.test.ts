@@ -5,14 +5,13 @@
 // by section, an API switch and auth mode toggled, a test mail sent. The axe-core audit at 1280 and
 // 390 px, screenshots.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   auditScreen,
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   servedContext,
@@ -50,7 +49,7 @@ describe(
     };
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       ctx.services.mailer = mailer;

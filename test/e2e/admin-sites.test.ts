@@ -2,14 +2,13 @@
 // the session of a site admin: each screen's main path done for real and checked through the API
 // afterwards, the axe-core audit at 1280 and 390 px, and screenshots of every screen at both widths.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   auditScreen,
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   servedContext,
@@ -45,7 +44,7 @@ describe(
     };
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

@@ -3,8 +3,6 @@
 // website's posts); an administrator imports a WordPress export, a dry run first (its report, nothing
 // written), then for real (the posts exist). axe-core at 1280 and 390 px, with screenshots.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator } from 'playwright-core';
@@ -13,6 +11,7 @@ import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   auditScreen,
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   servedContext,
@@ -38,7 +37,7 @@ describe(
     let origin: string;
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

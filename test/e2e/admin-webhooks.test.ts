@@ -3,8 +3,6 @@
 // local receiver gets, reads the delivery log; an administrator sees the failed job of a webhook that
 // answers 500 under System → Jobs and runs it again. axe-core at 1280 and 390 px.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +12,7 @@ import { WEBHOOK_ALLOWED_HOSTS_SETTING } from '../../src/domain/webhooks/index.j
 import {
   auditScreen,
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   servedContext,
@@ -49,7 +48,7 @@ describe(
     let hookUrl = '';
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

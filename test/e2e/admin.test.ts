@@ -3,13 +3,12 @@
 // page passes axe-core with no serious or critical violation at phone and desktop widths, with
 // screenshots kept; its assets come from Folio with long-lived cache headers, and nothing from elsewhere.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import {
   chromiumAvailable,
+  ensureAdminBuilt,
   launchBrowser,
   listen,
   screenshot,
@@ -34,7 +33,7 @@ describe(
     let held: { id: number; status: string };
 
     before(async () => {
-      if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+      ensureAdminBuilt();
       let port: number;
       ({ ctx, port } = await servedContext());
       await ctx.services.settings.set(INSTALLED_SETTING, new Date().toISOString());

@@ -122,26 +122,20 @@ describe(
       };
       const failures: string[] = [];
       for (const [name, path] of Object.entries(pages)) {
-        let { scores, lost } = await audit(path);
         // Lighthouse's simulated throttling multiplies the main thread's observed task times: on a
         // loaded 2-core machine a page with no script of its own can lose points in total blocking
-        // time. Only then (every other category at 100, the loss in main-thread timing alone) is the
-        // page measured again, at most twice; it must still reach 100.
-        for (let again = 0; again < 2 && mainThreadWobble(scores, lost); again++) {
-          console.log(
-            `lighthouse ${name}: performance ${scores.performance} (${lost.join(', ')}), measured again`,
-          );
-          ({ scores, lost } = await audit(path));
-        }
+        // time. Such a loss (every other category at 100, the loss in main-thread timing alone) is
+        // reported below, not asserted, so the page is measured once: measuring it again changed no
+        // verdict and cost CI up to four minutes.
+        const { scores, lost } = await audit(path);
         console.log(
           `lighthouse ${name} ${path}: ${JSON.stringify(scores)}${lost.length ? `; lost: ${lost.join(', ')}` : ''}`,
         );
         for (const id of CATEGORIES) {
           if (scores[id] === 100) continue;
-          // Timing alone, still after two more measures: a figure of this machine's load, reported,
-          // not asserted (speed is measured by bench/, never asserted as a wall-clock limit). Every
-          // other loss of performance (render-blocking or uncached assets, image sizes, layout shift,
-          // console errors) still fails.
+          // Timing alone: a figure of this machine's load, reported, not asserted (speed is measured
+          // by bench/, never asserted as a wall-clock limit). Every other loss of performance
+          // (render-blocking or uncached assets, image sizes, layout shift, console errors) still fails.
           if (id === 'performance' && mainThreadWobble(scores, lost)) {
             console.log(
               `lighthouse ${name}: performance ${scores[id]} from timing alone (machine load), not asserted`,

@@ -3,6 +3,7 @@
 // 127.0.0.1 inside the browser, so a page can be opened on a website's own domain:
 // `${server.origin('site.test')}/post/hello`. Screenshots go to test-artifacts/screenshots/.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,6 +18,14 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS_DIR = path.resolve('test-artifacts', 'screenshots');
 
 export const chromiumAvailable = fs.existsSync(CHROMIUM_PATH);
+
+/**
+ * Makes sure the admin panel is built (dist/admin). scripts/test.mjs builds it from the sources once
+ * before a run with browser tests; a test file run some other way builds it when it is missing.
+ */
+export function ensureAdminBuilt(): void {
+  if (!fs.existsSync('dist/admin/manifest.json')) execFileSync('node', ['scripts/build-admin.mjs']);
+}
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
