@@ -7,6 +7,7 @@
 //     fault tests (test/fault), the benchmark harness smoke and the tests that run Folio, npm or the
 //     client generator as real processes (test/*.test.ts).
 //   Test files named on the command line run whatever their lane, on the passes asked.
+// A test file that uses neither the database nor Redis runs on the SQLite pass only (usesPassServices).
 // The browser tests (test/e2e) run once, on the PostgreSQL + Redis pass (production's set-up, with the
 // most moving parts: the shared cache, its invalidation). What they test of the database is tested on
 // both by the fast lane; running them twice doubled CI's longest part. Without PostgreSQL (and not in
@@ -57,8 +58,18 @@ function laneFiles(name, pass, withPostgresOnly) {
   const all = findTests('test').filter(
     (file) => name === 'all' || within(FAST_DIRS, file) === (name === 'fast'),
   );
-  if (pass === 'postgres' || withPostgresOnly) return all;
+  if (pass === 'postgres') return all.filter(usesPassServices);
+  if (withPostgresOnly) return all;
   return all.filter((file) => !within(POSTGRES_ONLY_DIRS, file));
+}
+
+/**
+ * Whether a test file's outcome can depend on the pass: it uses the test database or Redis (through
+ * test/support, or by their URLs). A file that does not (a third of test/unit: parsers, templates,
+ * helpers) runs on the SQLite pass alone; on the PostgreSQL pass it ran the same code a second time.
+ */
+function usesPassServices(file) {
+  return /\/support\/|TEST_DATABASE_URL|TEST_REDIS_URL/.test(fs.readFileSync(file, 'utf8'));
 }
 
 async function postgresReachable(url) {

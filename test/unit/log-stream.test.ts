@@ -13,8 +13,9 @@ import { batchedLogDestination, LOG_BATCH_BYTES, LOG_FLUSH_MS } from '../../src/
 const WRITER = path.resolve('test/fixtures/log-writer.ts');
 
 /** Runs the writer of `count` lines; its stdout is not read for `stallMs` (a slow log reader). */
-async function linesWritten(count: number, stallMs: number): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, String(count)], {
+async function linesWritten(count: number, stallMs: number, exit = false): Promise<string[]> {
+  const args = ['--import', 'tsx', WRITER, String(count), ...(exit ? ['exit'] : [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const closed = new Promise((resolve) => child.once('close', resolve));
@@ -40,6 +41,11 @@ describe('log destination', () => {
 
   it('writes what is waiting when the process exits', async () => {
     assertNumbered(await linesWritten(3, 0), 3);
+  });
+
+  it('loses no line when the process exits at once while the reader is slow (a full pipe at exit)', async () => {
+    // At exit nothing waits for a retry timer: the writer must finish synchronously.
+    assertNumbered(await linesWritten(20_000, 1500, true), 20_000);
   });
 
   it('writes a few lines within the flush delay, and a full batch at once', async () => {
