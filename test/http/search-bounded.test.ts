@@ -52,6 +52,18 @@ describe('bounded search (issue 40 #2)', () => {
     return response.body;
   };
 
+  /** A published post (API v1), one minute after the one before. */
+  let minute = 0;
+  const create = async (fields: Record<string, unknown>) => {
+    minute += 1;
+    const response = await v1('/store', {
+      published_at: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
+      ...fields,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<{ data: { id: number } }>().data.id;
+  };
+
   before(async () => {
     searchBounds.candidates = CAP;
     ctx = await createTestContext();
@@ -62,16 +74,6 @@ describe('bounded search (issue 40 #2)', () => {
     ids.bounded = await websiteWrites(services).create({ siteName: 'Bounded', domain: 'bounded.test' });
     ids.other = await websiteWrites(services).create({ siteName: 'Other', domain: 'other.test' });
     user = await ctx.createUser({ admin: true });
-    let minute = 0;
-    const create = async (fields: Record<string, unknown>) => {
-      minute += 1;
-      const response = await v1('/store', {
-        published_at: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
-        ...fields,
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      return response.json<{ data: { id: number } }>().data.id;
-    };
     // 8 posts mention "zebra" (more than the cap): the oldest has it in its title, as does the third
     // newest; the others in passing.
     zebras.push(await create({ title: 'Zebra zebra zebra', content: '<p>All about the zebra.</p>' }));
@@ -216,5 +218,29 @@ describe('bounded search (issue 40 #2)', () => {
     assert.ok(!('total_exact' in body.pagination));
     const chinese = await v1('', { keywords: '北京', page_size: 100 });
     assert.equal(chinese.json<V1List>().data.pagination.total, beijing.length);
+  });
+
+  it('issue 40: past the cap, a title that has the terms ranks first, in English and in Chinese, then the newest', async () => {
+    // Per language: a post with the word in its title (too old to be a candidate), another (the
+    // oldest candidate), then CAP - 1 newer posts with the word in their text only.
+    for (const word of ['heron', '上海']) {
+      const tooOld = await create({ title: `A ${word} long ago`, content: '<p>Birds.</p>' });
+      const titled = await create({ title: `The ${word} at dawn`, content: '<p>Birds.</p>' });
+      const textOnly: number[] = [];
+      for (let n = 0; n < CAP - 1; n++)
+        textOnly.push(await create({ title: `Note ${n}`, content: `<p>Saw a ${word} today.</p>` }));
+      const listed = await v2(`q=${encodeURIComponent(word)}&sort=relevance&per_page=${PAGE}`);
+      assert.equal(listed.meta.pagination.total_exact, false, word);
+      // The title match first, though the oldest candidate; then the newest text-only matches.
+      assert.deepEqual(
+        listed.data.map((post) => post.id),
+        [titled, textOnly[CAP - 2]!, textOnly[CAP - 3]!],
+        word,
+      );
+      assert.ok(!listed.data.some((post) => post.id === tooOld));
+      const site = await page(word);
+      assert.ok(site.includes(`The ${word} at dawn`) && !site.includes(`A ${word} long ago`), word);
+      assert.ok(site.indexOf(`The ${word} at dawn`) < site.indexOf(`Note ${CAP - 2}`), word);
+    }
   });
 });
