@@ -67,6 +67,14 @@ function documentOf(pg: boolean): { title: string; body: string } {
   };
 }
 
+/**
+ * The title text of the post `p` (of `posts p`) as the index holds it: its title and the title's
+ * translations (what a bounded search on SQLite ranks by, domain/posts/search.ts).
+ */
+export function postTitleText(dialect: 'sqlite' | 'postgres'): string {
+  return documentOf(dialect === 'postgres').title;
+}
+
 /** SQLite: fills the documents of the live posts whose id passes `ids` (`= X` or `IN (…)`). */
 function sqliteFill(ids: string): string {
   const doc = documentOf(false);

@@ -20,6 +20,7 @@ import {
   cjkBigrams,
   livePostCount,
   livePostIds,
+  postTitleText,
   refreshDocuments,
   removeStrayDocuments,
 } from '../../db/search-index.js';
@@ -266,8 +267,7 @@ async function titleMatches(
   ids: readonly number[],
 ): Promise<Set<number>> {
   if (ids.length === 0 || terms.length === 0) return new Set();
-  const title = sql`(p.title || ' ' || coalesce((select group_concat(t.value, ' ') from translations t
-    where t.model_type = 'post' and t.model_id = p.id and t.field = 'title'), ''))`;
+  const title = sql.raw(`(${postTitleText('sqlite')})`);
   const each = terms.map((term) => containsText(title, likePattern(term)));
   const rows = await sql<{ id: number }>`select p.id as id from posts p
     where p.id in (select value from json_each(${JSON.stringify(ids)}))
