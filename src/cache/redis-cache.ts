@@ -64,6 +64,13 @@ export class RedisCache extends TaggedCache {
   /** Tag versions known to be current while `mirrorLive` (see the top of the file). */
   private readonly mirror = new Map<string, number>();
   private mirrorLive = false;
+  /**
+   * Resolves once this node first listens to the flushes of all nodes. Starting to listen counts as
+   * a flush (whatever was known before may have been missed), so a caller that needs flushCount to
+   * stay still (a test of single flights) waits for this first.
+   */
+  readonly listening: Promise<void>;
+  private startedListening: () => void = () => undefined;
   /** Bumped whenever the mirror is dropped: an MGET answered across a drop is not mirrored. */
   private mirrorEpoch = 0;
   private readonly flushScript: FlushCommand;
@@ -91,6 +98,7 @@ export class RedisCache extends TaggedCache {
     };
     this.flushScript = (keys, argv) => withScript.folioFlush(keys.length, ...keys, ...argv);
     this.firstReady = new Promise((resolve) => this.redis.once('ready', () => resolve()));
+    this.listening = new Promise((resolve) => (this.startedListening = resolve));
     this.redis.on('error', (error: Error) => this.degraded(`connection: ${error.message}`));
     this.redis.on('ready', () => {
       // Versions must never come back (issue 21 #14): a Redis that restarts empty (or evicts the
@@ -114,6 +122,7 @@ export class RedisCache extends TaggedCache {
         () => {
           this.dropMirror();
           this.mirrorLive = true;
+          this.startedListening();
         },
         () => this.dropMirror(),
       );
