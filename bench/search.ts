@@ -14,7 +14,9 @@
 // - the plain post list (no search) as the baseline of the ratios, and the index's size.
 // Writes its section of bench/RESULTS.md (between search markers).
 // Usage: npx tsx bench/search.ts [--posts=100000] [--dialects=sqlite,postgres] [--runs=30] [--bulk]
-//   [--v1-runs=N (default --runs)] [--skip-before]
+//   [--v1-runs=N (default --runs)] [--skip-before] [--keep]
+//   --keep (PostgreSQL): the seeded database is kept, and a later run with --keep and the same
+//   --posts measures on it without seeding again (to try a change to the search in minutes).
 //   PostgreSQL: BENCH_SEARCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/folio_bench_search),
 //   dropped and created anew.
 import fs from 'node:fs';
@@ -22,13 +24,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
+import pg from 'pg';
 import type { Insertable } from 'kysely';
 import type { Database } from '../src/db/schema.js';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/database.js';
 import type { Db } from '../src/db/database.js';
 import { fillSearchIndex } from '../src/db/search-index.js';
-import { SEARCH_CANDIDATES, scanMatches } from '../src/domain/posts/search.js';
+import { FIRST_WINDOW, SEARCH_CANDIDATES, scanMatches } from '../src/domain/posts/search.js';
 import { likePattern } from '../src/domain/text/text-match.js';
 import { createServices } from '../src/services.js';
 import { writeAtomically } from './report.js';
@@ -43,6 +46,7 @@ const { values } = parseArgs({
     bulk: { type: 'boolean', default: false },
     'skip-before': { type: 'boolean', default: false },
     explain: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(import.meta.dirname, 'RESULTS.md') },
   },
 });
@@ -116,6 +120,8 @@ const content = (language: Language, n: number) =>
 
 /** What seeding took: the rows, and with --bulk the index built afterwards. */
 interface Seeding {
+  /** --keep: measured on a database seeded by an earlier run. */
+  reused?: boolean;
   rows: number;
   index?: number;
   indexSteps?: string;
@@ -305,15 +311,16 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-search-'));
   const file = path.join(dir, 'search.sqlite');
   const url = dialect === 'sqlite' ? `sqlite:${file}` : PG_URL;
-  if (dialect === 'postgres') await recreatePostgresDatabase(url);
+  const reuse = dialect === 'postgres' && values.keep && (await seededPosts(url)) === POSTS;
+  if (dialect === 'postgres' && !reuse) await recreatePostgresDatabase(url);
   const services = createServices(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', MEDIA_DIR: dir }), {
     warn: () => undefined,
   });
   try {
     await migrate(services.database);
     const { db } = services.database;
-    console.log(`${dialect}: seeding ${POSTS} posts`);
-    const seeding = await seed(db, dialect);
+    console.log(`${dialect}: ${reuse ? 'reusing the kept database of' : 'seeding'} ${POSTS} posts`);
+    const seeding: Seeding = reuse ? { reused: true, rows: 0 } : await seed(db, dialect);
     if (dialect === 'postgres') await sql`ANALYZE`.execute(db);
     else services.database.sqlite!.pragma('optimize=0x10002');
     const count = async (term: string) =>
@@ -404,15 +411,29 @@ async function run(dialect: 'sqlite' | 'postgres'): Promise<Row> {
     return { dialect, seeding, sizes: await sizes(db, dialect, file), figures, list };
   } finally {
     await services.close();
-    if (dialect === 'postgres') await dropPostgresDatabase(url);
+    if (dialect === 'postgres' && !values.keep) await dropPostgresDatabase(url);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** How many posts the bench's PostgreSQL database holds; null when it does not exist. */
+async function seededPosts(url: string): Promise<number | null> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const result = await client.query<{ n: string }>(`SELECT count(*) AS n FROM posts`);
+    return Number(result.rows[0]!.n);
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /**
- * --explain (PostgreSQL): EXPLAIN ANALYZE of the two steps readCandidates() takes for the measured
- * terms (the first: the GIN indexes, at most cap + 1 rows in any order; the second, for a term with
- * more matches: newest first along the primary key), printed to the console.
+ * --explain (PostgreSQL): EXPLAIN ANALYZE of the first step readCandidates() takes for the measured
+ * terms (the GIN bitmap ANDed with the primary key's bitmap of the newest FIRST_WINDOW × cap ids,
+ * newest first), printed to the console.
  */
 async function explainCandidates(db: Db): Promise<void> {
   const like = (term: string) => sql`ps.doc like ${likePattern(term)} escape '\\'`;
@@ -423,22 +444,17 @@ async function explainCandidates(db: Db): Promise<void> {
     ['"zquxv"', like('zquxv')],
   ] as const;
   for (const [label, condition] of cases) {
-    const first = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
-      select ps.post_id from post_search ps where ${condition} limit ${SEARCH_CANDIDATES + 1}`.execute(db);
-    // The second step as readCandidates() runs it: bitmap and sequential scans off.
-    const second = await db.transaction().execute(async (trx) => {
-      await sql`set local enable_bitmapscan = off`.execute(trx);
+    const plan = await db.transaction().execute(async (trx) => {
+      const newest = (await sql<{ max: number }>`select max(post_id) as max from post_search`.execute(trx))
+        .rows[0]!.max;
+      await sql`set local enable_indexscan = off`.execute(trx);
       await sql`set local enable_seqscan = off`.execute(trx);
       return sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers)
-        select ps.post_id from post_search ps where ${condition}
-        order by ps.post_id desc limit ${SEARCH_CANDIDATES}`.execute(trx);
+        select ps.post_id from post_search ps
+        where (${condition}) and ps.post_id > ${Number(newest) - SEARCH_CANDIDATES * FIRST_WINDOW}
+        order by ps.post_id desc limit ${SEARCH_CANDIDATES + 1}`.execute(trx);
     });
-    for (const [step, plan] of [
-      ['1', first],
-      ['2', second],
-    ] as const) {
-      console.log(`\n-- ${label}, step ${step}\n${plan.rows.map((row) => row['QUERY PLAN']).join('\n')}`);
-    }
+    console.log(`\n-- ${label}, the first window\n${plan.rows.map((row) => row['QUERY PLAN']).join('\n')}`);
   }
 }
 
@@ -464,10 +480,12 @@ function section(rows: Row[]): string {
   for (const row of rows) {
     lines.push(
       `**${row.dialect}**: ${
-        row.seeding.index === undefined
-          ? `seeded (with the index's triggers) in ${row.seeding.rows.toFixed(0)} s`
-          : `seeded in bulk: the rows (the index's triggers deferred) in ${row.seeding.rows.toFixed(0)} s, ` +
-            `the index in ${row.seeding.index.toFixed(0)} s (${row.seeding.indexSteps})`
+        row.seeding.reused
+          ? 'measured on the database an earlier run seeded (--keep)'
+          : row.seeding.index === undefined
+            ? `seeded (with the index's triggers) in ${row.seeding.rows.toFixed(0)} s`
+            : `seeded in bulk: the rows (the index's triggers deferred) in ${row.seeding.rows.toFixed(0)} s, ` +
+              `the index in ${row.seeding.index.toFixed(0)} s (${row.seeding.indexSteps})`
       }; sizes: ${row.sizes}.` +
         ` Baseline, the public post list without search: ${ms(row.list.p50)} / ${ms(row.list.p99)} ms.`,
       '',
