@@ -3,12 +3,13 @@
 // lower bound, said so in words on the site and by `meta.pagination.total_exact: false` in API v2.
 // Rare terms stay exact, and API v1's `keywords` counts every match as before. A page the visible
 // candidates cannot fill (another website's posts took the cap) is read among every match, exactly.
-// The cap is lowered to 5 here so that a handful of posts reach it, and pages hold 3 posts.
+// The cap is lowered to 5 here so that a handful of posts reach it, and pages hold 3 posts; on
+// PostgreSQL the first window of ids read is the cap's width, so most searches here widen it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { POSTS_PER_PAGE_SETTING } from '../../src/frontend/routes/listing.js';
-import { SEARCH_CANDIDATES, searchBounds } from '../../src/domain/posts/search.js';
+import { FIRST_WINDOW, SEARCH_CANDIDATES, searchBounds } from '../../src/domain/posts/search.js';
 import { createTestContext } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { websiteWrites } from '../support/website-writes.js';
@@ -66,6 +67,7 @@ describe('bounded search (issue 40 #2)', () => {
 
   before(async () => {
     searchBounds.candidates = CAP;
+    searchBounds.firstWindow = 1;
     ctx = await createTestContext();
     await ctx.enableApi();
     const { services } = ctx;
@@ -104,6 +106,7 @@ describe('bounded search (issue 40 #2)', () => {
   });
   after(async () => {
     searchBounds.candidates = SEARCH_CANDIDATES;
+    searchBounds.firstWindow = FIRST_WINDOW;
     await ctx.close();
   });
 
@@ -242,5 +245,37 @@ describe('bounded search (issue 40 #2)', () => {
       assert.ok(site.includes(`The ${word} at dawn`) && !site.includes(`A ${word} long ago`), word);
       assert.ok(site.indexOf(`The ${word} at dawn`) < site.indexOf(`Note ${CAP - 2}`), word);
     }
+  });
+
+  it('issue 40: matches far apart and far back: the newest CAP of them, however many posts lie between', async () => {
+    // CAP + 1 posts with "ibex", each followed by 6 without, then 20 newer posts without: the newest
+    // window of ids holds none, and the next ones a few at a time.
+    const ibexes: number[] = [];
+    for (let n = 0; n <= CAP; n++) {
+      ibexes.push(await create({ title: `Mountain ${n}`, content: '<p>An ibex climbs.</p>' }));
+      for (let k = 0; k < 6; k++) await create({ title: `Valley ${n}.${k}`, content: '<p>Grass.</p>' });
+    }
+    for (let k = 0; k < 20; k++) await create({ title: `Plain ${k}`, content: '<p>Grass.</p>' });
+    const listed = await v2(`q=ibex&per_page=${CAP}`);
+    assert.equal(listed.meta.pagination.total, CAP);
+    assert.equal(listed.meta.pagination.total_exact, false);
+    assert.deepEqual(
+      listed.data.map((post) => post.id),
+      ibexes.slice(-CAP).reverse(),
+    );
+    assert.match(await page('ibex'), /At least 5 posts match\./);
+    // One fewer than the cap far back: every one, exactly.
+    const rare: number[] = [];
+    for (const n of [0, 2, 4, 5]) rare.push(ibexes[n]!);
+    for (const id of rare) {
+      const response = await v1(`/update/${id}`, { content: '<p>An ibex and a chamois.</p>' });
+      assert.equal(response.statusCode, 200, response.body);
+    }
+    const chamois = await v2(`q=chamois&per_page=${CAP}`);
+    assert.equal(chamois.meta.pagination.total_exact, true);
+    assert.deepEqual(
+      chamois.data.map((post) => post.id),
+      [...rare].reverse(),
+    );
   });
 });

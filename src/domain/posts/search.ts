@@ -8,8 +8,8 @@
 //   words there) in the CJK bigrams; shorter terms on SQLite are matched by reading the texts (a long
 //   read, as every search was before), on PostgreSQL by reading the search table;
 // - ranked: PostgreSQL's ts_rank over the tsvector (title weighted above the rest), SQLite's bm25 over
-//   the trigrams (title and CJK bigrams weighted above the body); a bounded search on SQLite, among
-//   its newest matches, by whether the title has the terms (readCandidates);
+//   the trigrams (title and CJK bigrams weighted above the body); a bounded search, on both, among
+//   its newest matches by whether the title has the terms (readCandidates);
 // - excerpts: the part of the text around the first match, HTML-escaped, matches in <mark>.
 import { PostgresAdapter, sql } from 'kysely';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
@@ -170,8 +170,14 @@ export function rankedPosts(dialect: SearchDialect, query: string) {
  */
 export const SEARCH_CANDIDATES = 1000;
 
-/** The cap in force: SEARCH_CANDIDATES, which tests lower to see it reached with a few posts. */
-export const searchBounds = { candidates: SEARCH_CANDIDATES };
+/** PostgreSQL: the first window of newest ids a bounded read looks at, as a multiple of the cap. */
+export const FIRST_WINDOW = 16;
+
+/**
+ * The cap in force, SEARCH_CANDIDATES, and the first window, FIRST_WINDOW: tests lower them to see
+ * the cap reached and the window widened with a few posts.
+ */
+export const searchBounds = { candidates: SEARCH_CANDIDATES, firstWindow: FIRST_WINDOW };
 
 /** The newest matches of a search, at most the cap, with their ranks. */
 export interface Candidates {
@@ -194,11 +200,13 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
  *   from their end and stopping after n rows; ranked as WordPress ranks a search (title matches
  *   first, then the newest): score 1 for a post whose title (in any locale) has the terms, else 0
  *   (titleMatches).
- * - PostgreSQL: first the matches in any order, at most cap + 1, through the GIN indexes (a bitmap
- *   scan that stops after cap + 1 rows): a rarer term is then complete. Only a term that has more
- *   matches is read a second time, newest first along the primary key with the condition checked per
- *   row (bitmap and sequential scans switched off for that statement), which stops after cap rows
- *   and is short when matches are common (it reads about cap / their share of the posts).
+ * - PostgreSQL: the matches among the newest posts, in a window of ids that widens until it holds
+ *   more than cap matches or every post: each step is the GIN indexes' bitmap of the terms ANDed
+ *   with the primary key's bitmap of the window, so the rows read and checked are about the matches
+ *   in the window, however common or rare the terms are; ranked as on SQLite. The first window is as
+ *   wide as the planner's estimate of the matches says holds the cap (at most FIRST_WINDOW × cap
+ *   ids); each next one as the density of matches seen says (2× to 16×); a term expected to be rare
+ *   is read whole at once.
  */
 export async function readCandidates(
   db: Kysely<Database>,
@@ -215,11 +223,7 @@ export async function readCandidates(
       await sql<{ id: number }>`select rowid as id from post_search
         where post_search match ${query} order by rowid desc limit ${cap}`.execute(db)
     ).rows.map((row) => Number(row.id));
-    const inTitle = await titleMatches(db, joiner, terms, ids);
-    return {
-      scores: new Map(ids.map((id) => [id, inTitle.has(id) ? 1 : 0])),
-      capped: ids.length >= cap,
-    };
+    return rankedByTitle(db, dialect, joiner, terms, ids, ids.length >= cap);
   }
   const condition = sql.join(
     planned.map((term) =>
@@ -229,49 +233,107 @@ export async function readCandidates(
     ),
     sql.raw(joiner),
   );
-  const rank = rankQuery(dialect, terms) ?? '';
-  const select = (newest: boolean, limit: number) => sql<{ id: number; score: number }>`
-    select ps.post_id as id, ts_rank(ps.words, q.q) as score
-    from post_search ps,
-      (select replace(plainto_tsquery('simple', ${rank})::text, '&', '|')::tsquery as q) q
-    where (${condition})
-    ${newest ? sql`order by ps.post_id desc` : sql``}
-    limit ${limit}`;
-  let rows = (await select(false, cap + 1).execute(db)).rows;
-  const capped = rows.length > cap;
-  if (capped) {
-    // The planner, misled by the estimates of a LIKE over trigrams, would sort every match or scan
-    // the table: only the primary key's ordered walk is left to it, for this statement.
-    rows = await db.transaction().execute(async (trx) => {
-      await sql`set local enable_bitmapscan = off`.execute(trx);
-      await sql`set local enable_seqscan = off`.execute(trx);
-      return (await select(true, cap).execute(trx)).rows;
-    });
-  }
-  rows = [...rows].sort((a, b) => Number(b.id) - Number(a.id));
-  return { scores: new Map(rows.map((row) => [Number(row.id), Number(row.score)])), capped };
+  const read = (from: number | null) => sql<{ id: number }>`
+    select ps.post_id as id from post_search ps
+    where (${condition}) ${from === null ? sql`` : sql`and ps.post_id > ${from}`}
+    order by ps.post_id desc
+    limit ${cap + 1}`;
+  const expected = await estimatedRows(db, sql`select 1 from post_search ps where (${condition})`);
+  // A term the planner expects to be rare: every match, read at once through the GIN indexes (exact,
+  // and still the newest if the estimate was wrong, at the cost of sorting them all).
+  const ranked = (rows: ReadonlyArray<{ id: number }>) =>
+    rankedByTitle(
+      db,
+      dialect,
+      joiner,
+      terms,
+      rows.slice(0, cap).map((row) => Number(row.id)),
+      rows.length > cap,
+    );
+  if (expected <= cap / 4) return ranked((await read(null).execute(db)).rows);
+  const rows: Array<{ id: number }> = await db.transaction().execute(async (trx) => {
+    // Only bitmap scans are left to the planner, for this transaction: the GIN bitmap of the terms,
+    // ANDed with the primary key's bitmap of the window. (Walking the primary key backwards with the
+    // condition checked per row, which it may otherwise pick for ORDER BY … LIMIT, reads about
+    // cap / the matches' share of the posts, each detoasted: 139 ms for a Chinese word in 1 of 27.)
+    // One statement sets both (for this transaction) and reads the newest id: it is planned before
+    // the settings change, so max() still walks the primary key's end.
+    const newest = Number(
+      (
+        await sql<{ max: number | null }>`select set_config('enable_indexscan', 'off', true),
+          set_config('enable_seqscan', 'off', true), max(post_id) as max from post_search`.execute(trx)
+      ).rows[0]?.max ?? 0,
+    );
+    // As wide as the expected share of matches says holds the cap (with a margin), within bounds: the
+    // estimates of a LIKE over trigrams can be several times off either way.
+    let width = Math.ceil(
+      Math.min(
+        cap * searchBounds.firstWindow,
+        Math.max(2 * cap, (1.5 * cap * newest) / Math.max(expected, 1)),
+      ),
+    );
+    for (;;) {
+      // Past half the posts, the primary key's bitmap costs more than it saves.
+      if (width >= newest / 2) return (await read(null).execute(trx)).rows;
+      const found = (await read(newest - width).execute(trx)).rows;
+      if (found.length > cap) return found;
+      // Too few in this window: widen it by what the matches' density there says is needed (with a
+      // margin), at least twice and at most sixteen times, so a rare term takes a few steps.
+      const needed = ((cap + 1) / Math.max(found.length, 1)) * 1.25;
+      width = Math.ceil(width * Math.min(16, Math.max(2, needed)));
+    }
+  });
+  return ranked(rows);
 }
 
 /**
- * SQLite: which of the candidates `ids` have the terms (every one for `all`, any for `any`) in their
- * title or a translation of it, by LIKE (ASCII case folded, as the API's match) over those posts
- * alone: primary-key and translation-index lookups, about 1 ms for 1,000 candidates, Chinese terms
- * included. (bm25, which ranked them before, counts every post that has each term for its IDF: 31 ms
- * for two common words at 200,000 posts, 177 at a million, where the candidates take 2. FTS5's own
- * column filter over the candidates' rowid range took 8.)
+ * Candidates `ids` (newest first) ranked as WordPress ranks a search: score 1 for a post whose title
+ * (in any locale) has the terms, else 0; ties stay newest first.
+ */
+async function rankedByTitle(
+  db: Kysely<Database>,
+  dialect: SearchDialect,
+  joiner: string,
+  terms: readonly string[],
+  ids: readonly number[],
+  capped: boolean,
+): Promise<Candidates> {
+  const inTitle = await titleMatches(db, dialect, joiner, terms, ids);
+  return { scores: new Map(ids.map((id) => [id, inTitle.has(id) ? 1 : 0])), capped };
+}
+
+/** PostgreSQL: the rows the planner expects a query to return (EXPLAIN, not run). */
+async function estimatedRows(db: Kysely<Database>, query: ReturnType<typeof sql>): Promise<number> {
+  const plan = await sql<{
+    'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }>;
+  }>`explain (format json) ${query}`.execute(db);
+  return Number(plan.rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+}
+
+/**
+ * Which of the candidates `ids` have the terms (every one for `all`, any for `any`) in their title or
+ * a translation of it, by LIKE (case folded as the API's match folds it) over those posts alone:
+ * primary-key and translation-index lookups, about 1 ms for 1,000 candidates, Chinese terms
+ * included. (SQLite's bm25, which ranked them before, counts every post that has each term for its
+ * IDF: 31 ms for two common words at 200,000 posts, 177 at a million, where the candidates take 2;
+ * PostgreSQL's ts_rank detoasts each candidate's tsvector: 10 ms for 1,600 candidates.)
  */
 async function titleMatches(
   db: Kysely<Database>,
+  dialect: SearchDialect,
   joiner: string,
   terms: readonly string[],
   ids: readonly number[],
 ): Promise<Set<number>> {
   if (ids.length === 0 || terms.length === 0) return new Set();
-  const title = sql.raw(`(${postTitleText('sqlite')})`);
+  const title = sql.raw(`(${postTitleText(dialect)})`);
   const each = terms.map((term) => containsText(title, likePattern(term)));
+  const among =
+    dialect === 'postgres'
+      ? sql`p.id = any(cast(${ids} as bigint[]))`
+      : sql`p.id in (select value from json_each(${JSON.stringify(ids)}))`;
   const rows = await sql<{ id: number }>`select p.id as id from posts p
-    where p.id in (select value from json_each(${JSON.stringify(ids)}))
-    and (${sql.join(each, sql.raw(joiner))})`.execute(db);
+    where ${among} and (${sql.join(each, sql.raw(joiner))})`.execute(db);
   return new Set(rows.rows.map((row) => Number(row.id)));
 }
 
