@@ -170,7 +170,11 @@ export function rankedPosts(dialect: SearchDialect, query: string) {
  */
 export const SEARCH_CANDIDATES = 1000;
 
-/** PostgreSQL: the first window of newest ids a bounded read looks at, as a multiple of the cap. */
+/**
+ * PostgreSQL: the widest first window of newest ids a bounded read looks at, as a multiple of the
+ * cap, when a term is a LIKE over trigrams (whose estimates can be several times too low); four
+ * times wider when every term is a word of the tsvector (estimated from its statistics, closely).
+ */
 export const FIRST_WINDOW = 16;
 
 /**
@@ -264,14 +268,9 @@ export async function readCandidates(
           set_config('enable_seqscan', 'off', true), max(post_id) as max from post_search`.execute(trx)
       ).rows[0]?.max ?? 0,
     );
-    // As wide as the expected share of matches says holds the cap (with a margin), within bounds: the
-    // estimates of a LIKE over trigrams can be several times off either way.
-    let width = Math.ceil(
-      Math.min(
-        cap * searchBounds.firstWindow,
-        Math.max(2 * cap, (1.5 * cap * newest) / Math.max(expected, 1)),
-      ),
-    );
+    // As wide as the expected share of matches says holds the cap (with a margin), within bounds.
+    const widest = cap * searchBounds.firstWindow * (planned.every((term) => term.kind === 'cjk2') ? 4 : 1);
+    let width = Math.ceil(Math.min(widest, Math.max(2 * cap, (1.5 * cap * newest) / Math.max(expected, 1))));
     for (;;) {
       // Past half the posts, the primary key's bitmap costs more than it saves.
       if (width >= newest / 2) return (await read(null).execute(trx)).rows;
