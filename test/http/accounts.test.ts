@@ -4,13 +4,16 @@
 // headers of pages that depend on a session (issue 8 parts 1 and 6).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { redactUrl } from '../../src/app.js';
 import { ForbiddenError } from '../../src/domain/errors.js';
+import { dialectOf } from '../../src/domain/posts/search.js';
 import { INSTALLED_SETTING } from '../../src/domain/system/settings.js';
 import { createTestContext, exposeRouteNames, manualClock, testRedisUrl } from '../support/harness.js';
 import type { TestContext, TestUser } from '../support/harness.js';
 import { RecordingMailer } from '../support/mail.js';
 import { Visitor, tokenIn } from '../support/visitor.js';
+import { eventually } from '../support/wait.js';
 import { websiteWrites } from '../support/website-writes.js';
 
 describe('accounts', () => {
@@ -939,6 +942,54 @@ describe('accounts', () => {
       await ctx.services.accounts.drain();
       assert.equal(mailer.sent.filter((mail) => mail.to === owner.email).length, 3);
       assert.equal(mailer.sent.filter((mail) => mail.to === fresh).length, 3);
+    });
+
+    it('registrations for one email at once: each is mailed, and the link of the last one stored is the one that works', async (t) => {
+      // Each request's work goes on after its answer, so two quick submits overlap. Made certain here
+      // on PostgreSQL: another registration for the email is stored by a transaction still open while
+      // this one deletes (it sees nothing yet) and inserts (it waits on the unique email), then
+      // commits. That insert failed, and its mail was dropped.
+      const { db } = ctx.services.database;
+      if (dialectOf(db) !== 'postgres') return t.skip('SQLite writes one at a time');
+      const email = `together-${addressCounter}@example.test`;
+      const links = {
+        confirm: (t: string) => `http://site.test/user/register/confirm/${t}`,
+        login: 'l',
+        reset: 'r',
+      };
+      const waiting = async () =>
+        Number(
+          (
+            await sql<{ n: number }>`select count(*) as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
+          ).rows[0]?.n ?? 0,
+        ) > 0;
+      await db.transaction().execute(async (trx) => {
+        const now = new Date();
+        await trx
+          .insertInto('pending_registrations')
+          .values({
+            token_hash: 'held by the test',
+            email,
+            name: 'Earlier',
+            username: null,
+            password_hash: 'x',
+            created_at: now.toISOString(),
+            expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
+          })
+          .execute();
+        await ctx.services.accounts.requestRegistration(
+          { name: 'Later', email, password: 'analytical engine' },
+          links,
+          { name: 'Site', domain: 'site.test' },
+        );
+        await eventually(waiting);
+      });
+      await ctx.services.accounts.drain();
+      const mails = mailer.sent.filter((mail) => mail.to === email);
+      assert.equal(mails.length, 1, 'the later registration is mailed');
+      const token = confirmIn(mails[0]!.text)?.split('/').pop() ?? '';
+      assert.equal(await ctx.services.accounts.registrationTokenValid(token), true, 'and its link works');
     });
   });
 

@@ -203,10 +203,12 @@ export class AccountsService {
     const token = randomBytes(32).toString('base64url');
     const minutes = await this.registrationLifetimeMinutes();
     const now = this.clock.now();
-    const stored = await this.db
-      .transaction()
-      .execute(async (trx) => {
-        // Expired registrations go (any email); a new one for this email replaces its previous link.
+    // Expired registrations go (any email); a new one for this email replaces its previous link. Two
+    // registrations for one email at once (a double submit: each one's work goes on after its
+    // answer) meet on the unique email: the later one tries again, now seeing and replacing the
+    // other, so each is mailed and the last link stored is the one that works.
+    const store = () =>
+      this.db.transaction().execute(async (trx) => {
         await trx
           .deleteFrom('pending_registrations')
           .where((eb) => eb.or([eb('email', '=', email), eb('expires_at', '<=', now.toISOString())]))
@@ -223,14 +225,15 @@ export class AccountsService {
             expires_at: new Date(now.getTime() + minutes * 60_000).toISOString(),
           })
           .execute();
-        return true;
-      })
-      .catch((error: unknown) => {
-        // Two registrations for one email at once: the other one's link stands.
-        if (isUniqueViolation(error)) return false;
-        throw error;
       });
-    if (!stored) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await store();
+        break;
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt === 3) throw error;
+      }
+    }
     await this.deps.mailer().send({
       to: email,
       siteDomain,
