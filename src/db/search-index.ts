@@ -60,19 +60,19 @@ function translated(p: string, fields: string, pg: boolean): string {
 }
 
 /** Title text and body text of the live post `p` (as columns `title`, `body` of `posts p`). */
-function documentOf(pg: boolean): { title: string; body: string } {
+function documentOf(pg: boolean, p = 'p'): { title: string; body: string } {
   return {
-    title: `coalesce(p.title, '') || ' ' || ${translated('p.id', `('title')`, pg)}`,
-    body: `coalesce(p.excerpt, '') || ' ' || coalesce(p.content, '') || ' ' || ${translated('p.id', `('excerpt', 'content')`, pg)}`,
+    title: `coalesce(${p}.title, '') || ' ' || ${translated(`${p}.id`, `('title')`, pg)}`,
+    body: `coalesce(${p}.excerpt, '') || ' ' || coalesce(${p}.content, '') || ' ' || ${translated(`${p}.id`, `('excerpt', 'content')`, pg)}`,
   };
 }
 
 /**
- * The title text of the post `p` (of `posts p`) as the index holds it: its title and the title's
- * translations (what a bounded search on SQLite ranks by, domain/posts/search.ts).
+ * The title text of the post `alias` (of `posts alias`) as the index holds it: its title and the
+ * title's translations (what a bounded search ranks by, domain/posts/search.ts).
  */
-export function postTitleText(dialect: 'sqlite' | 'postgres'): string {
-  return documentOf(dialect === 'postgres').title;
+export function postTitleText(dialect: 'sqlite' | 'postgres', alias = 'p'): string {
+  return documentOf(dialect === 'postgres', alias).title;
 }
 
 /** SQLite: fills the documents of the live posts whose id passes `ids` (`= X` or `IN (…)`). */

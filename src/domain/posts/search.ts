@@ -177,11 +177,18 @@ export const SEARCH_CANDIDATES = 1000;
  */
 export const FIRST_WINDOW = 16;
 
+/** PostgreSQL: the expected share of matching posts from which a bounded read walks the primary key. */
+export const DENSE_SHARE = 0.1;
+
 /**
- * The cap in force, SEARCH_CANDIDATES, and the first window, FIRST_WINDOW: tests lower them to see
- * the cap reached and the window widened with a few posts.
+ * The cap in force, SEARCH_CANDIDATES, the first window, FIRST_WINDOW, and DENSE_SHARE: tests lower
+ * them to see the cap reached and the window widened (walked first, or not) with a few posts.
  */
-export const searchBounds = { candidates: SEARCH_CANDIDATES, firstWindow: FIRST_WINDOW };
+export const searchBounds = {
+  candidates: SEARCH_CANDIDATES,
+  firstWindow: FIRST_WINDOW,
+  denseShare: DENSE_SHARE,
+};
 
 /** The newest matches of a search, at most the cap, with their ranks. */
 export interface Candidates {
@@ -218,8 +225,12 @@ export async function readCandidates(
   planned: readonly PlannedTerm[],
   mode: 'all' | 'any',
   terms: readonly string[],
-  cap: number = searchBounds.candidates,
+  options: { rank?: boolean } = {},
 ): Promise<Candidates> {
+  const cap = searchBounds.candidates;
+  // Ranked here (rankedByTitle), or left to a caller that reads the candidates' posts anyway and
+  // ranks them with titleHas() in that read (every score 0 here).
+  const rankBy = options.rank === false ? unranked : rankedByTitle;
   const joiner = mode === 'all' ? ' AND ' : ' OR ';
   if (dialect === 'sqlite') {
     const query = planned.map((term) => `(${term.value})`).join(joiner);
@@ -227,7 +238,7 @@ export async function readCandidates(
       await sql<{ id: number }>`select rowid as id from post_search
         where post_search match ${query} order by rowid desc limit ${cap}`.execute(db)
     ).rows.map((row) => Number(row.id));
-    return rankedByTitle(db, dialect, joiner, terms, ids, ids.length >= cap);
+    return rankBy(db, dialect, joiner, terms, ids, ids.length >= cap);
   }
   const condition = sql.join(
     planned.map((term) =>
@@ -246,7 +257,7 @@ export async function readCandidates(
   // A term the planner expects to be rare: every match, read at once through the GIN indexes (exact,
   // and still the newest if the estimate was wrong, at the cost of sorting them all).
   const ranked = (rows: ReadonlyArray<{ id: number }>) =>
-    rankedByTitle(
+    rankBy(
       db,
       dialect,
       joiner,
@@ -271,11 +282,19 @@ export async function readCandidates(
     // As wide as the expected share of matches says holds the cap (with a margin), within bounds.
     const widest = cap * searchBounds.firstWindow * (planned.every((term) => term.kind === 'cjk2') ? 4 : 1);
     let width = Math.ceil(Math.min(widest, Math.max(2 * cap, (1.5 * cap * newest) / Math.max(expected, 1))));
+    // Matches expected in 1 post of 10 or more (a common word, or any of two): the first window is
+    // read walking the primary key backwards, each post checked, which stops after about cap / their
+    // share of posts, where the GIN bitmap of a common trigram costs most (at a million posts, "peba"
+    // OR "peto": 450,000 index entries, 100 ms). Later windows, if any, are bitmaps again.
+    let walking = expected >= newest * searchBounds.denseShare;
+    if (walking) await plannerMay(trx, { bitmaps: false });
     for (;;) {
       // Past half the posts, the primary key's bitmap costs more than it saves.
-      if (width >= newest / 2) return (await read(null).execute(trx)).rows;
+      if (width >= newest / 2 && !walking) return (await read(null).execute(trx)).rows;
       const found = (await read(newest - width).execute(trx)).rows;
-      if (found.length > cap) return found;
+      if (found.length > cap || width >= newest) return found;
+      if (walking) await plannerMay(trx, { bitmaps: true });
+      walking = false;
       // Too few in this window: widen it by what the matches' density there says is needed (with a
       // margin), at least twice and at most sixteen times, so a rare term takes a few steps.
       const needed = ((cap + 1) / Math.max(found.length, 1)) * 1.25;
@@ -299,6 +318,27 @@ async function rankedByTitle(
 ): Promise<Candidates> {
   const inTitle = await titleMatches(db, dialect, joiner, terms, ids);
   return { scores: new Map(ids.map((id) => [id, inTitle.has(id) ? 1 : 0])), capped };
+}
+
+/** Candidates `ids` (newest first), every score 0 (readCandidates with `rank: false`). */
+async function unranked(
+  _db: Kysely<Database>,
+  _dialect: SearchDialect,
+  _joiner: string,
+  _terms: readonly string[],
+  ids: readonly number[],
+  capped: boolean,
+): Promise<Candidates> {
+  return { scores: new Map(ids.map((id) => [id, 0])), capped };
+}
+
+/**
+ * PostgreSQL, for the rest of the transaction: bitmap scans only (`bitmaps`), or index scans only
+ * (sequential scans stay off).
+ */
+async function plannerMay(trx: Kysely<Database>, { bitmaps }: { bitmaps: boolean }): Promise<void> {
+  await sql`select set_config('enable_bitmapscan', ${bitmaps ? 'on' : 'off'}, true),
+    set_config('enable_indexscan', ${bitmaps ? 'off' : 'on'}, true)`.execute(trx);
 }
 
 /** PostgreSQL: the rows the planner expects a query to return (EXPLAIN, not run). */
@@ -325,15 +365,28 @@ async function titleMatches(
   ids: readonly number[],
 ): Promise<Set<number>> {
   if (ids.length === 0 || terms.length === 0) return new Set();
-  const title = sql.raw(`(${postTitleText(dialect)})`);
-  const each = terms.map((term) => containsText(title, likePattern(term)));
   const among =
     dialect === 'postgres'
       ? sql`p.id = any(cast(${ids} as bigint[]))`
       : sql`p.id in (select value from json_each(${JSON.stringify(ids)}))`;
   const rows = await sql<{ id: number }>`select p.id as id from posts p
-    where ${among} and (${sql.join(each, sql.raw(joiner))})`.execute(db);
+    where ${among} and ${titleHas(dialect, joiner === ' AND ' ? 'all' : 'any', terms, 'p')}`.execute(db);
   return new Set(rows.rows.map((row) => Number(row.id)));
+}
+
+/**
+ * Whether the title (in any locale) of the post `alias` (of `posts alias`) has every term (`all`) or
+ * any (`any`), case folded as the API's match folds it: the rank of a bounded search's candidates.
+ */
+export function titleHas(
+  dialect: SearchDialect,
+  mode: 'all' | 'any',
+  terms: readonly string[],
+  alias = 'posts',
+): Expression<SqlBool> {
+  const title = sql.raw(`(${postTitleText(dialect, alias)})`);
+  const each = terms.map((term) => containsText(title, likePattern(term)));
+  return sql<SqlBool>`(${sql.join(each, sql.raw(mode === 'all' ? ' AND ' : ' OR '))})`;
 }
 
 /**

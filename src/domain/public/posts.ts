@@ -23,6 +23,7 @@ import {
   rankQuery,
   rankedPosts,
   readCandidates,
+  titleHas,
   termsMatch,
 } from '../posts/search.js';
 import type { Clock } from '../clock.js';
@@ -276,14 +277,17 @@ export class PublicPostsService {
     const dialect = dialectOf(this.db);
     const planned = planTerms(dialect, terms);
     if (!boundable(planned)) return null;
-    const candidates = await readCandidates(this.db, dialect, planned, 'all', terms);
+    const candidates = await readCandidates(this.db, dialect, planned, 'all', terms, { rank: false });
     if (candidates.scores.size === 0) return { items: [], total: 0 };
-    // Which candidates the website shows: primary-key lookups, at most the cap of them.
+    // Which candidates the website shows, and which have the terms in their title (their rank):
+    // primary-key lookups, at most the cap of them, in one read.
     const shown = await this.filtered(this.live(query.websiteId, { perRow: true }), query, false)
       .select(['posts.id', 'posts.published_at'])
+      .select(sql<number>`case when ${titleHas(dialect, 'all', terms)} then 1 else 0 end`.as('title_hit'))
       .where('posts.id', 'in', [...candidates.scores.keys()])
       .execute();
-    const score = (id: number) => candidates.scores.get(id) ?? 0;
+    const hits = new Map(shown.map((row) => [row.id, Number(row.title_hit)]));
+    const score = (id: number) => hits.get(id) ?? 0;
     // published_at: a string on SQLite, a Date on PostgreSQL.
     const time = (value: unknown) =>
       value instanceof Date ? value.getTime() : Date.parse(String(value)) || 0;
