@@ -143,7 +143,7 @@ export class PostsService {
     // the index first with their ranks; the count and the page are then taken among them.
     const candidates =
       query.bounded === true && !query.random && boundable(planned)
-        ? await readCandidates(this.db, dialectOf(this.db), planned, 'any', terms)
+        ? await readCandidates(this.db, dialectOf(this.db), planned, 'any', terms, { rank: ranking !== null })
         : null;
     const totalExact = candidates === null ? undefined : !candidates.capped;
     if (candidates !== null && candidates.scores.size === 0) return { items: [], total: 0, totalExact };
