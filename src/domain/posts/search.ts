@@ -254,8 +254,6 @@ export async function readCandidates(
     order by ps.post_id desc
     limit ${cap + 1}`;
   const expected = await estimatedRows(db, sql`select 1 from post_search ps where (${condition})`);
-  // A term the planner expects to be rare: every match, read at once through the GIN indexes (exact,
-  // and still the newest if the estimate was wrong, at the cost of sorting them all).
   const ranked = (rows: ReadonlyArray<{ id: number }>) =>
     rankBy(
       db,
@@ -265,6 +263,8 @@ export async function readCandidates(
       rows.slice(0, cap).map((row) => Number(row.id)),
       rows.length > cap,
     );
+  // A term the planner expects to be rare: every match, read at once through the GIN indexes (exact,
+  // and still the newest if the estimate was wrong, at the cost of sorting them all).
   if (expected <= cap / 4) return ranked((await read(null).execute(db)).rows);
   const rows: Array<{ id: number }> = await db.transaction().execute(async (trx) => {
     // Only bitmap scans are left to the planner, for this transaction: the GIN bitmap of the terms,
