@@ -25,6 +25,12 @@ export interface LogDestination {
   flush(done?: (error?: Error) => void): void;
   /** Writes everything waiting before returning (at exit). */
   flushSync(): void;
+  /**
+   * Writes what is waiting, then closes the file descriptor; resolves once it is closed. Closing the
+   * descriptor by hand instead, while a write was under way, left the writer a descriptor number the
+   * process later gave to a pipe: at exit, sonic-boom's own flush retried that full pipe forever.
+   */
+  end(): Promise<void>;
 }
 
 /** Every destination's flushSync, run once at exit (one listener however many a process makes). */
@@ -37,6 +43,7 @@ export function batchedLogDestination(fd = 1): LogDestination {
   let waiting: string[] = [];
   let bytes = 0;
   let timer: NodeJS.Timeout | null = null;
+  let ended: Promise<void> | null = null;
   const flush = (done?: (error?: Error) => void) => {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -70,5 +77,14 @@ export function batchedLogDestination(fd = 1): LogDestination {
     },
     flush,
     flushSync,
+    end() {
+      ended ??= new Promise<void>((resolve) => {
+        flush();
+        atExit.delete(flushSync);
+        writer.once('close', () => resolve());
+        writer.end();
+      });
+      return ended;
+    },
   };
 }

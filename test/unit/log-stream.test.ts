@@ -51,8 +51,7 @@ describe('log destination', () => {
   it('writes a few lines within the flush delay, and a full batch at once', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-log-'));
     const file = path.join(dir, 'log');
-    const fd = fs.openSync(file, 'w');
-    const destination = batchedLogDestination(fd);
+    const destination = batchedLogDestination(fs.openSync(file, 'w'));
     try {
       destination.write('{"a":1}\n');
       destination.write('{"a":2}\n');
@@ -68,9 +67,15 @@ describe('log destination', () => {
       let flushed = false;
       destination.flush(() => (flushed = true));
       assert.ok(flushed, 'flush calls back');
+      // Ended with a line still waiting: written before the descriptor is closed.
+      destination.write('{"a":3}\n');
+      await destination.end();
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      assert.equal(lines.length, 2 + Math.floor(LOG_BATCH_BYTES / line.length) + 1 + 1 + 1);
+      assert.equal(lines.at(-2), '{"a":3}');
     } finally {
-      destination.flushSync();
-      fs.closeSync(fd);
+      // The writer closes its descriptor once its writes are done (see LogDestination.end).
+      await destination.end(); // once more: the same promise
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
