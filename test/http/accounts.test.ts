@@ -944,6 +944,50 @@ describe('accounts', () => {
       assert.equal(mailer.sent.filter((mail) => mail.to === fresh).length, 3);
     });
 
+    it('an email change saved twice at once: the later replaces the other, and its link works', async (t) => {
+      // As registrations below: another pending change of this user is stored by a transaction still
+      // open while this one replaces it; its insert met the user's row, and the save failed (500).
+      const { db } = ctx.services.database;
+      if (dialectOf(db) !== 'postgres') return t.skip('SQLite writes one at a time');
+      const user = await ctx.createUser();
+      const account = (await ctx.services.users.findById(user.id))!;
+      let token = '';
+      let saving: Promise<unknown> = Promise.resolve();
+      await db.transaction().execute(async (trx) => {
+        const now = new Date();
+        await trx
+          .insertInto('email_changes')
+          .values({
+            user_id: user.id,
+            new_email: 'elsewhere@example.test',
+            token_hash: 'e'.repeat(64),
+            created_at: now.toISOString(),
+            expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
+          })
+          .execute();
+        saving = ctx.services.accounts.updateSettings(
+          account,
+          { email: `moved-${user.id}@example.test`, currentPassword: user.password },
+          'no-session',
+          { link: (sent) => (token = sent), siteName: 'Site' },
+        );
+        await eventually(
+          async () =>
+            Number(
+              (
+                await sql<{ n: number }>`select count(*) as n from pg_stat_activity
+                where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
+              ).rows[0]?.n ?? 0,
+            ) > 0,
+        );
+      });
+      // Committed: the save goes on, meets the row, and tries again.
+      await saving;
+      assert.ok(token, 'the change is mailed');
+      assert.equal(await ctx.services.accounts.confirmEmailChange(token), true);
+      assert.equal((await ctx.services.users.findById(user.id))?.email, `moved-${user.id}@example.test`);
+    });
+
     it('registrations for one email at once: each is mailed, and the link of the last one stored is the one that works', async (t) => {
       // Each request's work goes on after its answer, so two quick submits overlap. Made certain here
       // on PostgreSQL: another registration for the email is stored by a transaction still open while

@@ -86,6 +86,21 @@ export interface SettingsChange {
   currentPassword?: string;
 }
 
+/**
+ * Runs `write` (a transaction that deletes a row, then inserts its replacement) again when its insert
+ * met a row that a concurrent write committed after the delete looked (unique violation): the next
+ * try sees that row and replaces it. At most three tries.
+ */
+async function retryOnUniqueViolation(write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt === 3) throw error;
+    }
+  }
+}
+
 const hashResetToken = (token: string) => createHash('sha256').update(`reset:${token}`).digest('hex');
 const hashRegistrationToken = (token: string) =>
   createHash('sha256').update(`register:${token}`).digest('hex');
@@ -226,14 +241,7 @@ export class AccountsService {
           })
           .execute();
       });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await store();
-        break;
-      } catch (error) {
-        if (!isUniqueViolation(error) || attempt === 3) throw error;
-      }
-    }
+    await retryOnUniqueViolation(store);
     await this.deps.mailer().send({
       to: email,
       siteDomain,
@@ -450,16 +458,23 @@ export class AccountsService {
     const token = randomBytes(32).toString('base64url');
     const minutes = await this.registrationLifetimeMinutes();
     const now = this.clock.now();
-    await this.db
-      .insertInto('email_changes')
-      .values({
-        user_id: user.id,
-        new_email: email,
-        token_hash: hashEmailChangeToken(token),
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + minutes * 60_000).toISOString(),
-      })
-      .execute();
+    // One pending change per user: this one replaces any other, also one stored meanwhile by a second
+    // save at once (its insert met this user's row: tried again, as registrations are).
+    await retryOnUniqueViolation(() =>
+      this.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('email_changes').where('user_id', '=', user.id).execute();
+        await trx
+          .insertInto('email_changes')
+          .values({
+            user_id: user.id,
+            new_email: email,
+            token_hash: hashEmailChangeToken(token),
+            created_at: now.toISOString(),
+            expires_at: new Date(now.getTime() + minutes * 60_000).toISOString(),
+          })
+          .execute();
+      }),
+    );
     await this.deps.mailer().send({
       to: email,
       siteDomain: mail.siteDomain,
