@@ -228,9 +228,14 @@ export async function readCandidates(
   options: { rank?: boolean } = {},
 ): Promise<Candidates> {
   const cap = searchBounds.candidates;
-  // Ranked here (rankedByTitle), or left to a caller that reads the candidates' posts anyway and
-  // ranks them with titleHas() in that read (every score 0 here).
-  const rankBy = options.rank === false ? unranked : rankedByTitle;
+  // Ranked as WordPress ranks a search: score 1 for a post whose title (in any locale) has the terms,
+  // else 0, ties newest first. Or every score 0, for a caller that reads the candidates' posts anyway
+  // and ranks them with titleHas() in that read.
+  const ranked = async (ids: number[], capped: boolean): Promise<Candidates> => {
+    const inTitle =
+      options.rank === false ? new Set<number>() : await titleMatches(db, dialect, mode, terms, ids);
+    return { scores: new Map(ids.map((id) => [id, inTitle.has(id) ? 1 : 0])), capped };
+  };
   const joiner = mode === 'all' ? ' AND ' : ' OR ';
   if (dialect === 'sqlite') {
     const query = planned.map((term) => `(${term.value})`).join(joiner);
@@ -238,7 +243,7 @@ export async function readCandidates(
       await sql<{ id: number }>`select rowid as id from post_search
         where post_search match ${query} order by rowid desc limit ${cap}`.execute(db)
     ).rows.map((row) => Number(row.id));
-    return rankBy(db, dialect, joiner, terms, ids, ids.length >= cap);
+    return ranked(ids, ids.length >= cap);
   }
   const condition = sql.join(
     planned.map((term) =>
@@ -254,18 +259,15 @@ export async function readCandidates(
     order by ps.post_id desc
     limit ${cap + 1}`;
   const expected = await estimatedRows(db, sql`select 1 from post_search ps where (${condition})`);
-  const ranked = (rows: ReadonlyArray<{ id: number }>) =>
-    rankBy(
-      db,
-      dialect,
-      joiner,
-      terms,
+  /** At most cap + 1 rows, newest first: more than cap, and the cap was reached. */
+  const candidatesOf = (rows: ReadonlyArray<{ id: number }>) =>
+    ranked(
       rows.slice(0, cap).map((row) => Number(row.id)),
       rows.length > cap,
     );
   // A term the planner expects to be rare: every match, read at once through the GIN indexes (exact,
   // and still the newest if the estimate was wrong, at the cost of sorting them all).
-  if (expected <= cap / 4) return ranked((await read(null).execute(db)).rows);
+  if (expected <= cap / 4) return candidatesOf((await read(null).execute(db)).rows);
   const rows: Array<{ id: number }> = await db.transaction().execute(async (trx) => {
     // Only bitmap scans are left to the planner, for this transaction: the GIN bitmap of the terms,
     // ANDed with the primary key's bitmap of the window. (Walking the primary key backwards with the
@@ -301,35 +303,7 @@ export async function readCandidates(
       width = Math.ceil(width * Math.min(16, Math.max(2, needed)));
     }
   });
-  return ranked(rows);
-}
-
-/**
- * Candidates `ids` (newest first) ranked as WordPress ranks a search: score 1 for a post whose title
- * (in any locale) has the terms, else 0; ties stay newest first.
- */
-async function rankedByTitle(
-  db: Kysely<Database>,
-  dialect: SearchDialect,
-  joiner: string,
-  terms: readonly string[],
-  ids: readonly number[],
-  capped: boolean,
-): Promise<Candidates> {
-  const inTitle = await titleMatches(db, dialect, joiner, terms, ids);
-  return { scores: new Map(ids.map((id) => [id, inTitle.has(id) ? 1 : 0])), capped };
-}
-
-/** Candidates `ids` (newest first), every score 0 (readCandidates with `rank: false`). */
-async function unranked(
-  _db: Kysely<Database>,
-  _dialect: SearchDialect,
-  _joiner: string,
-  _terms: readonly string[],
-  ids: readonly number[],
-  capped: boolean,
-): Promise<Candidates> {
-  return { scores: new Map(ids.map((id) => [id, 0])), capped };
+  return candidatesOf(rows);
 }
 
 /**
@@ -353,14 +327,15 @@ async function estimatedRows(db: Kysely<Database>, query: ReturnType<typeof sql>
  * Which of the candidates `ids` have the terms (every one for `all`, any for `any`) in their title or
  * a translation of it, by LIKE (case folded as the API's match folds it) over those posts alone:
  * primary-key and translation-index lookups for 1,000 candidates (0.6 ms on SQLite, 5 to 8 on
- * PostgreSQL), Chinese terms included. (SQLite's bm25, which ranked them before, counts every post that has each term for its
- * IDF: 31 ms for two common words at 200,000 posts, 177 at a million, where the candidates take 2;
- * PostgreSQL's ts_rank detoasts each candidate's tsvector: 10 ms for 1,600 candidates.)
+ * PostgreSQL), Chinese terms included. (SQLite's bm25, which ranked them before, counts every post
+ * that has each term for its IDF: 31 ms for two common words at 200,000 posts, 177 at a million,
+ * where the candidates take 2; PostgreSQL's ts_rank detoasts each candidate's tsvector: 10 ms for
+ * 1,600 candidates.)
  */
 async function titleMatches(
   db: Kysely<Database>,
   dialect: SearchDialect,
-  joiner: string,
+  mode: 'all' | 'any',
   terms: readonly string[],
   ids: readonly number[],
 ): Promise<Set<number>> {
@@ -370,7 +345,7 @@ async function titleMatches(
       ? sql`p.id = any(cast(${ids} as bigint[]))`
       : sql`p.id in (select value from json_each(${JSON.stringify(ids)}))`;
   const rows = await sql<{ id: number }>`select p.id as id from posts p
-    where ${among} and ${titleHas(dialect, joiner === ' AND ' ? 'all' : 'any', terms, 'p')}`.execute(db);
+    where ${among} and ${titleHas(dialect, mode, terms, 'p')}`.execute(db);
   return new Set(rows.rows.map((row) => Number(row.id)));
 }
 
