@@ -944,6 +944,15 @@ describe('accounts', () => {
       assert.equal(mailer.sent.filter((mail) => mail.to === fresh).length, 3);
     });
 
+    /** PostgreSQL: a statement of this database waits on a lock (a row another transaction holds). */
+    const aWriteWaitsOnALock = async () =>
+      Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.services.database.db)
+        ).rows[0]?.n ?? 0,
+      ) > 0;
+
     it('an email change saved twice at once: the later replaces the other, and its link works', async (t) => {
       // As registrations below: another pending change of this user is stored by a transaction still
       // open while this one replaces it; its insert met the user's row, and the save failed (500).
@@ -971,15 +980,7 @@ describe('accounts', () => {
           'no-session',
           { link: (sent) => (token = sent), siteName: 'Site' },
         );
-        await eventually(
-          async () =>
-            Number(
-              (
-                await sql<{ n: number }>`select count(*) as n from pg_stat_activity
-                where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
-              ).rows[0]?.n ?? 0,
-            ) > 0,
-        );
+        await eventually(aWriteWaitsOnALock);
       });
       // Committed: the save goes on, meets the row, and tries again.
       await saving;
@@ -1001,13 +1002,6 @@ describe('accounts', () => {
         login: 'l',
         reset: 'r',
       };
-      const waiting = async () =>
-        Number(
-          (
-            await sql<{ n: number }>`select count(*) as n from pg_stat_activity
-              where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
-          ).rows[0]?.n ?? 0,
-        ) > 0;
       await db.transaction().execute(async (trx) => {
         const now = new Date();
         await trx
@@ -1027,7 +1021,7 @@ describe('accounts', () => {
           links,
           { name: 'Site', domain: 'site.test' },
         );
-        await eventually(waiting);
+        await eventually(aWriteWaitsOnALock);
       });
       await ctx.services.accounts.drain();
       const mails = mailer.sent.filter((mail) => mail.to === email);

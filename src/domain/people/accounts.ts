@@ -445,9 +445,10 @@ export class AccountsService {
   }
 
   private async requestEmailChange(user: User, email: string, mail: EmailChangeMail): Promise<void> {
-    await this.db.deleteFrom('email_changes').where('user_id', '=', user.id).execute();
     const holder = await this.deps.users.findByEmail(email);
     if (holder) {
+      // No change to that address: a change asked before is withdrawn all the same.
+      await this.db.deleteFrom('email_changes').where('user_id', '=', user.id).execute();
       await this.deps.mailer().send({
         to: holder.email,
         siteDomain: mail.siteDomain,
