@@ -280,6 +280,8 @@ describe('authorization matrix (issue 34): every route x every caller x two webs
   const cases: Case[] = [
     // Posts
     { name: 'list drafts', method: 'GET', route: '/posts', url: () => `/posts?filter[website]=${s2()}&filter[status]=draft`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
+    // A search reads its candidates from the whole index first (issue 40): the caller's filters still hold.
+    { name: 'search drafts', method: 'GET', route: '/posts', url: () => `/posts?q=${SECRET}&sort=relevance&filter[website]=${s2()}&filter[status]=draft`, kind: 'private-read', leaks: hasSecret }, // prettier-ignore
     { name: 'show a draft', method: 'GET', route: '/posts/{id}', url: () => `/posts/${f.draft}`, kind: 'private-read' }, // prettier-ignore
     { name: 'create', method: 'POST', route: '/posts', url: () => '/posts', body: () => ({ title: 'Intruder', content: 'x', status: 'draft', website_id: [s2()] }), kind: 'write' }, // prettier-ignore
     { name: 'update', method: 'PATCH', route: '/posts/{id}', url: () => `/posts/${f.published}`, body: () => ({ title: 'Public two' }), kind: 'write' }, // prettier-ignore
