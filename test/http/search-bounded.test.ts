@@ -132,6 +132,31 @@ describe('bounded search (issue 40 #2)', () => {
     assert.equal(ranked.meta.pagination.total_exact, false);
   });
 
+  it('issue 40: API v2 q counts the candidates it shows on every page, past the last one too', async () => {
+    // The page's read carries the count; a page past the end has no row to carry it: counted apart.
+    // (Past the cap, a page the candidates cannot fill is read among every match: see below.)
+    const counted = ({ meta: { pagination } }: V2List) => ({
+      total: pagination.total,
+      total_pages: pagination.total_pages,
+      total_exact: pagination.total_exact,
+    });
+    const second = await v2('q=zebra&per_page=2&page=2');
+    assert.deepEqual(
+      second.data.map((post) => post.id),
+      zebras.slice(-4, -2).reverse(),
+    );
+    assert.deepEqual(counted(second), { total: CAP, total_pages: 3, total_exact: false });
+    const exact = await v2('q=quokka&per_page=1&page=2');
+    assert.deepEqual(
+      exact.data.map((post) => post.id),
+      [ids.quokka1],
+    );
+    assert.deepEqual(counted(exact), { total: 2, total_pages: 2, total_exact: true });
+    const past = await v2('q=quokka&per_page=1&page=9');
+    assert.deepEqual(past.data, []);
+    assert.deepEqual(counted(past), { total: 2, total_pages: 2, total_exact: true });
+  });
+
   it('issue 40: rare terms and Chinese two-character terms under the cap stay exact', async () => {
     const rare = await v2('q=quokka');
     assert.equal(rare.meta.pagination.total, 2);

@@ -9,7 +9,7 @@ import { taggedWith } from '../tagged.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
 
-import { candidateTable, dialectOf, rankedPosts, termMatches } from './search.js';
+import { candidateTable, dialectOf, rankedPosts, termMatches, titleHas } from './search.js';
 import type { TermKind } from './search.js';
 
 /** What decides the SQL text of a list's queries (the values are Params). */
@@ -41,7 +41,8 @@ export interface ListShape {
   ranked: boolean;
   /**
    * A bounded search (PostListQuery.bounded): the terms' matches are the candidates of Param
-   * `candidates` (candidatesParam(): ids and ranks read from the index first), not the term Params.
+   * `candidates` (candidatesParam(): ids read from the index first), not the term Params; ranked,
+   * by whether the title has a term (Params `title:i`).
    */
   candidates: boolean;
   /** Only rows after a cursor (keyset pagination): Params `after:value` and `after:id`; offset 0. */
@@ -125,7 +126,7 @@ export function listQueries(db: Db, shape: ListShape) {
       eb(
         'posts.id',
         'in',
-        eb.selectFrom(candidateTable(dialect, param<string>('candidates'))).select('ranked.id'),
+        eb.selectFrom(candidateTable(dialect, param<string>('candidates'))).select('candidate.id'),
       ),
     );
   } else if (shape.terms.length > 0) {
@@ -212,22 +213,29 @@ export function listQueries(db: Db, shape: ListShape) {
   // A deferred join (issue 26 #2): the page's ids first, read in index order (the listing index
   // covers the filters and the default order, so skipped rows are index entries, not posts), then only
   // those rows in full.
-  // Ranked: the index's score of each post (0 for one matched otherwise), carried to the outer order.
-  // A bounded search's candidates hold every post listed: an inner join, which lets the database
-  // read the candidates first and each post by its key (a left join read them once per post).
+  // Ranked: the index's score of each post (0 for one matched otherwise), carried to the outer order;
+  // a bounded search's candidates, 1 for a post whose title has any term (Params `title:i`, their
+  // likePattern()s), read with each candidate's row.
   let pageIds = ids
-    .$if(shape.ranked && shape.candidates, (qb) =>
-      qb
-        .innerJoin(candidateTable(dialectOf(db), param<string>('candidates')), 'ranked.id', 'posts.id')
-        .select(sql<number>`coalesce(ranked.score, 0)`.as('score'))
-        .orderBy(sql`coalesce(ranked.score, 0)`, 'desc'),
-    )
+    .$if(shape.ranked && shape.candidates, (qb) => {
+      const inTitle = titleHas(
+        dialectOf(db),
+        'any',
+        shape.terms.map((_, i) => param<string>(`title:${i}`)),
+      );
+      return qb
+        .select(sql<number>`case when ${inTitle} then 1 else 0 end`.as('score'))
+        .orderBy(sql`score`, 'desc');
+    })
     .$if(shape.ranked && !shape.candidates, (qb) =>
       qb
         .leftJoin(rankedPosts(dialectOf(db), param<string>('rank')), 'ranked.id', 'posts.id')
         .select(sql<number>`coalesce(ranked.score, 0)`.as('score'))
         .orderBy(sql`coalesce(ranked.score, 0)`, 'desc'),
     )
+    // A bounded search's page also counts every candidate the list shows (the window's count, taken
+    // before the limit): the candidates are read once for both, not again by the count query.
+    .$if(shape.candidates && !shape.keyset, (qb) => qb.select(sql<number>`count(*) over ()`.as('total')))
     .orderBy(`posts.${shape.sort}`, order.sort);
   for (const key of shape.thenBy) {
     pageIds = pageIds.orderBy(`posts.${key.field}`, shape.reversed ? flip(key.direction) : key.direction);
@@ -237,7 +245,8 @@ export function listQueries(db: Db, shape: ListShape) {
     .selectFrom('posts')
     .innerJoin(pageIds.as('page_ids'), 'page_ids.id', 'posts.id')
     .leftJoin('users', 'users.id', 'posts.author_id')
-    .select(columns);
+    .select(columns)
+    .$if(shape.candidates && !shape.keyset, (qb) => qb.select(sql<number>`page_ids.total`.as('total')));
   if (shape.ranked) page = page.orderBy(sql`page_ids.score`, 'desc');
   page = page.orderBy(`posts.${shape.sort}`, shape.direction);
   for (const key of shape.thenBy) page = page.orderBy(`posts.${key.field}`, key.direction);

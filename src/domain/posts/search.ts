@@ -190,10 +190,10 @@ export const searchBounds = {
   denseShare: DENSE_SHARE,
 };
 
-/** The newest matches of a search, at most the cap, with their ranks. */
+/** The newest matches of a search, at most the cap. */
 export interface Candidates {
-  /** Post id -> score (higher is better), newest (highest id) first. */
-  scores: Map<number, number>;
+  /** Post ids, newest (highest id) first. */
+  ids: number[];
   /** The cap was reached: more posts may match, and a total counted among these is a lower bound. */
   capped: boolean;
 }
@@ -204,17 +204,15 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
 }
 
 /**
- * The newest posts (highest ids) matching every term (`all`) or any (`any`), at most `cap`, each
- * with its rank, from the search index alone (status and website are the caller's filters). The
- * terms must be boundable().
+ * The newest posts (highest ids) matching every term (`all`) or any (`any`), at most `cap`, from the
+ * search index alone (status and website are the caller's filters, and the rank: whether the title
+ * has the terms, titleHas(), read with the posts). The terms must be boundable().
  * - SQLite: one FTS5 query, `ORDER BY rowid DESC LIMIT n`, which FTS5 answers walking the doclists
- *   from their end and stopping after n rows; ranked as WordPress ranks a search (title matches
- *   first, then the newest): score 1 for a post whose title (in any locale) has the terms, else 0
- *   (titleMatches).
+ *   from their end and stopping after n rows.
  * - PostgreSQL: the matches among the newest posts, in a window of ids that widens until it holds
  *   more than cap matches or every post: each step is the GIN indexes' bitmap of the terms ANDed
  *   with the primary key's bitmap of the window, so the rows read and checked are about the matches
- *   in the window, however common or rare the terms are; ranked as on SQLite. The first window is as
+ *   in the window, however common or rare the terms are. The first window is as
  *   wide as the planner's estimate of the matches says holds the cap (at most FIRST_WINDOW × cap
  *   ids); each next one as the density of matches seen says (2× to 16×); a term expected to be rare
  *   is read whole at once.
@@ -224,18 +222,8 @@ export async function readCandidates(
   dialect: SearchDialect,
   planned: readonly PlannedTerm[],
   mode: 'all' | 'any',
-  terms: readonly string[],
-  options: { rank?: boolean } = {},
 ): Promise<Candidates> {
   const cap = searchBounds.candidates;
-  // Ranked as WordPress ranks a search: score 1 for a post whose title (in any locale) has the terms,
-  // else 0, ties newest first. Or every score 0, for a caller that reads the candidates' posts anyway
-  // and ranks them with titleHas() in that read.
-  const ranked = async (ids: number[], capped: boolean): Promise<Candidates> => {
-    const inTitle =
-      options.rank === false ? new Set<number>() : await titleMatches(db, dialect, mode, terms, ids);
-    return { scores: new Map(ids.map((id) => [id, inTitle.has(id) ? 1 : 0])), capped };
-  };
   const joiner = mode === 'all' ? ' AND ' : ' OR ';
   if (dialect === 'sqlite') {
     const query = planned.map((term) => `(${term.value})`).join(joiner);
@@ -243,7 +231,7 @@ export async function readCandidates(
       await sql<{ id: number }>`select rowid as id from post_search
         where post_search match ${query} order by rowid desc limit ${cap}`.execute(db)
     ).rows.map((row) => Number(row.id));
-    return ranked(ids, ids.length >= cap);
+    return { ids, capped: ids.length >= cap };
   }
   const condition = sql.join(
     planned.map((term) =>
@@ -260,11 +248,10 @@ export async function readCandidates(
     limit ${cap + 1}`;
   const expected = await estimatedRows(db, sql`select 1 from post_search ps where (${condition})`);
   /** At most cap + 1 rows, newest first: more than cap, and the cap was reached. */
-  const candidatesOf = (rows: ReadonlyArray<{ id: number }>) =>
-    ranked(
-      rows.slice(0, cap).map((row) => Number(row.id)),
-      rows.length > cap,
-    );
+  const candidatesOf = (rows: ReadonlyArray<{ id: number }>): Candidates => ({
+    ids: rows.slice(0, cap).map((row) => Number(row.id)),
+    capped: rows.length > cap,
+  });
   // A term the planner expects to be rare: every match, read at once through the GIN indexes (exact,
   // and still the newest if the estimate was wrong, at the cost of sorting them all).
   if (expected <= cap / 4) return candidatesOf((await read(null).execute(db)).rows);
@@ -324,66 +311,42 @@ async function estimatedRows(db: Kysely<Database>, query: ReturnType<typeof sql>
 }
 
 /**
- * Which of the candidates `ids` have the terms (every one for `all`, any for `any`) in their title or
- * a translation of it, by LIKE (case folded as the API's match folds it) over those posts alone:
- * primary-key and translation-index lookups for 1,000 candidates (0.6 ms on SQLite, 5 to 8 on
- * PostgreSQL), Chinese terms included. (SQLite's bm25, which ranked them before, counts every post
- * that has each term for its IDF: 31 ms for two common words at 200,000 posts, 177 at a million,
- * where the candidates take 2; PostgreSQL's ts_rank detoasts each candidate's tsvector: 10 ms for
- * 1,600 candidates.)
- */
-async function titleMatches(
-  db: Kysely<Database>,
-  dialect: SearchDialect,
-  mode: 'all' | 'any',
-  terms: readonly string[],
-  ids: readonly number[],
-): Promise<Set<number>> {
-  if (ids.length === 0 || terms.length === 0) return new Set();
-  const among =
-    dialect === 'postgres'
-      ? sql`p.id = any(cast(${ids} as bigint[]))`
-      : sql`p.id in (select value from json_each(${JSON.stringify(ids)}))`;
-  const rows = await sql<{ id: number }>`select p.id as id from posts p
-    where ${among} and ${titleHas(dialect, mode, terms, 'p')}`.execute(db);
-  return new Set(rows.rows.map((row) => Number(row.id)));
-}
-
-/**
  * Whether the title (in any locale) of the post `alias` (of `posts alias`) has every term (`all`) or
- * any (`any`), case folded as the API's match folds it: the rank of a bounded search's candidates.
+ * any (`any`), case folded as the API's match folds it: the rank of a bounded search's candidates, as
+ * WordPress ranks a search (title matches first, then the newest). `patterns` are likePattern()s of
+ * the terms, or Params of them. (It reads each candidate's title and its translations by their keys,
+ * in the read that filters the candidates anyway: SQLite's bm25, which ranked them before, counts
+ * every post that has each term for its IDF, 177 ms for two common words at a million posts where
+ * the candidates take 2; PostgreSQL's ts_rank detoasts each candidate's tsvector.)
  */
 export function titleHas(
   dialect: SearchDialect,
   mode: 'all' | 'any',
-  terms: readonly string[],
+  patterns: readonly string[],
   alias = 'posts',
 ): Expression<SqlBool> {
   const title = sql.raw(`(${postTitleText(dialect, alias)})`);
-  const each = terms.map((term) => containsText(title, likePattern(term)));
+  const each = patterns.map((pattern) => containsText(title, pattern));
   return sql<SqlBool>`(${sql.join(each, sql.raw(mode === 'all' ? ' AND ' : ' OR '))})`;
 }
 
 /**
- * Candidates as a table `ranked` (id, score) from one Param holding them as JSON `[[id, score], …]`
- * (candidatesParam()): the list's compiled queries take any number of them as one value.
+ * Candidates as a table `candidate` (id) from one Param holding their ids as JSON (candidatesParam()):
+ * the list's compiled queries take any number of them as one value.
  */
 export function candidateTable(dialect: SearchDialect, value: unknown) {
   if (dialect === 'postgres') {
-    return sql<{ id: number; score: number }>`(select (e->>0)::bigint as id, (e->>1)::float8 as score
-      from jsonb_array_elements(cast(${value} as jsonb)) e)`.as('ranked');
+    return sql<{ id: number }>`(select e::bigint as id
+      from jsonb_array_elements_text(cast(${value} as jsonb)) e)`.as('candidate');
   }
   // LIMIT -1: kept apart (not flattened into the join), read once through an automatic index rather
   // than json_each scanned for every post (see rankedPosts).
-  return sql<{ id: number; score: number }>`(select json_extract(value, '$[0]') as id,
-      json_extract(value, '$[1]') as score from json_each(${value}) limit -1)`.as('ranked');
+  return sql<{ id: number }>`(select value as id from json_each(${value}) limit -1)`.as('candidate');
 }
 
 /** The value of candidateTable()'s Param. */
 export function candidatesParam(candidates: Candidates): string {
-  return JSON.stringify(
-    [...candidates.scores].map(([id, score]) => [id, Number.isFinite(score) ? score : 0]),
-  );
+  return JSON.stringify(candidates.ids);
 }
 
 // ---- Excerpts ------------------------------------------------------------------------------------

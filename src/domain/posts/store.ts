@@ -19,6 +19,7 @@ import type { MediaService } from '../media/files.js';
 import type { SafeFetcher } from '../safe-fetch.js';
 import type { SettingsService } from '../system/settings.js';
 import { randomSlug, slugify, uniqueSlug } from '../text/slugs.js';
+import { likePattern } from '../text/text-match.js';
 import { DEFAULT_LOCALE, splitTranslatable } from '../translations.js';
 import type { Translatable, TranslationMap, TranslationsService } from '../translations.js';
 import { toIso } from '../values.js';
@@ -140,13 +141,13 @@ export class PostsService {
     // Best match first (PostListQuery.relevance): what the index ranks by; null when nothing ranks.
     const ranking = query.relevance === true && !query.random ? rankQuery(dialectOf(this.db), terms) : null;
     // A bounded search (API v2, issue 40 #2): the newest matches, at most SEARCH_CANDIDATES, read from
-    // the index first with their ranks; the count and the page are then taken among them.
+    // the index first; the count, the rank (by title) and the page are then taken among them.
     const candidates =
       query.bounded === true && !query.random && boundable(planned)
-        ? await readCandidates(this.db, dialectOf(this.db), planned, 'any', terms, { rank: ranking !== null })
+        ? await readCandidates(this.db, dialectOf(this.db), planned, 'any')
         : null;
     const totalExact = candidates === null ? undefined : !candidates.capped;
-    if (candidates !== null && candidates.scores.size === 0) return { items: [], total: 0, totalExact };
+    if (candidates !== null && candidates.ids.length === 0) return { items: [], total: 0, totalExact };
     const candidatesValue = candidates === null ? '' : candidatesParam(candidates);
     const tagIds = query.tagIds ?? [];
     const excludedIds = query.excludedIds ?? [];
@@ -188,6 +189,8 @@ export class PostsService {
           return ranking;
         case 'candidates':
           return candidatesValue;
+        case 'title':
+          return likePattern(terms[Number(index)] ?? '');
       }
       throw new Error(`posts list: no value for ${name}`);
     };
@@ -239,14 +242,21 @@ export class PostsService {
       [...excludedIds].sort((a, b) => a - b),
       query.authorId ?? null,
     ]);
+    // A bounded search's first page of rows carries the count of every candidate shown (one read of
+    // the candidates for both, listQueries): the count query runs only when that page is empty.
+    const readPage = () =>
+      this.pageQueries.get(JSON.stringify(shape), () => listQueries(this.db, shape).page).execute(db, values);
+    let rows = candidates !== null && !shape.keyset ? await readPage() : null;
     const total =
-      terms.length > 0
-        ? await count()
-        : await this.deps.cache.remember(
-            `posts:count:${countKey}`,
-            { tags: [POSTS_CACHE_TAG, WEBSITES_TAG], ttlSeconds: COUNT_CACHE_TTL_SECONDS },
-            count,
-          );
+      rows !== null && rows.length > 0
+        ? Number((rows[0] as ListRow & { total: number | string }).total)
+        : terms.length > 0
+          ? await count()
+          : await this.deps.cache.remember(
+              `posts:count:${countKey}`,
+              { tags: [POSTS_CACHE_TAG, WEBSITES_TAG], ttlSeconds: COUNT_CACHE_TTL_SECONDS },
+              count,
+            );
     if (total === 0 && candidates?.capped !== true) return { items: [], total, totalExact };
     // Capped candidates that do not fill the page asked for: the newest matches were mostly posts
     // this list does not show (another website's, drafts, another author's), so the page is read
@@ -267,8 +277,7 @@ export class PostsService {
         offset = fresh - offset - limit;
       }
     }
-    const page = this.pageQueries.get(JSON.stringify(shape), () => listQueries(this.db, shape).page);
-    const rows = await page.execute(db, values);
+    rows ??= await readPage();
     const ids = rows.map((row) => row.id);
     // The websites each post is on: what the policy decides on (API v2's `can`, issue 34 #19).
     const [tagsByPost, websitesByPost] = await Promise.all([

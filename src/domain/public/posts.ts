@@ -28,6 +28,7 @@ import {
 } from '../posts/search.js';
 import type { Clock } from '../clock.js';
 import { TAG_MODEL } from '../tags/store.js';
+import { likePattern } from '../text/text-match.js';
 import { normalizeLocale } from '../translations.js';
 import { toIso } from '../values.js';
 import { WEBSITES_TAG } from '../websites/store.js';
@@ -277,14 +278,18 @@ export class PublicPostsService {
     const dialect = dialectOf(this.db);
     const planned = planTerms(dialect, terms);
     if (!boundable(planned)) return null;
-    const candidates = await readCandidates(this.db, dialect, planned, 'all', terms, { rank: false });
-    if (candidates.scores.size === 0) return { items: [], total: 0 };
+    const candidates = await readCandidates(this.db, dialect, planned, 'all');
+    if (candidates.ids.length === 0) return { items: [], total: 0 };
     // Which candidates the website shows, and which have the terms in their title (their rank):
     // primary-key lookups, at most the cap of them, in one read.
     const shown = await this.filtered(this.live(query.websiteId, { perRow: true }), query, false)
       .select(['posts.id', 'posts.published_at'])
-      .select(sql<number>`case when ${titleHas(dialect, 'all', terms)} then 1 else 0 end`.as('title_hit'))
-      .where('posts.id', 'in', [...candidates.scores.keys()])
+      .select(
+        sql<number>`case when ${titleHas(dialect, 'all', terms.map(likePattern))} then 1 else 0 end`.as(
+          'title_hit',
+        ),
+      )
+      .where('posts.id', 'in', candidates.ids)
       .execute();
     const hits = new Map(shown.map((row) => [row.id, Number(row.title_hit)]));
     const score = (id: number) => hits.get(id) ?? 0;
