@@ -331,6 +331,18 @@ export function titleHas(
 }
 
 /**
+ * `column` is one of `ids`. PostgreSQL: bound as one array rather than an IN list of a parameter
+ * each, which a thousand candidates take 1.5 ms longer to plan. SQLite: an IN list (its planner then
+ * looks each id up by key; a json_each() set may be probed once per post of another index's range).
+ */
+export function idAmong(dialect: SearchDialect, column: string, ids: readonly number[]): Expression<SqlBool> {
+  if (ids.length === 0) return sql<SqlBool>`1 = 0`;
+  return dialect === 'postgres'
+    ? sql<SqlBool>`${sql.ref(column)} = any(cast(${ids} as bigint[]))`
+    : sql<SqlBool>`${sql.ref(column)} in (${sql.join(ids)})`;
+}
+
+/**
  * Candidates as a table `candidate` (id) from one Param holding their ids as JSON (candidatesParam()):
  * the list's compiled queries take any number of them as one value.
  */

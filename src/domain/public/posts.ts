@@ -22,6 +22,7 @@ import {
   boundable,
   rankQuery,
   rankedPosts,
+  idAmong,
   readCandidates,
   titleHas,
   termsMatch,
@@ -289,7 +290,7 @@ export class PublicPostsService {
           'title_hit',
         ),
       )
-      .where('posts.id', 'in', candidates.ids)
+      .where(idAmong(dialect, 'posts.id', candidates.ids))
       .execute();
     const hits = new Map(shown.map((row) => [row.id, Number(row.title_hit)]));
     const score = (id: number) => hits.get(id) ?? 0;
