@@ -272,6 +272,13 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
     services.runner.drain().catch((error: unknown) => app.log.error({ err: error }, 'outbox drain failed'));
   const outboxTimer = setInterval(() => void drainOutbox(), 15_000).unref();
   app.addHook('onClose', () => clearInterval(outboxTimer));
+  // The recent search indexes (PostgreSQL) are looked at once at start and then every hour, by one
+  // node (a job per hour); building them takes minutes at most, searches and writes going on.
+  const scheduleRecentSearch = () =>
+    services.searchIndex
+      .scheduleRecent()
+      .catch((error: unknown) => app.log.error({ err: error }, 'scheduling the search upkeep failed'));
+  void scheduleRecentSearch();
   // Hourly upkeep on every node: the audit log keeps `audit_retention_days` days (a DELETE is
   // idempotent), idempotency keys 24 hours, and the planner's statistics are refreshed.
   const pruneAudit = () =>
@@ -282,6 +289,7 @@ async function serve(config: Config, install: boolean, output: Output): Promise<
       .then(() => services.webhooks.prune())
       .then(() => services.transfers.expire())
       .then(() => analyzeDatabase(services.database))
+      .then(scheduleRecentSearch)
       .catch((error: unknown) => app.log.error({ err: error }, 'hourly upkeep failed'));
   const auditTimer = setInterval(() => void pruneAudit(), 3_600_000).unref();
   app.addHook('onClose', () => clearInterval(auditTimer));

@@ -295,3 +295,94 @@ export async function clearSearchIndex(db: Kysely<unknown>, dialect: 'sqlite' | 
   if (dialect === 'postgres') await sql`TRUNCATE post_search`.execute(db);
   else await sql`DELETE FROM post_search`.execute(db);
 }
+
+// ---- The recent part of PostgreSQL's index -------------------------------------------------------
+
+/**
+ * PostgreSQL: how many of the newest posts the recent search indexes cover when built. A bounded
+ * search reads the matches among the newest ids first (domain/posts/search.ts, readCandidates); the
+ * GIN bitmap of a common term costs in proportion to all its matches in the table, however narrow that
+ * window: at a million posts, "peba" AND "peto" took 80 to 97 ms through the whole trigram index and
+ * 13 to 15 ms through one over the newest 200,000. Partial GIN indexes over `post_id > threshold`
+ * (the planner takes them whenever a window starts above the threshold) keep that cost to the recent
+ * posts'. Tests lower it (recentSearchIndex.span).
+ */
+export const RECENT_SEARCH_SPAN = 100_000;
+export const recentSearchIndex = { span: RECENT_SEARCH_SPAN };
+
+const RECENT_PREFIX = 'post_search_recent_';
+
+export interface RecentSearchIndexes {
+  /** The recent indexes cover the posts above this id (null: none, the table is small). */
+  threshold: number | null;
+  /** Indexes built (CREATE) and dropped (DROP) by this call. */
+  built: string[];
+  dropped: string[];
+}
+
+/**
+ * PostgreSQL: builds the recent search indexes when the table holds more than twice the span and
+ * they are missing, or cover more than twice the span (threshold: the newest id less the span), then
+ * drops the older ones; does nothing otherwise, and nothing on SQLite (FTS5 reads its newest rows
+ * first). Built and dropped CONCURRENTLY (writes go on; so outside any transaction); an index left
+ * invalid by an interrupted build is dropped and built again. Safe to run on several nodes at once
+ * (names carry the threshold; IF NOT EXISTS), but the job queue runs it on one (search.recent), whose
+ * lease `beforeEachBuild` renews (a build may take a minute or two).
+ */
+export async function maintainRecentSearchIndexes(
+  db: Kysely<unknown>,
+  dialect: 'sqlite' | 'postgres',
+  span = recentSearchIndex.span,
+  beforeEachBuild: () => Promise<void> = async () => undefined,
+): Promise<RecentSearchIndexes> {
+  const result: RecentSearchIndexes = { threshold: null, built: [], dropped: [] };
+  if (dialect !== 'postgres') return result;
+  const existing = (
+    await sql<{ name: string; valid: boolean }>`
+      SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i
+      JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relname LIKE ${`${RECENT_PREFIX}%`}
+      ORDER BY c.relname`.execute(db)
+  ).rows;
+  const drop = async (name: string) => {
+    await sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`).execute(db);
+    result.dropped.push(name);
+  };
+  for (const index of existing.filter((index) => !index.valid)) await drop(index.name);
+  const trigram = (
+    await sql<{ schema: string }>`
+      SELECT n.nspname AS schema FROM pg_opclass o JOIN pg_namespace n ON n.oid = o.opcnamespace
+      WHERE o.opcname = 'gin_trgm_ops'`.execute(db)
+  ).rows[0]?.schema;
+  const thresholdOf = (name: string) => Number(/_(\d+)$/.exec(name)?.[1] ?? NaN);
+  const kinds = trigram ? ['words', 'doc'] : ['words'];
+  const valid = existing.filter((index) => index.valid).map((index) => index.name);
+  // The newest threshold both kinds of index have.
+  const complete = [...new Set(valid.map(thresholdOf))]
+    .filter((threshold) => kinds.every((kind) => valid.includes(`${RECENT_PREFIX}${kind}_${threshold}`)))
+    .sort((a, b) => b - a);
+  const newest = Number(
+    (await sql<{ max: number | null }>`SELECT max(post_id) AS max FROM post_search`.execute(db)).rows[0]
+      ?.max ?? 0,
+  );
+  let threshold = complete[0] ?? null;
+  if (newest > 2 * span && (threshold === null || newest - threshold > 2 * span)) {
+    threshold = Math.trunc(newest - span);
+    for (const kind of kinds) {
+      const name = `${RECENT_PREFIX}${kind}_${threshold}`;
+      const column = kind === 'words' ? 'words' : `doc "${trigram}".gin_trgm_ops`;
+      await beforeEachBuild();
+      await sql
+        .raw(
+          `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON post_search USING gin (${column})
+           WHERE post_id > ${threshold}`,
+        )
+        .execute(db);
+      result.built.push(name);
+    }
+  }
+  result.threshold = threshold;
+  // The older ones are wider than needed: the newer ones serve every window they served.
+  for (const name of valid) if (threshold !== null && thresholdOf(name) < threshold) await drop(name);
+  return result;
+}

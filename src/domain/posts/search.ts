@@ -20,10 +20,13 @@ import {
   cjkBigrams,
   livePostCount,
   livePostIds,
+  maintainRecentSearchIndexes,
   postTitleText,
   refreshDocuments,
   removeStrayDocuments,
 } from '../../db/search-index.js';
+import type { RecentSearchIndexes } from '../../db/search-index.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import { containsText, escapeRegExp, likePattern } from '../text/text-match.js';
 
 export type SearchDialect = 'sqlite' | 'postgres';
@@ -445,8 +448,39 @@ export interface ReindexProgress {
  * the posts. It replaces the documents in steps of REINDEX_BATCH posts, each in a transaction, so
  * searches keep finding every post meanwhile, then removes documents of posts no longer live.
  */
+/** The job queue's queue of the recent indexes' upkeep (one node does it, SearchIndexService). */
+export const SEARCH_RECENT_QUEUE = 'search.recent';
+
 export class SearchIndexService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly jobs?: JobQueue,
+  ) {
+    jobs?.work(SEARCH_RECENT_QUEUE, async (_payload, job) => {
+      await this.maintainRecent(() => jobs.extendLease(job.id));
+    });
+  }
+
+  /**
+   * PostgreSQL: the partial indexes over the newest posts are built, or moved on, when the table has
+   * grown past them (db/search-index.ts, maintainRecentSearchIndexes). Minutes at most, writes going
+   * on; a no-op when nothing is due, and on SQLite.
+   */
+  maintainRecent(beforeEachBuild?: () => Promise<void>): Promise<RecentSearchIndexes> {
+    return maintainRecentSearchIndexes(
+      this.db as Kysely<unknown>,
+      dialectOf(this.db),
+      undefined,
+      beforeEachBuild,
+    );
+  }
+
+  /** Asks one node for maintainRecent() (at most once an hour, whichever node asks). */
+  async scheduleRecent(now = new Date()): Promise<void> {
+    if (!this.jobs || dialectOf(this.db) !== 'postgres') return;
+    const hour = Math.floor(now.getTime() / 3_600_000);
+    await this.jobs.enqueue(SEARCH_RECENT_QUEUE, {}, { uniqueKey: `${SEARCH_RECENT_QUEUE}:${hour}` });
+  }
 
   async rebuild(onProgress: (progress: ReindexProgress) => void = () => undefined): Promise<ReindexProgress> {
     const dialect = dialectOf(this.db);
@@ -464,6 +498,7 @@ export class SearchIndexService {
       onProgress({ done, total: Math.max(total, done) });
     }
     await removeStrayDocuments(this.db as Kysely<unknown>, dialect);
+    await this.maintainRecent();
     return { done, total: Math.max(total, done) };
   }
 }
