@@ -9,7 +9,7 @@
 //   read, as every search was before), on PostgreSQL by reading the search table;
 // - ranked: PostgreSQL's ts_rank over the tsvector (title weighted above the rest), SQLite's bm25 over
 //   the trigrams (title and CJK bigrams weighted above the body); a bounded search, on both, among
-//   its newest matches by whether the title has the terms (readCandidates);
+//   its newest matches by whether the title has the terms (readCandidates, then titleHas);
 // - excerpts: the part of the text around the first match, HTML-escaped, matches in <mark>.
 import { PostgresAdapter, sql } from 'kysely';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
@@ -215,10 +215,11 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
  * - PostgreSQL: the matches among the newest posts, in a window of ids that widens until it holds
  *   more than cap matches or every post: each step is the GIN indexes' bitmap of the terms ANDed
  *   with the primary key's bitmap of the window, so the rows read and checked are about the matches
- *   in the window, however common or rare the terms are. The first window is as
- *   wide as the planner's estimate of the matches says holds the cap (at most FIRST_WINDOW × cap
- *   ids); each next one as the density of matches seen says (2× to 16×); a term expected to be rare
- *   is read whole at once.
+ *   in the window, however common or rare the terms are. The first window is as wide as the
+ *   planner's estimate of the matches says holds the cap (at most FIRST_WINDOW × cap ids); each next
+ *   one as the density of matches seen says (2× to 16×); a term expected to be rare is read whole at
+ *   once. On a large table the first windows are read through the recent indexes (partial GIN
+ *   indexes over the newest posts, db/search-index.ts), whose bitmaps cost what the recent matches do.
  */
 export async function readCandidates(
   db: Kysely<Database>,
@@ -335,8 +336,8 @@ export function titleHas(
 
 /**
  * `column` is one of `ids`. PostgreSQL: bound as one array rather than an IN list of a parameter
- * each, which a thousand candidates take 1.5 ms longer to plan. SQLite: an IN list (its planner then
- * looks each id up by key; a json_each() set may be probed once per post of another index's range).
+ * each, which a thousand candidates take 1.5 ms longer to plan. SQLite: an IN list, as before (each
+ * id looked up by key; a json_each() set there was not measured).
  */
 export function idAmong(dialect: SearchDialect, column: string, ids: readonly number[]): Expression<SqlBool> {
   if (ids.length === 0) return sql<SqlBool>`1 = 0`;
