@@ -172,19 +172,24 @@ function sqliteTriggers(): string[] {
   ];
 }
 
+/** The schema of pg_trgm where the extension is installed, else null. */
+async function installedTrigramSchema(db: Kysely<unknown>): Promise<string | null> {
+  return (
+    (
+      await sql<{ schema: string }>`
+        SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+        WHERE e.extname = 'pg_trgm'`.execute(db)
+    ).rows[0]?.schema ?? null
+  );
+}
+
 /**
  * The schema of pg_trgm, creating the extension when it is missing (it is a trusted extension: the
  * database's owner may create it); null when it cannot be had (the index then has no trigram part
  * and longer terms are matched by reading `post_search`, still correct, slower).
  */
 async function trigramSchema(db: Kysely<unknown>): Promise<string | null> {
-  const find = async () =>
-    (
-      await sql<{ schema: string }>`
-        SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-        WHERE e.extname = 'pg_trgm'`.execute(db)
-    ).rows[0]?.schema ?? null;
-  const found = await find();
+  const found = await installedTrigramSchema(db);
   if (found) return found;
   await sql`SAVEPOINT folio_trgm`.execute(db);
   try {
@@ -199,7 +204,7 @@ async function trigramSchema(db: Kysely<unknown>): Promise<string | null> {
     );
     return null;
   }
-  return find();
+  return installedTrigramSchema(db);
 }
 
 /** Creates the index and its triggers (migration 0040). Filling it is rebuildSearchIndex's. */
@@ -349,11 +354,7 @@ export async function maintainRecentSearchIndexes(
     result.dropped.push(name);
   };
   for (const index of existing.filter((index) => !index.valid)) await drop(index.name);
-  const trigram = (
-    await sql<{ schema: string }>`
-      SELECT n.nspname AS schema FROM pg_opclass o JOIN pg_namespace n ON n.oid = o.opcnamespace
-      WHERE o.opcname = 'gin_trgm_ops'`.execute(db)
-  ).rows[0]?.schema;
+  const trigram = await installedTrigramSchema(db);
   const thresholdOf = (name: string) => Number(/_(\d+)$/.exec(name)?.[1] ?? NaN);
   const kinds = trigram ? ['words', 'doc'] : ['words'];
   const valid = existing.filter((index) => index.valid).map((index) => index.name);
