@@ -659,7 +659,7 @@ export function createServices(config: Config, options: ServiceOptions = {}): Se
     apiKeys,
     posts,
     publicPosts,
-    searchIndex: new SearchIndexService(db, jobs),
+    searchIndex: new SearchIndexService(db, jobs).install(),
     changes,
     runner,
     revisions,

@@ -315,7 +315,7 @@ async function estimatedRows(db: Kysely<Database>, query: ReturnType<typeof sql>
 }
 
 /**
- * Whether the title (in any locale) of the post `alias` (of `posts alias`) has every term (`all`) or
+ * Whether the title (in any locale) of the post (`posts`) has every term (`all`) or
  * any (`any`), case folded as the API's match folds it: the rank of a bounded search's candidates, as
  * WordPress ranks a search (title matches first, then the newest). `patterns` are likePattern()s of
  * the terms, or Params of them. (It reads each candidate's title and its translations by their keys,
@@ -327,9 +327,8 @@ export function titleHas(
   dialect: SearchDialect,
   mode: 'all' | 'any',
   patterns: readonly string[],
-  alias = 'posts',
 ): Expression<SqlBool> {
-  const title = sql.raw(`(${postTitleText(dialect, alias)})`);
+  const title = sql.raw(`(${postTitleText(dialect, 'posts')})`);
   const each = patterns.map((pattern) => containsText(title, pattern));
   return sql<SqlBool>`(${sql.join(each, sql.raw(mode === 'all' ? ' AND ' : ' OR '))})`;
 }
@@ -456,10 +455,15 @@ export class SearchIndexService {
   constructor(
     private readonly db: Db,
     private readonly jobs?: JobQueue,
-  ) {
+  ) {}
+
+  /** Registers the worker of the recent indexes' upkeep (search.recent) on this node. */
+  install(): this {
+    const jobs = this.jobs;
     jobs?.work(SEARCH_RECENT_QUEUE, async (_payload, job) => {
       await this.maintainRecent(() => jobs.extendLease(job.id));
     });
+    return this;
   }
 
   /**
