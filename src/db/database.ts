@@ -40,6 +40,7 @@ import * as webhooks from './migrations/0050_webhooks.js';
 import * as redirects from './migrations/0055_redirects.js';
 import * as transfers from './migrations/0056_transfers.js';
 import * as websiteCover from './migrations/0057_website_cover.js';
+import * as searchTitle from './migrations/0058_search_title.js';
 import * as revisions from './migrations/0030_revisions.js';
 import { sqliteForKysely } from './sqlite-statements.js';
 import { withAmbientTransactions } from './ambient.js';
@@ -234,6 +235,7 @@ const MIGRATIONS: ReadonlyArray<{
   { name: '0055_redirects', up: redirects.up },
   { name: '0056_transfers', up: transfers.up },
   { name: '0057_website_cover', up: websiteCover.up },
+  { name: '0058_search_title', up: searchTitle.up },
 ];
 
 /** An arbitrary constant: the PostgreSQL advisory lock that serializes migrations across processes. */

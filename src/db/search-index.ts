@@ -91,11 +91,14 @@ function sqliteRefresh(id: string): string {
 
 /**
  * PostgreSQL: a post's row of post_search from its lower-cased title and body text (SQL expressions):
- * `doc`, the text the trigram index reads, and `words`, the tsvector (title weighted above the body,
- * CJK bigrams added). The trigger's function and the bulk fill write the same row.
+ * `title`, what a bounded search ranks by (db/posts/search.ts, read with the candidates, so no read of
+ * the posts' titles and translations is needed); `doc`, the text the trigram index reads; and
+ * `words`, the tsvector (title weighted above the body, CJK bigrams added). The trigger's function and
+ * the bulk fill write the same row.
  */
-function postgresRow(title: string, body: string): { doc: string; words: string } {
+function postgresRow(title: string, body: string): { title: string; doc: string; words: string } {
   return {
+    title,
     doc: `${title} || E'\\n' || ${body}`,
     words: `setweight(to_tsvector('simple', ${title} || folio_cjk_bigrams(${title})), 'A')
            || setweight(to_tsvector('simple', ${body} || folio_cjk_bigrams(${body})), 'B')`,
@@ -103,18 +106,10 @@ function postgresRow(title: string, body: string): { doc: string; words: string 
 }
 
 /** PostgreSQL: the function that replaces (or removes) the document of one post. */
-function postgresFunctions(trgmSchema: string | null): string[] {
+function postgresRefreshFunction(): string {
   const doc = documentOf(true);
   const row = postgresRow('d.title', 'd.body');
-  return [
-    // The bigrams of the CJK runs (the same as cjkBigrams()).
-    `CREATE FUNCTION folio_cjk_bigrams(src text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
-       SELECT coalesce(' ' || string_agg(substr(r.run, i, 2), ' ' ORDER BY r.n, i) || ' ', '')
-       FROM (SELECT m[1] AS run, row_number() OVER () AS n
-             FROM regexp_matches(src, '[${CJK_CLASS}]{2,}', 'g') AS m) r,
-            generate_series(1, length(r.run) - 1) AS i
-     $fn$`,
-    `CREATE FUNCTION folio_search_refresh(post bigint) RETURNS void LANGUAGE plpgsql AS $fn$
+  return `CREATE OR REPLACE FUNCTION folio_search_refresh(post bigint) RETURNS void LANGUAGE plpgsql AS $fn$
      DECLARE d record;
      BEGIN
        SELECT lower(${doc.title}) AS title, lower(${doc.body}) AS body INTO d
@@ -123,9 +118,22 @@ function postgresFunctions(trgmSchema: string | null): string[] {
          DELETE FROM post_search WHERE post_id = post;
          RETURN;
        END IF;
-       INSERT INTO post_search (post_id, doc, words) VALUES (post, ${row.doc}, ${row.words})
-       ON CONFLICT (post_id) DO UPDATE SET doc = excluded.doc, words = excluded.words;
-     END $fn$`,
+       INSERT INTO post_search (post_id, title, doc, words) VALUES (post, ${row.title}, ${row.doc}, ${row.words})
+       ON CONFLICT (post_id) DO UPDATE SET title = excluded.title, doc = excluded.doc, words = excluded.words;
+     END $fn$`;
+}
+
+/** PostgreSQL: the functions, triggers and indexes of the search table. */
+function postgresFunctions(trgmSchema: string | null): string[] {
+  return [
+    // The bigrams of the CJK runs (the same as cjkBigrams()).
+    `CREATE FUNCTION folio_cjk_bigrams(src text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+       SELECT coalesce(' ' || string_agg(substr(r.run, i, 2), ' ' ORDER BY r.n, i) || ' ', '')
+       FROM (SELECT m[1] AS run, row_number() OVER () AS n
+             FROM regexp_matches(src, '[${CJK_CLASS}]{2,}', 'g') AS m) r,
+            generate_series(1, length(r.run) - 1) AS i
+     $fn$`,
+    postgresRefreshFunction(),
     `CREATE FUNCTION folio_search_post() RETURNS trigger LANGUAGE plpgsql AS $fn$
      BEGIN PERFORM folio_search_refresh(NEW.id); RETURN NULL; END $fn$`,
     `CREATE FUNCTION folio_search_translation() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -212,6 +220,7 @@ export async function createSearchIndex(db: Kysely<unknown>, dialect: 'sqlite' |
   if (dialect === 'postgres') {
     await sql`CREATE TABLE post_search (
         post_id bigint PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE,
+        title text,
         doc text NOT NULL,
         words tsvector NOT NULL)`.execute(db);
     const schema = await trigramSchema(db);
@@ -219,6 +228,17 @@ export async function createSearchIndex(db: Kysely<unknown>, dialect: 'sqlite' |
     return;
   }
   for (const statement of sqliteTriggers()) await sql.raw(statement).execute(db);
+}
+
+/**
+ * PostgreSQL: the search table's `title` column (migration 0058), written by the refresh function from
+ * then on. Nullable, so that adding it rewrites no row of a large table: a document written before has
+ * none until `folio search:reindex` (or the post's next edit) writes it, and a search reads that post's
+ * title from the posts meanwhile (domain/posts/search.ts).
+ */
+export async function addSearchTitle(db: Kysely<unknown>): Promise<void> {
+  await sql`ALTER TABLE post_search ADD COLUMN IF NOT EXISTS title text`.execute(db);
+  await sql.raw(postgresRefreshFunction()).execute(db);
 }
 
 /** Whether PostgreSQL's search table has its trigram index (pg_trgm was available). */
@@ -267,8 +287,8 @@ export async function fillSearchIndex(db: Kysely<unknown>, dialect: 'sqlite' | '
   const row = postgresRow('d.title', 'd.body');
   await sql
     .raw(
-      `INSERT INTO post_search (post_id, doc, words)
-       SELECT d.id, ${row.doc}, ${row.words}
+      `INSERT INTO post_search (post_id, title, doc, words)
+       SELECT d.id, ${row.title}, ${row.doc}, ${row.words}
        FROM (SELECT p.id AS id, lower(${doc.title}) AS title, lower(${doc.body}) AS body
              FROM posts p WHERE p.type = 'post' AND p.deleted_at IS NULL) d`,
     )

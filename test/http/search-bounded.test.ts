@@ -281,6 +281,46 @@ describe('bounded search (issue 40 #2)', () => {
     }
   });
 
+  it('issue 40: a title edited to have the terms ranks first at once; on PostgreSQL, a document written before the search table kept titles ranks as well, and a reindex writes its title', async () => {
+    const older = await create({ title: 'Wetlands', content: '<p>An egret waded.</p>' });
+    const newer: number[] = [];
+    for (let n = 0; n < CAP; n++)
+      newer.push(await create({ title: `Pond ${n}`, content: '<p>An egret.</p>' }));
+    const ranked = async () =>
+      (await v2(`q=egret&sort=relevance&per_page=${PAGE}`)).data.map((post) => post.id);
+    // No title has the word: the newest first.
+    assert.deepEqual(await ranked(), [newer[CAP - 1], newer[CAP - 2], newer[CAP - 3]]);
+    const edited = newer[0]!;
+    const response = await v1(`/update/${edited}`, { title: 'The Egret of the pond' });
+    assert.equal(response.statusCode, 200, response.body);
+    const expected = [edited, newer[CAP - 1], newer[CAP - 2]];
+    assert.deepEqual(await ranked(), expected);
+    assert.ok(
+      (await page('egret')).indexOf('The Egret of the pond') <
+        (await page('egret')).indexOf(`Pond ${CAP - 1}`),
+    );
+    assert.ok(!(await ranked()).includes(older));
+    const db = ctx.services.database.db;
+    if (dialectOf(db) !== 'postgres') return;
+    // Documents as migration 0058 found them: no title. The posts' titles rank them meanwhile.
+    await sql`update post_search set title = null`.execute(db);
+    assert.deepEqual(await ranked(), expected);
+    assert.ok(
+      (await page('egret')).indexOf('The Egret of the pond') <
+        (await page('egret')).indexOf(`Pond ${CAP - 1}`),
+    );
+    await ctx.services.searchIndex.rebuild();
+    const titles = await sql<{
+      title: string | null;
+    }>`select title from post_search where post_id = ${edited}`.execute(db);
+    assert.equal(titles.rows[0]?.title?.trim(), 'the egret of the pond');
+    const missing = await sql<{
+      n: number;
+    }>`select count(*)::int as n from post_search where title is null`.execute(db);
+    assert.equal(missing.rows[0]?.n, 0);
+    assert.deepEqual(await ranked(), expected);
+  });
+
   it('issue 40: matches far apart and far back: the newest CAP of them, however many posts lie between', async () => {
     // CAP + 1 posts with "ibex", each followed by 6 without, then 20 newer posts without: the newest
     // window of ids holds none, and the next ones a few at a time.

@@ -9,7 +9,7 @@
 //   read, as every search was before), on PostgreSQL by reading the search table;
 // - ranked: PostgreSQL's ts_rank over the tsvector (title weighted above the rest), SQLite's bm25 over
 //   the trigrams (title and CJK bigrams weighted above the body); a bounded search, on both, among
-//   its newest matches by whether the title has the terms (readCandidates, then titleHas);
+//   its newest matches by whether the title has the terms (readCandidates);
 // - excerpts: the part of the text around the first match, HTML-escaped, matches in <mark>.
 import { PostgresAdapter, sql } from 'kysely';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
@@ -193,12 +193,23 @@ export const searchBounds = {
   denseShare: DENSE_SHARE,
 };
 
-/** The newest matches of a search, at most the cap. */
+/** The newest matches of a search, at most the cap, with their rank. */
 export interface Candidates {
   /** Post ids, newest (highest id) first. */
   ids: number[];
   /** The cap was reached: more posts may match, and a total counted among these is a lower bound. */
   capped: boolean;
+  /** Those of `ids` whose title has the terms (as the TitleRank asked): the better matches. */
+  inTitle: ReadonlySet<number>;
+}
+
+/**
+ * How a bounded search ranks its candidates, as WordPress ranks a search: title matches first, then
+ * the newest. `patterns`: likePattern()s of the terms; `mode`: the title has every one, or any.
+ */
+export interface TitleRank {
+  patterns: readonly string[];
+  mode: 'all' | 'any';
 }
 
 /** Whether a bounded read serves these terms: every one is looked up in an index (none `slow`). */
@@ -208,10 +219,11 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
 
 /**
  * The newest posts (highest ids) matching every term (`all`) or any (`any`), at most `cap`, from the
- * search index alone (status and website are the caller's filters, and the rank: whether the title
- * has the terms, titleHas(), read with the posts). The terms must be boundable().
+ * search index (status and website are the caller's filters), with the rank `title` asks for: which
+ * of them have the terms in their title. The terms must be boundable().
  * - SQLite: one FTS5 query, `ORDER BY rowid DESC LIMIT n`, which FTS5 answers walking the doclists
- *   from their end and stopping after n rows.
+ *   from their end and stopping after n rows; then the candidates' titles, by their keys (titleHas:
+ *   FTS5's column filter over the same rowids took 8 ms for 1,000, this 1).
  * - PostgreSQL: the matches among the newest posts, in a window of ids that widens until it holds
  *   more than cap matches or every post: each step is the GIN indexes' bitmap of the terms ANDed
  *   with the primary key's bitmap of the window, so the rows read and checked are about the matches
@@ -220,12 +232,15 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
  *   one as the density of matches seen says (2× to 16×); a term expected to be rare is read whole at
  *   once. On a large table the first windows are read through the recent indexes (partial GIN
  *   indexes over the newest posts, db/search-index.ts), whose bitmaps cost what the recent matches do.
+ *   The rank is read in the same rows, from the search table's lower-cased title (the posts' titles
+ *   and translations only for a document written before the table had it: `title` is null there).
  */
 export async function readCandidates(
   db: Kysely<Database>,
   dialect: SearchDialect,
   planned: readonly PlannedTerm[],
   mode: 'all' | 'any',
+  title: TitleRank,
 ): Promise<Candidates> {
   const cap = searchBounds.candidates;
   const joiner = mode === 'all' ? ' AND ' : ' OR ';
@@ -235,7 +250,16 @@ export async function readCandidates(
       await sql<{ id: number }>`select rowid as id from post_search
         where post_search match ${query} order by rowid desc limit ${cap}`.execute(db)
     ).rows.map((row) => Number(row.id));
-    return { ids, capped: ids.length >= cap };
+    const inTitle =
+      ids.length === 0
+        ? []
+        : await db
+            .selectFrom('posts')
+            .select('posts.id')
+            .where(idAmong(dialect, 'posts.id', ids))
+            .where(titleHas(dialect, title.mode, title.patterns))
+            .execute();
+    return { ids, capped: ids.length >= cap, inTitle: new Set(inTitle.map((row) => Number(row.id))) };
   }
   const condition = sql.join(
     planned.map((term) =>
@@ -245,21 +269,32 @@ export async function readCandidates(
     ),
     sql.raw(joiner),
   );
-  const read = (from: number | null) => sql<{ id: number }>`
-    select ps.post_id as id from post_search ps
+  // The title as the index holds it; for a document written before it did, the post's own.
+  const titleText = sql`coalesce(ps.title, (select lower(${sql.raw(postTitleText(dialect, 'p'))})
+    from posts p where p.id = ps.post_id))`;
+  const inTitle = sql.join(
+    title.patterns.map((pattern) => sql`${titleText} like ${pattern} escape '\\'`),
+    sql.raw(title.mode === 'all' ? ' AND ' : ' OR '),
+  );
+  const read = (from: number | null) => sql<{ id: number; in_title: boolean }>`
+    select ps.post_id as id, (${inTitle}) as in_title from post_search ps
     where (${condition}) ${from === null ? sql`` : sql`and ps.post_id > ${from}`}
     order by ps.post_id desc
     limit ${cap + 1}`;
   const expected = await estimatedRows(db, sql`select 1 from post_search ps where (${condition})`);
   /** At most cap + 1 rows, newest first: more than cap, and the cap was reached. */
-  const candidatesOf = (rows: ReadonlyArray<{ id: number }>): Candidates => ({
-    ids: rows.slice(0, cap).map((row) => Number(row.id)),
-    capped: rows.length > cap,
-  });
+  const candidatesOf = (rows: ReadonlyArray<{ id: number; in_title: boolean }>): Candidates => {
+    const kept = rows.slice(0, cap);
+    return {
+      ids: kept.map((row) => Number(row.id)),
+      capped: rows.length > cap,
+      inTitle: new Set(kept.filter((row) => row.in_title).map((row) => Number(row.id))),
+    };
+  };
   // A term the planner expects to be rare: every match, read at once through the GIN indexes (exact,
   // and still the newest if the estimate was wrong, at the cost of sorting them all).
   if (expected <= cap / 4) return candidatesOf((await read(null).execute(db)).rows);
-  const rows: Array<{ id: number }> = await db.transaction().execute(async (trx) => {
+  const rows: Array<{ id: number; in_title: boolean }> = await db.transaction().execute(async (trx) => {
     // Only bitmap scans are left to the planner, for this transaction: the GIN bitmap of the terms,
     // ANDed with the primary key's bitmap of the window. (Walking the primary key backwards with the
     // condition checked per row, which it may otherwise pick for ORDER BY … LIMIT, reads about
@@ -316,14 +351,14 @@ async function estimatedRows(db: Kysely<Database>, query: ReturnType<typeof sql>
 
 /**
  * Whether the title (in any locale) of the post (`posts`) has every term (`all`) or
- * any (`any`), case folded as the API's match folds it: the rank of a bounded search's candidates, as
- * WordPress ranks a search (title matches first, then the newest). `patterns` are likePattern()s of
- * the terms, or Params of them. (It reads each candidate's title and its translations by their keys,
- * in the read that filters the candidates anyway: SQLite's bm25, which ranked them before, counts
- * every post that has each term for its IDF, 177 ms for two common words at a million posts where
- * the candidates take 2; PostgreSQL's ts_rank detoasts each candidate's tsvector.)
+ * any (`any`), case folded as the API's match folds it: SQLite's rank of a bounded search's
+ * candidates (readCandidates). `patterns` are likePattern()s of the terms. (It reads each candidate's
+ * title and its translations by their keys: SQLite's bm25, which ranked them before, counts every
+ * post that has each term for its IDF, 177 ms for two common words at a million posts where the
+ * candidates take 2; PostgreSQL's ts_rank detoasted each candidate's tsvector, and its titles are
+ * read from the search table, with the candidates.)
  */
-export function titleHas(
+function titleHas(
   dialect: SearchDialect,
   mode: 'all' | 'any',
   patterns: readonly string[],
@@ -359,9 +394,9 @@ export function candidateTable(dialect: SearchDialect, value: unknown) {
   return sql<{ id: number }>`(select value as id from json_each(${value}) limit -1)`.as('candidate');
 }
 
-/** The value of candidateTable()'s Param. */
-export function candidatesParam(candidates: Candidates): string {
-  return JSON.stringify(candidates.ids);
+/** The value of candidateTable()'s Param: the candidates' ids, or (`inTitle`) those ranked first. */
+export function candidatesParam(candidates: Candidates, which: 'ids' | 'inTitle' = 'ids'): string {
+  return JSON.stringify(which === 'ids' ? candidates.ids : [...candidates.inTitle]);
 }
 
 // ---- Excerpts ------------------------------------------------------------------------------------

@@ -144,11 +144,15 @@ export class PostsService {
     // the index first; the count, the rank (by title) and the page are then taken among them.
     const candidates =
       query.bounded === true && !query.random && boundable(planned)
-        ? await readCandidates(this.db, dialectOf(this.db), planned, 'any')
+        ? await readCandidates(this.db, dialectOf(this.db), planned, 'any', {
+            patterns: terms.map(likePattern),
+            mode: 'any',
+          })
         : null;
     const totalExact = candidates === null ? undefined : !candidates.capped;
     if (candidates !== null && candidates.ids.length === 0) return { items: [], total: 0, totalExact };
     const candidatesValue = candidates === null ? '' : candidatesParam(candidates);
+    const inTitleValue = candidates === null ? '' : candidatesParam(candidates, 'inTitle');
     const tagIds = query.tagIds ?? [];
     const excludedIds = query.excludedIds ?? [];
     const websiteId = query.websiteId;
@@ -189,8 +193,8 @@ export class PostsService {
           return ranking;
         case 'candidates':
           return candidatesValue;
-        case 'title':
-          return likePattern(terms[Number(index)] ?? '');
+        case 'in_title':
+          return inTitleValue;
       }
       throw new Error(`posts list: no value for ${name}`);
     };
