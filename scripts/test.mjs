@@ -151,7 +151,7 @@ async function run(name, env, testFiles, { quiet = false } = {}) {
     [
       ...loader.args,
       '--test',
-      '--test-concurrency=2',
+      `--test-concurrency=${process.env.FOLIO_TEST_CONCURRENCY || 2}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
