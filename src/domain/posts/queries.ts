@@ -9,7 +9,7 @@ import { taggedWith } from '../tagged.js';
 import { POST_MODEL } from './model.js';
 import type { PostSortField, PostSortKey } from './model.js';
 
-import { candidateTable, dialectOf, rankedPosts, termMatches } from './search.js';
+import { candidateTable, dialectOf, rankedPosts, termMatches, titleRank } from './search.js';
 import type { TermKind } from './search.js';
 
 /** What decides the SQL text of a list's queries (the values are Params). */
@@ -42,7 +42,7 @@ export interface ListShape {
   /**
    * A bounded search (PostListQuery.bounded): the terms' matches are the candidates of Param
    * `candidates` (candidatesParam(): ids read from the index first), not the term Params; ranked,
-   * those of Param `in_title` first (the candidates whose title has a term).
+   * by whether the title has a term (Params `title:i`).
    */
   candidates: boolean;
   /** Only rows after a cursor (keyset pagination): Params `after:value` and `after:id`; offset 0. */
@@ -214,26 +214,20 @@ export function listQueries(db: Db, shape: ListShape) {
   // covers the filters and the default order, so skipped rows are index entries, not posts), then only
   // those rows in full.
   // Ranked: the index's score of each post (0 for one matched otherwise), carried to the outer order;
-  // a bounded search's candidates, 1 for a post whose title has any term (Param `in_title`, read with
-  // the candidates).
+  // a bounded search's candidates, 1 for a post whose title has any term (titleRank: Param `in_title`,
+  // read with the candidates, on PostgreSQL; Params `title:i`, their likePattern()s, on SQLite).
   let pageIds = ids
-    .$if(shape.ranked && shape.candidates, (qb) =>
-      qb
-        .select((eb) =>
-          eb
-            .case()
-            .when(
-              'posts.id',
-              'in',
-              eb.selectFrom(candidateTable(dialectOf(db), param<string>('in_title'))).select('candidate.id'),
-            )
-            .then(1)
-            .else(0)
-            .end()
-            .as('score'),
-        )
-        .orderBy(sql`score`, 'desc'),
-    )
+    .$if(shape.ranked && shape.candidates, (qb) => {
+      const inTitle = titleRank(
+        dialectOf(db),
+        param<string>('in_title'),
+        'any',
+        shape.terms.map((_, i) => param<string>(`title:${i}`)),
+      );
+      return qb
+        .select(sql<number>`case when ${inTitle} then 1 else 0 end`.as('score'))
+        .orderBy(sql`score`, 'desc');
+    })
     .$if(shape.ranked && !shape.candidates, (qb) =>
       qb
         .leftJoin(rankedPosts(dialectOf(db), param<string>('rank')), 'ranked.id', 'posts.id')

@@ -9,7 +9,7 @@
 //   read, as every search was before), on PostgreSQL by reading the search table;
 // - ranked: PostgreSQL's ts_rank over the tsvector (title weighted above the rest), SQLite's bm25 over
 //   the trigrams (title and CJK bigrams weighted above the body); a bounded search, on both, among
-//   its newest matches by whether the title has the terms (readCandidates);
+//   its newest matches by whether the title has the terms (readCandidates, then titleRank);
 // - excerpts: the part of the text around the first match, HTML-escaped, matches in <mark>.
 import { PostgresAdapter, sql } from 'kysely';
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
@@ -193,20 +193,20 @@ export const searchBounds = {
   denseShare: DENSE_SHARE,
 };
 
-/** The newest matches of a search, at most the cap, with their rank. */
+/** The newest matches of a search, at most the cap. */
 export interface Candidates {
   /** Post ids, newest (highest id) first. */
   ids: number[];
   /** The cap was reached: more posts may match, and a total counted among these is a lower bound. */
   capped: boolean;
-  /** Those of `ids` whose title has the terms (as the TitleRank asked): the better matches. */
-  inTitle: ReadonlySet<number>;
+  /**
+   * PostgreSQL: those of `ids` whose title has the terms (as the TitleRank asked), read in the same
+   * rows as the ids. SQLite: null, the caller's read of the candidates reads their titles (titleRank).
+   */
+  inTitle: ReadonlySet<number> | null;
 }
 
-/**
- * How a bounded search ranks its candidates, as WordPress ranks a search: title matches first, then
- * the newest. `patterns`: likePattern()s of the terms; `mode`: the title has every one, or any.
- */
+/** What a bounded search ranks first: `patterns` (likePattern()s) in the title, every one or any. */
 export interface TitleRank {
   patterns: readonly string[];
   mode: 'all' | 'any';
@@ -219,11 +219,11 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
 
 /**
  * The newest posts (highest ids) matching every term (`all`) or any (`any`), at most `cap`, from the
- * search index (status and website are the caller's filters), with the rank `title` asks for: which
- * of them have the terms in their title. The terms must be boundable().
+ * search index (status and website are the caller's filters), with their rank on PostgreSQL (whether
+ * the title has the terms as `title` asks, read in the same rows; titleRank()). The terms must be
+ * boundable().
  * - SQLite: one FTS5 query, `ORDER BY rowid DESC LIMIT n`, which FTS5 answers walking the doclists
- *   from their end and stopping after n rows; then the candidates' titles, by their keys (titleHas:
- *   FTS5's column filter over the same rowids took 8 ms for 1,000, this 1).
+ *   from their end and stopping after n rows.
  * - PostgreSQL: the matches among the newest posts, in a window of ids that widens until it holds
  *   more than cap matches or every post: each step is the GIN indexes' bitmap of the terms ANDed
  *   with the primary key's bitmap of the window, so the rows read and checked are about the matches
@@ -232,8 +232,6 @@ export function boundable(planned: readonly PlannedTerm[]): boolean {
  *   one as the density of matches seen says (2× to 16×); a term expected to be rare is read whole at
  *   once. On a large table the first windows are read through the recent indexes (partial GIN
  *   indexes over the newest posts, db/search-index.ts), whose bitmaps cost what the recent matches do.
- *   The rank is read in the same rows, from the search table's lower-cased title (the posts' titles
- *   and translations only for a document written before the table had it: `title` is null there).
  */
 export async function readCandidates(
   db: Kysely<Database>,
@@ -250,16 +248,7 @@ export async function readCandidates(
       await sql<{ id: number }>`select rowid as id from post_search
         where post_search match ${query} order by rowid desc limit ${cap}`.execute(db)
     ).rows.map((row) => Number(row.id));
-    const inTitle =
-      ids.length === 0
-        ? []
-        : await db
-            .selectFrom('posts')
-            .select('posts.id')
-            .where(idAmong(dialect, 'posts.id', ids))
-            .where(titleHas(dialect, title.mode, title.patterns))
-            .execute();
-    return { ids, capped: ids.length >= cap, inTitle: new Set(inTitle.map((row) => Number(row.id))) };
+    return { ids, capped: ids.length >= cap, inTitle: null };
   }
   const condition = sql.join(
     planned.map((term) =>
@@ -269,7 +258,8 @@ export async function readCandidates(
     ),
     sql.raw(joiner),
   );
-  // The title as the index holds it; for a document written before it did, the post's own.
+  // The rank, read in the same rows: the search table's lower-cased title, or, for a document written
+  // before it had one (migration 0058), the post's own.
   const titleText = sql`coalesce(ps.title, (select lower(${sql.raw(postTitleText(dialect, 'p'))})
     from posts p where p.id = ps.post_id))`;
   const inTitle = sql.join(
@@ -350,19 +340,26 @@ async function estimatedRows(db: Kysely<Database>, query: ReturnType<typeof sql>
 }
 
 /**
- * Whether the title (in any locale) of the post (`posts`) has every term (`all`) or
- * any (`any`), case folded as the API's match folds it: SQLite's rank of a bounded search's
- * candidates (readCandidates). `patterns` are likePattern()s of the terms. (It reads each candidate's
- * title and its translations by their keys: SQLite's bm25, which ranked them before, counts every
- * post that has each term for its IDF, 177 ms for two common words at a million posts where the
- * candidates take 2; PostgreSQL's ts_rank detoasted each candidate's tsvector, and its titles are
- * read from the search table, with the candidates.)
+ * Whether the bounded search's candidate `posts` ranks first: its title (in any locale) has every
+ * term (`all`) or any (`any`), case folded as the API's match folds it, as WordPress ranks a search
+ * (title matches first, then the newest). `patterns` are likePattern()s of the terms, or Params of
+ * them. PostgreSQL: the post is among the candidates' `inTitle` (`inTitle`: candidatesParam(…,
+ * 'inTitle'), or a Param of it), read with them from the search table's titles. SQLite: its title
+ * and their translations are read by key, in the read that filters the candidates anyway (reading
+ * them in readCandidates cost a second lookup of each post: API v2 "老音" at 200,000 posts 4 -> 5 to
+ * 8 ms). (SQLite's bm25, which ranked them before, counts every post that has each term for its
+ * IDF, 177 ms for two common words at a million posts where the candidates take 2; PostgreSQL's
+ * ts_rank detoasted each candidate's tsvector.)
  */
-function titleHas(
+export function titleRank(
   dialect: SearchDialect,
+  inTitle: unknown,
   mode: 'all' | 'any',
   patterns: readonly string[],
 ): Expression<SqlBool> {
+  if (dialect === 'postgres') {
+    return sql<SqlBool>`posts.id in (select candidate.id from ${candidateTable(dialect, inTitle)})`;
+  }
   const title = sql.raw(`(${postTitleText(dialect, 'posts')})`);
   const each = patterns.map((pattern) => containsText(title, pattern));
   return sql<SqlBool>`(${sql.join(each, sql.raw(mode === 'all' ? ' AND ' : ' OR '))})`;
@@ -396,7 +393,7 @@ export function candidateTable(dialect: SearchDialect, value: unknown) {
 
 /** The value of candidateTable()'s Param: the candidates' ids, or (`inTitle`) those ranked first. */
 export function candidatesParam(candidates: Candidates, which: 'ids' | 'inTitle' = 'ids'): string {
-  return JSON.stringify(which === 'ids' ? candidates.ids : [...candidates.inTitle]);
+  return JSON.stringify(which === 'ids' ? candidates.ids : [...(candidates.inTitle ?? [])]);
 }
 
 // ---- Excerpts ------------------------------------------------------------------------------------

@@ -195,6 +195,8 @@ export class PostsService {
           return candidatesValue;
         case 'in_title':
           return inTitleValue;
+        case 'title':
+          return likePattern(terms[Number(index)] ?? '');
       }
       throw new Error(`posts list: no value for ${name}`);
     };

@@ -20,10 +20,12 @@ import {
   planTerms,
   plainText,
   boundable,
+  candidatesParam,
   rankQuery,
   rankedPosts,
   idAmong,
   readCandidates,
+  titleRank,
   termsMatch,
 } from '../posts/search.js';
 import type { Clock } from '../clock.js';
@@ -278,18 +280,22 @@ export class PublicPostsService {
     const dialect = dialectOf(this.db);
     const planned = planTerms(dialect, terms);
     if (!boundable(planned)) return null;
-    const candidates = await readCandidates(this.db, dialect, planned, 'all', {
-      patterns: terms.map(likePattern),
-      mode: 'all',
-    });
+    const patterns = terms.map(likePattern);
+    const candidates = await readCandidates(this.db, dialect, planned, 'all', { patterns, mode: 'all' });
     if (candidates.ids.length === 0) return { items: [], total: 0 };
-    // Which candidates the website shows: primary-key lookups, at most the cap of them.
+    // Which candidates the website shows, and which have the terms in their title (their rank):
+    // primary-key lookups, at most the cap of them, in one read.
     const shown = await this.filtered(this.live(query.websiteId, { perRow: true }), query, false)
       .select(['posts.id', 'posts.published_at'])
+      .select(
+        sql<number>`case when ${titleRank(dialect, candidatesParam(candidates, 'inTitle'), 'all', patterns)} then 1 else 0 end`.as(
+          'title_hit',
+        ),
+      )
       .where(idAmong(dialect, 'posts.id', candidates.ids))
       .execute();
-    // Title matches first (the candidates' rank), then the newest.
-    const score = (id: number) => (candidates.inTitle.has(id) ? 1 : 0);
+    const hits = new Map(shown.map((row) => [row.id, Number(row.title_hit)]));
+    const score = (id: number) => hits.get(id) ?? 0;
     // published_at: a string on SQLite, a Date on PostgreSQL.
     const time = (value: unknown) =>
       value instanceof Date ? value.getTime() : Date.parse(String(value)) || 0;
