@@ -218,12 +218,10 @@ export function listQueries(db: Db, shape: ListShape) {
   // read with the candidates, on PostgreSQL; Params `title:i`, their likePattern()s, on SQLite).
   let pageIds = ids
     .$if(shape.ranked && shape.candidates, (qb) => {
-      const inTitle = titleRank(
-        dialectOf(db),
-        param<string>('in_title'),
-        'any',
-        shape.terms.map((_, i) => param<string>(`title:${i}`)),
-      );
+      const inTitle = titleRank(dialectOf(db), param<string>('in_title'), {
+        patterns: shape.terms.map((_, i) => param<string>(`title:${i}`)),
+        mode: 'any',
+      });
       return qb
         .select(sql<number>`case when ${inTitle} then 1 else 0 end`.as('score'))
         .orderBy(sql`score`, 'desc');

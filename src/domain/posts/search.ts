@@ -341,21 +341,20 @@ async function estimatedRows(db: Kysely<Database>, query: ReturnType<typeof sql>
 
 /**
  * Whether the bounded search's candidate `posts` ranks first: its title (in any locale) has every
- * term (`all`) or any (`any`), case folded as the API's match folds it, as WordPress ranks a search
- * (title matches first, then the newest). `patterns` are likePattern()s of the terms, or Params of
- * them. PostgreSQL: the post is among the candidates' `inTitle` (`inTitle`: candidatesParam(…,
- * 'inTitle'), or a Param of it), read with them from the search table's titles. SQLite: its title
- * and their translations are read by key, in the read that filters the candidates anyway (reading
- * them in readCandidates cost a second lookup of each post: API v2 "老音" at 200,000 posts 4 -> 5 to
- * 8 ms). (SQLite's bm25, which ranked them before, counts every post that has each term for its
- * IDF, 177 ms for two common words at a million posts where the candidates take 2; PostgreSQL's
- * ts_rank detoasted each candidate's tsvector.)
+ * term (`all`) or any (`any`) of the TitleRank, case folded as the API's match folds it, as WordPress
+ * ranks a search (title matches first, then the newest); its `patterns` may be Params of the
+ * likePattern()s. PostgreSQL: the post is among the candidates' `inTitle` (`inTitle`:
+ * candidatesParam(…, 'inTitle'), or a Param of it), read with them from the search table's titles.
+ * SQLite: its title and their translations are read by key, in the read that filters the candidates
+ * anyway (reading them in readCandidates cost a second lookup of each post: API v2 "老音" at 200,000
+ * posts 4 -> 5 to 8 ms). (SQLite's bm25, which ranked them before, counts every post that has each
+ * term for its IDF, 177 ms for two common words at a million posts where the candidates take 2;
+ * PostgreSQL's ts_rank detoasted each candidate's tsvector.)
  */
 export function titleRank(
   dialect: SearchDialect,
   inTitle: unknown,
-  mode: 'all' | 'any',
-  patterns: readonly string[],
+  { patterns, mode }: TitleRank,
 ): Expression<SqlBool> {
   if (dialect === 'postgres') {
     return sql<SqlBool>`posts.id in (select candidate.id from ${candidateTable(dialect, inTitle)})`;

@@ -280,15 +280,15 @@ export class PublicPostsService {
     const dialect = dialectOf(this.db);
     const planned = planTerms(dialect, terms);
     if (!boundable(planned)) return null;
-    const patterns = terms.map(likePattern);
-    const candidates = await readCandidates(this.db, dialect, planned, 'all', { patterns, mode: 'all' });
+    const rank = { patterns: terms.map(likePattern), mode: 'all' } as const;
+    const candidates = await readCandidates(this.db, dialect, planned, 'all', rank);
     if (candidates.ids.length === 0) return { items: [], total: 0 };
     // Which candidates the website shows, and which have the terms in their title (their rank):
     // primary-key lookups, at most the cap of them, in one read.
     const shown = await this.filtered(this.live(query.websiteId, { perRow: true }), query, false)
       .select(['posts.id', 'posts.published_at'])
       .select(
-        sql<number>`case when ${titleRank(dialect, candidatesParam(candidates, 'inTitle'), 'all', patterns)} then 1 else 0 end`.as(
+        sql<number>`case when ${titleRank(dialect, candidatesParam(candidates, 'inTitle'), rank)} then 1 else 0 end`.as(
           'title_hit',
         ),
       )
