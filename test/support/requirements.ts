@@ -18,12 +18,18 @@ export function skipUnless(available: boolean, reason: string): string | false {
 /** The Redis server the cache tests use (TEST_REDIS_URL, else the local default). */
 export const cacheTestRedisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
-/** Whether a Redis server answers at `url` (within a second). */
+/**
+ * Whether a Redis server answers at `url`. A server that is not there refuses the connection at once;
+ * the timeout is only for one that never answers, and is generous: the fast lane's files are imported
+ * several to a process (scripts/test.mjs), so while one file awaits this at its top level the others'
+ * modules are being loaded on the same thread, and a 1 s timer fired before the connection's answer
+ * was read (a cache test file failed so, Redis up).
+ */
 export async function redisAnswers(url: string): Promise<boolean> {
   const redis = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
-    connectTimeout: 1000,
+    connectTimeout: 10_000,
     retryStrategy: () => null,
   });
   redis.on('error', () => undefined);
