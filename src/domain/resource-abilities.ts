@@ -74,32 +74,41 @@ export class ResourceAbilities {
     // the rules of update, publish and delete read only whether it is the actor (policy.ts,
     // writesPost), so every other writer's posts are one kind: a page of 15 posts by 10 writers asks
     // about 2 kinds, not 10 (test/unit/resource-abilities.test.ts holds the answers to the policy's).
-    const byFacts = new Map<string, Promise<PostAbilities>>();
-    const ask = async (facts: PostFacts): Promise<PostAbilities> => {
-      const [update, publish, remove] = await Promise.all([
-        policy.can(actor, 'post.update', { post: facts }),
-        policy.can(actor, 'post.publish', { post: facts }),
-        policy.can(actor, 'post.delete', { post: facts }),
-      ]);
-      // Publishing is a change too: update.ts asks both.
-      return { update, publish: update && publish, delete: remove };
-    };
-    return Promise.all(
-      posts.map((post) => {
-        const facts: PostFacts = {
-          authorId: post.author?.id ?? null,
+    const kinds = new Map<string, number>();
+    const kindFacts: PostFacts[] = [];
+    const kindOfPost = new Array<number>(posts.length);
+    for (let i = 0; i < posts.length; i++) {
+      const post = posts[i]!;
+      const authorId = post.author?.id ?? null;
+      const due = post.publishedAt === null || Date.parse(post.publishedAt) <= now;
+      const own = authorId !== null && authorId === actor.userId;
+      const key = `${own}|${authorId === null}|${post.status}|${due}|${idsKey(post.websiteIds)}`;
+      let kind = kinds.get(key);
+      if (kind === undefined) {
+        kind = kindFacts.length;
+        kinds.set(key, kind);
+        kindFacts.push({
+          authorId,
           status: post.status,
           publishedAt: post.publishedAt,
           websiteIds: post.websiteIds,
-        };
-        const due = post.publishedAt === null || Date.parse(post.publishedAt) <= now;
-        const own = facts.authorId !== null && facts.authorId === actor.userId;
-        const key = `${own}|${facts.authorId === null}|${post.status}|${due}|${idsKey(post.websiteIds)}`;
-        let answer = byFacts.get(key);
-        if (!answer) byFacts.set(key, (answer = ask(facts)));
-        return answer;
-      }),
-    );
+        });
+      }
+      kindOfPost[i] = kind;
+    }
+    // One wait for the kinds' answers (a page of 15 posts awaits 1 or 2 promises, not 15).
+    const answers = await Promise.all(kindFacts.map((facts) => this.ask(policy, actor, facts)));
+    return kindOfPost.map((kind) => answers[kind]!);
+  }
+
+  private async ask(policy: Policy, actor: Actor, facts: PostFacts): Promise<PostAbilities> {
+    const [update, publish, remove] = await Promise.all([
+      policy.can(actor, 'post.update', { post: facts }),
+      policy.can(actor, 'post.publish', { post: facts }),
+      policy.can(actor, 'post.delete', { post: facts }),
+    ]);
+    // Publishing is a change too: update.ts asks both.
+    return { update, publish: update && publish, delete: remove };
   }
 
   /** For each page (by the websites it is on): editors' content (page-operations.ts). */

@@ -347,9 +347,9 @@ export class PageCache {
     // A website whose page cache is off gets no ETag either: its hash would cost every page a pass over
     // its bytes (issue 26 #6). With the cache on, pages it does not keep (a signed-in visitor's) still
     // carry one for the browser's conditional GETs.
-    if (!entry && !maybeFrontendState(request)?.website.enabledPageCache) {
-      return payload.length >= LARGE_BODY_CHARACTERS ? this.encoded(payload).bytes : payload;
-    }
+    // The bytes, not the text: a string answer is measured for Content-Length (Buffer.byteLength
+    // flattens the rendered page's rope and scans it), then encoded again by the socket.
+    if (!entry && !maybeFrontendState(request)?.website.enabledPageCache) return this.encoded(payload).bytes;
 
     // The page is encoded to UTF-8 once, here: the ETag hashes those bytes and the socket writes them
     // (a string would be encoded once for each).
