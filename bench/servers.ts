@@ -189,6 +189,8 @@ export async function startFolio(options: FolioOptions): Promise<ServerProcess> 
       MEDIA_DIR: options.mediaDir,
       LOG_LEVEL: options.logLevel ?? 'warn',
       ...(options.queryCounter ? { FOLIO_QUERY_COUNTER: '1' } : {}),
+      // BENCH_MALLOC_ARENA_MAX=N: glibc's arenas for every measured Folio (docs/operations.md, "Memory").
+      ...(process.env.BENCH_MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.BENCH_MALLOC_ARENA_MAX } : {}),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

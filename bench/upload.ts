@@ -229,10 +229,6 @@ async function main() {
         mediaDir: database.mediaDir,
         queryCounter: false,
         env: {
-          // BENCH_MALLOC_ARENA_MAX=N: glibc's arenas for the measured Folio (docs/operations.md, "Memory").
-          ...(process.env.BENCH_MALLOC_ARENA_MAX
-            ? { MALLOC_ARENA_MAX: process.env.BENCH_MALLOC_ARENA_MAX }
-            : {}),
           ...(s3
             ? {
                 STORAGE_URL: s3.storageUrl('bench-upload'),
