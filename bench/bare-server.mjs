@@ -1,7 +1,8 @@
 // The baseline of every benchmark figure: a bare Fastify server answering, for each measured route, a
 // stored body of the same bytes and content type as Folio's answer. No hooks, no plugins, no database.
 // Usage: node bench/bare-server.mjs <routes.json>; prints `listening <port>` when ready.
-// routes.json: [{ "method": "GET" | "POST", "contentType": "…", "body": "<base64>" }]; route i is /r/i.
+// routes.json: [{ "method": "GET" | "POST", "contentType": "…", "body": "<base64>", "headers"?: {…} }];
+// route i is /r/i. `headers`: other response headers, sent as they are (bench/fixed-rate.ts --bare-headers).
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import Fastify from 'fastify';
@@ -14,7 +15,9 @@ routes.forEach((route, index) => {
   app.route({
     method: route.method,
     url: `/r/${index}`,
-    handler: async (_request, reply) => reply.type(route.contentType).send(body),
+    handler: route.headers
+      ? async (_request, reply) => reply.headers(route.headers).type(route.contentType).send(body)
+      : async (_request, reply) => reply.type(route.contentType).send(body),
   });
 });
 

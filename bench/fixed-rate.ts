@@ -5,13 +5,16 @@
 // answered request is the measure. Builds take turns, several rounds each; the median and the least
 // of the rounds are printed (noise only adds CPU: the least is the steadier figure of a build's cost).
 // Usage: npx tsx bench/fixed-rate.ts [--rate=3000] [--seconds=8] [--rounds=3] [--posts=2000]
-//          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [--bare] [--cpu-prof=DIR] [--dialect=postgres] [DIR…]   (each DIR a checkout with
+//          [--routes=api-list,api-v2-list] [--log-levels=warn,info] [--bare] [--bare-headers] [--cpu-prof=DIR] [--dialect=postgres] [DIR…]   (each DIR a checkout with
 //          dist/ built; default: this one). Each round starts each build once and measures every route on it.
 // --cpu-prof=DIR: each Folio process writes a CPU profile there (one route and one round: the profile of
 // that route at that rate; summarize it with `npx tsx bench/profile.ts FILE`).
 // --bare: the bare Fastify server (bench/bare-server.mjs) answering the first build's exact bytes is
 // measured too, at the same rate, in every round: the ratio of CPU per request (bare ÷ build) is the
 // share of raw Fastify's efficiency a build keeps, free of the fight that moves full-speed ratios.
+// --bare-headers (with --bare): the bare server is measured a second time answering with Folio's
+// response headers too (security headers, ETag, rate-limit and cache headers, as the first build sent
+// them): what the same bytes and headers cost raw Fastify and Node, the share of a gap that is headers.
 // `npm run bench:compare -- BASE` (bench/compare.ts) runs this over another commit and this checkout.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +38,8 @@ export interface FixedRateOptions {
   rounds: number;
   posts: number;
   bare: boolean;
+  /** With `bare`: also measure the bare server sending Folio's response headers (ids `<route>+headers`). */
+  bareHeaders?: boolean;
   /** Each Folio process writes a V8 CPU profile here (`node --cpu-prof`; read with bench/profile.ts). */
   cpuProfDir?: string;
   /**
@@ -142,6 +147,20 @@ export async function runFixedRate(options: FixedRateOptions): Promise<FixedRate
   }
 }
 
+/**
+ * Headers --bare-headers does not replay: those Node writes itself (per connection or from the body),
+ * and the encoding fetch asked for and undid (the measured requests ask for none).
+ */
+const PER_CONNECTION_HEADERS = new Set([
+  'content-encoding',
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
+
 async function measureBuilds(
   options: FixedRateOptions,
   routes: Route[],
@@ -171,11 +190,19 @@ async function measureBuilds(
               method: target.method,
               headers: target.headers,
             });
-            bareRoutes.set(route.id, {
+            const bareRoute: BareRoute = {
               method: target.method ?? 'GET',
               contentType: answer.headers.get('content-type') ?? 'application/octet-stream',
               body: Buffer.from(await answer.arrayBuffer()).toString('base64'),
-            });
+            };
+            bareRoutes.set(route.id, bareRoute);
+            if (options.bareHeaders) {
+              const headers: Record<string, string> = {};
+              answer.headers.forEach((value, name) => {
+                if (!PER_CONNECTION_HEADERS.has(name)) headers[name] = value;
+              });
+              bareRoutes.set(`${route.id}+headers`, { ...bareRoute, headers });
+            }
           }
           const perRequest = await measure(
             options,
@@ -227,6 +254,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       routes: { type: 'string', default: 'api-list' },
       'log-levels': { type: 'string', default: 'warn' },
       bare: { type: 'boolean', default: false },
+      'bare-headers': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       dialect: { type: 'string', default: 'sqlite' },
     },
@@ -239,14 +267,20 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     seconds: Number(values.seconds),
     rounds: Number(values.rounds),
     posts: Number(values.posts),
-    bare: values.bare,
+    bare: values.bare || values['bare-headers'],
+    bareHeaders: values['bare-headers'],
     cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined,
     dialect: values.dialect === 'postgres' ? 'postgres' : 'sqlite',
   });
   for (const build of results.builds) {
     for (const [id, samples] of build.samples) {
       const bare = results.bare.get(id);
-      const ratio = bare ? `  ratio to bare ${(median(bare) / median(samples)).toFixed(2)}` : '';
+      const withHeaders = results.bare.get(`${id}+headers`);
+      const ratio =
+        (bare ? `  ratio to bare ${(median(bare) / median(samples)).toFixed(2)}` : '') +
+        (withHeaders
+          ? `, to bare with its headers ${(median(withHeaders) / median(samples)).toFixed(2)}`
+          : '');
       console.log(
         `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.padEnd(14)} ${build.dir} (LOG_LEVEL=${build.logLevel})${ratio}`,
       );
@@ -254,7 +288,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   }
   for (const [id, samples] of results.bare) {
     console.log(
-      `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.padEnd(14)} bare Fastify, the same bytes`,
+      `${median(samples).toFixed(1).padStart(7)} CPU µs/request (least ${Math.min(...samples).toFixed(1)})  ${id.replace('+headers', '').padEnd(14)} bare Fastify, the same bytes${id.endsWith('+headers') ? ' and headers' : ''}`,
     );
   }
 }

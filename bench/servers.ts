@@ -212,6 +212,8 @@ export interface BareRoute {
   contentType: string;
   /** The body, base64. */
   body: string;
+  /** Other response headers to send as they are (a Folio answer's own: `--bare-headers`). */
+  headers?: Record<string, string>;
 }
 
 /** Starts bench/bare-server.mjs answering each route's body; route i is at `/r/i`. */
