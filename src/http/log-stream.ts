@@ -11,6 +11,7 @@
 //   retries while the reader is slow (EAGAIN on a full pipe), finishes partial writes and stops at a
 //   closed stdout (EPIPE). A home-made fs.writeSync here once dropped every batch a full pipe refused:
 //   a slow log reader (a container runtime, journald under load) lost lines (test/unit/log-stream.test.ts).
+import fs from 'node:fs';
 import pino from 'pino';
 
 /** Bytes (UTF-16 units, near enough) gathered before a write. */
@@ -31,6 +32,28 @@ export interface LogDestination {
    * process later gave to a pipe: at exit, sonic-boom's own flush retried that full pipe forever.
    */
   end(): Promise<void>;
+}
+
+/** How long a write at exit waits for a reader that takes nothing (a full pipe), in all. */
+const EXIT_WRITE_PATIENCE_MS = 10_000;
+
+/**
+ * Writes `text` to `fd` whole before returning, waiting while a full pipe refuses it (EAGAIN on a
+ * non-blocking stdout) for at most EXIT_WRITE_PATIENCE_MS; a closed reader (EPIPE) ends it.
+ */
+function writeAllSync(fd: number, text: string): void {
+  let rest = Buffer.from(text);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const giveUpAt = Date.now() + EXIT_WRITE_PATIENCE_MS;
+  while (rest.length > 0) {
+    try {
+      rest = rest.subarray(fs.writeSync(fd, rest));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'EAGAIN' && code !== 'EBUSY') || Date.now() > giveUpAt) return;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
 }
 
 /** Every destination's flushSync, run once at exit (one listener however many a process makes). */
@@ -55,13 +78,22 @@ export function batchedLogDestination(fd = 1): LogDestination {
     }
     done?.();
   };
+  // At exit: what the writer holds, then what is waiting, both written before returning. The waiting
+  // lines no longer go through the writer's asynchronous write: started in an exit handler, it is
+  // queued in libuv's thread pool, and nothing makes a process that ends on its own wait for it (a CI
+  // run under load once got none of a writer's 3 lines; the likeliest cause, not proven).
   const flushSync = () => {
-    flush();
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const text = waiting.join('');
+    waiting = [];
+    bytes = 0;
     try {
       (writer as unknown as { flushSync(): void }).flushSync();
     } catch {
       // Not open yet, or stdout gone: logs are not worth a crash at exit.
     }
+    if (text !== '') writeAllSync(fd, text);
   };
   atExit.add(flushSync);
   if (!listening) {

@@ -16,9 +16,17 @@ const WRITER = path.resolve('test/fixtures/log-writer.ts');
 async function linesWritten(count: number, stallMs: number, exit = false): Promise<string[]> {
   const args = ['--import', 'tsx', WRITER, String(count), ...(exit ? ['exit'] : [])];
   const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const closed = new Promise((resolve) => child.once('close', resolve));
+  // How the writer ended, for a failure's message (a run that lost every line said nothing else).
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const closed = new Promise((resolve) => {
+    child.once('close', (code, signal) => {
+      ended = `exit code ${code}, signal ${signal}${stderr ? `, stderr: ${stderr.slice(0, 2000)}` : ''}`;
+      resolve(undefined);
+    });
+  });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   child.stdout.pause();
@@ -28,8 +36,11 @@ async function linesWritten(count: number, stallMs: number, exit = false): Promi
   return Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
 }
 
+/** How the last writer ended. */
+let ended = '';
+
 function assertNumbered(lines: string[], count: number) {
-  assert.equal(lines.length, count, 'every line arrives');
+  assert.equal(lines.length, count, `every line arrives (the writer: ${ended})`);
   lines.forEach((line, i) => assert.equal((JSON.parse(line) as { i: number }).i, i, 'whole, in order'));
 }
 
