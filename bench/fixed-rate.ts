@@ -151,7 +151,7 @@ export async function runFixedRate(options: FixedRateOptions): Promise<FixedRate
  * Headers --bare-headers does not replay: those Node writes itself (per connection or from the body),
  * and the encoding fetch asked for and undid (the measured requests ask for none).
  */
-const PER_CONNECTION_HEADERS = new Set([
+const NOT_REPLAYED_HEADERS = new Set([
   'content-encoding',
   'content-type',
   'content-length',
@@ -199,7 +199,7 @@ async function measureBuilds(
             if (options.bareHeaders) {
               const headers: Record<string, string> = {};
               answer.headers.forEach((value, name) => {
-                if (!PER_CONNECTION_HEADERS.has(name)) headers[name] = value;
+                if (!NOT_REPLAYED_HEADERS.has(name)) headers[name] = value;
               });
               bareRoutes.set(`${route.id}+headers`, { ...bareRoute, headers });
             }

@@ -67,15 +67,18 @@ export function batchedLogDestination(fd = 1): LogDestination {
   let bytes = 0;
   let timer: NodeJS.Timeout | null = null;
   let ended: Promise<void> | null = null;
-  const flush = (done?: (error?: Error) => void) => {
+  /** The waiting lines as one text ('' for none), the batch and its timer emptied. */
+  const take = (): string => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (waiting.length > 0) {
-      const text = waiting.join('');
-      waiting = [];
-      bytes = 0;
-      writer.write(text);
-    }
+    const text = waiting.join('');
+    waiting = [];
+    bytes = 0;
+    return text;
+  };
+  const flush = (done?: (error?: Error) => void) => {
+    const text = take();
+    if (text !== '') writer.write(text);
     done?.();
   };
   // At exit: what the writer holds, then what is waiting, both written before returning. The waiting
@@ -83,11 +86,7 @@ export function batchedLogDestination(fd = 1): LogDestination {
   // queued in libuv's thread pool, and nothing makes a process that ends on its own wait for it (a CI
   // run under load once got none of a writer's 3 lines; the likeliest cause, not proven).
   const flushSync = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const text = waiting.join('');
-    waiting = [];
-    bytes = 0;
+    const text = take();
     try {
       (writer as unknown as { flushSync(): void }).flushSync();
     } catch {

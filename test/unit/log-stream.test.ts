@@ -12,8 +12,14 @@ import { batchedLogDestination, LOG_BATCH_BYTES, LOG_FLUSH_MS } from '../../src/
 // Run from the project's folder, as every test is (the fast lane's tests are compiled elsewhere).
 const WRITER = path.resolve('test/fixtures/log-writer.ts');
 
+/** What a writer's run gave: its stdout's lines, and how it ended (exit code, signal, stderr). */
+interface WriterRun {
+  lines: string[];
+  ended: string;
+}
+
 /** Runs the writer of `count` lines; its stdout is not read for `stallMs` (a slow log reader). */
-async function linesWritten(count: number, stallMs: number, exit = false): Promise<string[]> {
+async function linesWritten(count: number, stallMs: number, exit = false): Promise<WriterRun> {
   const args = ['--import', 'tsx', WRITER, String(count), ...(exit ? ['exit'] : [])];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -21,25 +27,23 @@ async function linesWritten(count: number, stallMs: number, exit = false): Promi
   // How the writer ended, for a failure's message (a run that lost every line said nothing else).
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const closed = new Promise((resolve) => {
-    child.once('close', (code, signal) => {
-      ended = `exit code ${code}, signal ${signal}${stderr ? `, stderr: ${stderr.slice(0, 2000)}` : ''}`;
-      resolve(undefined);
-    });
+  const ended = new Promise<string>((resolve) => {
+    child.once('close', (code, signal) =>
+      resolve(`exit code ${code}, signal ${signal}${stderr ? `, stderr: ${stderr.slice(0, 2000)}` : ''}`),
+    );
   });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   child.stdout.pause();
   await sleep(stallMs);
   child.stdout.resume();
-  await closed;
-  return Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
+  return {
+    ended: await ended,
+    lines: Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean),
+  };
 }
 
-/** How the last writer ended. */
-let ended = '';
-
-function assertNumbered(lines: string[], count: number) {
+function assertNumbered({ lines, ended }: WriterRun, count: number) {
   assert.equal(lines.length, count, `every line arrives (the writer: ${ended})`);
   lines.forEach((line, i) => assert.equal((JSON.parse(line) as { i: number }).i, i, 'whole, in order'));
 }
